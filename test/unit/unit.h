@@ -1,0 +1,71 @@
+/*
+ * unit.h - a minimal harness for the plain C unit tests (no backend).
+ *
+ * Each test program includes this header, calls UT_CHECK / UT_CHECK_EQ in
+ * its test functions, runs them with UT_RUN, and returns ut_finish().
+ * Output is TAP-like: one "not ok" line per failed check with its location,
+ * one "ok"/"not ok" line per test function, then a closing count line
+ * "<program>: N passed, M failed" that `make unittest` adds up.
+ */
+#ifndef QS_UNIT_H
+#define QS_UNIT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <inttypes.h>
+
+static int	ut_passed;
+static int	ut_failed;
+static int	ut_cur_failed;
+
+#define UT_CHECK(cond) \
+	do { \
+		if (!(cond)) \
+		{ \
+			ut_cur_failed++; \
+			if (ut_cur_failed <= 10) \
+				printf("#   check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		} \
+	} while (0)
+
+#define UT_CHECK_EQ(a, b) \
+	do { \
+		long long ut_a_ = (long long) (a), ut_b_ = (long long) (b); \
+		if (ut_a_ != ut_b_) \
+		{ \
+			ut_cur_failed++; \
+			if (ut_cur_failed <= 10) \
+				printf("#   check failed at %s:%d: %s == %s (%lld != %lld)\n", \
+					   __FILE__, __LINE__, #a, #b, ut_a_, ut_b_); \
+		} \
+	} while (0)
+
+#define UT_RUN(fn) \
+	do { \
+		ut_cur_failed = 0; \
+		fn(); \
+		if (ut_cur_failed == 0) { ut_passed++; printf("ok - %s\n", #fn); } \
+		else { ut_failed++; printf("not ok - %s (%d failed checks)\n", #fn, ut_cur_failed); } \
+	} while (0)
+
+static inline int
+ut_finish(const char *prog)
+{
+	printf("%s: %d passed, %d failed\n", prog, ut_passed, ut_failed);
+	return ut_failed == 0 ? 0 : 1;
+}
+
+/* Deterministic PRNG (splitmix64) so that failures reproduce. */
+static inline uint64_t
+ut_rand(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+#endif							/* QS_UNIT_H */
