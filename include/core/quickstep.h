@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * quickstep.h
+ *	  Process-wide state of quickstep_am: GUCs, shared memory, error helpers.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_QUICKSTEP_H
+#define QS_QUICKSTEP_H
+
+#include "core/compat.h"
+
+#include "storage/lwlock.h"
+#include "utils/timestamp.h"
+
+#define QS_EXTENSION_NAME	"quickstep_am"
+#define QS_VERSION			"0.1"
+
+/* GUCs (guc.c) */
+extern bool qs_enable_pushdown;
+extern int	qs_max_shared_scans;
+
+extern void qs_define_gucs(bool at_preload);
+
+/*
+ * Shared memory (shmem.c).  One struct per cluster, created at postmaster
+ * start.  Modules that need shared state add fields here and account for
+ * them in qs_shmem_size().
+ */
+typedef struct QsSharedState
+{
+	LWLock	   *lock;			/* protects the fields below it */
+	TimestampTz started_at;		/* when the postmaster created the segment */
+	int			max_shared_scans;	/* quickstep.max_shared_scans at start */
+} QsSharedState;
+
+extern QsSharedState *QsShared;
+
+extern void qs_shmem_install_hooks(void);
+extern Size qs_shmem_size(void);
+
+/* True when _PG_init ran inside shared_preload_libraries processing. */
+extern bool qs_loaded_at_preload;
+
+/*
+ * qs_require_preload
+ *		Raise an error (with a hint) unless the library was preloaded.
+ *
+ * Everything that needs shared memory, the background worker or WAL redo
+ * calls this first, so that a library loaded only by CREATE EXTENSION or
+ * LOAD refuses clearly instead of touching memory that does not exist.
+ */
+extern void qs_require_preload(const char *what);
+
+#endif							/* QS_QUICKSTEP_H */

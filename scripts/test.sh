@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# make test: install what is missing, then for each PostgreSQL version in
+# $PGVERSIONS (default "15 18") build with -Werror, install, start a
+# throwaway cluster with quickstep_am preloaded and run every suite:
+# pg_regress, isolation, pgTAP, Perl TAP, C unit tests, fuzz targets.
+# Ends with one line "N passed, M failed" counting individual tests.
+# A suite that dies without reporting counts is one failure.
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+cd "$QS_ROOT"
+
+PGVERSIONS=${PGVERSIONS:-15 18}
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+WORK=${QS_TEST_DIR:-/tmp/quickstep-test}
+LOGS="$QS_ROOT/test/logs"
+total_pass=0
+total_fail=0
+declare -a lines
+
+bash scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+
+# record SUITE LOG RC PASSED FAILED
+record() {
+	local suite=$1 log=$2 rc=$3 p=$4 f=$5
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# the runner failed without naming a failed test
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	lines+=("$(printf '%-28s %4d passed, %d failed' "$suite" "$p" "$f")")
+	if [ "$f" -ne 0 ]; then
+		echo "---- $suite failed (log: $log) ----"
+		tail -n 40 "$log"
+		for d in regression.diffs output_iso/regression.diffs; do
+			[ -f "$d" ] && head -n 80 "$d"
+		done
+	fi
+}
+
+# pg_regress/pg_isolation_regress: PG 15 prints "name ... ok|FAILED",
+# PG 16+ prints TAP lines "ok N - name" / "not ok N - name".
+count_regress() {
+	local p f
+	p=$(grep -cE '(\.\.\. +ok|^ok +[0-9]+ )' "$1")
+	f=$(grep -cE '(\.\.\. +FAILED|\.\.\. +failed|^not ok +[0-9]+ )' "$1")
+	echo "$p $f"
+}
+
+# TAP from prove -v / pg_prove -v: every "ok N"/"not ok N" line, a TODO
+# failure counting as a pass as TAP says.
+count_tap() {
+	local p f
+	p=$(grep -cE '^[[:space:]]*ok [0-9]+' "$1")
+	f=$(grep -E '^[[:space:]]*not ok [0-9]+' "$1" | grep -vc '# TODO')
+	echo "$p $f"
+}
+
+count_plain() {	# "<suite>: N passed, M failed" (mk/unit.mk)
+	local line
+	line=$(grep -E "^$2: [0-9]+ passed, [0-9]+ failed" "$1" | tail -n1)
+	[ -n "$line" ] || { echo "0 1"; return; }
+	echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/'
+}
+
+run_version() {
+	local ver=$1 bindir port data log rc pf
+	bindir=$(pg_bin "$ver") || return
+	port=$((55400 + ver))
+	data="$WORK/pg$ver/data"
+	export PATH="$bindir:$PATH" PGHOST=/tmp PGPORT=$port PGUSER=postgres
+
+	log="$LOGS/build-$ver.log"
+	bash scripts/build.sh "$ver" >"$log" 2>&1
+	rc=$?
+	record "pg$ver build (-Werror)" "$log" $rc $((rc == 0)) 0
+	[ $rc -eq 0 ] || return
+
+	bash scripts/cluster.sh stop "$ver" "$data" 2>/dev/null
+	rm -rf "$WORK/pg$ver"
+	if ! bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS/cluster-$ver.log" 2>&1; then
+		record "pg$ver cluster start" "$LOGS/cluster-$ver.log" 1 0 1
+		return
+	fi
+
+	log="$LOGS/regress-$ver.log"
+	rm -rf results regression.diffs regression.out
+	make installcheck-regress PG_CONFIG="$bindir/pg_config" >"$log" 2>&1
+	rc=$?; pf=$(count_regress "$log")
+	record "pg$ver pg_regress" "$log" $rc $pf
+	[ -f regression.diffs ] && cp regression.diffs "$LOGS/regress-$ver.diffs"
+
+	log="$LOGS/isolation-$ver.log"
+	rm -rf output_iso
+	make installcheck-isolation PG_CONFIG="$bindir/pg_config" >"$log" 2>&1
+	rc=$?; pf=$(count_regress "$log")
+	record "pg$ver isolation" "$log" $rc $pf
+	[ -f output_iso/regression.diffs ] && cp output_iso/regression.diffs "$LOGS/isolation-$ver.diffs"
+
+	log="$LOGS/pgtap-$ver.log"
+	{
+		psql -X -q -d postgres -c 'DROP DATABASE IF EXISTS qs_pgtap' -c 'CREATE DATABASE qs_pgtap' &&
+			psql -X -q -d qs_pgtap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION quickstep_am' &&
+			pg_prove -v -d qs_pgtap test/pgtap/*.sql
+	} >"$log" 2>&1
+	rc=$?; pf=$(count_tap "$log")
+	record "pg$ver pgTAP" "$log" $rc $pf
+
+	# Perl TAP: PostgreSQL::Test::Cluster makes its own clusters, as the
+	# postgres user, in a directory that user owns.  The wheel ships no
+	# Perl test modules; Debian's PG 15 ones drive the PG 18 binaries.
+	log="$LOGS/perl-tap-$ver.log"
+	local tapdir="$WORK/pg$ver/tap"
+	rm -rf "$tapdir"; mkdir -p "$tapdir"; cp -r test/perl "$tapdir/"
+	chown -R postgres: "$tapdir"
+	(cd "$tapdir" && runuser -u postgres -- env PATH="$PATH" \
+		PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
+		PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
+		TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
+		prove -v --ext .pl perl/) >"$log" 2>&1
+	rc=$?; pf=$(count_tap "$log")
+	record "pg$ver Perl TAP" "$log" $rc $pf
+
+	log="$LOGS/unittest-$ver.log"
+	make -s unittest >"$log" 2>&1
+	rc=$?; pf=$(count_plain "$log" unittest)
+	record "pg$ver C unit" "$log" $rc $pf
+
+	log="$LOGS/fuzz-$ver.log"
+	make -s fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >"$log" 2>&1
+	rc=$?; pf=$(count_plain "$log" fuzz)
+	record "pg$ver fuzz (${FUZZ_SECONDS}s each)" "$log" $rc $pf
+
+	bash scripts/cluster.sh stop "$ver" "$data"
+}
+
+for v in $PGVERSIONS; do
+	echo "== PostgreSQL $v =="
+	run_version "$v"
+done
+
+echo
+echo "== summary =="
+printf '%s\n' "${lines[@]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

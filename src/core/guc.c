@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc.c
+ *	  The quickstep.* configuration parameters.
+ *
+ * Every parameter is documented in the top-level README.  The prefix is
+ * reserved, so a misspelt quickstep.* name is an error rather than a silent
+ * placeholder.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "core/quickstep.h"
+
+#include "utils/guc.h"
+
+bool		qs_enable_pushdown = true;
+int			qs_max_shared_scans = 64;
+
+/*
+ * Parameters settable in a session are defined always, so that their values
+ * are validated even when the library was loaded late.  PGC_POSTMASTER ones
+ * can only be defined while the postmaster loads the library (doing it later
+ * is a FATAL error), so they exist only with shared_preload_libraries.
+ */
+void
+qs_define_gucs(bool at_preload)
+{
+	DefineCustomBoolVariable("quickstep.enable_pushdown",
+							 "Lets the planner use QuickstepScan, which evaluates restrictions inside quickstep storage.",
+							 "When off, quickstep tables are scanned by the ordinary executor nodes.",
+							 &qs_enable_pushdown,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	if (at_preload)
+		DefineCustomIntVariable("quickstep.max_shared_scans",
+								"Number of concurrent shared-scan registrations the shared memory segment holds.",
+								NULL,
+								&qs_max_shared_scans,
+								64,
+								1,
+								4096,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("quickstep");
+}

@@ -1,0 +1,49 @@
+/*-------------------------------------------------------------------------
+ *
+ * quickstep.c
+ *	  Module entry point: _PG_init and the preload check.
+ *
+ * quickstep_am needs shared memory, a background worker and WAL redo
+ * callbacks, all of which exist only when the library is loaded by the
+ * postmaster through shared_preload_libraries.  When it is loaded later
+ * (CREATE EXTENSION, LOAD, a function call), _PG_init registers the GUCs
+ * only, so that their values can still be validated, and every entry point
+ * that needs the rest refuses with a hint instead of crashing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "core/quickstep.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+
+QS_MODULE_MAGIC(QS_EXTENSION_NAME, QS_VERSION);
+
+bool		qs_loaded_at_preload = false;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	qs_loaded_at_preload = process_shared_preload_libraries_in_progress;
+
+	qs_define_gucs(qs_loaded_at_preload);
+
+	if (!qs_loaded_at_preload)
+		return;
+
+	qs_shmem_install_hooks();
+}
+
+void
+qs_require_preload(const char *what)
+{
+	if (!qs_loaded_at_preload || QsShared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("quickstep_am must be loaded via shared_preload_libraries to use %s",
+						what),
+				 errhint("Add '%s' to shared_preload_libraries in postgresql.conf and restart the server.",
+						 QS_EXTENSION_NAME)));
+}

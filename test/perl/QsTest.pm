@@ -1,0 +1,51 @@
+# Helpers shared by quickstep_am's Perl TAP tests.
+package QsTest;
+use strict;
+use warnings;
+use Exporter 'import';
+use Time::HiRes qw(usleep);
+use Test::More;
+
+our @EXPORT = qw(qs_new_node crash_and_restart);
+
+# qs_new_node(NAME, %init_params): a cluster with quickstep_am preloaded.
+sub qs_new_node
+{
+	my ($name, %params) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(%params);
+	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'quickstep_am'");
+	return $node;
+}
+
+# crash_and_restart(NODE): SIGKILL the postmaster, as a power cut would, then
+# start it again so that crash recovery replays the WAL.  The dead
+# postmaster is reaped by init and its children notice its death within a
+# moment; until both happened the new postmaster refuses to start (lock file,
+# shared memory in use), so the start is retried for a while.
+sub crash_and_restart
+{
+	my ($node) = @_;
+	my $pidfile = $node->data_dir . '/postmaster.pid';
+	open my $fh, '<', $pidfile or BAIL_OUT("no $pidfile: $!");
+	my $pid = <$fh>;
+	close $fh;
+	chomp $pid;
+
+	$node->kill9;
+	for (1 .. 300)
+	{
+		last unless kill 0, $pid;
+		usleep(100_000);
+	}
+	for (1 .. 60)
+	{
+		return if $node->start(fail_ok => 1);
+		# A failed start leaves Cluster.pm believing the node runs.
+		$node->{_pid} = undef;
+		usleep(500_000);
+	}
+	BAIL_OUT('the crashed node did not start again within 30 s');
+}
+
+1;
