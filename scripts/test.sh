@@ -67,7 +67,7 @@ count_plain() {	# "<suite>: N passed, M failed" (mk/unit.mk)
 run_version() {
 	local ver=$1 bindir port data log rc pf
 	bindir=$(pg_bin "$ver") || return
-	port=$((55400 + ver))
+	port=$((${QS_PORT_BASE:-55400} + ver))
 	data="$WORK/pg$ver/data"
 	export PATH="$bindir:$PATH" PGHOST=/tmp PGPORT=$port PGUSER=postgres
 
