@@ -101,5 +101,5 @@ $$;
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id, amount FROM demo_heap WHERE customer = 4242;
 SELECT * FROM pg_temp.on_each($q$
-	SELECT string_agg(format('#%s %s', id, amount), ', ' ORDER BY id) FROM {t} WHERE customer = 4242$q$);
+	SELECT format('%s orders, ids %s .. %s, total %s', count(*), min(id), max(id), sum(amount)) FROM {t} WHERE customer = 4242$q$);
 RESET enable_seqscan;
