@@ -8,8 +8,7 @@ root=$(dirname "$here")
 bash "$root/scripts/deps.sh"
 bash "$root/scripts/build.sh" "${BENCH_PG:-15}"
 export PYTHONPATH="${QS_PYLIB:-/opt/quickstep/pylib}"
-python3 "$here/w1/w1.py" "$@"
-# Other workloads bring their own runner: bench/<workload>/run.sh [--quick]
+# Each workload brings its own runner: bench/<workload>/run.sh [--quick]
 for r in "$here"/*/run.sh; do
 	[ -f "$r" ] || continue
 	echo "== $(basename "$(dirname "$r")") =="

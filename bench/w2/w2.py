@@ -1,0 +1,107 @@
+"""W2 (paper 003 section 6.2): pgbench TPC-B and select-only, heap vs each
+quickstep table access method.
+
+For each system, `pgbench -i -s SCALE` creates the tables in a database of
+their own under PGOPTIONS='-c default_table_access_method=<am>' (the primary
+keys are btree, as pgbench makes them).  Then, round-robin over the systems so
+that a noisy moment hurts all of them alike, RUNS runs of `pgbench -c 8 -j 2
+-T SECONDS` for TPC-B and for select-only (-S).  Reported: median TPS with
+min and max, and the ratio to heap's median from the same run.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import qsbench  # noqa: E402
+
+MODES = [("tpcb", []), ("select-only", ["-S"])]
+
+
+def pgbench(srv, db, args, env_extra=None):
+    env = dict(srv.env, **(env_extra or {}))
+    return subprocess.run([f"{srv.bindir}/pgbench", *args, db], check=True, text=True,
+                          capture_output=True, env=env)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--scale", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seconds", type=int, default=None)
+    ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
+    a = ap.parse_args()
+    secs = a.seconds or (10 if a.quick else 60)
+
+    srv = qsbench.Server(a.pg, 55700 + int(a.pg), f"/tmp/quickstep-bench/w2-pg{a.pg}/data")
+    srv.start()
+    try:
+        systems = []
+        for am in srv.table_ams():
+            db = f"w2_{am}"
+            srv.sql(f"CREATE DATABASE {db}")
+            try:
+                pgbench(srv, db, ["-i", "-q", "-s", str(a.scale)],
+                        {"PGOPTIONS": f"-c default_table_access_method={am}"})
+                systems.append((am, db))
+            except subprocess.CalledProcessError as e:
+                print(f"w2: {am} skipped: pgbench -i failed: {e.stderr.strip()[-300:]}", file=sys.stderr)
+        tps = {(am, mode): [] for am, _ in systems for mode, _ in MODES}
+        errors = {}
+        for run in range(a.runs):
+            for mode, flags in MODES:
+                for am, db in systems:
+                    try:
+                        r = pgbench(srv, db, ["-c", "8", "-j", "2", "-T", str(secs), *flags])
+                        t = float(re.search(r"tps = ([0-9.]+)", r.stdout).group(1))
+                        tps[(am, mode)].append(t)
+                        print(f"w2 run {run + 1}/{a.runs} {mode:<11} {am:<14} {t:10.1f} tps")
+                    except subprocess.CalledProcessError as e:
+                        errors[(am, mode)] = e.stderr.strip()[-300:]
+                        print(f"w2: {am} {mode} failed: {errors[(am, mode)]}", file=sys.stderr)
+        meta = dict(server=srv.version_string(), commit=qsbench.commit(), scale=a.scale, clients=8,
+                    threads=2, seconds=secs,
+                    settings=(qsbench.SERVER_CONF + "fsync = off\n").replace("\n", "; ").strip("; "))
+        rows = []
+        for mode, _ in MODES:
+            base = statistics.median(tps[("heap", mode)]) if tps.get(("heap", mode)) else None
+            for am, _ in systems:
+                v = tps[(am, mode)]
+                if not v:
+                    continue
+                med = statistics.median(v)
+                rows.append(dict(workload="W2", mode=mode, system=am, runs=len(v), median_tps=round(med, 1),
+                                 min_tps=round(min(v), 1), max_tps=round(max(v), 1),
+                                 ratio_to_heap=round(med / base, 3) if base else "",
+                                 errors=errors.get((am, mode), ""), **meta))
+        path = qsbench.write_csv("w2_pgbench.csv", rows)
+        plot(rows, path.replace(".csv", ".png"), meta)
+        print(f"w2: wrote {path}")
+    finally:
+        srv.stop()
+
+
+def plot(rows, png, meta):
+    plt = qsbench.pyplot()
+    fig, axes = plt.subplots(1, len(MODES), figsize=(6 * len(MODES), 4))
+    for ax, (mode, _) in zip(axes, MODES):
+        pts = [r for r in rows if r["mode"] == mode]
+        xs = range(len(pts))
+        ax.bar(xs, [r["median_tps"] for r in pts],
+               yerr=[[r["median_tps"] - r["min_tps"] for r in pts], [r["max_tps"] - r["median_tps"] for r in pts]],
+               capsize=4, color="tab:blue")
+        ax.set_xticks(list(xs), [f"{r['system']}\n×{r['ratio_to_heap']}" for r in pts])
+        ax.set_title(f"pgbench {mode}")
+        ax.set_ylabel("TPS (median; bars min-max)")
+    fig.suptitle(f"W2 pgbench scale {meta['scale']}, 8 clients, {meta['seconds']} s runs, "
+                 f"PostgreSQL {meta['server']}, commit {meta['commit']}")
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+
+
+if __name__ == "__main__":
+    main()
