@@ -9,8 +9,15 @@ bash "$root/scripts/deps.sh"
 bash "$root/scripts/build.sh" "${BENCH_PG:-15}"
 export PYTHONPATH="${QS_PYLIB:-/opt/quickstep/pylib}"
 # Each workload brings its own runner: bench/<workload>/run.sh [--quick]
+# A workload that fails is reported and the others still run.
+failed=()
 for r in "$here"/*/run.sh; do
 	[ -f "$r" ] || continue
-	echo "== $(basename "$(dirname "$r")") =="
-	bash "$r" "$@"
+	w=$(basename "$(dirname "$r")")
+	echo "== $w =="
+	bash "$r" "$@" || failed+=("$w")
 done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "bench: failed workloads: ${failed[*]}" >&2
+	exit 1
+fi
