@@ -169,6 +169,7 @@ qs_lz4chunk_open(const uint8_t *buf, size_t len, QsLz4Reader *r, QsCodecErr *err
 				k;
 	uint64_t	idxbytes;
 	uint64_t	expect_off = 0;
+	uint32_t	seen_max = 0;
 
 	if (len < QS_LZ4CHUNK_HDRSZ)
 		return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 stripe shorter than header");
@@ -219,12 +220,24 @@ qs_lz4chunk_open(const uint8_t *buf, size_t len, QsLz4Reader *r, QsCodecErr *err
 			return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 chunk %u: bad sizes", k);
 		if ((stored & QS_LZ4CHUNK_STORED) && slen != rawlen)
 			return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 chunk %u: stored length mismatch", k);
+
+		/*
+		 * LZ4 cannot expand by more than 255x (each extra match-length byte
+		 * yields 255 bytes), so a tiny blob cannot make the caller allocate
+		 * a huge scratch buffer.
+		 */
+		if (!(stored & QS_LZ4CHUNK_STORED) && rawlen > (uint64_t) slen * 255 + 64)
+			return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 chunk %u: impossible ratio", k);
+		if (rawlen > seen_max)
+			seen_max = rawlen;
 		if (off != expect_off || (uint64_t) off + slen > r->data_len || slen == 0)
 			return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 chunk %u: bad offset", k);
 		expect_off = (uint64_t) off + slen;
 	}
 	if (expect_off != r->data_len)
 		return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 stripe length mismatch");
+	if (seen_max != max_raw)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "LZ4 max_raw %u is not the largest chunk", max_raw);
 	return QS_CODEC_OK;
 }
 
