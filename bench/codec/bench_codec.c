@@ -139,13 +139,26 @@ memcpy_setup(void)
 enum
 {
 	V_SWAR,
+	V_AVX2,
 	V_PORTABLE,
 	V_UNPACK,
 	V_SCALAR,
 	V_PADDED,
 	NV
 };
-static const char *vname[NV] = {"swar_dispatch", "swar_portable", "unpack_compare", "scalar", "padded"};
+static const char *vname[NV] = {"dispatch", "avx2", "swar_portable", "unpack_compare", "scalar", "padded"};
+
+static const char *
+path_name(int v, int w)
+{
+	if (v == V_SWAR)
+		return qs_pred_have_avx2() ? "avx2" : qs_pred_have_bmi2() ? "swar_bmi2" : "swar";
+	if (v == V_AVX2)
+		return qs_pred_have_avx2() ? "avx2" : "swar";
+	if (v == V_PORTABLE)
+		return "swar";
+	return "portable";
+}
 
 static void
 bench_pred(void)
@@ -210,6 +223,9 @@ bench_pred(void)
 					case V_SWAR:
 						qs_pred_range_packed(packed, w, 0, n, target, target, bm);
 						break;
+					case V_AVX2:
+						qs_pred_range_packed_avx2(packed, w, 0, n, target, target, bm);
+						break;
 					case V_PORTABLE:
 						qs_pred_range_packed_portable(packed, w, 0, n, target, target, bm);
 						break;
@@ -241,7 +257,7 @@ bench_pred(void)
 			double		bpc = v == V_PADDED ? pb : (double) w / 8;
 
 			printf("%d,%s,%s,%zu,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f\n",
-				   w, vname[v], (v == V_SWAR && qs_pred_have_bmi2()) ? "bmi2" : "portable",
+				   w, vname[v], path_name(v, w),
 				   n, bpc, (double) matches / n, g.med, g.min, g.max, m.med * 1e-9,
 				   q.med, q.min, q.max, g.med / bpc);
 		}

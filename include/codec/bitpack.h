@@ -97,8 +97,10 @@ extern void qs_padded_unpack(const uint8_t *in, int bytes, size_t start, size_t 
  * to [lo, hi] with qs_dict_range(); "<>" is a range followed by
  * qs_bitmap_invert().
  *
- * qs_pred_range_packed: SWAR over 64-bit words (several codes compared per
- * word), with a BMI2 pext path picked at run time; widths 1..32.
+ * qs_pred_range_packed: the fastest path the CPU has, picked at run time:
+ * AVX2 byte shuffles for widths >= 6, otherwise SWAR over 64-bit words
+ * (several codes compared per word) with BMI2 pext; widths 1..32.
+ * qs_pred_range_packed_portable: the SWAR code without any ISA extension.
  * qs_pred_range_packed_unpack: unpacks 256 codes at a time and compares
  * in a vectorizable loop (the alternative, kept for benchmarking).
  * qs_pred_range_packed_scalar: one code at a time; the test oracle.
@@ -117,6 +119,16 @@ extern void qs_pred_range_packed_scalar(const uint8_t *packed, int width, size_t
 extern void qs_pred_range_padded(const uint8_t *codes, int bytes, size_t n,
 								 uint32_t lo, uint32_t hi, uint64_t *bitmap);
 extern int	qs_pred_have_bmi2(void);
+
+/*
+ * AVX2 byte-shuffle kernel (32-bit lanes for widths <= 25, 64-bit lanes
+ * for 26..32), any width 1..32; falls back to the portable code when the
+ * CPU lacks AVX2/BMI2.  qs_pred_range_packed uses it for widths >= 6.
+ */
+extern void qs_pred_range_packed_avx2(const uint8_t *packed, int width, size_t start,
+									  size_t n, uint32_t lo, uint32_t hi,
+									  uint64_t *bitmap);
+extern int	qs_pred_have_avx2(void);
 
 /* Bitmap helpers. */
 static inline size_t

@@ -50,6 +50,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		qs_pred_range_packed_scalar(v.data, v.width, start, n, lo, hi, a);
 		qs_pred_range_packed(v.data, v.width, start, n, lo, hi, b);
 		FZ_ASSERT(memcmp(a, b, qs_bitmap_words(n) * 8) == 0);
+		qs_pred_range_packed_avx2(v.data, v.width, start, n, lo, hi, b);
+		FZ_ASSERT(memcmp(a, b, qs_bitmap_words(n) * 8) == 0);
 		qs_pred_range_packed_portable(v.data, v.width, start, n, lo, hi, b);
 		FZ_ASSERT(memcmp(a, b, qs_bitmap_words(n) * 8) == 0);
 		qs_pred_range_packed_unpack(v.data, v.width, start, n, lo, hi, b);

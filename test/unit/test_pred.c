@@ -28,7 +28,7 @@ bitmaps_equal(const uint64_t *a, const uint64_t *b, size_t n)
 static void
 test_pred_all_widths(void)
 {
-	static const size_t sizes[] = {0, 1, 5, 63, 64, 65, 200, 1000, 3001};
+	static const size_t sizes[] = {0, 1, 5, 63, 64, 65, 127, 128, 200, 1000, 3001, 10000};
 	int			w;
 
 	for (w = 1; w <= 32; w++)
@@ -115,6 +115,9 @@ test_pred_all_widths(void)
 					qs_pred_range_packed(packed, w, start, n, lo, hi, got);
 					UT_CHECK(bitmaps_equal(exp, got, n));
 					memset(got, 0xA5, qs_bitmap_words(n) * 8);
+					qs_pred_range_packed_avx2(packed, w, start, n, lo, hi, got);
+					UT_CHECK(bitmaps_equal(exp, got, n));
+					memset(got, 0xA5, qs_bitmap_words(n) * 8);
 					qs_pred_range_packed_unpack(packed, w, start, n, lo, hi, got);
 					UT_CHECK(bitmaps_equal(exp, got, n));
 				}
@@ -162,7 +165,8 @@ test_bitmap_helpers(void)
 int
 main(void)
 {
-	printf("# bmi2 path %s\n", qs_pred_have_bmi2() ? "available" : "not available");
+	printf("# bmi2 path %s, avx2 path %s\n", qs_pred_have_bmi2() ? "available" : "not available",
+		   qs_pred_have_avx2() ? "available" : "not available");
 	UT_RUN(test_pred_all_widths);
 	UT_RUN(test_bitmap_helpers);
 	return ut_finish("test_pred");
