@@ -40,10 +40,114 @@ pack_any(const uint32_t *in32, const uint64_t *in64, size_t n, int width,
 		qs_store64(out, acc);
 }
 
+/*
+ * 64 codes at width w fill exactly w 64-bit words, so with a compile-time
+ * w every code's word index and shift inside such a block are constants.
+ * The block kernels below are fully unrolled on that basis: no branches,
+ * no loop-carried bit position; the switches further down instantiate them
+ * for every width 1..32.
+ */
+static QS_ALWAYS_INLINE void
+pack_block64(const uint32_t *in, const int w, uint8_t *q)
+{
+	const uint64_t mask = (UINT64_C(1) << w) - 1;
+	uint64_t	words[32];
+	int			j;
+
+#pragma GCC unroll 64
+	for (j = 0; j < 64; j++)
+	{
+		const unsigned bit = j * w;
+		const unsigned wd = bit >> 6;
+		const unsigned off = bit & 63;
+		uint64_t	v = in[j] & mask;
+
+		if (off == 0)
+			words[wd] = v;
+		else
+			words[wd] |= v << off;
+		if (off + w > 64)
+			words[wd + 1] = v >> (64 - off);
+	}
+#pragma GCC unroll 32
+	for (j = 0; j < w; j++)
+		qs_store64(q + 8 * j, words[j]);
+}
+
+static QS_ALWAYS_INLINE void
+unpack_block64(const uint8_t *q, const int w, uint32_t *out)
+{
+	const uint64_t mask = (UINT64_C(1) << w) - 1;
+	int			j;
+
+#pragma GCC unroll 64
+	for (j = 0; j < 64; j++)
+	{
+		const unsigned bit = j * w;
+		const unsigned wd = bit >> 6;
+		const unsigned off = bit & 63;
+		uint64_t	v = qs_load64(q + 8 * wd) >> off;
+
+		if (off + w > 64)
+			v |= qs_load64(q + 8 * wd + 8) << (64 - off);
+		out[j] = (uint32_t) (v & mask);
+	}
+}
+
+static QS_ALWAYS_INLINE void
+pack32_w(const uint32_t *in, size_t n, const int w, uint8_t *out)
+{
+	size_t		i;
+
+	for (i = 0; i + 64 <= n; i += 64)
+		pack_block64(in + i, w, out + (i / 64) * w * 8);
+	if (i < n)
+		pack_any(in + i, NULL, n - i, w, out + (i / 64) * w * 8);
+}
+
+#define PACK_CASE(W) case W: pack32_w(in, n, W, out); break
+
 void
 qs_bitpack_pack32(const uint32_t *in, size_t n, int width, uint8_t *out)
 {
-	pack_any(in, NULL, n, width, out);
+	switch (width)
+	{
+			PACK_CASE(1);
+			PACK_CASE(2);
+			PACK_CASE(3);
+			PACK_CASE(4);
+			PACK_CASE(5);
+			PACK_CASE(6);
+			PACK_CASE(7);
+			PACK_CASE(8);
+			PACK_CASE(9);
+			PACK_CASE(10);
+			PACK_CASE(11);
+			PACK_CASE(12);
+			PACK_CASE(13);
+			PACK_CASE(14);
+			PACK_CASE(15);
+			PACK_CASE(16);
+			PACK_CASE(17);
+			PACK_CASE(18);
+			PACK_CASE(19);
+			PACK_CASE(20);
+			PACK_CASE(21);
+			PACK_CASE(22);
+			PACK_CASE(23);
+			PACK_CASE(24);
+			PACK_CASE(25);
+			PACK_CASE(26);
+			PACK_CASE(27);
+			PACK_CASE(28);
+			PACK_CASE(29);
+			PACK_CASE(30);
+			PACK_CASE(31);
+			PACK_CASE(32);
+		default:
+			pack_any(in, NULL, n, width, out);
+			break;
+	}
 }
 
 void
@@ -53,24 +157,27 @@ qs_bitpack_pack64(const uint64_t *in, size_t n, int width, uint8_t *out)
 }
 
 /*
- * Unpack with a compile-time width: the switch below instantiates this for
- * every width so that masks and shifts are constants and the straddle test
- * folds away for widths that divide 64.
+ * Unpack with a compile-time width: single codes up to the next multiple
+ * of 64, then whole unrolled blocks, then single codes again.
  */
 static QS_ALWAYS_INLINE void
 unpack32_w(const uint8_t *p, const int w, size_t start, size_t n, uint32_t *out)
 {
 	const uint64_t mask = (UINT64_C(1) << w) - 1;
-	uint64_t	bit = (uint64_t) start * w;
-	size_t		i;
+	size_t		i = 0;
 
-	for (i = 0; i < n; i++, bit += w)
+	for (; i < n && (start + i) % 64 != 0; i++)
+		out[i] = (uint32_t) qs_bitpack_get(p, w, start + i);
+	for (; i + 64 <= n; i += 64)
+		unpack_block64(p + ((start + i) / 64) * w * 8, w, out + i);
+	for (; i < n; i++)
 	{
+		uint64_t	bit = (uint64_t) (start + i) * w;
 		size_t		word = bit >> 6;
 		unsigned	off = bit & 63;
 		uint64_t	v = qs_load64(p + word * 8) >> off;
 
-		if ((64 % w) != 0 && off + w > 64)
+		if (off + w > 64)
 			v |= qs_load64(p + word * 8 + 8) << (64 - off);
 		out[i] = (uint32_t) (v & mask);
 	}
