@@ -1,0 +1,332 @@
+/*-------------------------------------------------------------------------
+ *
+ * bitpack.c
+ *	  Bit-packing and unpacking of codes at widths 1..64, the serialized
+ *	  stripe format, and the paper-000 padded 1/2/4-byte variant.
+ *
+ * src/codec/bitpack.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "codec/bitpack.h"
+
+#define QS_ALWAYS_INLINE inline __attribute__((always_inline))
+
+static QS_ALWAYS_INLINE void
+pack_any(const uint32_t *in32, const uint64_t *in64, size_t n, int width,
+		 uint8_t *out)
+{
+	uint64_t	mask = width == 64 ? ~UINT64_C(0) : (UINT64_C(1) << width) - 1;
+	uint64_t	acc = 0;
+	unsigned	nacc = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	v = (in32 ? (uint64_t) in32[i] : in64[i]) & mask;
+
+		acc |= v << nacc;
+		nacc += width;
+		if (nacc >= 64)
+		{
+			qs_store64(out, acc);
+			out += 8;
+			nacc -= 64;
+			/* the part of v that did not fit; width - nacc is in 1..64 */
+			acc = nacc ? v >> (width - nacc) : 0;
+		}
+	}
+	if (nacc)
+		qs_store64(out, acc);
+}
+
+/*
+ * 64 codes at width w fill exactly w 64-bit words, so with a compile-time
+ * w every code's word index and shift inside such a block are constants.
+ * The block kernels below are fully unrolled on that basis: no branches,
+ * no loop-carried bit position; the switches further down instantiate them
+ * for every width 1..32.
+ */
+static QS_ALWAYS_INLINE void
+pack_block64(const uint32_t *in, const int w, uint8_t *q)
+{
+	const uint64_t mask = (UINT64_C(1) << w) - 1;
+	uint64_t	words[32];
+	int			j;
+
+#pragma GCC unroll 64
+	for (j = 0; j < 64; j++)
+	{
+		const unsigned bit = j * w;
+		const unsigned wd = bit >> 6;
+		const unsigned off = bit & 63;
+		uint64_t	v = in[j] & mask;
+
+		if (off == 0)
+			words[wd] = v;
+		else
+			words[wd] |= v << off;
+		if (off + w > 64)
+			words[wd + 1] = v >> (64 - off);
+	}
+#pragma GCC unroll 32
+	for (j = 0; j < w; j++)
+		qs_store64(q + 8 * j, words[j]);
+}
+
+static QS_ALWAYS_INLINE void
+unpack_block64(const uint8_t *q, const int w, uint32_t *out)
+{
+	const uint64_t mask = (UINT64_C(1) << w) - 1;
+	int			j;
+
+#pragma GCC unroll 64
+	for (j = 0; j < 64; j++)
+	{
+		const unsigned bit = j * w;
+		const unsigned wd = bit >> 6;
+		const unsigned off = bit & 63;
+		uint64_t	v = qs_load64(q + 8 * wd) >> off;
+
+		if (off + w > 64)
+			v |= qs_load64(q + 8 * wd + 8) << (64 - off);
+		out[j] = (uint32_t) (v & mask);
+	}
+}
+
+static QS_ALWAYS_INLINE void
+pack32_w(const uint32_t *in, size_t n, const int w, uint8_t *out)
+{
+	size_t		i;
+
+	for (i = 0; i + 64 <= n; i += 64)
+		pack_block64(in + i, w, out + (i / 64) * w * 8);
+	if (i < n)
+		pack_any(in + i, NULL, n - i, w, out + (i / 64) * w * 8);
+}
+
+#define PACK_CASE(W) case W: pack32_w(in, n, W, out); break
+
+void
+qs_bitpack_pack32(const uint32_t *in, size_t n, int width, uint8_t *out)
+{
+	switch (width)
+	{
+			PACK_CASE(1);
+			PACK_CASE(2);
+			PACK_CASE(3);
+			PACK_CASE(4);
+			PACK_CASE(5);
+			PACK_CASE(6);
+			PACK_CASE(7);
+			PACK_CASE(8);
+			PACK_CASE(9);
+			PACK_CASE(10);
+			PACK_CASE(11);
+			PACK_CASE(12);
+			PACK_CASE(13);
+			PACK_CASE(14);
+			PACK_CASE(15);
+			PACK_CASE(16);
+			PACK_CASE(17);
+			PACK_CASE(18);
+			PACK_CASE(19);
+			PACK_CASE(20);
+			PACK_CASE(21);
+			PACK_CASE(22);
+			PACK_CASE(23);
+			PACK_CASE(24);
+			PACK_CASE(25);
+			PACK_CASE(26);
+			PACK_CASE(27);
+			PACK_CASE(28);
+			PACK_CASE(29);
+			PACK_CASE(30);
+			PACK_CASE(31);
+			PACK_CASE(32);
+		default:
+			pack_any(in, NULL, n, width, out);
+			break;
+	}
+}
+
+void
+qs_bitpack_pack64(const uint64_t *in, size_t n, int width, uint8_t *out)
+{
+	pack_any(NULL, in, n, width, out);
+}
+
+/*
+ * Unpack with a compile-time width: single codes up to the next multiple
+ * of 64, then whole unrolled blocks, then single codes again.
+ */
+static QS_ALWAYS_INLINE void
+unpack32_w(const uint8_t *p, const int w, size_t start, size_t n, uint32_t *out)
+{
+	const uint64_t mask = (UINT64_C(1) << w) - 1;
+	size_t		i = 0;
+
+	for (; i < n && (start + i) % 64 != 0; i++)
+		out[i] = (uint32_t) qs_bitpack_get(p, w, start + i);
+	for (; i + 64 <= n; i += 64)
+		unpack_block64(p + ((start + i) / 64) * w * 8, w, out + i);
+	for (; i < n; i++)
+	{
+		uint64_t	bit = (uint64_t) (start + i) * w;
+		size_t		word = bit >> 6;
+		unsigned	off = bit & 63;
+		uint64_t	v = qs_load64(p + word * 8) >> off;
+
+		if (off + w > 64)
+			v |= qs_load64(p + word * 8 + 8) << (64 - off);
+		out[i] = (uint32_t) (v & mask);
+	}
+}
+
+#define UNPACK_CASE(W) case W: unpack32_w(packed, W, start, n, out); break
+
+void
+qs_bitpack_unpack32(const uint8_t *packed, int width, size_t start, size_t n,
+					uint32_t *out)
+{
+	switch (width)
+	{
+			UNPACK_CASE(1);
+			UNPACK_CASE(2);
+			UNPACK_CASE(3);
+			UNPACK_CASE(4);
+			UNPACK_CASE(5);
+			UNPACK_CASE(6);
+			UNPACK_CASE(7);
+			UNPACK_CASE(8);
+			UNPACK_CASE(9);
+			UNPACK_CASE(10);
+			UNPACK_CASE(11);
+			UNPACK_CASE(12);
+			UNPACK_CASE(13);
+			UNPACK_CASE(14);
+			UNPACK_CASE(15);
+			UNPACK_CASE(16);
+			UNPACK_CASE(17);
+			UNPACK_CASE(18);
+			UNPACK_CASE(19);
+			UNPACK_CASE(20);
+			UNPACK_CASE(21);
+			UNPACK_CASE(22);
+			UNPACK_CASE(23);
+			UNPACK_CASE(24);
+			UNPACK_CASE(25);
+			UNPACK_CASE(26);
+			UNPACK_CASE(27);
+			UNPACK_CASE(28);
+			UNPACK_CASE(29);
+			UNPACK_CASE(30);
+			UNPACK_CASE(31);
+			UNPACK_CASE(32);
+		default:
+			{
+				size_t		i;
+
+				/* widths above 32 do not fit the output; truncate */
+				for (i = 0; i < n; i++)
+					out[i] = (uint32_t) qs_bitpack_get(packed, width, start + i);
+			}
+			break;
+	}
+}
+
+void
+qs_bitpack_unpack64(const uint8_t *packed, int width, size_t start, size_t n,
+					uint64_t *out)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		out[i] = qs_bitpack_get(packed, width, start + i);
+}
+
+size_t
+qs_bitpack_serialized_size(size_t n, int width)
+{
+	return QS_BITPACK_HDRSZ + qs_bitpack_bytes(n, width);
+}
+
+QsCodecStatus
+qs_bitpack_serialize32(const uint32_t *codes, size_t n, int width,
+					   uint8_t *out, size_t outcap, size_t *outlen,
+					   QsCodecErr *err)
+{
+	size_t		need;
+
+	if (width < 1 || width > 32)
+		return qs_codec_error(err, QS_CODEC_INVALID, "bit width %d out of range 1..32", width);
+	need = qs_bitpack_serialized_size(n, width);
+	if (outcap < need)
+		return qs_codec_error(err, QS_CODEC_NOSPACE, "need %zu bytes, have %zu", need, outcap);
+	qs_store32(out, QS_BITPACK_MAGIC);
+	qs_store16(out + 4, QS_BITPACK_VERSION);
+	out[6] = (uint8_t) width;
+	out[7] = 0;
+	qs_store64(out + 8, (uint64_t) n);
+	qs_bitpack_pack32(codes, n, width, out + QS_BITPACK_HDRSZ);
+	*outlen = need;
+	return QS_CODEC_OK;
+}
+
+QsCodecStatus
+qs_bitpack_open(const uint8_t *buf, size_t len, QsPackedView *view,
+				QsCodecErr *err)
+{
+	uint64_t	count;
+	int			width;
+
+	if (len < QS_BITPACK_HDRSZ)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "bitpack stripe shorter than header");
+	if (qs_load32(buf) != QS_BITPACK_MAGIC)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "bad bitpack magic");
+	if (qs_load16(buf + 4) != QS_BITPACK_VERSION)
+		return qs_codec_error(err, QS_CODEC_BAD_VERSION, "bitpack version %u", qs_load16(buf + 4));
+	width = buf[6];
+	if (width < 1 || width > 64 || buf[7] != 0)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "bad bitpack width %d", width);
+	count = qs_load64(buf + 8);
+	/* bound count before multiplying so that the size cannot overflow */
+	if (count > (uint64_t) (len - QS_BITPACK_HDRSZ) * 8 ||
+		qs_bitpack_bytes((size_t) count, width) != len - QS_BITPACK_HDRSZ)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "bitpack length mismatch");
+	view->width = width;
+	view->count = (size_t) count;
+	view->data = buf + QS_BITPACK_HDRSZ;
+	return QS_CODEC_OK;
+}
+
+void
+qs_padded_pack(const uint32_t *in, size_t n, int bytes, uint8_t *out)
+{
+	size_t		i;
+
+	if (bytes == 1)
+		for (i = 0; i < n; i++)
+			out[i] = (uint8_t) in[i];
+	else if (bytes == 2)
+		for (i = 0; i < n; i++)
+			qs_store16(out + 2 * i, (uint16_t) in[i]);
+	else
+		memcpy(out, in, n * 4);
+}
+
+void
+qs_padded_unpack(const uint8_t *in, int bytes, size_t start, size_t n,
+				 uint32_t *out)
+{
+	size_t		i;
+
+	if (bytes == 1)
+		for (i = 0; i < n; i++)
+			out[i] = in[start + i];
+	else if (bytes == 2)
+		for (i = 0; i < n; i++)
+			out[i] = qs_load16(in + 2 * (start + i));
+	else
+		memcpy(out, in + 4 * start, n * 4);
+}

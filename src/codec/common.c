@@ -1,0 +1,179 @@
+/*-------------------------------------------------------------------------
+ *
+ * common.c
+ *	  Error reporting, convenience comparators and the comparator-driven
+ *	  index sort shared by the dictionary, chooser and merge code.
+ *
+ * src/codec/common.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "codec/codec.h"
+
+QsCodecStatus
+qs_codec_error(QsCodecErr *err, QsCodecStatus status, const char *fmt,...)
+{
+	if (err != NULL)
+	{
+		va_list		ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return status;
+}
+
+const char *
+qs_codec_status_name(QsCodecStatus status)
+{
+	switch (status)
+	{
+		case QS_CODEC_OK:
+			return "ok";
+		case QS_CODEC_CORRUPT:
+			return "corrupt";
+		case QS_CODEC_BAD_VERSION:
+			return "bad version";
+		case QS_CODEC_NOSPACE:
+			return "no space";
+		case QS_CODEC_NOMEM:
+			return "out of memory";
+		case QS_CODEC_INVALID:
+			return "invalid argument";
+		case QS_CODEC_LZ4_ERROR:
+			return "lz4 error";
+	}
+	return "unknown";
+}
+
+int
+qs_cmp_int32(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	int32_t		x,
+				y;
+
+	memcpy(&x, a, 4);
+	memcpy(&y, b, 4);
+	return (x > y) - (x < y);
+}
+
+int
+qs_cmp_int64(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	int64_t		x,
+				y;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+	return (x > y) - (x < y);
+}
+
+int
+qs_cmp_uint64(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	uint64_t	x,
+				y;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+	return (x > y) - (x < y);
+}
+
+/* memcmp order, shorter prefix first: the order of C-collation bytea. */
+int
+qs_cmp_bytes(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	size_t		m = alen < blen ? alen : blen;
+	int			r = m ? memcmp(a, b, m) : 0;
+
+	if (r != 0)
+		return r < 0 ? -1 : 1;
+	return (alen > blen) - (alen < blen);
+}
+
+static inline int
+cmp_idx(const QsValues *v, uint32_t i, uint32_t j, QsCmpFn cmp, void *arg)
+{
+	const uint8_t *a,
+			   *b;
+	size_t		al,
+				bl;
+
+	qs_values_get(v, i, &a, &al);
+	qs_values_get(v, j, &b, &bl);
+	return cmp(a, al, b, bl, arg);
+}
+
+/*
+ * Bottom-up merge sort of idx[0..n) by the values they index.  Merge sort
+ * rather than quicksort: stable, O(n log n) worst case whatever the
+ * comparator, no recursion, and the caller already owns an n-entry buffer.
+ * Runs of 16 are insertion-sorted first to save comparator calls.
+ */
+void
+qs_sort_indexes(uint32_t *idx, uint32_t *tmp, size_t n,
+				const QsValues *vals, QsCmpFn cmp, void *arg)
+{
+	const size_t run = 16;
+	uint32_t   *src = idx,
+			   *dst = tmp;
+	size_t		width;
+	size_t		s;
+
+	for (s = 0; s < n; s += run)
+	{
+		size_t		e = s + run < n ? s + run : n;
+		size_t		i;
+
+		for (i = s + 1; i < e; i++)
+		{
+			uint32_t	x = idx[i];
+			size_t		j = i;
+
+			while (j > s && cmp_idx(vals, idx[j - 1], x, cmp, arg) > 0)
+			{
+				idx[j] = idx[j - 1];
+				j--;
+			}
+			idx[j] = x;
+		}
+	}
+
+	for (width = run; width < n; width *= 2)
+	{
+		size_t		lo;
+
+		for (lo = 0; lo < n; lo += 2 * width)
+		{
+			size_t		mid = lo + width < n ? lo + width : n;
+			size_t		hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t		i = lo,
+						j = mid,
+						k = lo;
+
+			while (i < mid && j < hi)
+			{
+				if (cmp_idx(vals, src[j], src[i], cmp, arg) < 0)
+					dst[k++] = src[j++];
+				else
+					dst[k++] = src[i++];
+			}
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		{
+			uint32_t   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != idx)
+		memcpy(idx, src, n * sizeof(uint32_t));
+}

@@ -1,0 +1,371 @@
+/*-------------------------------------------------------------------------
+ *
+ * dict.c
+ *	  Sorted order-preserving dictionaries: build, serialize, validate,
+ *	  look up, and turn value predicates into code ranges.
+ *
+ * src/codec/dict.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "codec/dict.h"
+
+size_t
+qs_dict_serialized_size(uint32_t nvalues, uint32_t width, size_t data_bytes)
+{
+	if (width > 0)
+		return QS_DICT_HDRSZ + (size_t) nvalues * width;
+	return QS_DICT_HDRSZ + ((size_t) nvalues + 1) * 4 + data_bytes;
+}
+
+static void
+write_header(uint8_t *out, uint32_t nvalues, uint32_t width)
+{
+	qs_store32(out, QS_DICT_MAGIC);
+	qs_store16(out + 4, QS_DICT_VERSION);
+	qs_store16(out + 6, width == 0 ? QS_DICT_FLAG_VAR : 0);
+	qs_store32(out + 8, nvalues);
+	qs_store32(out + 12, width);
+}
+
+void
+qs_dict_writer_init(QsDictWriter *w, uint8_t *out, uint32_t width,
+					uint32_t max_values)
+{
+	w->out = out;
+	w->width = width;
+	w->max_values = max_values;
+	w->nvalues = 0;
+	w->data_used = 0;
+	if (width > 0)
+		w->data = out + QS_DICT_HDRSZ;
+	else
+	{
+		w->data = out + QS_DICT_HDRSZ + ((size_t) max_values + 1) * 4;
+		qs_store32(out + QS_DICT_HDRSZ, 0);
+	}
+}
+
+void
+qs_dict_writer_add(QsDictWriter *w, const uint8_t *val, size_t len)
+{
+	if (len > 0)
+		memcpy(w->data + w->data_used, val, len);
+	w->data_used += len;
+	w->nvalues++;
+	if (w->width == 0)
+		qs_store32(w->out + QS_DICT_HDRSZ + (size_t) w->nvalues * 4,
+				   (uint32_t) w->data_used);
+}
+
+size_t
+qs_dict_writer_finish(QsDictWriter *w)
+{
+	write_header(w->out, w->nvalues, w->width);
+	if (w->width == 0 && w->nvalues < w->max_values)
+	{
+		/* close the gap left by the unused offset slots */
+		uint8_t    *dst = w->out + QS_DICT_HDRSZ + ((size_t) w->nvalues + 1) * 4;
+
+		memmove(dst, w->data, w->data_used);
+		w->data = dst;
+	}
+	return qs_dict_serialized_size(w->nvalues, w->width, w->data_used);
+}
+
+QsCodecStatus
+qs_dict_build(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
+			  const QsCodecAllocator *alloc, uint8_t **blob, size_t *bloblen,
+			  uint32_t *codes, QsCodecErr *err)
+{
+	size_t		n = vals->n;
+	uint32_t   *idx,
+			   *tmp;
+	size_t		i,
+				nuniq = 0,
+				data_bytes = 0,
+				size;
+	uint8_t    *out;
+	QsDictWriter w;
+
+	if (n > UINT32_MAX - 1)
+		return qs_codec_error(err, QS_CODEC_INVALID, "too many values for a dictionary");
+	idx = alloc->alloc(alloc->ctx, (n ? n : 1) * sizeof(uint32_t));
+	tmp = alloc->alloc(alloc->ctx, (n ? n : 1) * sizeof(uint32_t));
+	if (idx == NULL || tmp == NULL)
+	{
+		if (idx)
+			alloc->free(alloc->ctx, idx);
+		if (tmp)
+			alloc->free(alloc->ctx, tmp);
+		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory sorting %zu values", n);
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t) i;
+	qs_sort_indexes(idx, tmp, n, vals, cmp, cmp_arg);
+
+	/*
+	 * Deduplicate: tmp[k] becomes the input index of the k-th distinct
+	 * value, and codes[] get the rank of their value.
+	 */
+	for (i = 0; i < n; i++)
+	{
+		const uint8_t *p;
+		size_t		len;
+
+		qs_values_get(vals, idx[i], &p, &len);
+		if (i > 0)
+		{
+			const uint8_t *q;
+			size_t		qlen;
+
+			qs_values_get(vals, tmp[nuniq - 1], &q, &qlen);
+			if (cmp(q, qlen, p, len, cmp_arg) == 0)
+			{
+				if (codes)
+					codes[idx[i]] = (uint32_t) (nuniq - 1);
+				continue;
+			}
+		}
+		tmp[nuniq] = idx[i];
+		if (codes)
+			codes[idx[i]] = (uint32_t) nuniq;
+		nuniq++;
+		data_bytes += len;
+	}
+	if (vals->width == 0 && data_bytes > UINT32_MAX)
+	{
+		alloc->free(alloc->ctx, idx);
+		alloc->free(alloc->ctx, tmp);
+		return qs_codec_error(err, QS_CODEC_INVALID, "dictionary data exceeds 4 GB");
+	}
+	size = qs_dict_serialized_size((uint32_t) nuniq, vals->width, data_bytes);
+	out = alloc->alloc(alloc->ctx, size);
+	if (out == NULL)
+	{
+		alloc->free(alloc->ctx, idx);
+		alloc->free(alloc->ctx, tmp);
+		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for dictionary");
+	}
+	qs_dict_writer_init(&w, out, vals->width, (uint32_t) nuniq);
+	for (i = 0; i < nuniq; i++)
+	{
+		const uint8_t *p;
+		size_t		len;
+
+		qs_values_get(vals, tmp[i], &p, &len);
+		qs_dict_writer_add(&w, p, len);
+	}
+	*bloblen = qs_dict_writer_finish(&w);
+	*blob = out;
+	alloc->free(alloc->ctx, idx);
+	alloc->free(alloc->ctx, tmp);
+	return QS_CODEC_OK;
+}
+
+QsCodecStatus
+qs_dict_open(const uint8_t *buf, size_t len, QsCmpFn cmp, void *cmp_arg,
+			 bool check_order, QsDict *dict, QsCodecErr *err)
+{
+	uint16_t	flags;
+	uint32_t	nvalues,
+				width;
+	size_t		body = len - QS_DICT_HDRSZ;
+
+	if (len < QS_DICT_HDRSZ)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "dictionary shorter than header");
+	if (qs_load32(buf) != QS_DICT_MAGIC)
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "bad dictionary magic");
+	if (qs_load16(buf + 4) != QS_DICT_VERSION)
+		return qs_codec_error(err, QS_CODEC_BAD_VERSION, "dictionary version %u", qs_load16(buf + 4));
+	flags = qs_load16(buf + 6);
+	nvalues = qs_load32(buf + 8);
+	width = qs_load32(buf + 12);
+	if ((flags & ~QS_DICT_FLAG_VAR) != 0 ||
+		((flags & QS_DICT_FLAG_VAR) != 0) != (width == 0))
+		return qs_codec_error(err, QS_CODEC_CORRUPT, "bad dictionary flags %04x", flags);
+
+	dict->nvalues = nvalues;
+	dict->width = width;
+	dict->cmp = cmp;
+	dict->cmp_arg = cmp_arg;
+	if (width > 0)
+	{
+		if ((uint64_t) nvalues * width != body)
+			return qs_codec_error(err, QS_CODEC_CORRUPT, "dictionary length mismatch");
+		dict->data = buf + QS_DICT_HDRSZ;
+		dict->offsets = NULL;
+	}
+	else
+	{
+		uint64_t	offbytes = ((uint64_t) nvalues + 1) * 4;
+		uint32_t	prev = 0;
+		uint32_t	i;
+
+		if (offbytes > body)
+			return qs_codec_error(err, QS_CODEC_CORRUPT, "dictionary offsets truncated");
+		dict->offsets = buf + QS_DICT_HDRSZ;
+		dict->data = dict->offsets + offbytes;
+		if (qs_load32(dict->offsets) != 0)
+			return qs_codec_error(err, QS_CODEC_CORRUPT, "first dictionary offset not zero");
+		for (i = 1; i <= nvalues; i++)
+		{
+			uint32_t	o = qs_load32(dict->offsets + 4 * (size_t) i);
+
+			if (o < prev)
+				return qs_codec_error(err, QS_CODEC_CORRUPT, "dictionary offsets decrease at %u", i);
+			prev = o;
+		}
+		if ((uint64_t) prev != body - offbytes)
+			return qs_codec_error(err, QS_CODEC_CORRUPT, "dictionary data length mismatch");
+	}
+	if (check_order && nvalues > 1)
+	{
+		uint32_t	i;
+
+		for (i = 1; i < nvalues; i++)
+		{
+			const uint8_t *a,
+					   *b;
+			size_t		al,
+						bl;
+
+			qs_dict_value(dict, i - 1, &a, &al);
+			qs_dict_value(dict, i, &b, &bl);
+			if (cmp(a, al, b, bl, cmp_arg) >= 0)
+				return qs_codec_error(err, QS_CODEC_CORRUPT, "dictionary not strictly ascending at %u", i);
+		}
+	}
+	return QS_CODEC_OK;
+}
+
+static inline int
+cmp_code(const QsDict *d, uint32_t code, const void *val, size_t len)
+{
+	const uint8_t *p;
+	size_t		plen;
+
+	qs_dict_value(d, code, &p, &plen);
+	return d->cmp(p, plen, val, len, d->cmp_arg);
+}
+
+uint32_t
+qs_dict_lower_bound(const QsDict *d, const void *val, size_t len)
+{
+	uint32_t	lo = 0,
+				hi = d->nvalues;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (cmp_code(d, mid, val, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t
+qs_dict_upper_bound(const QsDict *d, const void *val, size_t len)
+{
+	uint32_t	lo = 0,
+				hi = d->nvalues;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (cmp_code(d, mid, val, len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool
+qs_dict_lookup(const QsDict *d, const void *val, size_t len, uint32_t *code)
+{
+	uint32_t	c = qs_dict_lower_bound(d, val, len);
+
+	if (c < d->nvalues && cmp_code(d, c, val, len) == 0)
+	{
+		*code = c;
+		return true;
+	}
+	return false;
+}
+
+/* Normalize the half-open code interval [lo, hi_excl) into a range result. */
+static QsCodeRange
+make_range(const QsDict *d, uint32_t lo, uint32_t hi_excl)
+{
+	QsCodeRange r;
+
+	if (lo >= hi_excl)
+	{
+		r.kind = QS_RANGE_NONE;
+		r.lo = 1;
+		r.hi = 0;
+	}
+	else if (lo == 0 && hi_excl == d->nvalues)
+	{
+		r.kind = QS_RANGE_ALL;
+		r.lo = 0;
+		r.hi = d->nvalues - 1;
+	}
+	else
+	{
+		r.kind = QS_RANGE_IN;
+		r.lo = lo;
+		r.hi = hi_excl - 1;
+	}
+	return r;
+}
+
+QsCodeRange
+qs_dict_range(const QsDict *d, QsCmpOp op, const void *val, size_t len,
+			  const void *val2, size_t len2)
+{
+	uint32_t	n = d->nvalues;
+	uint32_t	c;
+
+	switch (op)
+	{
+		case QS_OP_EQ:
+			c = qs_dict_lower_bound(d, val, len);
+			if (c < n && cmp_code(d, c, val, len) == 0)
+				return make_range(d, c, c + 1);
+			return make_range(d, 0, 0);
+		case QS_OP_NE:
+			c = qs_dict_lower_bound(d, val, len);
+			if (c < n && cmp_code(d, c, val, len) == 0)
+			{
+				QsCodeRange r;
+
+				/* complement of one code; at either end it is a plain range */
+				if (c == 0)
+					return make_range(d, 1, n);
+				if (c == n - 1)
+					return make_range(d, 0, n - 1);
+				r.kind = QS_RANGE_NOT_IN;
+				r.lo = r.hi = c;
+				return r;
+			}
+			return make_range(d, 0, n);
+		case QS_OP_LT:
+			return make_range(d, 0, qs_dict_lower_bound(d, val, len));
+		case QS_OP_LE:
+			return make_range(d, 0, qs_dict_upper_bound(d, val, len));
+		case QS_OP_GT:
+			return make_range(d, qs_dict_upper_bound(d, val, len), n);
+		case QS_OP_GE:
+			return make_range(d, qs_dict_lower_bound(d, val, len), n);
+		case QS_OP_BETWEEN:
+			return make_range(d, qs_dict_lower_bound(d, val, len),
+							  qs_dict_upper_bound(d, val2, len2));
+	}
+	return make_range(d, 0, 0);
+}
