@@ -26,7 +26,7 @@ REGRESS_OPTS = --load-extension=quickstep_am
 ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=output_iso --load-extension=quickstep_am
 
-EXTRA_CLEAN = test/unit/bin test/fuzz/bin test/fuzz/corpus-run output_iso
+EXTRA_CLEAN = test/unit/bin test/unit/obj test/fuzz/bin test/fuzz/obj test/fuzz/corpus-run output_iso
 
 SQL_PARTS = src/core/quickstep_am.sql $(filter-out src/core/%,$(sort $(wildcard src/*/*.sql)))
 
@@ -54,6 +54,12 @@ installcheck-isolation:
 	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
 
 include mk/unit.mk
+
+# Remove only what depends on the PostgreSQL version, so that switching
+# servers (scripts/build.sh) does not rebuild the codec's test programs.
+.PHONY: clean-pg
+clean-pg:
+	rm -f $(OBJS) $(MODULE_big)$(DLSUFFIX) $(DATA_built)
 
 # The entry points of people and CI (scripts/ does the work).
 PGVERSIONS ?= 15 18

@@ -20,11 +20,25 @@ QS_WARN := -Wall -Wmissing-prototypes -Wpointer-arith -Wdeclaration-after-statem
 UNIT_CFLAGS ?= -std=gnu99 -O2 -g $(QS_WARN) -Iinclude -Itest/unit
 UNIT_LIBS := -llz4 -lm
 
-test/unit/bin/%: test/unit/%.c $(CODEC_SRCS) $(wildcard include/codec/*.h) test/unit/unit.h
-	@mkdir -p $(dir $@)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(CODEC_SRCS) $(UNIT_LIBS)
+# The codec is compiled once per flavour (unit, fuzz) and linked into every
+# program of that flavour; these builds do not depend on the PostgreSQL
+# version, so `make clean-pg` (scripts/build.sh) keeps them.
+CODEC_HDRS := $(wildcard include/codec/*.h)
+UNIT_OBJS := $(patsubst src/codec/%.c,test/unit/obj/%.o,$(CODEC_SRCS))
+FUZZ_OBJS := $(patsubst src/codec/%.c,test/fuzz/obj/%.o,$(CODEC_SRCS))
+FUZZ_CFLAGS := -std=gnu99 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude
 
-.PHONY: unittest fuzz
+test/unit/obj/%.o: src/codec/%.c $(CODEC_HDRS)
+	@mkdir -p $(dir $@)
+	$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+test/unit/bin/%: test/unit/%.c $(UNIT_OBJS) test/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_OBJS) $(UNIT_LIBS)
+
+.PHONY: unittest fuzz clean-unit
+clean-unit:
+	rm -rf test/unit/bin test/unit/obj test/fuzz/bin test/fuzz/obj test/fuzz/corpus-run
 unittest: $(patsubst test/unit/%.c,test/unit/bin/%,$(UNIT_TESTS))
 	@pass=0; fail=0; \
 	for t in $^; do \
@@ -39,10 +53,13 @@ unittest: $(patsubst test/unit/%.c,test/unit/bin/%,$(UNIT_TESTS))
 	echo "unittest: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
 
-test/fuzz/bin/%: test/fuzz/%.c $(CODEC_SRCS) $(wildcard include/codec/*.h)
+test/fuzz/obj/%.o: src/codec/%.c $(CODEC_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Iinclude -o $@ $< $(CODEC_SRCS) $(UNIT_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+test/fuzz/bin/%: test/fuzz/%.c $(FUZZ_OBJS) $(wildcard test/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(UNIT_LIBS)
 
 fuzz: $(patsubst test/fuzz/%.c,test/fuzz/bin/%,$(FUZZ_TARGETS))
 	@pass=0; fail=0; \
