@@ -99,30 +99,38 @@ csb_build_downlink(CsbBuildState *bs, CsbBuildLevel *lv, IndexTuple lowkey, Bloc
 
 /*
  * csb_build_add
- *		Append an item to the current page of a level; when it is full,
- *		the item opens the next page: it becomes the old page's high key
- *		and the old page gets its downlink one level up.
+ *		Append an item to the current page of a level.  When it does not
+ *		fit, the page's last item moves to a new page, and a copy of it
+ *		takes its room as the old page's high key (as in nbtree's build);
+ *		the old page gets its downlink one level up.  Pages are packed full.
  */
 static void
 csb_build_add(CsbBuildState *bs, CsbBuildLevel *lv, IndexTuple itup)
 {
 	Size		sz = MAXALIGN(IndexTupleSize(itup));
 
-	/* room for the item, and for a copy of the next one as high key */
-	if (PageGetFreeSpace(lv->page) < sz + sz + sizeof(ItemIdData) &&
-		PageGetMaxOffsetNumber(lv->page) >= FirstOffsetNumber)
+	if (PageGetFreeSpace(lv->page) < sz &&
+		PageGetMaxOffsetNumber(lv->page) >= FirstOffsetNumber + 1)
 	{
 		Page		opage = lv->page;
 		Buffer		obuf = lv->buf;
 		BlockNumber oblk = BufferGetBlockNumber(obuf);
+		OffsetNumber last = PageGetMaxOffsetNumber(opage);
+		IndexTuple	lastitup;
 		CsbBuildLevel *next;
 
-		/* the new page */
+		lastitup = CopyIndexTuple((IndexTuple) PageGetItem(opage, PageGetItemId(opage, last)));
+		PageIndexTupleDelete(opage, last);
+
+		/* the new page starts with the moved item */
 		next = csb_build_newlevel_page(bs, lv->level, oblk);
 		CsbPageGetOpaque(opage)->right = BufferGetBlockNumber(next->buf);
-		if (PageAddItem(opage, (Item) itup, IndexTupleSize(itup), CSB_HIKEY,
+		if (PageAddItem(opage, (Item) lastitup, IndexTupleSize(lastitup), CSB_HIKEY,
 						false, false) == InvalidOffsetNumber)
 			elog(ERROR, "csbtree: failed to add high key during build");
+		if (PageAddItem(next->page, (Item) lastitup, IndexTupleSize(lastitup),
+						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "csbtree: failed to add item during build");
 
 		/* downlink to the old page, then write it */
 		csb_build_downlink(bs, lv, lv->lowkey, oblk);
@@ -132,7 +140,7 @@ csb_build_add(CsbBuildState *bs, CsbBuildLevel *lv, IndexTuple itup)
 
 		lv->buf = next->buf;
 		lv->page = next->page;
-		lv->lowkey = NULL;
+		lv->lowkey = lastitup;
 		pfree(next);
 	}
 
