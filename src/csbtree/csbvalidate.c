@@ -12,6 +12,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
@@ -177,6 +178,7 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
 	Oid			heapoid;
+	LOCKMODE	heaplock;
 	Relation	heap,
 				index;
 	CsbState   *st;
@@ -198,7 +200,9 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an index", get_rel_name(indexoid) ? get_rel_name(indexoid) : "?")));
-	heap = table_open(heapoid, ShareLock);
+	/* a standby cannot take ShareLock; replay may then race with us */
+	heaplock = RecoveryInProgress() ? AccessShareLock : ShareLock;
+	heap = table_open(heapoid, heaplock);
 	index = index_open(indexoid, AccessShareLock);
 	if (index->rd_rel->relam != get_index_am_oid("csbtree", false))
 		ereport(ERROR,
@@ -348,7 +352,7 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 	}
 
 	index_close(index, AccessShareLock);
-	table_close(heap, ShareLock);
+	table_close(heap, heaplock);
 
 	values[0] = Int32GetDatum(rootlevel + 1);
 	values[1] = Int64GetDatum(pages);
