@@ -43,7 +43,11 @@ ANALYZE probes;
 CREATE FUNCTION w6_time(q text) RETURNS float8 LANGUAGE plpgsql AS \$\$
 DECLARE t0 timestamptz := clock_timestamp(); r record;
 BEGIN
-	FOR r IN EXECUTE q LOOP END LOOP;
+	IF q ~* '^\s*select' THEN
+		FOR r IN EXECUTE q LOOP END LOOP;
+	ELSE
+		EXECUTE q;
+	END IF;
 	RETURN extract(epoch FROM clock_timestamp() - t0);
 END \$\$;
 CREATE FUNCTION w6_ranges() RETURNS float8 LANGUAGE plpgsql AS \$\$
