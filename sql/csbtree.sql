@@ -190,6 +190,13 @@ SELECT q, (csb_check(q, idx, true)).* FROM (VALUES
 	('SELECT tstz FROM ty WHERE tstz < ''2001-01-01 00:00+00'' ORDER BY tstz DESC', 'ty_tstz')
 ) AS x(q, idx);
 
+-- Costs: with a btree index on the same column, the planner prefers btree.
+CREATE INDEX ty_i4_btree ON ty (i4);
+EXPLAIN (COSTS OFF) SELECT id FROM ty WHERE i4 = 42;
+EXPLAIN (COSTS OFF) SELECT id FROM ty WHERE i4 BETWEEN 100 AND 120;
+EXPLAIN (COSTS OFF) SELECT i4 FROM ty ORDER BY i4 LIMIT 3;
+DROP INDEX ty_i4_btree;
+
 -- Collations: the same text under "C" and the default collation, and a
 -- query collation that differs from the index's (no index use then).
 CREATE TABLE coll (id int, s text COLLATE "C", s2 text);
@@ -321,11 +328,55 @@ SET enable_seqscan = off;
 SELECT count(*) FROM ul WHERE k > 990;
 RESET enable_seqscan;
 
+-- UNIQUE: build-time and insert-time checks, NULLs, NULLS NOT DISTINCT,
+-- multi-column keys, updates, an exclusion constraint (ON CONFLICT: csbtree_upsert).
+CREATE TABLE un (k int, v text);
+INSERT INTO un SELECT i, 'x' FROM generate_series(1, 20000) i;
+INSERT INTO un VALUES (77, 'again');
+CREATE UNIQUE INDEX un_k ON un USING csbtree (k);
+DELETE FROM un WHERE v = 'again';
+CREATE UNIQUE INDEX un_k ON un USING csbtree (k);
+SELECT indisunique FROM pg_index WHERE indexrelid = 'un_k'::regclass;
+INSERT INTO un VALUES (5, 'dup');
+INSERT INTO un VALUES (20001, 'a'), (20001, 'b');
+INSERT INTO un VALUES (NULL, 'n1'), (NULL, 'n2');
+INSERT INTO un VALUES (20001, 'new'), (20002, 'new3');
+SELECT k, v FROM un WHERE k > 20000 OR k IS NULL ORDER BY k, v;
+UPDATE un SET k = k + 100000 WHERE k <= 10000;
+UPDATE un SET k = k - 100000 WHERE k > 100000;
+UPDATE un SET k = 1 WHERE k = 2;
+SELECT levels, leaf_tuples >= 20004 AS all_entries FROM quickstep.check_index('un_k');
+VACUUM un;
+SELECT leaf_tuples = (SELECT count(*) FROM un) AS matches_heap FROM quickstep.check_index('un_k');
+SET enable_seqscan = off;
+SELECT count(*), count(DISTINCT k) FROM un WHERE k BETWEEN 1 AND 30000;
+RESET enable_seqscan;
+INSERT INTO un SELECT 30000 + i % 10, 'burst' FROM generate_series(1, 100) i;
+SELECT count(*) FROM un WHERE k >= 30000;
+CREATE TABLE un2 (a int, b text);
+INSERT INTO un2 VALUES (1, 'a'), (1, 'b'), (2, NULL), (2, NULL);
+CREATE UNIQUE INDEX un2_ab ON un2 USING csbtree (a, b);
+CREATE UNIQUE INDEX un2_nnd ON un2 USING csbtree (a, b) NULLS NOT DISTINCT;
+DELETE FROM un2 WHERE ctid = (SELECT min(ctid) FROM un2 WHERE a = 2);
+CREATE UNIQUE INDEX un2_nnd ON un2 USING csbtree (a, b) NULLS NOT DISTINCT;
+INSERT INTO un2 VALUES (1, 'a');
+INSERT INTO un2 VALUES (2, NULL);
+INSERT INTO un2 VALUES (3, NULL);
+ALTER TABLE un2 ADD CONSTRAINT un2_ex EXCLUDE USING csbtree (a WITH =);
+DELETE FROM un2 WHERE a = 1 AND b = 'b';
+ALTER TABLE un2 ADD CONSTRAINT un2_ex EXCLUDE USING csbtree (a WITH =);
+INSERT INTO un2 VALUES (3, 'c');
+SELECT * FROM un2 ORDER BY a, b;
+REINDEX TABLE un2;
+CREATE UNIQUE INDEX CONCURRENTLY un_k2 ON un (k);
+CREATE UNIQUE INDEX CONCURRENTLY un_v ON un USING csbtree (v);
+SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'un'::regclass ORDER BY 1::text;
+DROP INDEX un_v;
+
 -- Bad input: clear errors.
 CREATE TABLE bad (j jsonb, p point, k int, t text);
 CREATE INDEX ON bad USING csbtree (j);
 CREATE INDEX ON bad USING csbtree (p);
-CREATE UNIQUE INDEX ON bad USING csbtree (k);
 CREATE INDEX ON bad USING csbtree (k) INCLUDE (t);
 CREATE INDEX ON bad USING csbtree (k) WITH (fillfactor = 50);
 INSERT INTO bad (t) VALUES (repeat('x', 3000));

@@ -110,6 +110,14 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #else
 #define QS_CSB_AMROUTINE_EXTRA(r) ((void) 0)
 #endif
+
+/* PG 18 counts index descents for EXPLAIN ANALYZE ("Index Searches"). */
+#if PG_VERSION_NUM >= 180000
+#define QS_CSB_COUNT_SEARCH(scan) \
+	do { if ((scan)->instrument) (scan)->instrument->nsearches++; } while (0)
+#else
+#define QS_CSB_COUNT_SEARCH(scan) ((void) 0)
+#endif
 /* ---- end csbtree ---- */
 
 #endif							/* QS_COMPAT_H */

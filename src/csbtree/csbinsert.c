@@ -10,6 +10,8 @@
 #include "csbtree/csbtree.h"
 
 #include "access/generic_xlog.h"
+#include "access/heapam.h"
+#include "access/xact.h"
 #include "access/stratnum.h"
 #include "access/tableam.h"
 #include "access/xloginsert.h"
@@ -17,6 +19,9 @@
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
@@ -42,6 +47,8 @@ typedef struct CsbBuildState
 	TupleTableSlot *slot;		/* virtual, to feed the sort */
 	TupleTableSlot *outslot;	/* minimal, to read it back */
 	int			natts;
+	bool		unique;			/* enforce uniqueness among live tuples */
+	bool		nullsnotdistinct;
 	double		indtuples;
 	CsbBuildLevel *leaf;
 } CsbBuildState;
@@ -167,9 +174,56 @@ csb_build_callback(Relation index, ItemPointer tid, Datum *values,
 	}
 	slot->tts_values[bs->natts] = PointerGetDatum(tid);
 	slot->tts_isnull[bs->natts] = false;
+	slot->tts_values[bs->natts + 1] = BoolGetDatum(tupleIsAlive);
+	slot->tts_isnull[bs->natts + 1] = false;
 	ExecStoreVirtualTuple(slot);
 	tuplesort_puttupleslot(bs->sort, slot);
 	bs->indtuples += 1;
+}
+
+/*
+ * Sorted input: equal keys are adjacent.  Two live tuples with the same key
+ * (no NULL in it, unless NULLS NOT DISTINCT) break uniqueness; recently
+ * dead ones may repeat a key.
+ */
+static void
+csb_build_check_unique(CsbBuildState *bs, Relation heap, IndexTuple itup,
+					   Datum *values, bool *isnull, bool alive,
+					   IndexTuple *prev, bool *run_alive)
+{
+	bool		hasnull = false;
+	int			i;
+
+	for (i = 0; i < bs->natts; i++)
+		if (isnull[i])
+			hasnull = true;
+	if (*prev != NULL && (!hasnull || bs->nullsnotdistinct))
+	{
+		CsbSearchKey key;
+
+		csb_key_from_values(bs->st, values, isnull, &key);
+		if (csb_compare_tuple(bs->st, &key, *prev) == 0)
+		{
+			if (alive && *run_alive)
+			{
+				char	   *key_desc = BuildIndexValueDescription(bs->st->index, values, isnull);
+
+				ereport(ERROR,
+						(errcode(ERRCODE_UNIQUE_VIOLATION),
+						 errmsg("could not create unique index \"%s\"",
+								RelationGetRelationName(bs->st->index)),
+						 key_desc ? errdetail("Key %s is duplicated.", key_desc) :
+						 errdetail("Duplicate keys exist."),
+						 errtableconstraint(heap, RelationGetRelationName(bs->st->index))));
+			}
+			*run_alive = *run_alive || alive;
+			return;
+		}
+	}
+	if (*prev)
+		pfree(*prev);
+	*prev = CopyIndexTuple(itup);
+	*run_alive = alive;
 }
 
 IndexBuildResult *
@@ -187,6 +241,8 @@ csb_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	Page		metapage = NULL;
 	CsbMetaData *meta;
 	CsbBuildLevel *lv;
+	IndexTuple	prev = NULL;
+	bool		run_alive = false;
 	double		reltuples;
 	int			i;
 
@@ -198,7 +254,9 @@ csb_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.natts = bs.st->natts;
 
 	/* sort (index columns..., heap tid) by the index columns */
-	sortdesc = CreateTemplateTupleDesc(bs.natts + 1);
+	bs.unique = indexInfo->ii_Unique;
+	bs.nullsnotdistinct = indexInfo->ii_NullsNotDistinct;
+	sortdesc = CreateTemplateTupleDesc(bs.natts + 2);
 	for (i = 0; i < bs.natts; i++)
 	{
 		int16		opt = index->rd_indoption[i];
@@ -215,6 +273,7 @@ csb_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		nullsfirst[i] = (opt & INDOPTION_NULLS_FIRST) != 0;
 	}
 	TupleDescInitEntry(sortdesc, bs.natts + 1, "tid", TIDOID, -1, 0);
+	TupleDescInitEntry(sortdesc, bs.natts + 2, "alive", BOOLOID, -1, 0);
 	bs.slot = MakeSingleTupleTableSlot(sortdesc, &TTSOpsVirtual);
 	bs.outslot = MakeSingleTupleTableSlot(sortdesc, &TTSOpsMinimalTuple);
 	bs.sort = tuplesort_begin_heap(sortdesc, bs.natts, attnums, sortops, colls,
@@ -246,6 +305,10 @@ csb_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		itup = index_form_tuple(itupdesc, values, isnull);
 		itup->t_tid = *((ItemPointer) DatumGetPointer(bs.outslot->tts_values[bs.natts]));
 		csb_check_item_size(index, itup);
+		if (bs.unique)
+			csb_build_check_unique(&bs, heap, itup, values, isnull,
+								   DatumGetBool(bs.outslot->tts_values[bs.natts + 1]),
+								   &prev, &run_alive);
 		csb_build_add(&bs, bs.leaf, itup);
 		pfree(itup);
 	}
@@ -610,6 +673,126 @@ csb_insert_onpage(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, C
 	csb_split(st, buf, itup, off, stack);
 }
 
+/*
+ * csb_check_unique
+ *		nbtree's _bt_check_unique for csbtree.  buf is the exclusively
+ *		locked leaf where the first entry equal to the new key would go (a
+ *		descent without nextkey lands every inserter of that key on the same
+ *		page, so holding its lock serializes them).  Walk the equal entries
+ *		from there, to the right as long as the high key equals the key
+ *		(share-locking one right page at a time), and look each one up in
+ *		the heap with a dirty snapshot:
+ *		- an in-progress inserter or deleter: return its xid to wait on
+ *		  (*speculativeToken set for ON CONFLICT's speculative inserts);
+ *		- a committed live duplicate: raise unique_violation, unless our
+ *		  own heap tuple is dead already;
+ *		- UNIQUE_CHECK_PARTIAL: any possible conflict sets *is_unique false
+ *		  without waiting.
+ *		Releases only the buffers it locked itself.
+ */
+static TransactionId
+csb_check_unique(CsbState *st, Buffer buf, CsbSearchKey *key, IndexTuple itup,
+				 Relation heapRel, IndexUniqueCheck checkUnique,
+				 bool *is_unique, uint32 *speculativeToken)
+{
+	Relation	index = st->index;
+	SnapshotData SnapshotDirty;
+	Buffer		nbuf = InvalidBuffer;
+	Page		page = BufferGetPage(buf);
+	OffsetNumber off = csb_page_search(st, page, key, false);
+	bool		found = false;
+
+	InitDirtySnapshot(SnapshotDirty);
+	*is_unique = true;
+	*speculativeToken = 0;
+
+	for (;;)
+	{
+		Page		p = BufferIsValid(nbuf) ? BufferGetPage(nbuf) : page;
+		CsbPageOpaque op = CsbPageGetOpaque(p);
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+
+		if (off <= maxoff)
+		{
+			IndexTuple	cur = (IndexTuple) PageGetItem(p, PageGetItemId(p, off));
+			ItemPointerData htid = cur->t_tid;
+
+			if (csb_compare_tuple(st, key, cur) != 0)
+				break;			/* past the equal entries */
+
+			if (ItemPointerEquals(&htid, &itup->t_tid))
+				found = true;	/* our own entry (UNIQUE_CHECK_EXISTING) */
+			else if (table_index_fetch_tuple_check(heapRel, &htid, &SnapshotDirty, NULL))
+			{
+				TransactionId xwait;
+
+				if (checkUnique == UNIQUE_CHECK_PARTIAL)
+				{
+					*is_unique = false;
+					break;
+				}
+				xwait = TransactionIdIsValid(SnapshotDirty.xmin) ?
+					SnapshotDirty.xmin : SnapshotDirty.xmax;
+				if (TransactionIdIsValid(xwait))
+				{
+					if (BufferIsValid(nbuf))
+						UnlockReleaseBuffer(nbuf);
+					*speculativeToken = SnapshotDirty.speculativeToken;
+					return xwait;
+				}
+
+				/* a committed live duplicate; is our own tuple still live? */
+				htid = itup->t_tid;
+				if (!table_index_fetch_tuple_check(heapRel, &htid, SnapshotSelf, NULL))
+					break;		/* it was deleted meanwhile: no conflict */
+
+				{
+					Datum		values[INDEX_MAX_KEYS];
+					bool		isnull[INDEX_MAX_KEYS];
+					char	   *key_desc;
+
+					index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
+					key_desc = BuildIndexValueDescription(index, values, isnull);
+					if (BufferIsValid(nbuf))
+						UnlockReleaseBuffer(nbuf);
+					ereport(ERROR,
+							(errcode(ERRCODE_UNIQUE_VIOLATION),
+							 errmsg("duplicate key value violates unique constraint \"%s\"",
+									RelationGetRelationName(index)),
+							 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
+							 errtableconstraint(heapRel, RelationGetRelationName(index))));
+				}
+			}
+			off = OffsetNumberNext(off);
+			continue;
+		}
+
+		/* end of page: equal entries may go on only if the high key is equal */
+		if (CsbPageIsRightmost(op) ||
+			csb_compare_tuple(st, key, (IndexTuple) PageGetItem(p, PageGetItemId(p, CSB_HIKEY))) != 0)
+			break;
+		{
+			BlockNumber next = op->right;
+
+			if (BufferIsValid(nbuf))
+				UnlockReleaseBuffer(nbuf);
+			nbuf = csb_get_buffer(index, next, BUFFER_LOCK_SHARE);
+			off = CsbFirstData(CsbPageGetOpaque(BufferGetPage(nbuf)));
+		}
+	}
+	if (BufferIsValid(nbuf))
+		UnlockReleaseBuffer(nbuf);
+
+	if (checkUnique == UNIQUE_CHECK_EXISTING && !found)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("failed to re-find tuple within index \"%s\"",
+						RelationGetRelationName(index)),
+				 errhint("This may be because of a non-immutable index expression."),
+				 errtableconstraint(heapRel, RelationGetRelationName(index))));
+	return InvalidTransactionId;
+}
+
 bool
 csb_insert(Relation index, Datum *values, bool *isnull,
 		   ItemPointer ht_ctid, Relation heapRel,
@@ -625,18 +808,64 @@ csb_insert(Relation index, Datum *values, bool *isnull,
 	CsbStack	stack;
 	Buffer		buf;
 	OffsetNumber off;
+	bool		check = false;
+	bool		is_unique = true;
+	int			i;
 
 	itup = index_form_tuple(st->tupdesc, values, isnull);
 	itup->t_tid = *ht_ctid;
 	csb_check_item_size(index, itup);
-
-	/* after the equal keys: duplicates append at the end of their run */
 	csb_key_from_values(st, values, isnull, &key);
-	buf = csb_descend(st, &key, true, BUFFER_LOCK_EXCLUSIVE, 0, &stack);
-	off = csb_page_search(st, BufferGetPage(buf), &key, true);
+
+	/* as in nbtree, a key with a NULL is never a duplicate (unless NULLS NOT DISTINCT) */
+	if (checkUnique != UNIQUE_CHECK_NO)
+	{
+		check = true;
+		if (!index->rd_index->indnullsnotdistinct)
+			for (i = 0; i < st->natts; i++)
+				if (isnull[i])
+					check = false;
+	}
+
+	if (!check)
+	{
+		if (checkUnique == UNIQUE_CHECK_EXISTING)
+			goto done;
+		/* after the equal keys: duplicates append at the end of their run */
+		buf = csb_descend(st, &key, true, BUFFER_LOCK_EXCLUSIVE, 0, &stack);
+		off = csb_page_search(st, BufferGetPage(buf), &key, true);
+		csb_insert_onpage(st, buf, itup, off, stack);
+		goto done;
+	}
+
+	for (;;)
+	{
+		TransactionId xwait;
+		uint32		specToken;
+
+		buf = csb_descend(st, &key, false, BUFFER_LOCK_EXCLUSIVE, 0, &stack);
+		xwait = csb_check_unique(st, buf, &key, itup, heapRel, checkUnique,
+								 &is_unique, &specToken);
+		if (!TransactionIdIsValid(xwait))
+			break;
+		UnlockReleaseBuffer(buf);
+		if (specToken)
+			SpeculativeInsertionWait(xwait, specToken);
+		else
+			XactLockTableWait(xwait, heapRel, &itup->t_tid, XLTW_InsertIndex);
+	}
+	if (checkUnique == UNIQUE_CHECK_EXISTING)
+	{
+		UnlockReleaseBuffer(buf);
+		goto done;
+	}
+	/* before the equal keys, on the page whose lock we hold */
+	off = csb_page_search(st, BufferGetPage(buf), &key, false);
 	csb_insert_onpage(st, buf, itup, off, stack);
 
+done:
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	return false;
+	/* significant for UNIQUE_CHECK_PARTIAL only: true = known unique */
+	return checkUnique == UNIQUE_CHECK_PARTIAL ? is_unique : false;
 }

@@ -458,6 +458,7 @@ csb_gettuple(IndexScanDesc scan, ScanDirection dir)
 	{
 		so->started = true;
 		pgstat_count_index_scan(scan->indexRelation);
+		QS_CSB_COUNT_SEARCH(scan);
 		if (so->nomatch || !csb_first(scan, dir))
 		{
 			so->nomatch = true;

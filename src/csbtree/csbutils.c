@@ -66,7 +66,7 @@ csbtree_handler(PG_FUNCTION_ARGS)
 	r->amcanorder = true;
 	r->amcanorderbyop = false;
 	r->amcanbackward = true;
-	r->amcanunique = false;
+	r->amcanunique = true;
 	r->amcanmulticol = true;
 	r->amoptionalkey = true;
 	r->amsearcharray = false;

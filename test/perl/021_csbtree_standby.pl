@@ -51,7 +51,7 @@ $primary->safe_psql('postgres',
 same_on_standby('after 60000 inserts with splits');
 
 # VACUUM's deletions are replayed too.
-$primary->safe_psql('postgres', q{DELETE FROM t WHERE k % 4 = 0; VACUUM t});
+$primary->safe_psql('postgres', q{DELETE FROM t WHERE k % 4 = 0; VACUUM (INDEX_CLEANUP ON) t});
 same_on_standby('after DELETE and VACUUM');
 
 # REINDEX: a new relfilenode built with full-page records.

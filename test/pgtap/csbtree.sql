@@ -31,8 +31,9 @@ SELECT results_eq($$SELECT levels, pages, leaf_tuples FROM quickstep.check_index
 SELECT is((SELECT leaf_tuples FROM quickstep.check_index('tap_v')), 2000::bigint, 'varchar columns use the text class');
 SELECT throws_ok($$CREATE INDEX ON tap_t USING csbtree ((k::text::jsonb))$$, '42704', NULL,
                  'a type without an operator class is refused');
-SELECT throws_ok($$CREATE UNIQUE INDEX ON tap_t USING csbtree (k)$$, '0A000', NULL,
-                 'unique csbtree indexes are not supported');
+CREATE UNIQUE INDEX tap_u ON tap_t USING csbtree (k);
+SELECT throws_ok($$INSERT INTO tap_t VALUES (7, 'dup')$$, '23505', NULL,
+                 'a unique csbtree index refuses a duplicate with unique_violation');
 SELECT throws_ok($$SELECT quickstep.check_index('tap_t')$$, '42809', NULL,
                  'check_index() refuses a table');
 
