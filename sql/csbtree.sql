@@ -267,9 +267,21 @@ SET enable_sort = off;
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(x + y) FROM mj1 JOIN mj2 USING (k);
 SELECT count(*), sum(x + y) FROM mj1 JOIN mj2 USING (k);
+-- long runs of equal inner keys, spanning pages: mark/restore across pages
+CREATE TABLE mj3 (k int, z int);
+INSERT INTO mj3 SELECT i % 40, i FROM generate_series(1, 20000) i;
+CREATE INDEX mj3_k ON mj3 USING csbtree (k);
+CREATE TABLE mj4 (k int, w int);
+INSERT INTO mj4 SELECT i % 45, i FROM generate_series(1, 135) i;
+CREATE INDEX mj4_k ON mj4 USING csbtree (k);
+ANALYZE mj3, mj4;
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(z::int8 * w) FROM mj4 JOIN mj3 USING (k);
+SELECT count(*), sum(z::int8 * w) FROM mj4 JOIN mj3 USING (k);
 RESET ALL;
 SET client_min_messages = warning;
 SELECT count(*), sum(x + y) FROM mj1 JOIN mj2 USING (k);
+SELECT count(*), sum(z::int8 * w) FROM mj4 JOIN mj3 USING (k);
 
 -- Page splits: 100k inserts into an existing index, ascending, descending
 -- and scattered, with duplicates.

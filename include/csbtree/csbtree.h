@@ -195,6 +195,8 @@ extern void csb_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern bool csb_gettuple(IndexScanDesc scan, ScanDirection dir);
 extern int64 csb_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void csb_endscan(IndexScanDesc scan);
+extern void csb_markpos(IndexScanDesc scan);
+extern void csb_restrpos(IndexScanDesc scan);
 
 /* csbvacuum.c */
 extern IndexBulkDeleteResult *csb_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,

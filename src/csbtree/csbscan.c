@@ -23,6 +23,23 @@ typedef struct CsbScanItem
 	uint16		tupleOffset;	/* in tuples[] */
 } CsbScanItem;
 
+/* A saved scan position (ammarkpos), with its own pin on its page. */
+typedef struct CsbScanMark
+{
+	bool		valid;
+	Buffer		pinbuf;
+	BlockNumber curblk;
+	BlockNumber leftblk;
+	BlockNumber rightblk;
+	bool		moreLeft;
+	bool		moreRight;
+	int			nitems;
+	int			cur;
+	int			tuplesused;
+	CsbScanItem *items;			/* MaxIndexTuplesPerPage, allocated at first mark */
+	char	   *tuples;			/* BLCKSZ */
+} CsbScanMark;
+
 typedef struct CsbScanOpaqueData
 {
 	CsbState   *st;
@@ -45,6 +62,8 @@ typedef struct CsbScanOpaqueData
 	CsbScanItem items[MaxIndexTuplesPerPage];
 	char	   *tuples;			/* BLCKSZ of copied tuples */
 	int			tuplesused;
+
+	CsbScanMark mark;
 } CsbScanOpaqueData;
 
 typedef CsbScanOpaqueData *CsbScanOpaque;
@@ -80,6 +99,77 @@ csb_release_page(CsbScanOpaque so)
 	so->cur = 0;
 }
 
+static void
+csb_release_mark(CsbScanOpaque so)
+{
+	if (so->mark.valid && BufferIsValid(so->mark.pinbuf))
+		ReleaseBuffer(so->mark.pinbuf);
+	so->mark.valid = false;
+	so->mark.pinbuf = InvalidBuffer;
+}
+
+/*
+ * csb_markpos / csb_restrpos
+ *		Save the current position (the item last returned) and go back to
+ *		it; the mark keeps a pin of its own on its page.  Merge joins use
+ *		them to rescan runs of equal inner keys.
+ */
+void
+csb_markpos(IndexScanDesc scan)
+{
+	CsbScanOpaque so = (CsbScanOpaque) scan->opaque;
+	CsbScanMark *m = &so->mark;
+
+	csb_release_mark(so);
+	if (!so->started || so->nomatch)
+		return;
+	if (m->items == NULL)
+	{
+		m->items = MemoryContextAlloc(so->cxt, sizeof(CsbScanItem) * MaxIndexTuplesPerPage);
+		m->tuples = MemoryContextAlloc(so->cxt, BLCKSZ);
+	}
+	m->pinbuf = so->pinbuf;
+	if (BufferIsValid(m->pinbuf))
+		IncrBufferRefCount(m->pinbuf);
+	m->curblk = so->curblk;
+	m->leftblk = so->leftblk;
+	m->rightblk = so->rightblk;
+	m->moreLeft = so->moreLeft;
+	m->moreRight = so->moreRight;
+	m->nitems = so->nitems;
+	m->cur = so->cur;
+	m->tuplesused = so->tuplesused;
+	memcpy(m->items, so->items, sizeof(CsbScanItem) * so->nitems);
+	memcpy(m->tuples, so->tuples, so->tuplesused);
+	m->valid = true;
+}
+
+void
+csb_restrpos(IndexScanDesc scan)
+{
+	CsbScanOpaque so = (CsbScanOpaque) scan->opaque;
+	CsbScanMark *m = &so->mark;
+
+	if (!m->valid)
+		return;
+	csb_release_page(so);
+	so->pinbuf = m->pinbuf;
+	if (BufferIsValid(so->pinbuf))
+		IncrBufferRefCount(so->pinbuf);
+	so->curblk = m->curblk;
+	so->leftblk = m->leftblk;
+	so->rightblk = m->rightblk;
+	so->moreLeft = m->moreLeft;
+	so->moreRight = m->moreRight;
+	so->nitems = m->nitems;
+	so->cur = m->cur;
+	so->tuplesused = m->tuplesused;
+	memcpy(so->items, m->items, sizeof(CsbScanItem) * m->nitems);
+	memcpy(so->tuples, m->tuples, m->tuplesused);
+	so->started = true;
+	so->nomatch = false;
+}
+
 void
 csb_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		   ScanKey orderbys, int norderbys)
@@ -89,6 +179,7 @@ csb_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	int			i;
 
 	csb_release_page(so);
+	csb_release_mark(so);
 	so->started = false;
 	so->nomatch = false;
 	if (scankey && scan->numberOfKeys > 0)
@@ -499,6 +590,7 @@ csb_endscan(IndexScanDesc scan)
 	CsbScanOpaque so = (CsbScanOpaque) scan->opaque;
 
 	csb_release_page(so);
+	csb_release_mark(so);
 	pfree(so->tuples);
 	pfree(so);
 	scan->opaque = NULL;

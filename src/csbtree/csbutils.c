@@ -97,8 +97,8 @@ csbtree_handler(PG_FUNCTION_ARGS)
 	r->amgettuple = csb_gettuple;
 	r->amgetbitmap = csb_getbitmap;
 	r->amendscan = csb_endscan;
-	r->ammarkpos = NULL;
-	r->amrestrpos = NULL;
+	r->ammarkpos = csb_markpos;
+	r->amrestrpos = csb_restrpos;
 	r->amestimateparallelscan = NULL;
 	r->aminitparallelscan = NULL;
 	r->amparallelrescan = NULL;
