@@ -1,0 +1,768 @@
+/*-------------------------------------------------------------------------
+ *
+ * csbutils.c
+ *	  csbtree: the handler, key comparison, normalized keys, the in-page
+ *	  CSB+-tree directory and the Lehman-Yao descent.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "csbtree/csbtree.h"
+
+#include "access/reloptions.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datum.h"
+#include "utils/fmgrprotos.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include <math.h>
+
+PG_FUNCTION_INFO_V1(csbtree_handler);
+
+static bytea *
+csb_options(Datum reloptions, bool validate)
+{
+	if (validate && DatumGetPointer(reloptions) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("csbtree indexes take no storage parameters")));
+	return NULL;
+}
+
+static bool
+csb_canreturn(Relation index, int attno)
+{
+	return true;
+}
+
+#ifdef QS_CSB_HAS_TRANSLATE
+CompareType
+csb_translate_strategy(StrategyNumber strategy, Oid opfamily)
+{
+	if (strategy >= 1 && strategy <= 5)
+		return (CompareType) strategy;
+	return COMPARE_INVALID;
+}
+
+StrategyNumber
+csb_translate_cmptype(CompareType cmptype, Oid opfamily)
+{
+	if (cmptype >= COMPARE_LT && cmptype <= COMPARE_GT)
+		return (StrategyNumber) cmptype;
+	return InvalidStrategy;
+}
+#endif
+
+Datum
+csbtree_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *r = makeNode(IndexAmRoutine);
+
+	r->amstrategies = CSB_NSTRATEGIES;
+	r->amsupport = CSB_NPROCS;
+	r->amoptsprocnum = 0;
+	r->amcanorder = true;
+	r->amcanorderbyop = false;
+	r->amcanbackward = true;
+	r->amcanunique = true;
+	r->amcanmulticol = true;
+	r->amoptionalkey = true;
+	r->amsearcharray = false;
+	r->amsearchnulls = true;
+	r->amstorage = false;
+	r->amclusterable = false;
+	r->ampredlocks = false;
+	r->amcanparallel = false;
+	r->amcaninclude = false;
+	r->amusemaintenanceworkmem = false;
+	r->amparallelvacuumoptions = 0;
+	r->amkeytype = InvalidOid;
+
+	r->ambuild = csb_build;
+	r->ambuildempty = csb_buildempty;
+	r->aminsert = csb_insert;
+	r->ambulkdelete = csb_bulkdelete;
+	r->amvacuumcleanup = csb_vacuumcleanup;
+	r->amcanreturn = csb_canreturn;
+	r->amcostestimate = csb_costestimate;
+	r->amoptions = csb_options;
+	r->amproperty = NULL;
+	r->ambuildphasename = NULL;
+	r->amvalidate = csb_validate;
+	r->amadjustmembers = NULL;
+	r->ambeginscan = csb_beginscan;
+	r->amrescan = csb_rescan;
+	r->amgettuple = csb_gettuple;
+	r->amgetbitmap = csb_getbitmap;
+	r->amendscan = csb_endscan;
+	r->ammarkpos = csb_markpos;
+	r->amrestrpos = csb_restrpos;
+	r->amestimateparallelscan = NULL;
+	r->aminitparallelscan = NULL;
+	r->amparallelrescan = NULL;
+	QS_CSB_AMROUTINE_EXTRA(r);
+
+	PG_RETURN_POINTER(r);
+}
+
+/* ------------------------------------------------------------------------
+ * Index state and normalized keys
+ * ------------------------------------------------------------------------
+ */
+
+CsbNkKind
+csb_type_nkkind(Oid type, Oid collation)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return CSB_NK_INT;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			return CSB_NK_FLOAT;
+		case DATEOID:
+			return CSB_NK_DATE;
+		case TIMESTAMPOID:
+			return CSB_NK_TS;
+		case TIMESTAMPTZOID:
+			return CSB_NK_TSTZ;
+		case UUIDOID:
+			return CSB_NK_UUID;
+		case TEXTOID:
+		case VARCHAROID:
+			return qs_csb_collate_is_c(collation) ? CSB_NK_TEXT_C : CSB_NK_NONE;
+		default:
+			return CSB_NK_NONE;
+	}
+}
+
+CsbState *
+csb_init_state(Relation index)
+{
+	CsbState   *st = palloc0(sizeof(CsbState));
+	int			i;
+
+	st->index = index;
+	st->tupdesc = RelationGetDescr(index);
+	st->natts = IndexRelationGetNumberOfKeyAttributes(index);
+	for (i = 0; i < st->natts; i++)
+	{
+		CsbColumn  *c = &st->cols[i];
+		int16		opt = index->rd_indoption[i];
+
+		c->cmp = index_getprocinfo(index, i + 1, CSB_CMP_PROC);
+		c->collation = index->rd_indcollation[i];
+		c->desc = (opt & INDOPTION_DESC) != 0;
+		c->nullsfirst = (opt & INDOPTION_NULLS_FIRST) != 0;
+		c->nkkind = csb_type_nkkind(index->rd_opcintype[i], c->collation);
+	}
+	return st;
+}
+
+static inline uint32
+csb_flip32(int32 v)
+{
+	return ((uint32) v) ^ UINT32_C(0x80000000);
+}
+
+static inline uint32
+csb_high_half(int64 v)
+{
+	return (uint32) ((((uint64) v) ^ UINT64_C(0x8000000000000000)) >> 32);
+}
+
+static uint32
+csb_float_nk(double d)
+{
+	uint64		u;
+
+	if (isnan(d))
+		return UINT32_MAX;		/* NaN sorts above everything */
+	if (d == 0.0)
+		d = 0.0;				/* -0 equals +0 */
+	memcpy(&u, &d, sizeof(u));
+	if (u >> 63)
+		u = ~u;
+	else
+		u |= UINT64_C(0x8000000000000000);
+	return (uint32) (u >> 32);
+}
+
+static uint32
+csb_bytes_nk(const unsigned char *p, int len)
+{
+	uint32		k = 0;
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		k = (k << 8) | (i < len ? p[i] : 0);
+	return k;
+}
+
+/*
+ * csb_nk
+ *		The normalized key of a value: a uint32 that never decreases along
+ *		the index order (a <= b in index order implies nk(a) <= nk(b)).
+ *		Equal nk say nothing; ties are settled by the support function.
+ */
+uint32
+csb_nk(CsbNkKind kind, Datum value, bool isnull, bool desc, bool nullsfirst)
+{
+	uint32		k;
+
+	if (isnull)
+		return nullsfirst ? 0 : UINT32_MAX;
+
+	switch (kind)
+	{
+		case CSB_NK_INT:
+			{
+				/* the caller's type decides; all three fit an int64 */
+				int64		v = DatumGetInt64(value);
+
+				if (v < PG_INT32_MIN)
+					k = 0;
+				else if (v > PG_INT32_MAX)
+					k = UINT32_MAX;
+				else
+					k = csb_flip32((int32) v);
+				break;
+			}
+		case CSB_NK_FLOAT:
+			k = csb_float_nk(DatumGetFloat8(value));
+			break;
+		case CSB_NK_DATE:
+			k = csb_flip32(DatumGetDateADT(value));
+			break;
+		case CSB_NK_TS:
+		case CSB_NK_TSTZ:
+			k = csb_high_half(DatumGetInt64(value));
+			break;
+		case CSB_NK_UUID:
+			k = csb_bytes_nk(DatumGetUUIDP(value)->data, 4);
+			break;
+		case CSB_NK_TEXT_C:
+			{
+				text	   *t = (text *) PG_DETOAST_DATUM_PACKED(value);
+
+				k = csb_bytes_nk((unsigned char *) VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+				if ((Pointer) t != DatumGetPointer(value))
+					pfree(t);
+				break;
+			}
+		default:
+			k = 0;
+			break;
+	}
+	return desc ? ~k : k;
+}
+
+/*
+ * Integer and float values reach csb_nk as int64 / float8 Datums; widen
+ * the narrower types first.
+ */
+static Datum
+csb_widen(Oid type, Datum value)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return Int64GetDatum((int64) DatumGetInt16(value));
+		case INT4OID:
+			return Int64GetDatum((int64) DatumGetInt32(value));
+		case FLOAT4OID:
+			return Float8GetDatum((double) DatumGetFloat4(value));
+		default:
+			return value;
+	}
+}
+
+/* The nk of the first column of an index tuple. */
+static uint32
+csb_tuple_nk(CsbState *st, IndexTuple itup)
+{
+	CsbColumn  *c = &st->cols[0];
+	bool		isnull;
+	Datum		d;
+
+	if (c->nkkind == CSB_NK_NONE)
+		return 0;
+	d = index_getattr(itup, 1, st->tupdesc, &isnull);
+	if (!isnull)
+		d = csb_widen(TupleDescAttr(st->tupdesc, 0)->atttypid, d);
+	return csb_nk(c->nkkind, d, isnull, c->desc, c->nullsfirst);
+}
+
+/* The nk of a value of the given type, for the index's first column. */
+uint32
+csb_value_nk(CsbState *st, Oid type, Datum value, bool isnull)
+{
+	CsbColumn  *c = &st->cols[0];
+
+	if (!isnull)
+		value = csb_widen(type, value);
+	return csb_nk(c->nkkind, value, isnull, c->desc, c->nullsfirst);
+}
+
+static void
+csb_key_set_nk(CsbState *st, CsbSearchKey *key)
+{
+	key->has_nk = (st->cols[0].nkkind != CSB_NK_NONE);
+	if (key->has_nk)
+		key->nk = csb_value_nk(st, TupleDescAttr(st->tupdesc, 0)->atttypid,
+							   key->cols[0].value, key->cols[0].isnull);
+}
+
+void
+csb_key_from_values(CsbState *st, Datum *values, bool *isnull, CsbSearchKey *key)
+{
+	int			i;
+
+	key->nkeys = st->natts;
+	for (i = 0; i < st->natts; i++)
+	{
+		key->cols[i].value = values[i];
+		key->cols[i].isnull = isnull[i];
+		key->cols[i].cmp = st->cols[i].cmp;
+		key->cols[i].collation = st->cols[i].collation;
+		key->cols[i].desc = st->cols[i].desc;
+		key->cols[i].nullsfirst = st->cols[i].nullsfirst;
+	}
+	csb_key_set_nk(st, key);
+}
+
+void
+csb_key_from_tuple(CsbState *st, IndexTuple itup, CsbSearchKey *key)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+
+	index_deform_tuple(itup, st->tupdesc, values, isnull);
+	csb_key_from_values(st, values, isnull, key);
+}
+
+/*
+ * csb_compare_tuple
+ *		<0, 0, >0 as the key sorts before, with, after the tuple in index
+ *		order, comparing the key's columns only.
+ */
+int
+csb_compare_tuple(CsbState *st, CsbSearchKey *key, IndexTuple itup)
+{
+	int			i;
+
+	for (i = 0; i < key->nkeys; i++)
+	{
+		CsbKeyCol  *k = &key->cols[i];
+		bool		isnull;
+		Datum		d = index_getattr(itup, i + 1, st->tupdesc, &isnull);
+		int32		r;
+
+		if (k->isnull)
+		{
+			if (isnull)
+				r = 0;
+			else
+				r = k->nullsfirst ? -1 : 1;
+		}
+		else if (isnull)
+			r = k->nullsfirst ? 1 : -1;
+		else
+		{
+			r = DatumGetInt32(FunctionCall2Coll(k->cmp, k->collation, d, k->value));
+			/* r compares item with key; we want key with item */
+			if (!k->desc)
+				INVERT_COMPARE_RESULT(r);
+		}
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* As csb_compare_tuple, and the first data item of an internal page is -inf. */
+int
+csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+
+	if (!CsbPageIsLeaf(op) && off == CsbFirstData(op))
+		return 1;
+	return csb_compare_tuple(st, key,
+							 (IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
+}
+
+/* ------------------------------------------------------------------------
+ * The in-page CSB+-tree directory
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * csb_build_directory
+ *		Compute the directory of a page into *out (only the directory
+ *		fields of *out are written).  Built bottom-up and fully packed: the
+ *		bottom level holds the max nk of each group of CSB_GROUP items,
+ *		each level above the max of each node below; the nodes of one level
+ *		are stored contiguously, so the children of a node form a node group
+ *		and a node needs to name only its first child.
+ */
+void
+csb_build_directory(CsbState *st, Page page, CsbPageOpaque out)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	OffsetNumber first = CsbFirstData(op);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			n = (maxoff >= first) ? maxoff - first + 1 : 0;
+	int			ngroups = (n + CSB_GROUP - 1) / CSB_GROUP;
+	uint32		keys[(MaxIndexTuplesPerPage + CSB_GROUP - 1) / CSB_GROUP];
+	CsbDirNode	levels[8][CSB_MAX_NODES];
+	int			lcount[8];
+	int			nlev = 0;
+	int			nkeys = ngroups;
+	int			g,
+				l,
+				total,
+				pos;
+
+	memset(out->dir, 0, sizeof(out->dir));
+	out->ngroups = ngroups;
+	out->ndirnodes = 0;
+	out->dirlevels = 0;
+	if (n == 0)
+		return;
+
+	for (g = 0; g < ngroups; g++)
+	{
+		int			last = Min(n - 1, g * CSB_GROUP + CSB_GROUP - 1);
+
+		if (!CsbPageIsLeaf(op) && last == 0)
+			keys[g] = 0;		/* the -inf item */
+		else
+			keys[g] = csb_tuple_nk(st, (IndexTuple)
+								   PageGetItem(page, PageGetItemId(page, first + last)));
+	}
+
+	/* bottom-up: level 0 over groups, each next level over nodes */
+	for (;;)
+	{
+		int			nn = (nkeys + CSB_NODE_FANOUT - 1) / CSB_NODE_FANOUT;
+		int			i;
+
+		if (nn > CSB_MAX_NODES || nlev >= 8)
+			elog(ERROR, "csbtree: page directory needs more than %d nodes", CSB_MAX_NODES);
+		for (i = 0; i < nn; i++)
+		{
+			CsbDirNode *node = &levels[nlev][i];
+			int			j;
+
+			node->firstchild = i * CSB_NODE_FANOUT;	/* fixed up below */
+			node->nkeys = Min(CSB_NODE_FANOUT, nkeys - i * CSB_NODE_FANOUT);
+			for (j = 0; j < CSB_NODE_FANOUT; j++)
+				node->keys[j] = (j < node->nkeys) ? keys[i * CSB_NODE_FANOUT + j] : 0;
+		}
+		lcount[nlev++] = nn;
+		if (nn == 1)
+			break;
+		for (i = 0; i < nn; i++)
+			keys[i] = levels[nlev - 1][i].keys[levels[nlev - 1][i].nkeys - 1];
+		nkeys = nn;
+	}
+
+	total = 0;
+	for (l = 0; l < nlev; l++)
+		total += lcount[l];
+	if (total > CSB_MAX_NODES)
+		elog(ERROR, "csbtree: page directory needs more than %d nodes", CSB_MAX_NODES);
+
+	/* store top-down: root at 0, each level's nodes after the one above */
+	pos = 0;
+	for (l = nlev - 1; l >= 0; l--)
+	{
+		int			below = pos + lcount[l];	/* where level l-1 starts */
+		int			i;
+
+		for (i = 0; i < lcount[l]; i++)
+		{
+			out->dir[pos + i] = levels[l][i];
+			if (l > 0)
+				out->dir[pos + i].firstchild = below + i * CSB_NODE_FANOUT;
+		}
+		pos += lcount[l];
+	}
+	out->ndirnodes = total;
+	out->dirlevels = nlev;
+}
+
+void
+csb_rebuild_directory(CsbState *st, Page page)
+{
+	csb_build_directory(st, page, CsbPageGetOpaque(page));
+}
+
+/*
+ * csb_dir_search
+ *		The first item group whose largest nk is >= x (> x when strict), or
+ *		ngroups when there is none.  One cache line per directory level.
+ */
+int
+csb_dir_search(CsbPageOpaque op, uint32 x, bool strict)
+{
+	CsbDirNode *node;
+	int			lvl;
+
+	if (op->ndirnodes == 0)
+		return 0;
+	node = &op->dir[0];
+	for (lvl = op->dirlevels;; lvl--)
+	{
+		int			j;
+
+		for (j = 0; j < node->nkeys; j++)
+		{
+			if (strict ? node->keys[j] > x : node->keys[j] >= x)
+				break;
+		}
+		if (j == node->nkeys)
+		{
+			/* only possible at the root: every key is below x */
+			return op->ngroups;
+		}
+		if (lvl == 1)
+			return node->firstchild + j;
+		node = &op->dir[node->firstchild + j];
+	}
+}
+
+/*
+ * csb_page_search
+ *		The offset of the first data item >= key (> key when nextkey), or
+ *		maxoff + 1.  The directory narrows the range to the item groups
+ *		whose nk can equal the key's; the support function settles the
+ *		rest by binary search.
+ */
+OffsetNumber
+csb_page_search(CsbState *st, Page page, CsbSearchKey *key, bool nextkey)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	OffsetNumber first = CsbFirstData(op);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			n = (maxoff >= first) ? maxoff - first + 1 : 0;
+	int			lo = 0,
+				hi = n;
+
+	if (n == 0)
+		return first;
+	if (key->has_nk && op->ndirnodes > 0)
+	{
+		int			g1 = csb_dir_search(op, key->nk, false);
+		int			g2 = csb_dir_search(op, key->nk, true);
+
+		lo = Min(n, g1 * CSB_GROUP);
+		hi = Min(n, (g2 + 1) * CSB_GROUP);
+	}
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		int			c = csb_compare(st, key, page, first + mid);
+
+		if (c > 0 || (nextkey && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return first + lo;
+}
+
+/* ------------------------------------------------------------------------
+ * Pages, buffers, descent
+ * ------------------------------------------------------------------------
+ */
+
+void
+csb_init_page(Page page, uint16 level, uint16 flags)
+{
+	CsbPageOpaque op;
+
+	PageInit(page, BLCKSZ, CSB_SPECIAL_SIZE);
+	op = CsbPageGetOpaque(page);
+	op->left = InvalidBlockNumber;
+	op->right = InvalidBlockNumber;
+	op->level = level;
+	op->flags = flags;
+	op->page_id = CSB_PAGE_ID;
+}
+
+Buffer
+csb_get_buffer(Relation index, BlockNumber blkno, int access)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+
+	LockBuffer(buf, access);
+	if (PageIsNew(BufferGetPage(buf)) ||
+		CsbPageGetOpaque(BufferGetPage(buf))->page_id != CSB_PAGE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains unexpected zero or foreign page at block %u",
+						RelationGetRelationName(index), blkno)));
+	return buf;
+}
+
+void
+csb_read_meta(Relation index, BlockNumber *root, uint32 *rootlevel)
+{
+	Buffer		buf = csb_get_buffer(index, CSB_METAPAGE, BUFFER_LOCK_SHARE);
+	CsbMetaData *meta = CsbPageGetMeta(BufferGetPage(buf));
+
+	if (meta->magic != CSB_MAGIC || meta->version != CSB_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not a csbtree index of version %d",
+						RelationGetRelationName(index), CSB_VERSION)));
+	*root = meta->root;
+	*rootlevel = meta->rootlevel;
+	UnlockReleaseBuffer(buf);
+}
+
+void
+csb_check_item_size(Relation index, IndexTuple itup)
+{
+	Size		sz = IndexTupleSize(itup);
+
+	if (sz > CSB_MAX_ITEM_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds csbtree maximum %zu for index \"%s\"",
+						sz, (Size) CSB_MAX_ITEM_SIZE, RelationGetRelationName(index))));
+}
+
+/*
+ * csb_moveright
+ *		Lehman-Yao: while the key is beyond the page's high key (>= when
+ *		nextkey), a concurrent split moved it right; follow the right-link.
+ *		key == NULL means "to the rightmost page".
+ */
+Buffer
+csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int access)
+{
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		CsbPageOpaque op = CsbPageGetOpaque(page);
+		BlockNumber next;
+
+		if (CsbPageIsRightmost(op))
+			break;
+		if (key != NULL)
+		{
+			int			c = csb_compare_tuple(st, key, (IndexTuple)
+											  PageGetItem(page, PageGetItemId(page, CSB_HIKEY)));
+
+			if (!(c > 0 || (nextkey && c == 0)))
+				break;
+		}
+		next = op->right;
+		UnlockReleaseBuffer(buf);
+		buf = csb_get_buffer(st->index, next, access);
+	}
+	return buf;
+}
+
+static void
+csb_push(CsbStack *stackp, BlockNumber blkno, OffsetNumber off)
+{
+	CsbStack	s;
+
+	if (stackp == NULL)
+		return;
+	s = palloc(sizeof(CsbStackData));
+	s->blkno = blkno;
+	s->offset = off;
+	s->parent = *stackp;
+	*stackp = s;
+}
+
+/*
+ * csb_descend
+ *		From the root down to the page of target_level where the key
+ *		belongs (first item >= key, > key when nextkey), returned locked in
+ *		mode access.  Only one page is locked at a time.  The path is
+ *		pushed on *stackp (parent first popped), when stackp is given.
+ *		Returns InvalidBuffer when the tree has no level target_level.
+ */
+Buffer
+csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
+			uint32 target_level, CsbStack *stackp)
+{
+	BlockNumber blkno;
+	uint32		level;
+	Buffer		buf;
+
+	if (stackp)
+		*stackp = NULL;
+	csb_read_meta(st->index, &blkno, &level);
+	if (level < target_level)
+		return InvalidBuffer;
+
+	for (;;)
+	{
+		Page		page;
+		OffsetNumber off;
+		IndexTuple	itup;
+		BlockNumber child;
+
+		buf = csb_get_buffer(st->index, blkno,
+							 level == target_level ? access : BUFFER_LOCK_SHARE);
+		buf = csb_moveright(st, buf, key, nextkey,
+							level == target_level ? access : BUFFER_LOCK_SHARE);
+		if (level == target_level)
+			return buf;
+
+		page = BufferGetPage(buf);
+		off = csb_page_search(st, page, key, nextkey);
+		/* the item before: the last one < key (<= when nextkey) */
+		off = OffsetNumberPrev(off);
+		Assert(off >= CsbFirstData(CsbPageGetOpaque(page)));
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		child = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
+		csb_push(stackp, BufferGetBlockNumber(buf), off);
+		UnlockReleaseBuffer(buf);
+		blkno = child;
+		level--;
+	}
+}
+
+/*
+ * csb_descend_edge
+ *		The leftmost or the rightmost leaf, share-locked.
+ */
+Buffer
+csb_descend_edge(CsbState *st, bool rightmost)
+{
+	BlockNumber blkno;
+	uint32		level;
+
+	csb_read_meta(st->index, &blkno, &level);
+	for (;;)
+	{
+		Buffer		buf = csb_get_buffer(st->index, blkno, BUFFER_LOCK_SHARE);
+		Page		page;
+		CsbPageOpaque op;
+		OffsetNumber off;
+		IndexTuple	itup;
+
+		if (rightmost)
+			buf = csb_moveright(st, buf, NULL, false, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		op = CsbPageGetOpaque(page);
+		if (CsbPageIsLeaf(op))
+			return buf;
+		off = rightmost ? PageGetMaxOffsetNumber(page) : CsbFirstData(op);
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		blkno = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
+		UnlockReleaseBuffer(buf);
+	}
+}
