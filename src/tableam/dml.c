@@ -1,0 +1,1001 @@
+/*-------------------------------------------------------------------------
+ *
+ * dml.c
+ *	  Engine writes: insert, multi-insert, speculative insert, delete,
+ *	  update, row locks.
+ *
+ * Every page change goes through generic WAL (GenericXLogStart/Register/
+ * Finish): crash recovery and standbys replay it without a resource
+ * manager of ours.  MVCC decisions are heap's own (HeapTupleSatisfiesUpdate
+ * and friends) on the header the layout presents; the header fields are set
+ * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
+ *
+ * Row locks.  Heap shares a row between several lockers through a
+ * multixact.  This engine never creates a multixact: a row carries at most
+ * one locker or updater, so a lock requested by another transaction waits
+ * (or fails, NOWAIT / SKIP LOCKED) whenever the row is locked or being
+ * modified by anyone else, whatever the two strengths.  The infomask still
+ * records the strength (KEY SHARE, SHARE, NO KEY UPDATE, UPDATE) as heap
+ * does.  That is correct (more waiting than heap, never less).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/hio.h"
+#include "access/htup_details.h"
+#include "access/multixact.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/freespace.h"
+#include "storage/lmgr.h"
+#include "storage/predicate.h"
+#include "utils/combocid.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+/* policy value for "do not wait, report TM_BeingModified" (delete/update
+ * with wait = false) */
+#define QS_WAIT_REPORT	((LockWaitPolicy) -1)
+
+/* ------------------------------------------------------------------------
+ * Choosing a page
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * qs_get_buffer
+ *		A buffer, exclusively locked, whose page fits 'tup', never block
+ *		'exclude'.  New pages are returned all-zero (*isnew): the caller
+ *		formats them inside its WAL section.
+ */
+static Buffer
+qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
+			  BufferAccessStrategy strategy, BlockNumber exclude, bool use_fsm,
+			  bool *isnew)
+{
+	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	Size		need = MAXALIGN(tup->t_len) + reserve;
+	BlockNumber target = InvalidBlockNumber;
+	Buffer		buf;
+
+	if (MAXALIGN(tup->t_len) > L->max_record_size())
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row is too big: size %zu, maximum size %zu",
+						(size_t) tup->t_len, (size_t) L->max_record_size())));
+	/* a record too big for the fillfactor still goes on an empty page */
+	if (MAXALIGN(tup->t_len) + reserve > L->max_record_size())
+		reserve = 0;
+
+	*isnew = false;
+	target = RelationGetTargetBlock(rel);
+	if (target == InvalidBlockNumber && use_fsm)
+		target = GetPageWithFreeSpace(rel, need);
+	if (target == InvalidBlockNumber)
+	{
+		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+		if (nblocks > 0)
+			target = nblocks - 1;
+	}
+
+	while (target != InvalidBlockNumber)
+	{
+		Page		page;
+		Size		freespace;
+
+		if (target == exclude)
+		{
+			target = use_fsm ? GetPageWithFreeSpace(rel, need) : InvalidBlockNumber;
+			if (target == exclude)
+				target = InvalidBlockNumber;
+			continue;
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page))
+		{
+			*isnew = true;
+			RelationSetTargetBlock(rel, target);
+			return buf;
+		}
+		if (L->record_fits(page, tup, reserve))
+		{
+			RelationSetTargetBlock(rel, target);
+			return buf;
+		}
+		freespace = L->free_space(page);
+		UnlockReleaseBuffer(buf);
+		if (!use_fsm)
+			break;
+		target = RecordAndGetPageWithFreeSpace(rel, target, freespace, need);
+	}
+
+	buf = qs_extend_rel(rel, strategy);
+	if (!PageIsNew(BufferGetPage(buf)))
+		elog(ERROR, "page %u of relation \"%s\" should be empty but is not",
+			 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+	*isnew = true;
+	RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
+	return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * Insert
+ * ------------------------------------------------------------------------
+ */
+
+/* set the header of a new version as heap_prepare_insert does */
+static void
+qs_prepare_header(Relation rel, HeapTuple tup, TransactionId xid,
+				  CommandId cid, int options)
+{
+	tup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
+	tup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK);
+	tup->t_data->t_infomask |= HEAP_XMAX_INVALID;
+	HeapTupleHeaderSetXmin(tup->t_data, xid);
+	if (options & HEAP_INSERT_FROZEN)
+		HeapTupleHeaderSetXminFrozen(tup->t_data);
+	HeapTupleHeaderSetCmin(tup->t_data, cid);
+	HeapTupleHeaderSetXmax(tup->t_data, 0);
+	tup->t_tableOid = RelationGetRelid(rel);
+}
+
+static bool
+qs_needs_toast(Relation rel, HeapTuple tup)
+{
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_MATVIEW)
+		return false;
+	return HeapTupleHasExternal(tup) || tup->t_len > TOAST_TUPLE_THRESHOLD;
+}
+
+void
+qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
+			   BufferAccessStrategy strategy, bool use_fsm)
+{
+	Buffer		buf;
+	bool		isnew;
+	GenericXLogState *state;
+	Page		page;
+	OffsetNumber off;
+	BlockNumber blkno;
+
+	buf = qs_get_buffer(rel, L, tup, strategy, InvalidBlockNumber, use_fsm, &isnew);
+	blkno = BufferGetBlockNumber(buf);
+
+	CheckForSerializableConflictIn(rel, NULL, blkno);
+
+	state = GenericXLogStart(rel);
+	page = GenericXLogRegisterBuffer(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
+	if (isnew)
+		L->init_page(page, BufferGetPageSize(buf));
+	off = L->put_record(page, blkno, tup);
+	if (off == InvalidOffsetNumber)
+	{
+		GenericXLogAbort(state);
+		UnlockReleaseBuffer(buf);
+		elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
+			 tup->t_len, blkno, RelationGetRelationName(rel));
+	}
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(buf);
+}
+
+static void
+qs_insert_one(Relation rel, const QsPageLayout *L, TupleTableSlot *slot,
+			  CommandId cid, int options, BulkInsertState bistate,
+			  uint32 specToken)
+{
+	bool		shouldFree = true;
+	HeapTuple	tup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
+	HeapTuple	heaptup;
+	TransactionId xid = GetCurrentTransactionId();
+
+	slot->tts_tableOid = RelationGetRelid(rel);
+	qs_prepare_header(rel, tup, xid, cid, options);
+	if (qs_needs_toast(rel, tup))
+		heaptup = heap_toast_insert_or_update(rel, tup, NULL, options);
+	else
+		heaptup = tup;
+	if (options & HEAP_INSERT_SPECULATIVE)
+		HeapTupleHeaderSetSpeculativeToken(heaptup->t_data, specToken);
+
+	qs_place_tuple(rel, L, heaptup,
+				   bistate ? bistate->strategy : NULL,
+				   !(options & HEAP_INSERT_SKIP_FSM));
+
+	pgstat_count_heap_insert(rel, 1);
+	slot->tts_tid = heaptup->t_self;
+	tup->t_self = heaptup->t_self;
+	if (heaptup != tup)
+		heap_freetuple(heaptup);
+	if (shouldFree)
+		pfree(tup);
+}
+
+void
+qs_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+				int options, struct BulkInsertStateData *bistate)
+{
+	qs_insert_one(rel, qs_layout_of(rel), slot, cid, options, bistate, 0);
+}
+
+void
+qs_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
+							int options, struct BulkInsertStateData *bistate,
+							uint32 specToken)
+{
+	qs_insert_one(rel, qs_layout_of(rel), slot, cid,
+				  options | HEAP_INSERT_SPECULATIVE, bistate, specToken);
+}
+
+void
+qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
+				CommandId cid, int options, struct BulkInsertStateData *bistate)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+
+	for (int i = 0; i < ntuples; i++)
+		qs_insert_one(rel, L, slots[i], cid, options, bistate, 0);
+}
+
+void
+qs_finish_bulk_insert(Relation rel, int options)
+{
+	/* every page change was WAL-logged (generic WAL): nothing to sync */
+}
+
+/*
+ * Speculative insertion finished: confirm (t_ctid points at itself) or kill
+ * (xmin invalid: dead to everyone), as heap_finish_speculative and
+ * heap_abort_speculative do.
+ */
+void
+qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+							  uint32 specToken, bool succeeded)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	ItemPointer tid = &slot->tts_tid;
+	Buffer		buf;
+	GenericXLogState *state;
+	Page		page;
+	HeapTupleHeader hdr;
+	HeapTupleHeaderData scratch;
+	HeapTuple	oldcopy = NULL;
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+
+	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (L->record_state(BufferGetPage(buf), off) != QS_REC_NORMAL)
+		elog(ERROR, "speculatively inserted record (%u,%u) of \"%s\" is gone",
+			 ItemPointerGetBlockNumber(tid), off, RelationGetRelationName(rel));
+
+	if (!succeeded)
+	{
+		hdr = L->get_header(BufferGetPage(buf), off, &scratch, NULL);
+		if (HeapTupleHeaderHasExternal(hdr))
+			oldcopy = L->copy_record(rel, BufferGetPage(buf),
+									 ItemPointerGetBlockNumber(tid), off);
+	}
+
+	state = GenericXLogStart(rel);
+	page = GenericXLogRegisterBuffer(state, buf, 0);
+	hdr = L->get_header(page, off, &scratch, NULL);
+	if (!HeapTupleHeaderIsSpeculative(hdr))
+	{
+		GenericXLogAbort(state);
+		UnlockReleaseBuffer(buf);
+		elog(ERROR, "record (%u,%u) of \"%s\" is not a speculative insertion",
+			 ItemPointerGetBlockNumber(tid), off, RelationGetRelationName(rel));
+	}
+	if (succeeded)
+		hdr->t_ctid = *tid;
+	else
+	{
+		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		hdr->t_infomask |= HEAP_XMAX_INVALID;
+		HeapTupleHeaderSetXmin(hdr, InvalidTransactionId);
+		hdr->t_ctid = *tid;
+	}
+	L->set_header(page, off, hdr);
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(buf);
+
+	if (oldcopy)
+	{
+		heap_toast_delete(rel, oldcopy, true);
+		heap_freetuple(oldcopy);
+	}
+	if (!succeeded)
+		pgstat_count_heap_delete(rel);
+}
+
+/* ------------------------------------------------------------------------
+ * Waiting for the current modifier of a record
+ * ------------------------------------------------------------------------
+ */
+
+static void
+qs_load_header(const QsPageLayout *L, Relation rel, Buffer buf,
+			   OffsetNumber off, HeapTuple tp, HeapTupleHeaderData *scratch)
+{
+	uint32		len;
+
+	tp->t_data = L->get_header(BufferGetPage(buf), off, scratch, &len);
+	tp->t_len = len;
+	ItemPointerSet(&tp->t_self, BufferGetBlockNumber(buf), off);
+	tp->t_tableOid = RelationGetRelid(rel);
+}
+
+static void
+qs_sync_header(const QsPageLayout *L, Buffer buf, OffsetNumber off,
+			   HeapTuple tp, HeapTupleHeaderData *scratch)
+{
+	if (tp->t_data == scratch)
+		L->set_header(BufferGetPage(buf), off, scratch);
+}
+
+/*
+ * qs_check_writable
+ *		With 'buf' exclusively locked, decide whether the record at 'off' may
+ *		be changed by us, waiting for its current modifier per 'policy'.
+ *		Returns with the buffer exclusively locked and 'tp' loaded.
+ *		TM_WouldBlock for SKIP LOCKED; ERROR for NOWAIT.
+ */
+static TM_Result
+qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
+				  OffsetNumber off, CommandId cid, LockWaitPolicy policy,
+				  XLTW_Oper oper, bool *have_tuple_lock, HeapTuple tp,
+				  HeapTupleHeaderData *scratch)
+{
+	TM_Result	result;
+
+	for (;;)
+	{
+		TransactionId xwait;
+		uint16		infomask;
+
+		qs_load_header(L, rel, buf, off, tp, scratch);
+		result = HeapTupleSatisfiesUpdate(tp, cid, buf);
+		qs_sync_header(L, buf, off, tp, scratch);
+		if (result != TM_BeingModified)
+			return result;
+		if (policy == QS_WAIT_REPORT)
+			return result;
+
+		xwait = HeapTupleHeaderGetRawXmax(tp->t_data);
+		infomask = tp->t_data->t_infomask;
+		if (infomask & HEAP_XMAX_IS_MULTI)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("record (%u,%u) of \"%s\" has a multixact xmax, which quickstep tables never write",
+							BufferGetBlockNumber(buf), off,
+							RelationGetRelationName(rel))));
+
+		if (TransactionIdIsCurrentTransactionId(xwait))
+			return TM_Ok;		/* our own lock; caller decides */
+
+		/* someone else: queue on the tuple lock, then wait for the xact */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (policy == LockWaitBlock)
+		{
+			if (!*have_tuple_lock)
+			{
+				LockTuple(rel, &tp->t_self, ExclusiveLock);
+				*have_tuple_lock = true;
+			}
+			XactLockTableWait(xwait, rel, &tp->t_self, oper);
+		}
+		else
+		{
+			bool		got;
+
+			got = *have_tuple_lock ||
+				qs_ConditionalLockTuple(rel, &tp->t_self, ExclusiveLock);
+			if (got)
+				*have_tuple_lock = true;
+			if (got)
+				got = qs_ConditionalXactLockTableWait(xwait);
+			if (!got)
+			{
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				if (policy == LockWaitSkip)
+					return TM_WouldBlock;
+				ereport(ERROR,
+						(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+						 errmsg("could not obtain lock on row in relation \"%s\"",
+								RelationGetRelationName(rel))));
+			}
+		}
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		qs_load_header(L, rel, buf, off, tp, scratch);
+		if (tp->t_data->t_infomask != infomask ||
+			!TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp->t_data), xwait))
+			continue;			/* changed meanwhile: look again */
+
+		/* the modifier ended: set the xmax hint bits, then judge */
+		if (!(tp->t_data->t_infomask & (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID)))
+		{
+			if (TransactionIdDidCommit(xwait))
+				HeapTupleSetHintBits(tp->t_data, buf, HEAP_XMAX_COMMITTED, xwait);
+			else
+				HeapTupleSetHintBits(tp->t_data, buf, HEAP_XMAX_INVALID,
+									 InvalidTransactionId);
+			qs_sync_header(L, buf, off, tp, scratch);
+		}
+		if ((tp->t_data->t_infomask & HEAP_XMAX_INVALID) ||
+			HEAP_XMAX_IS_LOCKED_ONLY(tp->t_data->t_infomask) ||
+			HeapTupleHeaderIsOnlyLocked(tp->t_data))
+			return TM_Ok;
+		if (!ItemPointerEquals(&tp->t_self, &tp->t_data->t_ctid))
+			return TM_Updated;
+		return TM_Deleted;
+	}
+}
+
+static void
+qs_fill_tmfd(TM_Result result, HeapTuple tp, TM_FailureData *tmfd)
+{
+	tmfd->ctid = tp->t_data->t_ctid;
+	tmfd->xmax = HeapTupleHeaderGetUpdateXid(tp->t_data);
+	if (result == TM_SelfModified)
+		tmfd->cmax = HeapTupleHeaderGetCmax(tp->t_data);
+	else
+		tmfd->cmax = InvalidCommandId;
+}
+
+static Buffer
+qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
+				  const char *what)
+{
+	Buffer		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (L->record_state(BufferGetPage(buf), ItemPointerGetOffsetNumber(tid)) != QS_REC_NORMAL)
+	{
+		UnlockReleaseBuffer(buf);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("attempted to %s a record (%u,%u) of \"%s\" that does not exist",
+						what, ItemPointerGetBlockNumber(tid),
+						ItemPointerGetOffsetNumber(tid),
+						RelationGetRelationName(rel))));
+	}
+	return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * Delete
+ * ------------------------------------------------------------------------
+ */
+TM_Result
+qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+				Snapshot snapshot, Snapshot crosscheck, bool wait,
+				TM_FailureData *tmfd, bool changingPart)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	TransactionId xid = GetCurrentTransactionId();
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Buffer		buf;
+	HeapTupleData tp;
+	HeapTupleHeaderData scratch;
+	bool		have_tuple_lock = false;
+	TM_Result	result;
+	bool		iscombo;
+	GenericXLogState *state;
+	Page		page;
+	HeapTupleHeader hdr;
+	HeapTuple	toastcopy = NULL;
+
+	buf = qs_read_for_write(rel, L, tid, "delete");
+	result = qs_check_writable(rel, L, buf, off, cid,
+							   wait ? LockWaitBlock : QS_WAIT_REPORT,
+							   XLTW_Delete, &have_tuple_lock, &tp, &scratch);
+	if (result == TM_Invisible)
+	{
+		UnlockReleaseBuffer(buf);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("attempted to delete invisible tuple")));
+	}
+	if (result == TM_Ok && crosscheck != InvalidSnapshot &&
+		!HeapTupleSatisfiesVisibility(&tp, crosscheck, buf))
+		result = TM_Updated;
+	if (result != TM_Ok)
+	{
+		qs_fill_tmfd(result, &tp, tmfd);
+		UnlockReleaseBuffer(buf);
+		if (have_tuple_lock)
+			UnlockTuple(rel, tid, ExclusiveLock);
+		return result;
+	}
+
+	CheckForSerializableConflictIn(rel, tid, BufferGetBlockNumber(buf));
+	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
+	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
+		toastcopy = L->copy_record(rel, BufferGetPage(buf),
+								   BufferGetBlockNumber(buf), off);
+
+	state = GenericXLogStart(rel);
+	page = GenericXLogRegisterBuffer(state, buf, 0);
+	hdr = L->get_header(page, off, &scratch, NULL);
+	hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+	HeapTupleHeaderClearHotUpdated(hdr);
+	hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
+	HeapTupleHeaderSetXmax(hdr, xid);
+	HeapTupleHeaderSetCmax(hdr, cid, iscombo);
+	hdr->t_ctid = *tid;
+	if (changingPart)
+		HeapTupleHeaderSetMovedPartitions(hdr);
+	L->set_header(page, off, hdr);
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(buf);
+
+	if (toastcopy)
+	{
+		heap_toast_delete(rel, toastcopy, false);
+		heap_freetuple(toastcopy);
+	}
+	if (have_tuple_lock)
+		UnlockTuple(rel, tid, ExclusiveLock);
+	pgstat_count_heap_delete(rel);
+	return TM_Ok;
+}
+
+/* ------------------------------------------------------------------------
+ * Update
+ * ------------------------------------------------------------------------
+ */
+static void
+qs_set_update_xmax(HeapTupleHeader hdr, TransactionId xid, CommandId cid,
+				   bool iscombo, ItemPointer newtid)
+{
+	hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+	HeapTupleHeaderClearHotUpdated(hdr);
+	hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
+	HeapTupleHeaderSetXmax(hdr, xid);
+	HeapTupleHeaderSetCmax(hdr, cid, iscombo);
+	hdr->t_ctid = *newtid;
+}
+
+TM_Result
+qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+				CommandId cid, Snapshot snapshot, Snapshot crosscheck,
+				bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+				QS_UPDATE_INDEXES_T *update_indexes)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	TransactionId xid = GetCurrentTransactionId();
+	OffsetNumber off = ItemPointerGetOffsetNumber(otid);
+	BlockNumber oblk = ItemPointerGetBlockNumber(otid);
+	bool		shouldFree = true;
+	HeapTuple	newtup = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
+	HeapTuple	heaptup;
+	Buffer		buf,
+				newbuf = InvalidBuffer;
+	HeapTupleData tp;
+	HeapTupleHeaderData scratch;
+	bool		have_tuple_lock = false;
+	TM_Result	result;
+	bool		iscombo;
+	bool		need_toast;
+	CommandId	ocid = cid;
+	GenericXLogState *state;
+	Page		page;
+	HeapTupleHeader hdr;
+	bool		newpage = false;
+
+	*lockmode = LockTupleExclusive;
+	QS_SET_UPDATE_ALL(update_indexes);
+	slot->tts_tableOid = RelationGetRelid(rel);
+
+	buf = qs_read_for_write(rel, L, otid, "update");
+	result = qs_check_writable(rel, L, buf, off, cid,
+							   wait ? LockWaitBlock : QS_WAIT_REPORT,
+							   XLTW_Update, &have_tuple_lock, &tp, &scratch);
+	if (result == TM_Invisible)
+	{
+		UnlockReleaseBuffer(buf);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("attempted to update invisible tuple")));
+	}
+	if (result == TM_Ok && crosscheck != InvalidSnapshot &&
+		!HeapTupleSatisfiesVisibility(&tp, crosscheck, buf))
+		result = TM_Updated;
+	if (result != TM_Ok)
+	{
+		qs_fill_tmfd(result, &tp, tmfd);
+		UnlockReleaseBuffer(buf);
+		if (have_tuple_lock)
+			UnlockTuple(rel, otid, ExclusiveLock);
+		if (shouldFree)
+			pfree(newtup);
+		return result;
+	}
+
+	CheckForSerializableConflictIn(rel, otid, oblk);
+
+	/* the new version's header, as heap_update sets it */
+	newtup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
+	newtup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK);
+	HeapTupleHeaderSetXmin(newtup->t_data, xid);
+	HeapTupleHeaderSetCmin(newtup->t_data, cid);
+	HeapTupleHeaderSetXmax(newtup->t_data, 0);
+	newtup->t_data->t_infomask |= HEAP_XMAX_INVALID | HEAP_UPDATED;
+	newtup->t_tableOid = RelationGetRelid(rel);
+
+	HeapTupleHeaderAdjustCmax(tp.t_data, &ocid, &iscombo);
+
+	need_toast = (rel->rd_rel->relkind == RELKIND_RELATION ||
+				  rel->rd_rel->relkind == RELKIND_MATVIEW) &&
+		(HeapTupleHasExternal(&tp) || HeapTupleHasExternal(newtup) ||
+		 newtup->t_len > TOAST_TUPLE_THRESHOLD);
+
+	if (!need_toast &&
+		L->record_fits(BufferGetPage(buf), newtup, 0))
+	{
+		/* same page: one WAL record */
+		OffsetNumber noff;
+
+		state = GenericXLogStart(rel);
+		page = GenericXLogRegisterBuffer(state, buf, 0);
+		noff = L->put_record(page, oblk, newtup);
+		if (noff == InvalidOffsetNumber)
+			elog(PANIC, "record does not fit although it should");
+		hdr = L->get_header(page, off, &scratch, NULL);
+		qs_set_update_xmax(hdr, xid, ocid, iscombo, &newtup->t_self);
+		L->set_header(page, off, hdr);
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buf);
+		heaptup = newtup;
+	}
+	else
+	{
+		HeapTuple	oldcopy = NULL;
+
+		/*
+		 * Lock the old version (xmax = us, lock only) so that nobody changes
+		 * it while we toast and look for a page without the buffer lock.
+		 */
+		state = GenericXLogStart(rel);
+		page = GenericXLogRegisterBuffer(state, buf, 0);
+		hdr = L->get_header(page, off, &scratch, NULL);
+		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		hdr->t_infomask |= HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
+		hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
+		HeapTupleHeaderSetXmax(hdr, xid);
+		hdr->t_ctid = *otid;
+		L->set_header(page, off, hdr);
+		GenericXLogFinish(state);
+		if (need_toast)
+			oldcopy = L->copy_record(rel, BufferGetPage(buf), oblk, off);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+		if (need_toast)
+			heaptup = heap_toast_insert_or_update(rel, newtup, oldcopy, 0);
+		else
+			heaptup = newtup;
+
+		for (;;)
+		{
+			bool		isnew = false;
+			BlockNumber nblk;
+
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			if (L->record_fits(BufferGetPage(buf), heaptup, 0))
+			{
+				newbuf = buf;
+				break;
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			newbuf = qs_get_buffer(rel, L, heaptup, NULL, oblk, true, &isnew);
+			nblk = BufferGetBlockNumber(newbuf);
+			if (nblk < oblk)
+			{
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				break;
+			}
+			/* lock the lower block first */
+			LockBuffer(newbuf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			LockBuffer(newbuf, BUFFER_LOCK_EXCLUSIVE);
+			if (PageIsNew(BufferGetPage(newbuf)) ||
+				L->record_fits(BufferGetPage(newbuf), heaptup, 0))
+				break;
+			UnlockReleaseBuffer(newbuf);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+
+		state = GenericXLogStart(rel);
+		if (newbuf == buf)
+		{
+			OffsetNumber noff;
+
+			page = GenericXLogRegisterBuffer(state, buf, 0);
+			noff = L->put_record(page, oblk, heaptup);
+			if (noff == InvalidOffsetNumber)
+				elog(PANIC, "record does not fit although it should");
+		}
+		else
+		{
+			Page		npage;
+			bool		isnew = PageIsNew(BufferGetPage(newbuf));
+
+			page = GenericXLogRegisterBuffer(state, buf, 0);
+			npage = GenericXLogRegisterBuffer(state, newbuf,
+											  isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
+			if (isnew)
+				L->init_page(npage, BufferGetPageSize(newbuf));
+			if (L->put_record(npage, BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
+				elog(PANIC, "record does not fit although it should");
+			newpage = true;
+		}
+		hdr = L->get_header(page, off, &scratch, NULL);
+		qs_set_update_xmax(hdr, xid, ocid, iscombo, &heaptup->t_self);
+		L->set_header(page, off, hdr);
+		GenericXLogFinish(state);
+		if (newbuf != buf)
+			UnlockReleaseBuffer(newbuf);
+		UnlockReleaseBuffer(buf);
+		if (oldcopy)
+			heap_freetuple(oldcopy);
+	}
+
+	if (have_tuple_lock)
+		UnlockTuple(rel, otid, ExclusiveLock);
+	qs_pgstat_count_heap_update(rel, newpage);
+
+	slot->tts_tid = heaptup->t_self;
+	newtup->t_self = heaptup->t_self;
+	if (heaptup != newtup)
+		heap_freetuple(heaptup);
+	if (shouldFree)
+		pfree(newtup);
+	return TM_Ok;
+}
+
+/* ------------------------------------------------------------------------
+ * Row locks
+ * ------------------------------------------------------------------------
+ */
+
+/* strength of a lock-only xmax held by us */
+static LockTupleMode
+qs_held_mode(HeapTupleHeader hdr)
+{
+	uint16		im = hdr->t_infomask;
+
+	if (HEAP_XMAX_IS_EXCL_LOCKED(im))
+		return (hdr->t_infomask2 & HEAP_KEYS_UPDATED) ?
+			LockTupleExclusive : LockTupleNoKeyExclusive;
+	if (HEAP_XMAX_IS_SHR_LOCKED(im))
+		return LockTupleShare;
+	return LockTupleKeyShare;
+}
+
+static uint16
+qs_lock_infomask(LockTupleMode mode)
+{
+	switch (mode)
+	{
+		case LockTupleKeyShare:
+			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK;
+		case LockTupleShare:
+			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_SHR_LOCK;
+		default:
+			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
+	}
+}
+
+/* lock the record at tid (no chain following); the buffer is left pinned */
+static TM_Result
+qs_lock_one(Relation rel, const QsPageLayout *L, ItemPointer tid,
+			CommandId cid, LockTupleMode mode, LockWaitPolicy wait_policy,
+			TM_FailureData *tmfd, Buffer *bufp)
+{
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Buffer		buf;
+	HeapTupleData tp;
+	HeapTupleHeaderData scratch;
+	bool		have_tuple_lock = false;
+	TM_Result	result;
+
+	buf = qs_read_for_write(rel, L, tid, "lock");
+	*bufp = buf;
+	result = qs_check_writable(rel, L, buf, off, cid, wait_policy,
+							   XLTW_Lock, &have_tuple_lock, &tp, &scratch);
+	if (result == TM_Ok)
+	{
+		HeapTupleHeader h = tp.t_data;
+		TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
+		bool		ours = !(h->t_infomask & HEAP_XMAX_INVALID) &&
+			TransactionIdIsCurrentTransactionId(xmax) &&
+			HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask);
+
+		if (ours && qs_held_mode(h) >= mode)
+		{
+			/* already held, at least as strong */
+		}
+		else
+		{
+			TransactionId xid = GetCurrentTransactionId();
+			GenericXLogState *state;
+			Page		page;
+			HeapTupleHeader hdr;
+
+			if (ours && !TransactionIdEquals(xmax, xid))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot strengthen a row lock of \"%s\" taken in another subtransaction",
+								RelationGetRelationName(rel)),
+						 errhint("quickstep tables keep one locker per row (no multixacts); take the strongest lock first.")));
+			}
+			state = GenericXLogStart(rel);
+			page = GenericXLogRegisterBuffer(state, buf, 0);
+			hdr = L->get_header(page, off, &scratch, NULL);
+			hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+			hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+			hdr->t_infomask |= qs_lock_infomask(mode);
+			if (mode == LockTupleExclusive)
+				hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
+			HeapTupleHeaderSetXmax(hdr, xid);
+			hdr->t_ctid = *tid;
+			L->set_header(page, off, hdr);
+			GenericXLogFinish(state);
+		}
+	}
+	else if (result != TM_WouldBlock)
+		qs_fill_tmfd(result, &tp, tmfd);
+	else
+	{
+		tmfd->ctid = *tid;
+		tmfd->xmax = InvalidTransactionId;
+		tmfd->cmax = InvalidCommandId;
+	}
+	if (result == TM_SelfModified && HEAP_XMAX_IS_LOCKED_ONLY(tp.t_data->t_infomask))
+		tmfd->cmax = InvalidCommandId;
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (have_tuple_lock)
+		UnlockTuple(rel, tid, ExclusiveLock);
+	return result;
+}
+
+TM_Result
+qs_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
+			  TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
+			  LockWaitPolicy wait_policy, uint8 flags, TM_FailureData *tmfd)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	TM_Result	result;
+	Buffer		buf;
+
+	tmfd->traversed = false;
+
+retry:
+	result = qs_lock_one(rel, L, tid, cid, mode, wait_policy, tmfd, &buf);
+
+	if (result == TM_Updated && (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION))
+	{
+		ReleaseBuffer(buf);
+		if (!ItemPointerEquals(&tmfd->ctid, tid))
+		{
+			SnapshotData SnapshotDirty;
+			TransactionId priorXmax;
+
+			*tid = tmfd->ctid;
+			priorXmax = tmfd->xmax;
+			tmfd->traversed = true;
+			InitDirtySnapshot(SnapshotDirty);
+			for (;;)
+			{
+				HeapTupleData tup;
+				HeapTupleHeaderData scratch;
+
+				if (ItemPointerIndicatesMovedPartitions(tid))
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("tuple to be locked was already moved to another partition due to concurrent update")));
+
+				if (qs_fetch(rel, L, tid, &SnapshotDirty, &tup, &scratch, &buf))
+				{
+					if (!TransactionIdEquals(HeapTupleHeaderGetXmin(tup.t_data), priorXmax))
+					{
+						ReleaseBuffer(buf);
+						return TM_Deleted;
+					}
+					if (TransactionIdIsValid(SnapshotDirty.xmin))
+						ereport(ERROR,
+								(errcode(ERRCODE_DATA_CORRUPTED),
+								 errmsg_internal("t_xmin %u is uncommitted in tuple (%u,%u) to be updated in table \"%s\"",
+												 SnapshotDirty.xmin,
+												 ItemPointerGetBlockNumber(&tup.t_self),
+												 ItemPointerGetOffsetNumber(&tup.t_self),
+												 RelationGetRelationName(rel))));
+					if (TransactionIdIsValid(SnapshotDirty.xmax))
+					{
+						ReleaseBuffer(buf);
+						switch (wait_policy)
+						{
+							case LockWaitBlock:
+								XactLockTableWait(SnapshotDirty.xmax, rel,
+												  &tup.t_self, XLTW_FetchUpdated);
+								break;
+							case LockWaitSkip:
+								if (!qs_ConditionalXactLockTableWait(SnapshotDirty.xmax))
+									return TM_WouldBlock;
+								break;
+							case LockWaitError:
+								if (!qs_ConditionalXactLockTableWait(SnapshotDirty.xmax))
+									ereport(ERROR,
+											(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+											 errmsg("could not obtain lock on row in relation \"%s\"",
+													RelationGetRelationName(rel))));
+								break;
+						}
+						continue;
+					}
+					if (TransactionIdIsCurrentTransactionId(priorXmax) &&
+						HeapTupleHeaderGetCmin(tup.t_data) >= cid)
+					{
+						tmfd->xmax = priorXmax;
+						tmfd->cmax = HeapTupleHeaderGetCmin(tup.t_data);
+						ReleaseBuffer(buf);
+						return TM_SelfModified;
+					}
+					ReleaseBuffer(buf);
+					goto retry;
+				}
+				if (tup.t_data == NULL)
+				{
+					if (BufferIsValid(buf))
+						ReleaseBuffer(buf);
+					return TM_Deleted;
+				}
+				if (!TransactionIdEquals(HeapTupleHeaderGetXmin(tup.t_data), priorXmax))
+				{
+					ReleaseBuffer(buf);
+					return TM_Deleted;
+				}
+				if (ItemPointerEquals(&tup.t_self, &tup.t_data->t_ctid))
+				{
+					ReleaseBuffer(buf);
+					return TM_Deleted;
+				}
+				*tid = tup.t_data->t_ctid;
+				priorXmax = HeapTupleHeaderGetUpdateXid(tup.t_data);
+				ReleaseBuffer(buf);
+			}
+		}
+		else
+			return TM_Deleted;
+	}
+
+	if (result == TM_Ok)
+	{
+		L->store_record(rel, buf, BufferGetPage(buf),
+						ItemPointerGetOffsetNumber(tid), slot, NULL);
+		slot->tts_tableOid = RelationGetRelid(rel);
+	}
+	ReleaseBuffer(buf);
+	return result;
+}
