@@ -990,12 +990,10 @@ retry:
 			return TM_Deleted;
 	}
 
-	if (result == TM_Ok)
-	{
-		L->store_record(rel, buf, BufferGetPage(buf),
-						ItemPointerGetOffsetNumber(tid), slot, NULL);
-		slot->tts_tableOid = RelationGetRelid(rel);
-	}
+	/* as heap: the record goes into the slot whatever the result */
+	L->store_record(rel, buf, BufferGetPage(buf),
+					ItemPointerGetOffsetNumber(tid), slot, NULL);
+	slot->tts_tableOid = RelationGetRelid(rel);
 	ReleaseBuffer(buf);
 	return result;
 }

@@ -78,21 +78,39 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 		OldestXmin = GetOldestNonRemovableTransactionId(tableRelation);
 	}
 
-	if (scan != NULL && scan->rs_parallel != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("parallel index builds are not supported on quickstep tables"),
-				 errhint("SET max_parallel_maintenance_workers = 0.")));
-
 	nblocks = RelationGetNumberOfBlocks(tableRelation);
 	endblock = nblocks;
 	if (numblocks != InvalidBlockNumber && start_blockno + numblocks < endblock)
 		endblock = start_blockno + numblocks;
 
-	for (BlockNumber blkno = start_blockno; blkno < endblock; blkno++)
+	/*
+	 * A parallel build hands out blocks through the shared parallel scan;
+	 * otherwise the range [start_blockno, endblock) in order.
+	 */
+	if (scan != NULL && scan->rs_parallel != NULL)
+	{
+		QsScanDesc	qscan = (QsScanDesc) scan;
+
+		table_block_parallelscan_startblock_init(tableRelation, qscan->pwork,
+												 (ParallelBlockTableScanDesc) scan->rs_parallel);
+	}
+
+	for (BlockNumber blkno = start_blockno;; blkno++)
 	{
 		Buffer		buf;
 		OffsetNumber maxoff;
+
+		if (scan != NULL && scan->rs_parallel != NULL)
+		{
+			QsScanDesc	qscan = (QsScanDesc) scan;
+
+			blkno = table_block_parallelscan_nextpage(tableRelation, qscan->pwork,
+													  (ParallelBlockTableScanDesc) scan->rs_parallel);
+			if (blkno == InvalidBlockNumber)
+				break;
+		}
+		else if (blkno >= endblock)
+			break;
 
 		CHECK_FOR_INTERRUPTS();
 		buf = ReadBufferExtended(tableRelation, MAIN_FORKNUM, blkno,
@@ -219,6 +237,9 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 
 	ExecDropSingleTupleTableSlot(slot);
 	FreeExecutorState(estate);
+	/* as heap does, the build scan ends the scan it was given */
+	if (scan != NULL)
+		table_endscan(scan);
 	if (need_unregister_snapshot)
 		UnregisterSnapshot(snapshot);
 	indexInfo->ii_ExpressionsState = NIL;
