@@ -176,7 +176,7 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	buf = qs_get_buffer(rel, L, tup, strategy, InvalidBlockNumber, use_fsm, &isnew);
 	blkno = BufferGetBlockNumber(buf);
 
-	CheckForSerializableConflictIn(rel, NULL, blkno);
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber); /* as heap_insert */
 
 	state = GenericXLogStart(rel);
 	page = GenericXLogRegisterBuffer(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
@@ -242,14 +242,78 @@ qs_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  options | HEAP_INSERT_SPECULATIVE, bistate, specToken);
 }
 
+/*
+ * COPY: prepare (and toast) every tuple first, then fill each page with as
+ * many as fit under one generic WAL record.
+ */
 void
 qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 				CommandId cid, int options, struct BulkInsertStateData *bistate)
 {
 	const QsPageLayout *L = qs_layout_of(rel);
+	TransactionId xid = GetCurrentTransactionId();
+	HeapTuple  *tups = palloc(sizeof(HeapTuple) * ntuples);
+	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	BufferAccessStrategy strategy = bistate ? bistate->strategy : NULL;
+	bool		use_fsm = !(options & HEAP_INSERT_SKIP_FSM);
+	int			i;
 
-	for (int i = 0; i < ntuples; i++)
-		qs_insert_one(rel, L, slots[i], cid, options, bistate, 0);
+	for (i = 0; i < ntuples; i++)
+	{
+		HeapTuple	tup = ExecFetchSlotHeapTuple(slots[i], true, NULL);
+
+		slots[i]->tts_tableOid = RelationGetRelid(rel);
+		qs_prepare_header(rel, tup, xid, cid, options);
+		tups[i] = qs_needs_toast(rel, tup) ?
+			heap_toast_insert_or_update(rel, tup, NULL, options) : tup;
+	}
+
+	/* one relation-level check, as heap_multi_insert does */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+
+	i = 0;
+	while (i < ntuples)
+	{
+		bool		isnew;
+		Buffer		buf = qs_get_buffer(rel, L, tups[i], strategy,
+										InvalidBlockNumber, use_fsm, &isnew);
+		BlockNumber blkno = BufferGetBlockNumber(buf);
+		GenericXLogState *state = GenericXLogStart(rel);
+		Page		page = GenericXLogRegisterBuffer(state, buf,
+													 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
+
+		if (isnew)
+			L->init_page(page, BufferGetPageSize(buf));
+		do
+		{
+			if (L->put_record(page, blkno, tups[i]) == InvalidOffsetNumber)
+			{
+				GenericXLogAbort(state);
+				UnlockReleaseBuffer(buf);
+				elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
+					 tups[i]->t_len, blkno, RelationGetRelationName(rel));
+			}
+			slots[i]->tts_tid = tups[i]->t_self;
+			i++;
+		} while (i < ntuples && L->record_fits(page, tups[i], reserve));
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buf);
+	}
+
+	for (i = 0; i < ntuples; i++)
+	{
+		HeapTuple	slottup = ExecFetchSlotHeapTuple(slots[i], false, NULL);
+
+		if (tups[i] != slottup)
+		{
+			slottup->t_self = tups[i]->t_self;
+			heap_freetuple(tups[i]);
+		}
+		else
+			slottup->t_self = tups[i]->t_self;
+	}
+	pfree(tups);
+	pgstat_count_heap_insert(rel, ntuples);
 }
 
 void
