@@ -201,6 +201,42 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #ifdef QS_ANALYZE_STREAM
 #include "storage/read_stream.h"
 #endif
+/*
+ * qs_log_standby_conflict
+ *		WAL-log a hot-standby recovery conflict: standby queries whose
+ *		snapshot could still see records removed (or xids frozen) up to
+ *		'horizon' are cancelled before the change replays, as heap's prune
+ *		and freeze records do.  Generic WAL cannot carry a horizon, so a
+ *		heap2 record with no items is used: its redo resolves the conflict
+ *		and only sets the page LSN (no page bytes change, any layout).
+ *		Caller: buffer exclusively locked and marked dirty, in a critical
+ *		section.
+ */
+#include "access/heapam_xlog.h"
+#include "access/xloginsert.h"
+static inline void
+qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon)
+{
+#if PG_VERSION_NUM < 160000
+	xl_heap_freeze_page xlrec;
+	XLogRecPtr	recptr;
+	TransactionId cutoff = horizon;
+
+	TransactionIdAdvance(cutoff);	/* redo conflicts with cutoff - 1 */
+	xlrec.cutoff_xid = cutoff;
+	xlrec.ntuples = 0;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfHeapFreezePage);
+	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	recptr = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_FREEZE_PAGE);
+	PageSetLSN(BufferGetPage(buf), recptr);
+#elif PG_VERSION_NUM >= 170000
+	log_heap_prune_and_freeze(rel, buf, horizon, false, PRUNE_VACUUM_CLEANUP,
+							  NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+#else
+#error "qs_log_standby_conflict is not written for PostgreSQL 16"
+#endif
+}
 /* ---- end tableam ---- */
 
 #endif							/* QS_COMPAT_H */

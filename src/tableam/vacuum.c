@@ -25,6 +25,7 @@
 #include "access/heapam.h"
 #include "access/multixact.h"
 #include "access/transam.h"
+#include "access/xlog.h"
 #include "access/xact.h"
 #include "catalog/storage.h"
 #include "commands/vacuum.h"
@@ -80,6 +81,20 @@ track_xid(TransactionId xid, TransactionId *newfrozen)
 		*newfrozen = xid;
 }
 
+/* before removing or freezing on a page: cancel standby queries that
+ * could still need what goes away (see qs_log_standby_conflict) */
+static void
+qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon)
+{
+	if (!TransactionIdIsValid(horizon) || !RelationNeedsWAL(rel) ||
+		!XLogStandbyInfoActive())
+		return;
+	START_CRIT_SECTION();
+	MarkBufferDirty(buf);
+	qs_log_standby_conflict(rel, buf, horizon);
+	END_CRIT_SECTION();
+}
+
 static bool
 page_has_records(const QsPageLayout *L, Page page)
 {
@@ -112,6 +127,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 	IndexBulkDeleteResult **istats;
 	bool		do_index = true;
 	bool		emptied_tail_candidate = false;
+	TransactionId rm_horizon = InvalidTransactionId;
 	TimestampTz starttime = GetCurrentTimestamp();
 
 	qs_vacuum_get_cutoffs(rel, params, &cut);
@@ -182,6 +198,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			switch (status)
 			{
 				case HEAPTUPLE_DEAD:
+					QS_HeapTupleHeaderAdvanceConflictHorizon(h, &rm_horizon);
 					if (do_index)
 						dead_add(&dead, blk, off);
 					else
@@ -233,8 +250,25 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		}
 		if (nfreeze > 0)
 		{
-			GenericXLogState *state = GenericXLogStart(rel);
-			Page		wpage = GenericXLogRegisterBuffer(state, buf, 0);
+			GenericXLogState *state;
+			Page		wpage;
+			TransactionId frz_horizon = InvalidTransactionId;
+
+			for (int i = 0; i < nfreeze; i++)
+			{
+				HeapTupleHeaderData scratch;
+				HeapTupleHeader h = L->get_header(page, tofreeze[i], &scratch, NULL);
+				TransactionId xmin = HeapTupleHeaderGetXmin(h);
+
+				if (!HeapTupleHeaderXminFrozen(h) && TransactionIdIsNormal(xmin) &&
+					TransactionIdPrecedes(xmin, cut.FreezeLimit) &&
+					(!TransactionIdIsValid(frz_horizon) ||
+					 TransactionIdFollows(xmin, frz_horizon)))
+					frz_horizon = xmin;
+			}
+			qs_standby_conflict(rel, buf, frz_horizon);
+			state = GenericXLogStart(rel);
+			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 
 			for (int i = 0; i < nfreeze; i++)
 			{
@@ -302,6 +336,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			qs_vacuum_delay_point();
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
 			LockBufferForCleanup(buf);
+			qs_standby_conflict(rel, buf, rm_horizon);
 			state = GenericXLogStart(rel);
 			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 			L->mark_unused(wpage, offs, n);

@@ -68,6 +68,8 @@ isnt($node->safe_psql('postgres', q{SELECT quickstep.check_table('c')}), '',
 $node->backup('b1');
 my $standby = PostgreSQL::Test::Cluster->new('nsm_standby');
 $standby->init_from_backup($node, 'b1', has_streaming => 1);
+$standby->append_conf('postgresql.conf',
+	"max_standby_streaming_delay = 0\nhot_standby_feedback = off");
 $standby->start;
 $node->safe_psql('postgres', q{
 	INSERT INTO c SELECT g, 'stream' FROM generate_series(300001, 305000) g;
@@ -88,15 +90,36 @@ is($standby->safe_psql('postgres',
 my ($ret, $out, $err) = $standby->psql('postgres', q{INSERT INTO s VALUES (0, 'x')});
 like($err, qr/read-only transaction/, 'the standby refuses writes');
 
+# VACUUM on the primary removes rows a standby snapshot still sees: the
+# standby query must be cancelled (recovery conflict), as with heap, not
+# answer from a page the rows have vanished from.
+my $sbg = $standby->background_psql('postgres', on_error_stop => 0);
+$sbg->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+is($sbg->query_safe('SELECT count(*) FROM s'), '1000', 'a standby snapshot sees 1000 rows');
+$node->safe_psql('postgres', 'DELETE FROM s WHERE a <= 500');
+$node->safe_psql('postgres', 'VACUUM s');
+$node->wait_for_catchup($standby, 'replay');
+my ($sout, $sret) = eval { $sbg->query('SELECT count(*) FROM s') };
+ok(!defined $sout || $sout ne '500',
+	'the old standby snapshot never sees the vacuumed page as if the rows were never there');
+eval { $sbg->quit; };
+ok($standby->poll_query_until('postgres',
+		q{SELECT confl_snapshot > 0 FROM pg_stat_database_conflicts WHERE datname = 'postgres'}),
+	'the removal raised a snapshot recovery conflict on the standby');
+is($standby->safe_psql('postgres', 'SELECT count(*) FROM s'), '500',
+	'a new standby query sees the vacuumed table');
+
 $standby->stop;
 
 # a corrupt page: check_table reports data_corrupted (XX001), no crash
 my $path = $node->safe_psql('postgres', q{SELECT pg_relation_filepath('s')});
+my $blk = $node->safe_psql('postgres', q{SELECT max((ctid::text::point)[0])::int FROM s});
 $node->stop;
 my $file = $node->data_dir . '/' . $path;
 open(my $fh, '+<', $file) or die "open $file: $!";
 binmode $fh;
-seek($fh, 24, 0);	# line pointer 1 of block 0: offset 8100, normal, length 200
+# line pointer 1 of a block with records: offset 8100, normal, length 200
+seek($fh, $blk * 8192 + 24, 0);
 print $fh pack('V', 8100 | (1 << 15) | (200 << 17));
 close $fh;
 $node->start;
