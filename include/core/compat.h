@@ -203,35 +203,55 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #endif
 /*
  * qs_log_standby_conflict
- *		WAL-log a hot-standby recovery conflict: standby queries whose
- *		snapshot could still see records removed (or xids frozen) up to
- *		'horizon' are cancelled before the change replays, as heap's prune
- *		and freeze records do.  Generic WAL cannot carry a horizon, so a
- *		heap2 record with no items is used: its redo resolves the conflict
- *		and only sets the page LSN (no page bytes change, any layout).
- *		Caller: buffer exclusively locked and marked dirty, in a critical
- *		section.
+ *		WAL-log a hot-standby recovery conflict before VACUUM removes records
+ *		or freezes xids on a page: standby queries whose snapshot could still
+ *		need them (xmin <= horizon) are cancelled before the change replays,
+ *		as heap's prune and freeze records do.  Generic WAL carries no
+ *		horizon, so a heap2 record with no items is written; its redo
+ *		resolves the conflict and sets the page LSN.  With 'cleanup' the
+ *		redo also takes a cleanup lock on the page, which waits for (or
+ *		cancels) standby queries still pinning it: the record that moves
+ *		record bytes (compaction) follows at once.  On PG 15 that redo also
+ *		runs PageRepairFragmentation on the (already compact, heap-format)
+ *		NSM page.  Caller: buffer exclusively locked and marked dirty, in a
+ *		critical section.
  */
 #include "access/heapam_xlog.h"
 #include "access/xloginsert.h"
 static inline void
-qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon)
+qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
+						bool cleanup)
 {
 #if PG_VERSION_NUM < 160000
-	xl_heap_freeze_page xlrec;
 	XLogRecPtr	recptr;
-	TransactionId cutoff = horizon;
 
-	TransactionIdAdvance(cutoff);	/* redo conflicts with cutoff - 1 */
-	xlrec.cutoff_xid = cutoff;
-	xlrec.ntuples = 0;
 	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfHeapFreezePage);
-	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-	recptr = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_FREEZE_PAGE);
+	if (cleanup)
+	{
+		xl_heap_prune xlrec;
+
+		xlrec.latestRemovedXid = horizon;
+		xlrec.nredirected = 0;
+		xlrec.ndead = 0;
+		XLogRegisterData((char *) &xlrec, SizeOfHeapPrune);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_PRUNE);
+	}
+	else
+	{
+		xl_heap_freeze_page xlrec;
+		TransactionId cutoff = horizon;
+
+		TransactionIdAdvance(cutoff);	/* redo conflicts with cutoff - 1 */
+		xlrec.cutoff_xid = cutoff;
+		xlrec.ntuples = 0;
+		XLogRegisterData((char *) &xlrec, SizeOfHeapFreezePage);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_FREEZE_PAGE);
+	}
 	PageSetLSN(BufferGetPage(buf), recptr);
 #elif PG_VERSION_NUM >= 170000
-	log_heap_prune_and_freeze(rel, buf, horizon, false, PRUNE_VACUUM_CLEANUP,
+	log_heap_prune_and_freeze(rel, buf, horizon, cleanup, PRUNE_VACUUM_CLEANUP,
 							  NULL, 0, NULL, 0, NULL, 0, NULL, 0);
 #else
 #error "qs_log_standby_conflict is not written for PostgreSQL 16"

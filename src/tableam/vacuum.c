@@ -81,17 +81,21 @@ track_xid(TransactionId xid, TransactionId *newfrozen)
 		*newfrozen = xid;
 }
 
-/* before removing or freezing on a page: cancel standby queries that
- * could still need what goes away (see qs_log_standby_conflict) */
+/*
+ * Before removing or freezing on a page: cancel standby queries that could
+ * still need what goes away, and (cleanup) make the standby wait for pins on
+ * the page before its record bytes move (see qs_log_standby_conflict).
+ */
 static void
-qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon)
+qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
+					bool cleanup)
 {
-	if (!TransactionIdIsValid(horizon) || !RelationNeedsWAL(rel) ||
-		!XLogStandbyInfoActive())
+	if ((!cleanup && !TransactionIdIsValid(horizon)) ||
+		!RelationNeedsWAL(rel) || !XLogStandbyInfoActive())
 		return;
 	START_CRIT_SECTION();
 	MarkBufferDirty(buf);
-	qs_log_standby_conflict(rel, buf, horizon);
+	qs_log_standby_conflict(rel, buf, horizon, cleanup);
 	END_CRIT_SECTION();
 }
 
@@ -266,7 +270,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					 TransactionIdFollows(xmin, frz_horizon)))
 					frz_horizon = xmin;
 			}
-			qs_standby_conflict(rel, buf, frz_horizon);
+			qs_standby_conflict(rel, buf, frz_horizon, false);
 			state = GenericXLogStart(rel);
 			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 
@@ -336,7 +340,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			qs_vacuum_delay_point();
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
 			LockBufferForCleanup(buf);
-			qs_standby_conflict(rel, buf, rm_horizon);
+			qs_standby_conflict(rel, buf, rm_horizon, true);
 			state = GenericXLogStart(rel);
 			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 			L->mark_unused(wpage, offs, n);
