@@ -10,13 +10,15 @@
  * and friends) on the header the layout presents; the header fields are set
  * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
  *
- * Row locks.  Heap shares a row between several lockers through a
- * multixact.  This engine never creates a multixact: a row carries at most
- * one locker or updater, so a lock requested by another transaction waits
- * (or fails, NOWAIT / SKIP LOCKED) whenever the row is locked or being
- * modified by anyone else, whatever the two strengths.  The infomask still
- * records the strength (KEY SHARE, SHARE, NO KEY UPDATE, UPDATE) as heap
- * does.  That is correct (more waiting than heap, never less).
+ * Row locks.  As on heap, several transactions can lock one row when their
+ * strengths are compatible (KEY SHARE / SHARE / NO KEY UPDATE / UPDATE,
+ * heap's conflict table): their xids are kept in a multixact.  Unlike heap,
+ * an UPDATE or DELETE waits for every other locker, even a KEY SHARE one
+ * (heap lets a non-key update proceed beside key-share lockers), and a
+ * locker waits for an in-progress update of the row; so a multixact here
+ * only ever holds lockers, plus at most one update by our own transaction
+ * (a subtransaction updating a row its parent locked keeps the parent's
+ * lock in the multixact, as heap does).
  *
  *-------------------------------------------------------------------------
  */
@@ -37,6 +39,7 @@
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
 #include "storage/predicate.h"
+#include "storage/procarray.h"
 #include "utils/combocid.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -413,24 +416,140 @@ qs_sync_header(const QsPageLayout *L, Buffer buf, OffsetNumber off,
 		L->set_header(BufferGetPage(buf), off, scratch);
 }
 
+/* ------------------------------------------------------------------------
+ * Lock modes and multixacts
+ * ------------------------------------------------------------------------
+ */
+
+/* the lock mode a multixact member stands for */
+static LockTupleMode
+qs_mxstatus_mode(MultiXactStatus st)
+{
+	switch (st)
+	{
+		case MultiXactStatusForKeyShare:
+			return LockTupleKeyShare;
+		case MultiXactStatusForShare:
+			return LockTupleShare;
+		case MultiXactStatusForNoKeyUpdate:
+		case MultiXactStatusNoKeyUpdate:
+			return LockTupleNoKeyExclusive;
+		default:
+			return LockTupleExclusive;
+	}
+}
+
+static bool
+qs_mxstatus_is_update(MultiXactStatus st)
+{
+	return st == MultiXactStatusNoKeyUpdate || st == MultiXactStatusUpdate;
+}
+
+static MultiXactStatus
+qs_lock_status(LockTupleMode mode)
+{
+	switch (mode)
+	{
+		case LockTupleKeyShare:
+			return MultiXactStatusForKeyShare;
+		case LockTupleShare:
+			return MultiXactStatusForShare;
+		case LockTupleNoKeyExclusive:
+			return MultiXactStatusForNoKeyUpdate;
+		default:
+			return MultiXactStatusForUpdate;
+	}
+}
+
+/* heap's row-lock conflict table */
+static bool
+qs_modes_conflict(LockTupleMode held, LockTupleMode req)
+{
+	static const bool conflicts[4][4] = {
+		/* held \ req:  KeyShare, Share, NoKeyExcl, Excl */
+		/* KeyShare */ {false, false, false, true},
+		/* Share */ {false, false, true, true},
+		/* NoKeyExcl */ {false, true, true, true},
+		/* Excl */ {true, true, true, true},
+	};
+
+	return conflicts[held][req];
+}
+
+/* strength of a lock-only xmax (single or multi), from its hint bits */
+static LockTupleMode
+qs_held_mode(HeapTupleHeader hdr)
+{
+	uint16		im = hdr->t_infomask;
+
+	if (HEAP_XMAX_IS_EXCL_LOCKED(im))
+		return (hdr->t_infomask2 & HEAP_KEYS_UPDATED) ?
+			LockTupleExclusive : LockTupleNoKeyExclusive;
+	if (HEAP_XMAX_IS_SHR_LOCKED(im))
+		return LockTupleShare;
+	return LockTupleKeyShare;
+}
+
+/* the infomask bits of a multixact xmax, as heap's GetMultiXactIdHintBits */
+static void
+qs_multi_hint_bits(MultiXactId multi, uint16 *infomask, uint16 *infomask2)
+{
+	MultiXactMember *members;
+	int			n = GetMultiXactIdMembers(multi, &members, false, false);
+	LockTupleMode strongest = LockTupleKeyShare;
+	bool		has_update = false;
+	uint16		bits = HEAP_XMAX_IS_MULTI;
+	uint16		bits2 = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		LockTupleMode m = qs_mxstatus_mode(members[i].status);
+
+		if (members[i].status == MultiXactStatusForUpdate ||
+			members[i].status == MultiXactStatusUpdate)
+			bits2 |= HEAP_KEYS_UPDATED;
+		if (qs_mxstatus_is_update(members[i].status))
+			has_update = true;
+		if (m > strongest)
+			strongest = m;
+	}
+	if (n > 0)
+		pfree(members);
+	if (strongest == LockTupleExclusive || strongest == LockTupleNoKeyExclusive)
+		bits |= HEAP_XMAX_EXCL_LOCK;
+	else if (strongest == LockTupleShare)
+		bits |= HEAP_XMAX_SHR_LOCK;
+	else
+		bits |= HEAP_XMAX_KEYSHR_LOCK;
+	if (!has_update)
+		bits |= HEAP_XMAX_LOCK_ONLY;
+	*infomask = bits;
+	*infomask2 = bits2;
+}
+
 /*
  * qs_check_writable
  *		With 'buf' exclusively locked, decide whether the record at 'off' may
- *		be changed by us, waiting for its current modifier per 'policy'.
+ *		be changed (update/delete: mode Exclusive) or locked in 'mode' by
+ *		us, waiting per 'policy' for every other transaction whose lock or
+ *		change conflicts.  TM_Ok means: nobody else holds a conflicting
+ *		lock; compatible lockers of other transactions, and our own locks,
+ *		may remain in xmax (the caller folds them into a multixact).
  *		Returns with the buffer exclusively locked and 'tp' loaded.
  *		TM_WouldBlock for SKIP LOCKED; ERROR for NOWAIT.
  */
 static TM_Result
 qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
-				  OffsetNumber off, CommandId cid, LockWaitPolicy policy,
-				  XLTW_Oper oper, bool *have_tuple_lock, HeapTuple tp,
-				  HeapTupleHeaderData *scratch)
+				  OffsetNumber off, CommandId cid, LockTupleMode mode,
+				  LockWaitPolicy policy, XLTW_Oper oper, bool *have_tuple_lock,
+				  HeapTuple tp, HeapTupleHeaderData *scratch)
 {
 	TM_Result	result;
 
 	for (;;)
 	{
 		TransactionId xwait;
+		TransactionId blocker = InvalidTransactionId;
 		uint16		infomask;
 
 		qs_load_header(L, rel, buf, off, tp, scratch);
@@ -444,16 +563,36 @@ qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
 		xwait = HeapTupleHeaderGetRawXmax(tp->t_data);
 		infomask = tp->t_data->t_infomask;
 		if (infomask & HEAP_XMAX_IS_MULTI)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("record (%u,%u) of \"%s\" has a multixact xmax, which quickstep tables never write",
-							BufferGetBlockNumber(buf), off,
-							RelationGetRelationName(rel))));
+		{
+			MultiXactMember *members;
+			int			n = GetMultiXactIdMembers(xwait, &members, false,
+												  HEAP_XMAX_IS_LOCKED_ONLY(infomask));
 
-		if (TransactionIdIsCurrentTransactionId(xwait))
-			return TM_Ok;		/* our own lock; caller decides */
+			for (int i = 0; i < n; i++)
+			{
+				if (TransactionIdIsCurrentTransactionId(members[i].xid))
+					continue;
+				if (!qs_mxstatus_is_update(members[i].status) &&
+					!qs_modes_conflict(qs_mxstatus_mode(members[i].status), mode))
+					continue;
+				if (TransactionIdIsInProgress(members[i].xid))
+				{
+					blocker = members[i].xid;
+					break;
+				}
+			}
+			if (n > 0)
+				pfree(members);
+		}
+		else if (!TransactionIdIsCurrentTransactionId(xwait) &&
+				 !(HEAP_XMAX_IS_LOCKED_ONLY(infomask) &&
+				   !qs_modes_conflict(qs_held_mode(tp->t_data), mode)))
+			blocker = xwait;
 
-		/* someone else: queue on the tuple lock, then wait for the xact */
+		if (!TransactionIdIsValid(blocker))
+			return TM_Ok;		/* only our own or compatible locks remain */
+
+		/* queue on the tuple lock, then wait for the blocker */
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		if (policy == LockWaitBlock)
 		{
@@ -462,7 +601,7 @@ qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
 				LockTuple(rel, &tp->t_self, ExclusiveLock);
 				*have_tuple_lock = true;
 			}
-			XactLockTableWait(xwait, rel, &tp->t_self, oper);
+			XactLockTableWait(blocker, rel, &tp->t_self, oper);
 		}
 		else
 		{
@@ -473,7 +612,7 @@ qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
 			if (got)
 				*have_tuple_lock = true;
 			if (got)
-				got = qs_ConditionalXactLockTableWait(xwait);
+				got = qs_ConditionalXactLockTableWait(blocker);
 			if (!got)
 			{
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -486,29 +625,41 @@ qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
 			}
 		}
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		qs_load_header(L, rel, buf, off, tp, scratch);
-		if (tp->t_data->t_infomask != infomask ||
-			!TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp->t_data), xwait))
-			continue;			/* changed meanwhile: look again */
-
-		/* the modifier ended: set the xmax hint bits, then judge */
-		if (!(tp->t_data->t_infomask & (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID)))
-		{
-			if (TransactionIdDidCommit(xwait))
-				HeapTupleSetHintBits(tp->t_data, buf, HEAP_XMAX_COMMITTED, xwait);
-			else
-				HeapTupleSetHintBits(tp->t_data, buf, HEAP_XMAX_INVALID,
-									 InvalidTransactionId);
-			qs_sync_header(L, buf, off, tp, scratch);
-		}
-		if ((tp->t_data->t_infomask & HEAP_XMAX_INVALID) ||
-			HEAP_XMAX_IS_LOCKED_ONLY(tp->t_data->t_infomask) ||
-			HeapTupleHeaderIsOnlyLocked(tp->t_data))
-			return TM_Ok;
-		if (!ItemPointerEquals(&tp->t_self, &tp->t_data->t_ctid))
-			return TM_Updated;
-		return TM_Deleted;
+		/* look again: the blocker ended, others may still be there */
 	}
+}
+
+/*
+ * The xmax (and its infomask bits) an update or delete by 'xid' writes:
+ * plain 'xid', or, when our own transaction holds a lock on the record
+ * under another (sub)transaction id, a multixact keeping that lock beside
+ * the update, so that rolling back the subtransaction does not drop it.
+ */
+static TransactionId
+qs_update_xmax(HeapTupleHeader h, TransactionId xid, uint16 *infomask,
+			   uint16 *infomask2)
+{
+	uint16		im = h->t_infomask;
+	TransactionId old = HeapTupleHeaderGetRawXmax(h);
+	MultiXactId multi = InvalidMultiXactId;
+
+	*infomask = 0;
+	*infomask2 = HEAP_KEYS_UPDATED;
+	if ((im & HEAP_XMAX_INVALID) || !HEAP_XMAX_IS_LOCKED_ONLY(im))
+		return xid;
+	if (im & HEAP_XMAX_IS_MULTI)
+	{
+		if (MultiXactIdIsRunning(old, true))
+			multi = MultiXactIdExpand(old, xid, MultiXactStatusUpdate);
+	}
+	else if (!TransactionIdEquals(old, xid) &&
+			 TransactionIdIsCurrentTransactionId(old))
+		multi = MultiXactIdCreate(old, qs_lock_status(qs_held_mode(h)),
+								  xid, MultiXactStatusUpdate);
+	if (!MultiXactIdIsValid(multi))
+		return xid;
+	qs_multi_hint_bits(multi, infomask, infomask2);
+	return multi;
 }
 
 static void
@@ -565,8 +716,9 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	HeapTupleHeader hdr;
 	HeapTuple	toastcopy = NULL;
 
+	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "delete");
-	result = qs_check_writable(rel, L, buf, off, cid,
+	result = qs_check_writable(rel, L, buf, off, cid, LockTupleExclusive,
 							   wait ? LockWaitBlock : QS_WAIT_REPORT,
 							   XLTW_Delete, &have_tuple_lock, &tp, &scratch);
 	if (result == TM_Invisible)
@@ -594,14 +746,21 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		toastcopy = L->copy_record(rel, BufferGetPage(buf),
 								   BufferGetBlockNumber(buf), off);
 
-	state = GenericXLogStart(rel);
-	page = GenericXLogRegisterBuffer(state, buf, 0);
-	hdr = L->get_header(page, off, &scratch, NULL);
-	hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
-	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
-	HeapTupleHeaderClearHotUpdated(hdr);
-	hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
-	HeapTupleHeaderSetXmax(hdr, xid);
+	{
+		uint16		newim,
+					newim2;
+		TransactionId newxmax = qs_update_xmax(tp.t_data, xid, &newim, &newim2);
+
+		state = GenericXLogStart(rel);
+		page = GenericXLogRegisterBuffer(state, buf, 0);
+		hdr = L->get_header(page, off, &scratch, NULL);
+		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		HeapTupleHeaderClearHotUpdated(hdr);
+		hdr->t_infomask |= newim;
+		hdr->t_infomask2 |= newim2;
+		HeapTupleHeaderSetXmax(hdr, newxmax);
+	}
 	HeapTupleHeaderSetCmax(hdr, cid, iscombo);
 	hdr->t_ctid = *tid;
 	if (changingPart)
@@ -626,14 +785,15 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
  * ------------------------------------------------------------------------
  */
 static void
-qs_set_update_xmax(HeapTupleHeader hdr, TransactionId xid, CommandId cid,
-				   bool iscombo, ItemPointer newtid)
+qs_set_update_xmax(HeapTupleHeader hdr, TransactionId xmax, uint16 im,
+				   uint16 im2, CommandId cid, bool iscombo, ItemPointer newtid)
 {
 	hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 	HeapTupleHeaderClearHotUpdated(hdr);
-	hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
-	HeapTupleHeaderSetXmax(hdr, xid);
+	hdr->t_infomask |= im;
+	hdr->t_infomask2 |= im2;
+	HeapTupleHeaderSetXmax(hdr, xmax);
 	HeapTupleHeaderSetCmax(hdr, cid, iscombo);
 	hdr->t_ctid = *newtid;
 }
@@ -664,13 +824,17 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	Page		page;
 	HeapTupleHeader hdr;
 	bool		newpage = false;
+	TransactionId uxmax;
+	uint16		uim,
+				uim2;
 
 	*lockmode = LockTupleExclusive;
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
 
+	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, otid, "update");
-	result = qs_check_writable(rel, L, buf, off, cid,
+	result = qs_check_writable(rel, L, buf, off, cid, LockTupleExclusive,
 							   wait ? LockWaitBlock : QS_WAIT_REPORT,
 							   XLTW_Update, &have_tuple_lock, &tp, &scratch);
 	if (result == TM_Invisible)
@@ -695,6 +859,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
+	uxmax = qs_update_xmax(tp.t_data, xid, &uim, &uim2);
 
 	/* the new version's header, as heap_update sets it */
 	newtup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
@@ -724,7 +889,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		if (noff == InvalidOffsetNumber)
 			elog(PANIC, "record does not fit although it should");
 		hdr = L->get_header(page, off, &scratch, NULL);
-		qs_set_update_xmax(hdr, xid, ocid, iscombo, &newtup->t_self);
+		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &newtup->t_self);
 		L->set_header(page, off, hdr);
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
@@ -738,14 +903,29 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 * Lock the old version (xmax = us, lock only) so that nobody changes
 		 * it while we toast and look for a page without the buffer lock.
 		 */
+		TransactionId lxmax = xid;
+		uint16		lim = HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK,
+					lim2 = HEAP_KEYS_UPDATED;
+
+		/* keep a lock of ours under another subtransaction id (multixact) */
+		if (MultiXactIdIsValid(uxmax) && (uim & HEAP_XMAX_IS_MULTI))
+		{
+			TransactionId old = HeapTupleHeaderGetRawXmax(tp.t_data);
+
+			lxmax = (tp.t_data->t_infomask & HEAP_XMAX_IS_MULTI) ?
+				MultiXactIdExpand(old, xid, MultiXactStatusForUpdate) :
+				MultiXactIdCreate(old, qs_lock_status(qs_held_mode(tp.t_data)),
+								  xid, MultiXactStatusForUpdate);
+			qs_multi_hint_bits(lxmax, &lim, &lim2);
+		}
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		hdr = L->get_header(page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
-		hdr->t_infomask |= HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
-		hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
-		HeapTupleHeaderSetXmax(hdr, xid);
+		hdr->t_infomask |= lim;
+		hdr->t_infomask2 |= lim2;
+		HeapTupleHeaderSetXmax(hdr, lxmax);
 		hdr->t_ctid = *otid;
 		L->set_header(page, off, hdr);
 		GenericXLogFinish(state);
@@ -813,7 +993,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			newpage = true;
 		}
 		hdr = L->get_header(page, off, &scratch, NULL);
-		qs_set_update_xmax(hdr, xid, ocid, iscombo, &heaptup->t_self);
+		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);
 		L->set_header(page, off, hdr);
 		GenericXLogFinish(state);
 		if (newbuf != buf)
@@ -840,20 +1020,6 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
  * Row locks
  * ------------------------------------------------------------------------
  */
-
-/* strength of a lock-only xmax held by us */
-static LockTupleMode
-qs_held_mode(HeapTupleHeader hdr)
-{
-	uint16		im = hdr->t_infomask;
-
-	if (HEAP_XMAX_IS_EXCL_LOCKED(im))
-		return (hdr->t_infomask2 & HEAP_KEYS_UPDATED) ?
-			LockTupleExclusive : LockTupleNoKeyExclusive;
-	if (HEAP_XMAX_IS_SHR_LOCKED(im))
-		return LockTupleShare;
-	return LockTupleKeyShare;
-}
 
 static uint16
 qs_lock_infomask(LockTupleMode mode)
@@ -882,48 +1048,79 @@ qs_lock_one(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	bool		have_tuple_lock = false;
 	TM_Result	result;
 
+	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "lock");
 	*bufp = buf;
-	result = qs_check_writable(rel, L, buf, off, cid, wait_policy,
+	result = qs_check_writable(rel, L, buf, off, cid, mode, wait_policy,
 							   XLTW_Lock, &have_tuple_lock, &tp, &scratch);
 	if (result == TM_Ok)
 	{
 		HeapTupleHeader h = tp.t_data;
-		TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
-		bool		ours = !(h->t_infomask & HEAP_XMAX_INVALID) &&
-			TransactionIdIsCurrentTransactionId(xmax) &&
-			HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask);
+		uint16		im = h->t_infomask;
+		TransactionId old = HeapTupleHeaderGetRawXmax(h);
+		TransactionId xid = GetCurrentTransactionId();
+		TransactionId newxmax = xid;
+		uint16		newim = qs_lock_infomask(mode);
+		uint16		newim2 = (mode == LockTupleExclusive) ? HEAP_KEYS_UPDATED : 0;
+		bool		done = false;
 
-		if (ours && qs_held_mode(h) >= mode)
+		if (im & HEAP_XMAX_INVALID)
+			;					/* no xmax: a plain lock */
+		else if (im & HEAP_XMAX_IS_MULTI)
 		{
-			/* already held, at least as strong */
+			if (MultiXactIdIsRunning(old, HEAP_XMAX_IS_LOCKED_ONLY(im)))
+			{
+				MultiXactMember *members;
+				int			n = GetMultiXactIdMembers(old, &members, false,
+													  HEAP_XMAX_IS_LOCKED_ONLY(im));
+
+				for (int i = 0; i < n; i++)
+					if (TransactionIdIsCurrentTransactionId(members[i].xid) &&
+						!qs_mxstatus_is_update(members[i].status) &&
+						qs_mxstatus_mode(members[i].status) >= mode)
+						done = true;	/* we hold it already */
+				if (n > 0)
+					pfree(members);
+				if (!done)
+				{
+					newxmax = MultiXactIdExpand(old, xid, qs_lock_status(mode));
+					qs_multi_hint_bits(newxmax, &newim, &newim2);
+				}
+			}
 		}
-		else
+		else if (HEAP_XMAX_IS_LOCKED_ONLY(im) &&
+				 (TransactionIdIsCurrentTransactionId(old) ||
+				  TransactionIdIsInProgress(old)))
 		{
-			TransactionId xid = GetCurrentTransactionId();
+			/* a live single locker: ours, or another's compatible one */
+			if (TransactionIdIsCurrentTransactionId(old) &&
+				qs_held_mode(h) >= mode)
+				done = true;
+			else if (!TransactionIdEquals(old, xid))
+			{
+				newxmax = MultiXactIdCreate(old, qs_lock_status(qs_held_mode(h)),
+											xid, qs_lock_status(mode));
+				qs_multi_hint_bits(newxmax, &newim, &newim2);
+			}
+			/* else: our own weaker lock under the same xid, made stronger */
+		}
+
+		if (!done)
+		{
 			GenericXLogState *state;
 			Page		page;
 			HeapTupleHeader hdr;
 
-			if (ours && !TransactionIdEquals(xmax, xid))
-			{
-				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot strengthen a row lock of \"%s\" taken in another subtransaction",
-								RelationGetRelationName(rel)),
-						 errhint("quickstep tables keep one locker per row (no multixacts); take the strongest lock first.")));
-			}
 			state = GenericXLogStart(rel);
 			page = GenericXLogRegisterBuffer(state, buf, 0);
 			hdr = L->get_header(page, off, &scratch, NULL);
 			hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 			hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
-			hdr->t_infomask |= qs_lock_infomask(mode);
-			if (mode == LockTupleExclusive)
-				hdr->t_infomask2 |= HEAP_KEYS_UPDATED;
-			HeapTupleHeaderSetXmax(hdr, xid);
-			hdr->t_ctid = *tid;
+			hdr->t_infomask |= newim;
+			hdr->t_infomask2 |= newim2;
+			HeapTupleHeaderSetXmax(hdr, newxmax);
+			if (HEAP_XMAX_IS_LOCKED_ONLY(newim))
+				hdr->t_ctid = *tid;
 			L->set_header(page, off, hdr);
 			GenericXLogFinish(state);
 		}

@@ -14,7 +14,7 @@
  *	   the page (generic WAL), and note its free space in the FSM.
  * Then index cleanup, truncation of empty tail pages (when the
  * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
- * relminmxid (no multixact is ever written, so relminmxid = OldestMxact).
+ * relminmxid (the oldest multixact left in an xmax, else OldestMxact).
  *
  *-------------------------------------------------------------------------
  */
@@ -81,6 +81,31 @@ track_xid(TransactionId xid, TransactionId *newfrozen)
 		*newfrozen = xid;
 }
 
+static void
+track_multi(MultiXactId multi, MultiXactId *newminmxid)
+{
+	if (MultiXactIdIsValid(multi) && MultiXactIdPrecedes(multi, *newminmxid))
+		*newminmxid = multi;
+}
+
+/* a record that stays as it is: its xids bound relfrozenxid/relminmxid */
+static void
+track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxid)
+{
+	if (!HeapTupleHeaderXminFrozen(h))
+		track_xid(HeapTupleHeaderGetRawXmin(h), newfrozen);
+	if (h->t_infomask & HEAP_XMAX_INVALID)
+		return;
+	if (h->t_infomask & HEAP_XMAX_IS_MULTI)
+	{
+		track_multi(HeapTupleHeaderGetRawXmax(h), newminmxid);
+		if (!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask))
+			track_xid(HeapTupleHeaderGetUpdateXid(h), newfrozen);
+	}
+	else
+		track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
+}
+
 /*
  * Before removing or freezing on a page: cancel standby queries that could
  * still need what goes away, and (cleanup) make the standby wait for pins on
@@ -120,6 +145,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 	const QsPageLayout *L = qs_layout_of(rel);
 	QsVacuumCutoffs cut;
 	TransactionId newfrozen;
+	MultiXactId newminmxid;
 	BlockNumber nblocks,
 				new_nblocks;
 	BlockNumber last_nonempty = InvalidBlockNumber;
@@ -136,6 +162,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 
 	qs_vacuum_get_cutoffs(rel, params, &cut);
 	newfrozen = cut.OldestXmin;
+	newminmxid = cut.OldestMxact;
 
 	vac_open_indexes(rel, RowExclusiveLock, &nindexes, &Irel);
 	istats = palloc0(sizeof(IndexBulkDeleteResult *) * Max(nindexes, 1));
@@ -151,6 +178,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		Page		page;
 		OffsetNumber maxoff;
 		OffsetNumber tofreeze[MaxHeapTuplesPerPage];
+		bool		frz_xmin[MaxHeapTuplesPerPage + 1] = {0};
+		bool		clr_xmax[MaxHeapTuplesPerPage + 1] = {0};
 		int			nfreeze = 0;
 		bool		nonempty = false;
 
@@ -189,11 +218,6 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			tup.t_len = len;
 			ItemPointerSet(&tup.t_self, blk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
-			if (h->t_infomask & HEAP_XMAX_IS_MULTI)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("record (%u,%u) of \"%s\" has a multixact xmax, which quickstep tables never write",
-								blk, off, RelationGetRelationName(rel))));
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
 			if (status == HEAPTUPLE_LIVE)
 				live += 1;
@@ -206,35 +230,49 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					if (do_index)
 						dead_add(&dead, blk, off);
 					else
-					{
-						track_xid(HeapTupleHeaderGetXmin(h), &newfrozen);
-						track_xid(HeapTupleHeaderGetRawXmax(h), &newfrozen);
-					}
+						track_header(h, &newfrozen, &newminmxid);
 					break;
 				case HEAPTUPLE_LIVE:
 				case HEAPTUPLE_RECENTLY_DEAD:
 					{
 						TransactionId xmin = HeapTupleHeaderGetXmin(h);
 						TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
+						uint16		im = h->t_infomask;
 
 						/* xmin is committed here */
 						if (!HeapTupleHeaderXminFrozen(h) && TransactionIdIsNormal(xmin))
 						{
 							if (TransactionIdPrecedes(xmin, cut.FreezeLimit))
-								freeze = true;
+								frz_xmin[off] = freeze = true;
 							else
 								track_xid(xmin, &newfrozen);
 						}
+
 						/*
 						 * xmax of a LIVE record is an aborted updater or a
-						 * locker: cleared when old; of a RECENTLY_DEAD one a
-						 * committed updater newer than OldestXmin: kept.
+						 * locker (a multixact of lockers): cleared when old or
+						 * finished; of a RECENTLY_DEAD one a committed updater
+						 * newer than OldestXmin: kept.
 						 */
-						if (!(h->t_infomask & HEAP_XMAX_INVALID) && TransactionIdIsNormal(xmax))
+						if (im & HEAP_XMAX_INVALID)
+							;
+						else if (im & HEAP_XMAX_IS_MULTI)
+						{
+							if (status == HEAPTUPLE_LIVE &&
+								!MultiXactIdIsRunning(xmax, HEAP_XMAX_IS_LOCKED_ONLY(im)))
+								clr_xmax[off] = freeze = true;
+							else
+							{
+								track_multi(xmax, &newminmxid);
+								if (!HEAP_XMAX_IS_LOCKED_ONLY(im))
+									track_xid(HeapTupleHeaderGetUpdateXid(h), &newfrozen);
+							}
+						}
+						else if (TransactionIdIsNormal(xmax))
 						{
 							if (status == HEAPTUPLE_LIVE &&
 								TransactionIdPrecedes(xmax, cut.FreezeLimit))
-								freeze = true;
+								clr_xmax[off] = freeze = true;
 							else
 								track_xid(xmax, &newfrozen);
 						}
@@ -242,8 +280,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					break;
 				case HEAPTUPLE_INSERT_IN_PROGRESS:
 				case HEAPTUPLE_DELETE_IN_PROGRESS:
-					track_xid(HeapTupleHeaderGetXmin(h), &newfrozen);
-					track_xid(HeapTupleHeaderGetRawXmax(h), &newfrozen);
+					track_header(h, &newfrozen, &newminmxid);
 					live += 1;
 					break;
 			}
@@ -264,8 +301,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				HeapTupleHeader h = L->get_header(page, tofreeze[i], &scratch, NULL);
 				TransactionId xmin = HeapTupleHeaderGetXmin(h);
 
-				if (!HeapTupleHeaderXminFrozen(h) && TransactionIdIsNormal(xmin) &&
-					TransactionIdPrecedes(xmin, cut.FreezeLimit) &&
+				if (frz_xmin[tofreeze[i]] &&
 					(!TransactionIdIsValid(frz_horizon) ||
 					 TransactionIdFollows(xmin, frz_horizon)))
 					frz_horizon = xmin;
@@ -277,26 +313,19 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			for (int i = 0; i < nfreeze; i++)
 			{
 				HeapTupleHeaderData scratch;
-				HeapTupleHeader h = L->get_header(wpage, tofreeze[i], &scratch, NULL);
-				TransactionId xmin = HeapTupleHeaderGetXmin(h);
-				TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
+				OffsetNumber off = tofreeze[i];
+				HeapTupleHeader h = L->get_header(wpage, off, &scratch, NULL);
 
-				if (!HeapTupleHeaderXminFrozen(h) && TransactionIdIsNormal(xmin) &&
-					TransactionIdPrecedes(xmin, cut.FreezeLimit))
+				if (frz_xmin[off])
 					HeapTupleHeaderSetXminFrozen(h);
-				if (!(h->t_infomask & HEAP_XMAX_INVALID) && TransactionIdIsNormal(xmax) &&
-					TransactionIdPrecedes(xmax, cut.FreezeLimit) &&
-					(HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask) ||
-					 !TransactionIdDidCommit(xmax)))
+				if (clr_xmax[off])
 				{
 					h->t_infomask &= ~HEAP_XMAX_BITS;
 					h->t_infomask |= HEAP_XMAX_INVALID;
 					h->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 					HeapTupleHeaderSetXmax(h, InvalidTransactionId);
 				}
-				else if (!(h->t_infomask & HEAP_XMAX_INVALID) && TransactionIdIsNormal(xmax))
-					track_xid(xmax, &newfrozen);
-				L->set_header(wpage, tofreeze[i], h);
+				L->set_header(wpage, off, h);
 			}
 			GenericXLogFinish(state);
 		}
@@ -412,7 +441,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 	FreeSpaceMapVacuum(rel);
 
 	qs_vac_update_relstats(rel, new_nblocks, live, nindexes > 0,
-						   newfrozen, cut.OldestMxact);
+						   newfrozen, newminmxid);
 	qs_pgstat_report_vacuum(rel, (PgStat_Counter) live,
 							(PgStat_Counter) recently_dead, starttime);
 
