@@ -10,15 +10,15 @@
  * and friends) on the header the layout presents; the header fields are set
  * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
  *
- * Row locks.  As on heap, several transactions can lock one row when their
- * strengths are compatible (KEY SHARE / SHARE / NO KEY UPDATE / UPDATE,
- * heap's conflict table): their xids are kept in a multixact.  Unlike heap,
- * an UPDATE or DELETE waits for every other locker, even a KEY SHARE one
- * (heap lets a non-key update proceed beside key-share lockers), and a
- * locker waits for an in-progress update of the row; so a multixact here
- * only ever holds lockers, plus at most one update by our own transaction
- * (a subtransaction updating a row its parent locked keeps the parent's
- * lock in the multixact, as heap does).
+ * Row locks.  As on heap, several transactions can hold one row when their
+ * strengths are compatible (heap's conflict table for KEY SHARE / SHARE /
+ * NO KEY UPDATE / UPDATE): their xids go into a multixact, and a non-key
+ * UPDATE (no column of a foreign-key-usable unique index changes) proceeds
+ * beside KEY SHARE lockers, keeping them in the multixact.  A subtransaction
+ * that updates a row its parent locked keeps the parent's lock in the
+ * multixact.  Unlike heap, a new locker waits for an in-progress update of
+ * the row instead of locking the old version and following the update
+ * chain (heap_lock_updated_tuple).
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +41,8 @@
 #include "storage/predicate.h"
 #include "storage/procarray.h"
 #include "utils/combocid.h"
+#include "utils/datum.h"
+#include "utils/relcache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -629,37 +631,106 @@ qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
 	}
 }
 
+/* the lock-only infomask bits of a plain (single xid) lock */
+static uint16
+qs_lock_infomask(LockTupleMode mode)
+{
+	switch (mode)
+	{
+		case LockTupleKeyShare:
+			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK;
+		case LockTupleShare:
+			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_SHR_LOCK;
+		default:
+			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
+	}
+}
+
 /*
- * The xmax (and its infomask bits) an update or delete by 'xid' writes:
- * plain 'xid', or, when our own transaction holds a lock on the record
- * under another (sub)transaction id, a multixact keeping that lock beside
- * the update, so that rolling back the subtransaction does not drop it.
+ * qs_compose_xmax
+ *		The xmax (and its infomask bits) written when 'xid' updates, deletes
+ *		or locks (per 'status') a record whose check passed: plain 'xid', or
+ *		a multixact that keeps every live lock already on the record — ours
+ *		under another (sub)transaction id, so that rolling back a
+ *		subtransaction does not drop its parent's lock, and other
+ *		transactions' compatible ones (key-share lockers beside a non-key
+ *		update).
  */
 static TransactionId
-qs_update_xmax(HeapTupleHeader h, TransactionId xid, uint16 *infomask,
-			   uint16 *infomask2)
+qs_compose_xmax(HeapTupleHeader h, TransactionId xid, MultiXactStatus status,
+				uint16 *infomask, uint16 *infomask2)
 {
 	uint16		im = h->t_infomask;
 	TransactionId old = HeapTupleHeaderGetRawXmax(h);
-	MultiXactId multi = InvalidMultiXactId;
+	bool		live = false;
+	MultiXactId multi;
 
-	*infomask = 0;
-	*infomask2 = HEAP_KEYS_UPDATED;
-	if ((im & HEAP_XMAX_INVALID) || !HEAP_XMAX_IS_LOCKED_ONLY(im))
-		return xid;
-	if (im & HEAP_XMAX_IS_MULTI)
+	if (im & HEAP_XMAX_INVALID)
+		live = false;
+	else if (im & HEAP_XMAX_IS_MULTI)
 	{
-		if (MultiXactIdIsRunning(old, true))
-			multi = MultiXactIdExpand(old, xid, MultiXactStatusUpdate);
+		/* lockers still running (an aborted update in it is dropped) */
+		live = MultiXactIdIsRunning(old, HEAP_XMAX_IS_LOCKED_ONLY(im));
 	}
-	else if (!TransactionIdEquals(old, xid) &&
-			 TransactionIdIsCurrentTransactionId(old))
-		multi = MultiXactIdCreate(old, qs_lock_status(qs_held_mode(h)),
-								  xid, MultiXactStatusUpdate);
-	if (!MultiXactIdIsValid(multi))
+	else if (HEAP_XMAX_IS_LOCKED_ONLY(im))
+		live = !TransactionIdEquals(old, xid) &&
+			(TransactionIdIsCurrentTransactionId(old) ||
+			 TransactionIdIsInProgress(old));
+	if (!live)
+	{
+		*infomask = qs_mxstatus_is_update(status) ? 0 :
+			qs_lock_infomask(qs_mxstatus_mode(status));
+		*infomask2 = (status == MultiXactStatusUpdate ||
+					  status == MultiXactStatusForUpdate) ? HEAP_KEYS_UPDATED : 0;
 		return xid;
+	}
+	if (im & HEAP_XMAX_IS_MULTI)
+		multi = MultiXactIdExpand(old, xid, status);
+	else
+		multi = MultiXactIdCreate(old, qs_lock_status(qs_held_mode(h)),
+								  xid, status);
 	qs_multi_hint_bits(multi, infomask, infomask2);
 	return multi;
+}
+
+/*
+ * Did the update change a column of a unique index usable by a foreign key
+ * (heap's "key" columns)?  Decides UPDATE (key) versus NO KEY UPDATE.
+ */
+static bool
+qs_key_changed(Relation rel, const QsPageLayout *L, Page page, OffsetNumber off,
+			   HeapTuple newtup)
+{
+	Bitmapset  *keys = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			x = -1;
+	bool		changed = false;
+
+	while (!changed && (x = bms_next_member(keys, x)) >= 0)
+	{
+		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
+		Form_pg_attribute att;
+		Datum		oldv,
+					newv;
+		bool		oldnull,
+					newnull;
+
+		if (attnum <= 0)
+		{
+			changed = true;		/* a system column: be safe */
+			break;
+		}
+		att = TupleDescAttr(desc, attnum - 1);
+		L->read_column(page, desc, attnum, &off, 1, &oldv, &oldnull);
+		newv = heap_getattr(newtup, attnum, desc, &newnull);
+		if (oldnull != newnull)
+			changed = true;
+		else if (!oldnull &&
+				 !datumIsEqual(oldv, newv, att->attbyval, att->attlen))
+			changed = true;
+	}
+	bms_free(keys);
+	return changed;
 }
 
 static void
@@ -749,7 +820,8 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	{
 		uint16		newim,
 					newim2;
-		TransactionId newxmax = qs_update_xmax(tp.t_data, xid, &newim, &newim2);
+		TransactionId newxmax = qs_compose_xmax(tp.t_data, xid, MultiXactStatusUpdate,
+												 &newim, &newim2);
 
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
@@ -827,14 +899,16 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	TransactionId uxmax;
 	uint16		uim,
 				uim2;
+	bool		key_changed;
 
-	*lockmode = LockTupleExclusive;
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
 
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, otid, "update");
-	result = qs_check_writable(rel, L, buf, off, cid, LockTupleExclusive,
+	key_changed = qs_key_changed(rel, L, BufferGetPage(buf), off, newtup);
+	*lockmode = key_changed ? LockTupleExclusive : LockTupleNoKeyExclusive;
+	result = qs_check_writable(rel, L, buf, off, cid, *lockmode,
 							   wait ? LockWaitBlock : QS_WAIT_REPORT,
 							   XLTW_Update, &have_tuple_lock, &tp, &scratch);
 	if (result == TM_Invisible)
@@ -859,7 +933,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
-	uxmax = qs_update_xmax(tp.t_data, xid, &uim, &uim2);
+	uxmax = qs_compose_xmax(tp.t_data, xid,
+							key_changed ? MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate,
+							&uim, &uim2);
 
 	/* the new version's header, as heap_update sets it */
 	newtup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
@@ -903,21 +979,14 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 * Lock the old version (xmax = us, lock only) so that nobody changes
 		 * it while we toast and look for a page without the buffer lock.
 		 */
-		TransactionId lxmax = xid;
-		uint16		lim = HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK,
-					lim2 = HEAP_KEYS_UPDATED;
+		uint16		lim,
+					lim2;
+		TransactionId lxmax;
 
-		/* keep a lock of ours under another subtransaction id (multixact) */
-		if (MultiXactIdIsValid(uxmax) && (uim & HEAP_XMAX_IS_MULTI))
-		{
-			TransactionId old = HeapTupleHeaderGetRawXmax(tp.t_data);
-
-			lxmax = (tp.t_data->t_infomask & HEAP_XMAX_IS_MULTI) ?
-				MultiXactIdExpand(old, xid, MultiXactStatusForUpdate) :
-				MultiXactIdCreate(old, qs_lock_status(qs_held_mode(tp.t_data)),
-								  xid, MultiXactStatusForUpdate);
-			qs_multi_hint_bits(lxmax, &lim, &lim2);
-		}
+		/* lock it in our update's strength, keeping the locks already there */
+		lxmax = qs_compose_xmax(tp.t_data, xid,
+								key_changed ? MultiXactStatusForUpdate : MultiXactStatusForNoKeyUpdate,
+								&lim, &lim2);
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		hdr = L->get_header(page, off, &scratch, NULL);
@@ -1020,20 +1089,6 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
  * Row locks
  * ------------------------------------------------------------------------
  */
-
-static uint16
-qs_lock_infomask(LockTupleMode mode)
-{
-	switch (mode)
-	{
-		case LockTupleKeyShare:
-			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK;
-		case LockTupleShare:
-			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_SHR_LOCK;
-		default:
-			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
-	}
-}
 
 /* lock the record at tid (no chain following); the buffer is left pinned */
 static TM_Result
