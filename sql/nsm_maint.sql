@@ -113,6 +113,36 @@ REFRESH MATERIALIZED VIEW qmv;
 REFRESH MATERIALIZED VIEW CONCURRENTLY qmv;
 SELECT count(*) FROM qmv;
 
+-- opportunistic pruning: repeated updates without VACUUM stay within the
+-- pages heap needs (dead versions lose their storage when a scan finds a
+-- nearly full page; their slots stay dead until VACUUM)
+CREATE TABLE qpr (id int PRIMARY KEY, n int, pad text) USING quickstep_nsm
+  WITH (autovacuum_enabled = off);
+INSERT INTO qpr SELECT g, 0, repeat('x', 100) FROM generate_series(1, 1000) g;
+DO $$
+BEGIN
+  FOR i IN 1 .. 30 LOOP
+    UPDATE qpr SET n = n + 1 WHERE id % 10 = i % 10;
+    COMMIT;
+    PERFORM count(*) FROM qpr;
+  END LOOP;
+END $$;
+SELECT pg_relation_size('qpr') / 8192 < 40 AS bounded, count(*), sum(n) FROM qpr;
+SELECT count(*) FILTER (WHERE lp_flags = 3) > 0 AS has_pruned_slots
+  FROM generate_series(0, pg_relation_size('qpr') / 8192 - 1) b,
+       heap_page_items(get_raw_page('qpr', b::int));
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(n) FROM qpr WHERE id > 0;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+VACUUM qpr;
+SELECT count(*) FILTER (WHERE lp_flags = 3) AS dead_slots_after_vacuum
+  FROM generate_series(0, pg_relation_size('qpr') / 8192 - 1) b,
+       heap_page_items(get_raw_page('qpr', b::int));
+SELECT quickstep.check_table('qpr');
+DROP TABLE qpr;
+
 -- check_table refuses what it cannot check
 SELECT quickstep.check_table('qam');
 SELECT quickstep.check_table('qm_v');

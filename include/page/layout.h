@@ -120,6 +120,15 @@ typedef struct QsPageLayout
 	void		(*compact) (Page page);
 
 	/*
+	 * Prune hint: the oldest xid that deleted or updated a record of the
+	 * page (InvalidTransactionId: none).  set_prune_hint keeps the older of
+	 * the current hint and xid; clear_prune_hint resets it.
+	 */
+	TransactionId (*prune_hint) (Page page);
+	void		(*set_prune_hint) (Page page, TransactionId xid);
+	void		(*clear_prune_hint) (Page page);
+
+	/*
 	 * Structural check of one page; false with a message in errbuf when
 	 * the page is corrupt.  Must not trust any byte of the page.
 	 */

@@ -180,6 +180,11 @@ extern void qs_index_validate_scan(Relation tableRelation,
 extern TransactionId qs_index_delete_tuples(Relation rel,
 											TM_IndexDeleteOp *delstate);
 
+/* prune.c */
+extern void qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
+								bool cleanup);
+extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
+
 /* vacuum.c */
 extern void qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 						  BufferAccessStrategy bstrategy);

@@ -379,6 +379,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		hdr->t_infomask |= HEAP_XMAX_INVALID;
 		HeapTupleHeaderSetXmin(hdr, InvalidTransactionId);
 		hdr->t_ctid = *tid;
+		L->set_prune_hint(page, RecentXmin);
 	}
 	L->set_header(page, off, hdr);
 	GenericXLogFinish(state);
@@ -838,6 +839,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	if (changingPart)
 		HeapTupleHeaderSetMovedPartitions(hdr);
 	L->set_header(page, off, hdr);
+	L->set_prune_hint(page, xid);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -967,6 +969,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		hdr = L->get_header(page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &newtup->t_self);
 		L->set_header(page, off, hdr);
+		L->set_prune_hint(page, xid);
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		heaptup = newtup;
@@ -1064,6 +1067,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		hdr = L->get_header(page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);
 		L->set_header(page, off, hdr);
+		L->set_prune_hint(page, xid);
 		GenericXLogFinish(state);
 		if (newbuf != buf)
 			UnlockReleaseBuffer(newbuf);

@@ -347,6 +347,13 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 		}
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
+		if (L->record_state(page, off) == QS_REC_DEAD)
+		{
+			/* pruned: dead to everyone, its horizon was logged then */
+			st->knowndeletable = true;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			continue;
+		}
 		if (L->record_state(page, off) != QS_REC_NORMAL)
 		{
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -81,6 +81,7 @@ qs_scan_load_page(QsScanDesc scan, BlockNumber blkno,
 	scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 									scan->strategy);
 	scan->cblock = blkno;
+	qs_page_prune_opt(rel, L, scan->cbuf);
 	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(scan->cbuf);
 	maxoff = L->max_offset(page);
@@ -892,10 +893,15 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 		*all_dead = false;
 
 	if (!BufferIsValid(f->buf) || BufferGetBlockNumber(f->buf) != blkno)
+	{
 		f->buf = ReleaseAndReadBuffer(f->buf, rel, blkno);
+		qs_page_prune_opt(rel, L, f->buf);
+	}
 	LockBuffer(f->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(f->buf);
-	if (L->record_state(page, off) == QS_REC_NORMAL)
+	if (L->record_state(page, off) == QS_REC_DEAD && all_dead)
+		*all_dead = true;		/* pruned: dead to everyone */
+	else if (L->record_state(page, off) == QS_REC_NORMAL)
 	{
 		valid = qs_record_visible(L, rel, f->buf, page, off, snapshot, &tup, &scratch);
 		HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);

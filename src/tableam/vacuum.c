@@ -106,24 +106,6 @@ track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxi
 		track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
 }
 
-/*
- * Before removing or freezing on a page: cancel standby queries that could
- * still need what goes away, and (cleanup) make the standby wait for pins on
- * the page before its record bytes move (see qs_log_standby_conflict).
- */
-static void
-qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
-					bool cleanup)
-{
-	if ((!cleanup && !TransactionIdIsValid(horizon)) ||
-		!RelationNeedsWAL(rel) || !XLogStandbyInfoActive())
-		return;
-	START_CRIT_SECTION();
-	MarkBufferDirty(buf);
-	qs_log_standby_conflict(rel, buf, horizon, cleanup);
-	END_CRIT_SECTION();
-}
-
 static bool
 page_has_records(const QsPageLayout *L, Page page)
 {
