@@ -935,9 +935,6 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
-	uxmax = qs_compose_xmax(tp.t_data, xid,
-							key_changed ? MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate,
-							&uim, &uim2);
 
 	/* the new version's header, as heap_update sets it */
 	newtup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
@@ -961,6 +958,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		/* same page: one WAL record */
 		OffsetNumber noff;
 
+		uxmax = qs_compose_xmax(tp.t_data, xid,
+								key_changed ? MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate,
+								&uim, &uim2);
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		noff = L->put_record(page, oblk, newtup);
@@ -1038,6 +1038,19 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				break;
 			UnlockReleaseBuffer(newbuf);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+
+		/*
+		 * Compatible lockers may have joined our lock meanwhile: compose the
+		 * update's xmax from the xmax now there.
+		 */
+		{
+			HeapTupleHeaderData scratch2;
+
+			uxmax = qs_compose_xmax(L->get_header(BufferGetPage(buf), off, &scratch2, NULL),
+									xid,
+									key_changed ? MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate,
+									&uim, &uim2);
 		}
 
 		state = GenericXLogStart(rel);
