@@ -120,4 +120,217 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #endif
 /* ---- end csbtree ---- */
 
+/* ---- tableam ---- */
+/*
+ * Table access method differences (src/tableam/, src/page/).
+ */
+#include "access/heapam.h"
+#include "access/heapam_xlog.h"
+#include "access/tableam.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/tuplesort.h"
+
+/* relation_set_new_filenode (15) became relation_set_new_filelocator (16). */
+#if PG_VERSION_NUM < 160000
+#define QS_AM_SET_NEW_FILELOCATOR relation_set_new_filenode
+#define QS_UPDATE_INDEXES_T bool
+#define QS_SET_UPDATE_ALL(p) (*(p) = true)
+#define QS_HeapTupleHeaderAdvanceConflictHorizon HeapTupleHeaderAdvanceLatestRemovedXid
+#define qs_tuplesort_getdatum(st, fwd, val, isnull) \
+	tuplesort_getdatum((st), (fwd), (val), (isnull), NULL)
+#define qs_pgstat_count_heap_update(rel, newpage) ((void) (newpage), pgstat_count_heap_update((rel), false))
+#else
+#define QS_AM_SET_NEW_FILELOCATOR relation_set_new_filelocator
+#define QS_UPDATE_INDEXES_T TU_UpdateIndexes
+#define QS_SET_UPDATE_ALL(p) (*(p) = TU_All)
+#define QS_HeapTupleHeaderAdvanceConflictHorizon HeapTupleHeaderAdvanceConflictHorizon
+#define qs_tuplesort_getdatum(st, fwd, val, isnull) \
+	tuplesort_getdatum((st), (fwd), false, (val), (isnull), NULL)
+#define qs_pgstat_count_heap_update(rel, newpage) pgstat_count_heap_update((rel), false, (newpage))
+#endif
+
+/* PG 18 added logLockFailure to the conditional lock waits. */
+#if PG_VERSION_NUM < 180000
+#define qs_ConditionalLockTuple(rel, tid, mode) ConditionalLockTuple((rel), (tid), (mode))
+#define qs_ConditionalXactLockTableWait(xid) ConditionalXactLockTableWait(xid)
+#else
+#define qs_ConditionalLockTuple(rel, tid, mode) ConditionalLockTuple((rel), (tid), (mode), false)
+#define qs_ConditionalXactLockTableWait(xid) ConditionalXactLockTableWait((xid), false)
+#endif
+
+/* PG 17 feeds ANALYZE blocks through a read stream. */
+#if PG_VERSION_NUM >= 170000
+#define QS_ANALYZE_STREAM 1
+#endif
+
+/*
+ * PG 18 reworked bitmap table scans: one next_tuple callback iterating the
+ * TBMIterator kept in the scan descriptor.
+ */
+#if PG_VERSION_NUM >= 180000
+#define QS_BITMAP_ONE_CALLBACK 1
+#endif
+
+/*
+ * qs_extend_rel
+ *		Add one zeroed page to the main fork; returns it pinned and
+ *		exclusively locked.
+ */
+static inline Buffer
+qs_extend_rel(Relation rel, BufferAccessStrategy strategy)
+{
+#if PG_VERSION_NUM < 160000
+	Buffer		buf;
+	bool		local = RELATION_IS_LOCAL(rel);
+
+	if (!local)
+		LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, strategy);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (!local)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+	return buf;
+#else
+	return ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, strategy, EB_LOCK_FIRST);
+#endif
+}
+
+/* The init fork of an UNLOGGED table: PG 15 syncs it at once. */
+#if PG_VERSION_NUM < 160000
+#define qs_sync_init_fork(srel) smgrimmedsync((srel), INIT_FORKNUM)
+#else
+#define qs_sync_init_fork(srel) smgrimmedsync((srel), INIT_FORKNUM)
+#endif
+/* VACUUM cutoffs, statistics and index-vacuum info. */
+#include "commands/vacuum.h"
+#include "pgstat.h"
+#include "utils/timestamp.h"
+
+typedef struct QsVacuumCutoffs
+{
+	TransactionId OldestXmin;
+	MultiXactId OldestMxact;
+	TransactionId FreezeLimit;
+	MultiXactId MultiXactCutoff;
+} QsVacuumCutoffs;
+
+static inline void
+qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
+					  QsVacuumCutoffs *c)
+{
+#if PG_VERSION_NUM < 160000
+	vacuum_set_xid_limits(rel, params->freeze_min_age, params->freeze_table_age,
+						  params->multixact_freeze_min_age,
+						  params->multixact_freeze_table_age,
+						  &c->OldestXmin, &c->OldestMxact,
+						  &c->FreezeLimit, &c->MultiXactCutoff);
+#else
+	struct VacuumCutoffs vc;
+
+	vacuum_get_cutoffs(rel, params, &vc);
+	c->OldestXmin = vc.OldestXmin;
+	c->OldestMxact = vc.OldestMxact;
+	c->FreezeLimit = vc.FreezeLimit;
+	c->MultiXactCutoff = vc.MultiXactCutoff;
+#endif
+}
+
+#if PG_VERSION_NUM < 160000
+#define QS_IVINFO_SET_HEAPREL(iv, rel) ((void) 0)
+#else
+#define QS_IVINFO_SET_HEAPREL(iv, rel) ((iv).heaprel = (rel))
+#endif
+
+#if PG_VERSION_NUM < 180000
+#define qs_vac_update_relstats(rel, pages, tuples, hasindex, fxid, mmxid) \
+	vac_update_relstats((rel), (pages), (tuples), 0, (hasindex), (fxid), (mmxid), NULL, NULL, false)
+#define qs_pgstat_report_vacuum(rel, live, dead, start) \
+	((void) (start), pgstat_report_vacuum(RelationGetRelid(rel), (rel)->rd_rel->relisshared, (live), (dead)))
+#define qs_vacuum_delay_point() vacuum_delay_point()
+#else
+#define qs_vacuum_delay_point() vacuum_delay_point(false)
+#define qs_vac_update_relstats(rel, pages, tuples, hasindex, fxid, mmxid) \
+	vac_update_relstats((rel), (pages), (tuples), 0, 0, (hasindex), (fxid), (mmxid), NULL, NULL, false)
+#define qs_pgstat_report_vacuum(rel, live, dead, start) \
+	pgstat_report_vacuum(RelationGetRelid(rel), (rel)->rd_rel->relisshared, (live), (dead), (start))
+#endif
+
+/* index_beginscan gained an instrumentation argument in PG 18. */
+#if PG_VERSION_NUM < 180000
+#define qs_index_beginscan(heap, index, snap, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snap), (nkeys), (norderbys))
+#else
+#define qs_index_beginscan(heap, index, snap, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snap), NULL, (nkeys), (norderbys))
+#endif
+
+/* PG 18 has virtual generated columns, which take no room in a record. */
+#if PG_VERSION_NUM < 180000
+#define QS_ATT_IS_VIRTUAL(att) false
+#else
+#define QS_ATT_IS_VIRTUAL(att) ((att)->attgenerated == ATTRIBUTE_GENERATED_VIRTUAL)
+#endif
+
+#ifdef QS_ANALYZE_STREAM
+#include "storage/read_stream.h"
+#endif
+/*
+ * qs_log_standby_conflict
+ *		WAL-log a hot-standby recovery conflict before VACUUM removes records
+ *		or freezes xids on a page: standby queries whose snapshot could still
+ *		need them (xmin <= horizon) are cancelled before the change replays,
+ *		as heap's prune and freeze records do.  Generic WAL carries no
+ *		horizon, so a heap2 record with no items is written; its redo
+ *		resolves the conflict and sets the page LSN.  With 'cleanup' the
+ *		redo also takes a cleanup lock on the page, which waits for (or
+ *		cancels) standby queries still pinning it: the record that moves
+ *		record bytes (compaction) follows at once.  On PG 15 that redo also
+ *		runs PageRepairFragmentation on the (already compact, heap-format)
+ *		NSM page.  Caller: buffer exclusively locked and marked dirty, in a
+ *		critical section.
+ */
+#include "access/heapam_xlog.h"
+#include "access/xloginsert.h"
+static inline void
+qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
+						bool cleanup)
+{
+#if PG_VERSION_NUM < 160000
+	XLogRecPtr	recptr;
+
+	XLogBeginInsert();
+	if (cleanup)
+	{
+		xl_heap_prune xlrec;
+
+		xlrec.latestRemovedXid = horizon;
+		xlrec.nredirected = 0;
+		xlrec.ndead = 0;
+		XLogRegisterData((char *) &xlrec, SizeOfHeapPrune);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_PRUNE);
+	}
+	else
+	{
+		xl_heap_freeze_page xlrec;
+		TransactionId cutoff = horizon;
+
+		TransactionIdAdvance(cutoff);	/* redo conflicts with cutoff - 1 */
+		xlrec.cutoff_xid = cutoff;
+		xlrec.ntuples = 0;
+		XLogRegisterData((char *) &xlrec, SizeOfHeapFreezePage);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_FREEZE_PAGE);
+	}
+	PageSetLSN(BufferGetPage(buf), recptr);
+#elif PG_VERSION_NUM >= 170000
+	log_heap_prune_and_freeze(rel, buf, horizon, cleanup, PRUNE_VACUUM_CLEANUP,
+							  NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+#else
+#error "qs_log_standby_conflict is not written for PostgreSQL 16"
+#endif
+}
+/* ---- end tableam ---- */
+
 #endif							/* QS_COMPAT_H */

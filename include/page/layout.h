@@ -1,0 +1,142 @@
+/*-------------------------------------------------------------------------
+ *
+ * layout.h
+ *	  The in-page layout interface of the quickstep page engine (DESIGN §4).
+ *
+ * The engine (src/tableam/) owns buffers, locks, WAL, MVCC decisions and
+ * page choice; a layout owns the bytes of a page.  The engine never reads
+ * or writes page bytes itself: it calls these functions on a Page it has
+ * pinned and locked (or, inside a generic-WAL section, on the page image
+ * GenericXLogRegisterBuffer returned).
+ *
+ * Logical record format.  A record is handed to a layout as a formed
+ * HeapTuple (header + null bitmap + attributes, as heap_form_tuple builds
+ * it and heap_toast_insert_or_update may rewrite it).  The layout stores it
+ * however it likes (NSM: as is; PAX: scattered over minipages; HPL:
+ * segments), and gives back:
+ *	 - the MVCC header of a record (HeapTupleHeaderData), either as a pointer
+ *	   into the page (NSM) or assembled in caller-provided scratch space; the
+ *	   engine passes it to heap's visibility routines and, when those set
+ *	   hint bits or the engine changes xmax/ctid, writes it back through
+ *	   set_header (a no-op when the pointer is the page's own bytes);
+ *	 - a record in a TupleTableSlot, only the attributes asked for;
+ *	 - one attribute of many records in an array (for vectorized scans).
+ *
+ * Offsets are 1-based item numbers as in bufpage.h; a page holds at most
+ * MaxHeapTuplesPerPage (291) records so TIDs fit tidbitmap.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_PAGE_LAYOUT_H
+#define QS_PAGE_LAYOUT_H
+
+#include "core/compat.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "nodes/bitmapset.h"
+#include "storage/bufpage.h"
+#include "storage/buf.h"
+#include "utils/relcache.h"
+
+/* State of an item slot on a page. */
+typedef enum QsRecordState
+{
+	QS_REC_UNUSED,				/* free slot, or offset beyond the page */
+	QS_REC_DEAD,				/* slot kept for index pointers, no data */
+	QS_REC_NORMAL				/* a record with header and attributes */
+} QsRecordState;
+
+typedef struct QsPageLayout
+{
+	const char *name;			/* "nsm", "pax", "hpl" */
+
+	/* The slot kind records are returned in (slot_callbacks). */
+	const TupleTableSlotOps *(*slot_ops) (void);
+
+	/* Format an all-zero page (or reformat an empty one). */
+	void		(*init_page) (Page page, Size page_size);
+
+	/* Largest record (formed tuple length) any page can take. */
+	Size		(*max_record_size) (void);
+
+	/* Bytes free for new records; 0 when the record-count limit is hit. */
+	Size		(*free_space) (Page page);
+
+	/* Would put_record succeed for this tuple (on a page kept fillfactor-free)? */
+	bool		(*record_fits) (Page page, HeapTuple tuple, Size reserve);
+
+	/*
+	 * Store a formed tuple; returns its offset (InvalidOffsetNumber if it
+	 * does not fit).  Sets the stored record's t_ctid to (blkno, offset) and
+	 * tuple->t_self likewise.
+	 */
+	OffsetNumber (*put_record) (Page page, BlockNumber blkno, HeapTuple tuple);
+
+	/* Highest offset in use or ever used (0 for an empty page). */
+	OffsetNumber (*max_offset) (Page page);
+
+	QsRecordState (*record_state) (Page page, OffsetNumber off);
+
+	/*
+	 * The MVCC header of a NORMAL record: a pointer into the page or into
+	 * *scratch.  *len gets the logical (formed tuple) length.
+	 */
+	HeapTupleHeader (*get_header) (Page page, OffsetNumber off,
+								   HeapTupleHeaderData *scratch, uint32 *len);
+	/* Write back a header obtained from get_header (hint bits, xmax, ctid). */
+	void		(*set_header) (Page page, OffsetNumber off, HeapTupleHeader hdr);
+
+	/*
+	 * Put record 'off' of the pinned buffer into 'slot' (of slot_ops kind),
+	 * only attributes in 'attrs' need be valid (NULL: all).  The slot takes
+	 * its own pin when it points into the page.
+	 */
+	void		(*store_record) (Relation rel, Buffer buf, Page page,
+								 OffsetNumber off, TupleTableSlot *slot,
+								 const Bitmapset *attrs);
+
+	/* A palloc'd copy of the whole record as a formed HeapTuple. */
+	HeapTuple	(*copy_record) (Relation rel, Page page, BlockNumber blkno,
+								OffsetNumber off);
+
+	/*
+	 * Read attribute 'attnum' (1-based) of the records at offs[0..n-1] into
+	 * values/isnull.  By-reference values point into the page (the caller
+	 * keeps the pin).
+	 */
+	void		(*read_column) (Page page, TupleDesc desc, AttrNumber attnum,
+								const OffsetNumber *offs, int n,
+								Datum *values, bool *isnull);
+
+	/* Mark records dead (keep slot for index pointers) or unused. */
+	void		(*mark_dead) (Page page, const OffsetNumber *offs, int n);
+	void		(*mark_unused) (Page page, const OffsetNumber *offs, int n);
+
+	/*
+	 * Reclaim the space of dead/unused records.  Moves record bytes: the
+	 * caller holds a cleanup lock (no other pin).
+	 */
+	void		(*compact) (Page page);
+
+	/*
+	 * Prune hint: the oldest xid that deleted or updated a record of the
+	 * page (InvalidTransactionId: none).  set_prune_hint keeps the older of
+	 * the current hint and xid; clear_prune_hint resets it.
+	 */
+	TransactionId (*prune_hint) (Page page);
+	void		(*set_prune_hint) (Page page, TransactionId xid);
+	void		(*clear_prune_hint) (Page page);
+
+	/*
+	 * Structural check of one page; false with a message in errbuf when
+	 * the page is corrupt.  Must not trust any byte of the page.
+	 */
+	bool		(*check_page) (Page page, BlockNumber blkno, int natts,
+							   char *errbuf, Size errlen);
+} QsPageLayout;
+
+/* The layouts (src/page/). */
+extern const QsPageLayout qs_nsm_layout;
+
+#endif							/* QS_PAGE_LAYOUT_H */

@@ -1,0 +1,323 @@
+/*-------------------------------------------------------------------------
+ *
+ * nsm.c
+ *	  NSM (N-ary storage model) page layout: PostgreSQL's slotted page.
+ *
+ * "Use what exists": the page is a standard bufpage.c page (PageInit,
+ * PageAddItem, line pointers, PageRepairFragmentation); a record is a
+ * formed heap tuple (HeapTupleHeaderData + null bitmap + attributes) stored
+ * as is, so the MVCC header handed to heap's visibility routines is the
+ * page's own bytes and hint bits land in place.  At most
+ * MaxHeapTuplesPerPage records per page (PageAddItem's is_heap check).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/itemid.h"
+#include "utils/rel.h"
+
+#include "page/layout.h"
+
+static const TupleTableSlotOps *
+nsm_slot_ops(void)
+{
+	return &TTSOpsBufferHeapTuple;
+}
+
+static void
+nsm_init_page(Page page, Size page_size)
+{
+	PageInit(page, page_size, 0);
+}
+
+static Size
+nsm_max_record_size(void)
+{
+	return MaxHeapTupleSize;
+}
+
+static Size
+nsm_free_space(Page page)
+{
+	if (PageIsNew(page))
+		return BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - sizeof(ItemIdData);
+	return PageGetHeapFreeSpace(page);
+}
+
+static bool
+nsm_record_fits(Page page, HeapTuple tuple, Size reserve)
+{
+	Size		need = MAXALIGN(tuple->t_len);
+
+	if (PageIsNew(page))
+		return need + reserve <= BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - sizeof(ItemIdData);
+	return need + reserve <= PageGetHeapFreeSpace(page);
+}
+
+static OffsetNumber
+nsm_put_record(Page page, BlockNumber blkno, HeapTuple tuple)
+{
+	OffsetNumber off;
+	ItemId		lp;
+	HeapTupleHeader item;
+
+	off = PageAddItem(page, (Item) tuple->t_data, tuple->t_len,
+					  InvalidOffsetNumber, false, true);
+	if (off == InvalidOffsetNumber)
+		return InvalidOffsetNumber;
+
+	ItemPointerSet(&tuple->t_self, blkno, off);
+	lp = PageGetItemId(page, off);
+	item = (HeapTupleHeader) PageGetItem(page, lp);
+	/* a speculative token in t_ctid is kept; otherwise point at self */
+	if (!HeapTupleHeaderIsSpeculative(tuple->t_data))
+		item->t_ctid = tuple->t_self;
+	tuple->t_data->t_ctid = item->t_ctid;
+	return off;
+}
+
+static OffsetNumber
+nsm_max_offset(Page page)
+{
+	if (PageIsNew(page))
+		return 0;
+	return PageGetMaxOffsetNumber(page);
+}
+
+static QsRecordState
+nsm_record_state(Page page, OffsetNumber off)
+{
+	ItemId		lp;
+
+	if (PageIsNew(page) || off < FirstOffsetNumber ||
+		off > PageGetMaxOffsetNumber(page))
+		return QS_REC_UNUSED;
+	lp = PageGetItemId(page, off);
+	if (ItemIdIsNormal(lp))
+		return QS_REC_NORMAL;
+	if (ItemIdIsDead(lp))
+		return QS_REC_DEAD;
+	return QS_REC_UNUSED;
+}
+
+static HeapTupleHeader
+nsm_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
+			   uint32 *len)
+{
+	ItemId		lp = PageGetItemId(page, off);
+
+	Assert(ItemIdIsNormal(lp));
+	if (len)
+		*len = ItemIdGetLength(lp);
+	return (HeapTupleHeader) PageGetItem(page, lp);
+}
+
+static void
+nsm_set_header(Page page, OffsetNumber off, HeapTupleHeader hdr)
+{
+	ItemId		lp = PageGetItemId(page, off);
+	HeapTupleHeader item = (HeapTupleHeader) PageGetItem(page, lp);
+
+	if (item != hdr)
+		memcpy(item, hdr, SizeofHeapTupleHeader);
+}
+
+static void
+nsm_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
+				 TupleTableSlot *slot, const Bitmapset *attrs)
+{
+	/* the slot keeps a pointer to the HeapTupleData: use its own */
+	HeapTuple	tup = &((BufferHeapTupleTableSlot *) slot)->base.tupdata;
+	ItemId		lp = PageGetItemId(page, off);
+
+	Assert(TTS_IS_BUFFERTUPLE(slot));
+	tup->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tup->t_len = ItemIdGetLength(lp);
+	ItemPointerSet(&tup->t_self, BufferGetBlockNumber(buf), off);
+	tup->t_tableOid = RelationGetRelid(rel);
+	ExecStoreBufferHeapTuple(tup, slot, buf);
+	slot->tts_tableOid = RelationGetRelid(rel);
+}
+
+static HeapTuple
+nsm_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
+{
+	HeapTupleData tup;
+	ItemId		lp = PageGetItemId(page, off);
+
+	tup.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tup.t_len = ItemIdGetLength(lp);
+	ItemPointerSet(&tup.t_self, blkno, off);
+	tup.t_tableOid = RelationGetRelid(rel);
+	return heap_copytuple(&tup);
+}
+
+static void
+nsm_read_column(Page page, TupleDesc desc, AttrNumber attnum,
+				const OffsetNumber *offs, int n, Datum *values, bool *isnull)
+{
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleData tup;
+		ItemId		lp = PageGetItemId(page, offs[i]);
+
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tup.t_len = ItemIdGetLength(lp);
+		values[i] = heap_getattr(&tup, attnum, desc, &isnull[i]);
+	}
+}
+
+static void
+nsm_mark_dead(Page page, const OffsetNumber *offs, int n)
+{
+	for (int i = 0; i < n; i++)
+		ItemIdSetDead(PageGetItemId(page, offs[i]));
+}
+
+static void
+nsm_mark_unused(Page page, const OffsetNumber *offs, int n)
+{
+	for (int i = 0; i < n; i++)
+		ItemIdSetUnused(PageGetItemId(page, offs[i]));
+}
+
+static void
+nsm_compact(Page page)
+{
+	PageRepairFragmentation(page);
+	PageTruncateLinePointerArray(page);
+}
+
+static TransactionId
+nsm_prune_hint(Page page)
+{
+	return ((PageHeader) page)->pd_prune_xid;
+}
+
+static void
+nsm_set_prune_hint(Page page, TransactionId xid)
+{
+	PageSetPrunable(page, xid);
+}
+
+static void
+nsm_clear_prune_hint(Page page)
+{
+	PageClearPrunable(page);
+}
+
+static bool
+nsm_check_page(Page page, BlockNumber blkno, int natts, char *errbuf,
+			   Size errlen)
+{
+	PageHeader	ph = (PageHeader) page;
+	OffsetNumber maxoff;
+
+	if (PageIsNew(page))
+		return true;
+	if (ph->pd_lower < SizeOfPageHeaderData || ph->pd_lower > ph->pd_upper ||
+		ph->pd_upper > ph->pd_special || ph->pd_special != BLCKSZ ||
+		PageGetPageSize(page) != BLCKSZ)
+	{
+		snprintf(errbuf, errlen,
+				 "block %u: bad page header (lower %u, upper %u, special %u, size %u)",
+				 blkno, ph->pd_lower, ph->pd_upper, ph->pd_special,
+				 (unsigned) PageGetPageSize(page));
+		return false;
+	}
+	maxoff = PageGetMaxOffsetNumber(page);
+	if (maxoff > MaxHeapTuplesPerPage)
+	{
+		snprintf(errbuf, errlen, "block %u: %u line pointers, more than %d",
+				 blkno, maxoff, (int) MaxHeapTuplesPerPage);
+		return false;
+	}
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		unsigned	lpoff = ItemIdGetOffset(lp);
+		unsigned	lplen = ItemIdGetLength(lp);
+		HeapTupleHeader h;
+
+		if (ItemIdIsRedirected(lp))
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: redirect line pointer on an NSM page",
+					 blkno, off);
+			return false;
+		}
+		if (!ItemIdIsNormal(lp))
+			continue;
+		if (lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special ||
+			lpoff != MAXALIGN(lpoff))
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: record at %u length %u lies outside the record area [%u, %u)",
+					 blkno, off, lpoff, lplen, ph->pd_upper, ph->pd_special);
+			return false;
+		}
+		if (lplen < SizeofHeapTupleHeader)
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: record length %u is shorter than a record header",
+					 blkno, off, lplen);
+			return false;
+		}
+		h = (HeapTupleHeader) ((char *) page + lpoff);
+		if (h->t_hoff < SizeofHeapTupleHeader || h->t_hoff > lplen ||
+			h->t_hoff != MAXALIGN(h->t_hoff))
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: bad data offset %u in a record of length %u",
+					 blkno, off, h->t_hoff, lplen);
+			return false;
+		}
+		if (HeapTupleHeaderGetNatts(h) > natts)
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: record has %d attributes, the table %d",
+					 blkno, off, HeapTupleHeaderGetNatts(h), natts);
+			return false;
+		}
+		if ((h->t_infomask & HEAP_HASNULL) &&
+			SizeofHeapTupleHeader + BITMAPLEN(HeapTupleHeaderGetNatts(h)) > h->t_hoff)
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: null bitmap overlaps the data",
+					 blkno, off);
+			return false;
+		}
+		if ((h->t_infomask & HEAP_XMAX_COMMITTED) &&
+			(h->t_infomask & HEAP_XMAX_IS_MULTI))
+		{
+			snprintf(errbuf, errlen, "block %u, item %u: multixact xmax marked committed",
+					 blkno, off);
+			return false;
+		}
+	}
+	return true;
+}
+
+const QsPageLayout qs_nsm_layout = {
+	.name = "nsm",
+	.slot_ops = nsm_slot_ops,
+	.init_page = nsm_init_page,
+	.max_record_size = nsm_max_record_size,
+	.free_space = nsm_free_space,
+	.record_fits = nsm_record_fits,
+	.put_record = nsm_put_record,
+	.max_offset = nsm_max_offset,
+	.record_state = nsm_record_state,
+	.get_header = nsm_get_header,
+	.set_header = nsm_set_header,
+	.store_record = nsm_store_record,
+	.copy_record = nsm_copy_record,
+	.read_column = nsm_read_column,
+	.mark_dead = nsm_mark_dead,
+	.mark_unused = nsm_mark_unused,
+	.compact = nsm_compact,
+	.prune_hint = nsm_prune_hint,
+	.set_prune_hint = nsm_set_prune_hint,
+	.clear_prune_hint = nsm_clear_prune_hint,
+	.check_page = nsm_check_page,
+};

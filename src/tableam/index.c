@@ -1,0 +1,377 @@
+/*-------------------------------------------------------------------------
+ *
+ * index.c
+ *	  Engine callbacks for indexes: CREATE INDEX (range build scan), CREATE
+ *	  INDEX CONCURRENTLY validation, and index entry deletion checks.
+ *
+ * The engine has no HOT chains: every version has its own index entries,
+ * so the root of a version is the version itself.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/index.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+double
+qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
+						  IndexInfo *indexInfo, bool allow_sync,
+						  bool anyvisible, bool progress,
+						  BlockNumber start_blockno, BlockNumber numblocks,
+						  IndexBuildCallback callback, void *callback_state,
+						  TableScanDesc scan)
+{
+	const QsPageLayout *L = qs_layout_of(tableRelation);
+	double		reltuples = 0;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	ExprState  *predicate;
+	TupleTableSlot *slot;
+	EState	   *estate;
+	ExprContext *econtext;
+	Snapshot	snapshot;
+	bool		need_unregister_snapshot = false;
+	TransactionId OldestXmin = InvalidTransactionId;
+	bool		checking_uniqueness;
+	BlockNumber nblocks,
+				endblock;
+	bool		is_system_catalog = IsSystemRelation(tableRelation);
+
+	checking_uniqueness = (indexInfo->ii_Unique ||
+						   indexInfo->ii_ExclusionOps != NULL);
+
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	slot = table_slot_create(tableRelation, NULL);
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(indexInfo->ii_Predicate, estate);
+
+	if (scan != NULL)
+	{
+		/* parallel build: the caller's scan and snapshot */
+		snapshot = scan->rs_snapshot;
+		if (!IsMVCCSnapshot(snapshot))
+			OldestXmin = GetOldestNonRemovableTransactionId(tableRelation);
+	}
+	else if (IsBootstrapProcessingMode() || indexInfo->ii_Concurrent)
+	{
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+		need_unregister_snapshot = true;
+	}
+	else
+	{
+		snapshot = SnapshotAny;
+		OldestXmin = GetOldestNonRemovableTransactionId(tableRelation);
+	}
+
+	nblocks = RelationGetNumberOfBlocks(tableRelation);
+	endblock = nblocks;
+	if (numblocks != InvalidBlockNumber && start_blockno + numblocks < endblock)
+		endblock = start_blockno + numblocks;
+
+	/*
+	 * A parallel build hands out blocks through the shared parallel scan;
+	 * otherwise the range [start_blockno, endblock) in order.
+	 */
+	if (scan != NULL && scan->rs_parallel != NULL)
+	{
+		QsScanDesc	qscan = (QsScanDesc) scan;
+
+		table_block_parallelscan_startblock_init(tableRelation, qscan->pwork,
+												 (ParallelBlockTableScanDesc) scan->rs_parallel);
+	}
+
+	for (BlockNumber blkno = start_blockno;; blkno++)
+	{
+		Buffer		buf;
+		OffsetNumber maxoff;
+
+		if (scan != NULL && scan->rs_parallel != NULL)
+		{
+			QsScanDesc	qscan = (QsScanDesc) scan;
+
+			blkno = table_block_parallelscan_nextpage(tableRelation, qscan->pwork,
+													  (ParallelBlockTableScanDesc) scan->rs_parallel);
+			if (blkno == InvalidBlockNumber)
+				break;
+		}
+		else if (blkno >= endblock)
+			break;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(tableRelation, MAIN_FORKNUM, blkno,
+								 RBM_NORMAL, NULL);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		maxoff = L->max_offset(BufferGetPage(buf));
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			Page		page = BufferGetPage(buf);
+			HeapTupleData tup;
+			HeapTupleHeaderData scratch;
+			bool		indexIt = false;
+			bool		tupleIsAlive = false;
+
+	recheck:
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			if (L->record_state(page, off) != QS_REC_NORMAL)
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				continue;
+			}
+			if (snapshot == SnapshotAny)
+			{
+				uint32		len;
+				TransactionId xwait;
+
+				tup.t_data = L->get_header(page, off, &scratch, &len);
+				tup.t_len = len;
+				ItemPointerSet(&tup.t_self, blkno, off);
+				tup.t_tableOid = RelationGetRelid(tableRelation);
+				switch (HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf))
+				{
+					case HEAPTUPLE_DEAD:
+						indexIt = false;
+						tupleIsAlive = false;
+						break;
+					case HEAPTUPLE_LIVE:
+						indexIt = true;
+						tupleIsAlive = true;
+						reltuples += 1;
+						break;
+					case HEAPTUPLE_RECENTLY_DEAD:
+						indexIt = true;
+						tupleIsAlive = false;
+						reltuples += 1;
+						break;
+					case HEAPTUPLE_INSERT_IN_PROGRESS:
+						if (anyvisible ||
+							TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup.t_data)))
+						{
+							indexIt = true;
+							tupleIsAlive = true;
+							reltuples += 1;
+							break;
+						}
+						xwait = HeapTupleHeaderGetXmin(tup.t_data);
+						if (tup.t_data == &scratch)
+							L->set_header(page, off, &scratch);
+						LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+						if (!is_system_catalog)
+							elog(WARNING, "concurrent insert in progress within table \"%s\"",
+								 RelationGetRelationName(tableRelation));
+						XactLockTableWait(xwait, tableRelation, &tup.t_self,
+										  XLTW_InsertIndexUnique);
+						CHECK_FOR_INTERRUPTS();
+						goto recheck;
+					case HEAPTUPLE_DELETE_IN_PROGRESS:
+						if (anyvisible)
+						{
+							indexIt = true;
+							tupleIsAlive = true;
+							reltuples += 1;
+							break;
+						}
+						xwait = HeapTupleHeaderGetUpdateXid(tup.t_data);
+						if (!TransactionIdIsCurrentTransactionId(xwait))
+						{
+							if (checking_uniqueness)
+							{
+								if (tup.t_data == &scratch)
+									L->set_header(page, off, &scratch);
+								LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+								XactLockTableWait(xwait, tableRelation,
+												  &tup.t_self,
+												  XLTW_InsertIndexUnique);
+								CHECK_FOR_INTERRUPTS();
+								goto recheck;
+							}
+							reltuples += 1;
+						}
+						indexIt = true;
+						tupleIsAlive = false;
+						break;
+					default:
+						elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
+				}
+				if (tup.t_data == &scratch)
+					L->set_header(page, off, &scratch);
+			}
+			else
+			{
+				indexIt = qs_record_visible(L, tableRelation, buf, page, off,
+											snapshot, &tup, &scratch);
+				tupleIsAlive = indexIt;
+				if (indexIt)
+					reltuples += 1;
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (!indexIt)
+				continue;
+
+			MemoryContextReset(econtext->ecxt_per_tuple_memory);
+			L->store_record(tableRelation, buf, page, off, slot, NULL);
+			if (predicate != NULL && !ExecQual(predicate, econtext))
+				continue;
+			FormIndexDatum(indexInfo, slot, estate, values, isnull);
+			callback(indexRelation, &slot->tts_tid, values, isnull,
+					 tupleIsAlive, callback_state);
+		}
+		ReleaseBuffer(buf);
+	}
+
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	/* as heap does, the build scan ends the scan it was given */
+	if (scan != NULL)
+		table_endscan(scan);
+	if (need_unregister_snapshot)
+		UnregisterSnapshot(snapshot);
+	indexInfo->ii_ExpressionsState = NIL;
+	indexInfo->ii_PredicateState = NULL;
+	return reltuples;
+}
+
+void
+qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
+					   IndexInfo *indexInfo, Snapshot snapshot,
+					   ValidateIndexState *state)
+{
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	EState	   *estate;
+	ExprContext *econtext;
+	ExprState  *predicate;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	ItemPointer indexcursor = NULL;
+	ItemPointerData decoded;
+	bool		tuplesort_empty = false;
+
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	slot = table_slot_create(tableRelation, NULL);
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(indexInfo->ii_Predicate, estate);
+
+	/* our scans go in TID order, as the sorted index TIDs do */
+	scan = table_beginscan_strat(tableRelation, snapshot, 0, NULL, true, false);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		ItemPointer tid = &slot->tts_tid;
+
+		CHECK_FOR_INTERRUPTS();
+		while (!tuplesort_empty &&
+			   (!indexcursor || ItemPointerCompare(indexcursor, tid) < 0))
+		{
+			Datum		ts_val;
+			bool		ts_isnull;
+
+			tuplesort_empty = !qs_tuplesort_getdatum(state->tuplesort, true,
+													 &ts_val, &ts_isnull);
+			if (!tuplesort_empty)
+			{
+				itemptr_decode(&decoded, DatumGetInt64(ts_val));
+				indexcursor = &decoded;
+			}
+			else
+				indexcursor = NULL;
+		}
+		if (tuplesort_empty || indexcursor == NULL ||
+			ItemPointerCompare(indexcursor, tid) > 0)
+		{
+			MemoryContextReset(econtext->ecxt_per_tuple_memory);
+			if (predicate != NULL && !ExecQual(predicate, econtext))
+				continue;
+			FormIndexDatum(indexInfo, slot, estate, values, isnull);
+			index_insert(indexRelation, values, isnull, tid, tableRelation,
+						 indexInfo->ii_Unique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+						 false, indexInfo);
+			state->tups_inserted += 1;
+		}
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	indexInfo->ii_ExpressionsState = NIL;
+	indexInfo->ii_PredicateState = NULL;
+}
+
+/*
+ * Which index entries point at records dead to everyone?  Entries the index
+ * already knows to be deletable are trusted; each record looked at
+ * advances the conflict horizon for standbys.
+ */
+TransactionId
+qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	TransactionId horizon = InvalidTransactionId;
+	GlobalVisState *vistest = GlobalVisTestFor(rel);
+	Buffer		buf = InvalidBuffer;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+	for (int i = 0; i < delstate->ndeltids; i++)
+	{
+		TM_IndexDelete *d = &delstate->deltids[i];
+		TM_IndexStatus *st = &delstate->status[d->id];
+		BlockNumber blkno = ItemPointerGetBlockNumber(&d->tid);
+		OffsetNumber off = ItemPointerGetOffsetNumber(&d->tid);
+		Page		page;
+		HeapTupleData tup;
+		HeapTupleHeaderData scratch;
+		uint32		len;
+
+		if (blkno >= nblocks)
+			continue;
+		if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != blkno)
+		{
+			if (BufferIsValid(buf))
+				ReleaseBuffer(buf);
+			buf = ReadBuffer(rel, blkno);
+		}
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (L->record_state(page, off) == QS_REC_DEAD)
+		{
+			/* pruned: dead to everyone, its horizon was logged then */
+			st->knowndeletable = true;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			continue;
+		}
+		if (L->record_state(page, off) != QS_REC_NORMAL)
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			continue;
+		}
+		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_len = len;
+		tup.t_self = d->tid;
+		tup.t_tableOid = RelationGetRelid(rel);
+		if (!st->knowndeletable && HeapTupleIsSurelyDead(&tup, vistest))
+			st->knowndeletable = true;
+		if (st->knowndeletable)
+			QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &horizon);
+		if (tup.t_data == &scratch)
+			L->set_header(page, off, &scratch);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	}
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
+	return horizon;
+}

@@ -1,0 +1,12 @@
+-- quickstep_am: the quickstep_nsm table access method (src/tableam/).
+
+CREATE FUNCTION quickstep.nsm_handler(internal) RETURNS table_am_handler
+	AS 'MODULE_PATHNAME', 'nsm_handler' LANGUAGE C STRICT;
+CREATE ACCESS METHOD quickstep_nsm TYPE TABLE HANDLER quickstep.nsm_handler;
+COMMENT ON ACCESS METHOD quickstep_nsm IS
+	'quickstep row store, NSM (slotted) pages: MVCC, WAL and indexes as heap';
+
+CREATE FUNCTION quickstep.check_table(rel regclass) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'qs_check_table' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION quickstep.check_table(regclass) IS
+	'structural check of a quickstep row table; returns the records checked, raises data_corrupted on a corrupt page';

@@ -1,0 +1,129 @@
+/*-------------------------------------------------------------------------
+ *
+ * prune.c
+ *	  Opportunistic pruning, as heap_page_prune_opt: when a scan or an
+ *	  index fetch reads a page that is nearly full and whose prune hint
+ *	  says some delete or update is old enough, records dead to everyone
+ *	  lose their storage (their slots stay, marked dead, for the index
+ *	  entries that still point at them; VACUUM frees the slots).  Needs a
+ *	  cleanup lock, taken only if free.
+ *
+ *	  Also the hot-standby conflict record written before records are
+ *	  removed or xids frozen (used by VACUUM too).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/heapam.h"
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+/*
+ * Before removing or freezing on a page: cancel standby queries that could
+ * still need what goes away, and (cleanup) make the standby wait for pins on
+ * the page before its record bytes move (see qs_log_standby_conflict).
+ * Caller holds the buffer exclusively locked.
+ */
+void
+qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
+					bool cleanup)
+{
+	if ((!cleanup && !TransactionIdIsValid(horizon)) ||
+		!RelationNeedsWAL(rel) || !XLogStandbyInfoActive())
+		return;
+	START_CRIT_SECTION();
+	MarkBufferDirty(buf);
+	qs_log_standby_conflict(rel, buf, horizon, cleanup);
+	END_CRIT_SECTION();
+}
+
+void
+qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	TransactionId hint;
+	GlobalVisState *vistest;
+	Size		minfree;
+	OffsetNumber dead[MaxHeapTuplesPerPage];
+	int			ndead = 0;
+	TransactionId horizon = InvalidTransactionId;
+	TransactionId newhint = InvalidTransactionId;
+	OffsetNumber maxoff;
+
+	if (RecoveryInProgress())
+		return;
+	/* unlocked peeks, as heap's: only a hint */
+	hint = L->prune_hint(page);
+	if (!TransactionIdIsNormal(hint))
+		return;
+	vistest = GlobalVisTestFor(rel);
+	if (!GlobalVisTestIsRemovableXid(vistest, hint))
+		return;
+	minfree = Max(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR),
+				  BLCKSZ / 10);
+	if (L->free_space(page) >= minfree)
+		return;
+	if (!ConditionalLockBufferForCleanup(buf))
+		return;
+
+	maxoff = L->max_offset(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleData tup;
+		HeapTupleHeaderData scratch;
+		uint32		len;
+
+		if (L->record_state(page, off) != QS_REC_NORMAL)
+			continue;
+		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_len = len;
+		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
+		tup.t_tableOid = RelationGetRelid(rel);
+		if (HeapTupleIsSurelyDead(&tup, vistest))
+		{
+			QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &horizon);
+			dead[ndead++] = off;
+		}
+		else if (!(tup.t_data->t_infomask & HEAP_XMAX_INVALID) &&
+				 !HEAP_XMAX_IS_LOCKED_ONLY(tup.t_data->t_infomask))
+		{
+			/* deleted or updated, not removable yet: keep a hint */
+			TransactionId x = HeapTupleHeaderGetUpdateXid(tup.t_data);
+
+			if (TransactionIdIsNormal(x) &&
+				(!TransactionIdIsValid(newhint) || TransactionIdPrecedes(x, newhint)))
+				newhint = x;
+		}
+		if (tup.t_data == &scratch)
+			L->set_header(page, off, &scratch);
+	}
+
+	if (ndead > 0 || newhint != hint)
+	{
+		GenericXLogState *state;
+		Page		wpage;
+
+		if (ndead > 0)
+			qs_standby_conflict(rel, buf, horizon, true);
+		state = GenericXLogStart(rel);
+		wpage = GenericXLogRegisterBuffer(state, buf, 0);
+		if (ndead > 0)
+		{
+			L->mark_dead(wpage, dead, ndead);
+			L->compact(wpage);
+		}
+		L->clear_prune_hint(wpage);
+		if (TransactionIdIsValid(newhint))
+			L->set_prune_hint(wpage, newhint);
+		GenericXLogFinish(state);
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+}

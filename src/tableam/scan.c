@@ -1,0 +1,920 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.c
+ *	  Engine scans: sequential (forward/backward, parallel, block range),
+ *	  TID range, bitmap, sample, ANALYZE; TID fetches and index fetches.
+ *
+ * Page at a time, as heap's page mode: a page is share-locked once, the
+ * offsets of the records visible to the snapshot are collected (heap's
+ * HeapTupleSatisfiesVisibility on the header the layout presents), the lock
+ * is dropped and the pin kept while the slot returns them one by one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/tsmapi.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/tidbitmap.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "storage/procarray.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+/* ------------------------------------------------------------------------
+ * Visibility of one record, with hint-bit write-back for layouts that
+ * assemble the header.
+ * ------------------------------------------------------------------------
+ */
+bool
+qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
+				  OffsetNumber off, Snapshot snapshot, HeapTuple tup,
+				  HeapTupleHeaderData *scratch)
+{
+	bool		valid;
+	uint32		len;
+
+	tup->t_data = L->get_header(page, off, scratch, &len);
+	tup->t_len = len;
+	ItemPointerSet(&tup->t_self, BufferGetBlockNumber(buf), off);
+	tup->t_tableOid = RelationGetRelid(rel);
+	valid = HeapTupleSatisfiesVisibility(tup, snapshot, buf);
+	if (tup->t_data == scratch)
+		L->set_header(page, off, scratch);
+	return valid;
+}
+
+/*
+ * Load block 'blkno' into the scan: keep a pin, collect visible offsets
+ * (only those in offs[0..noffs-1] when noffs >= 0).
+ */
+static void
+qs_scan_load_page(QsScanDesc scan, BlockNumber blkno,
+				  const OffsetNumber *offs, int noffs, bool lock_tids)
+{
+	Relation	rel = scan->base.rs_rd;
+	Snapshot	snapshot = scan->base.rs_snapshot;
+	const QsPageLayout *L = scan->layout;
+	Page		page;
+	int			n = 0;
+	OffsetNumber maxoff;
+
+	if (BufferIsValid(scan->cbuf))
+	{
+		ReleaseBuffer(scan->cbuf);
+		scan->cbuf = InvalidBuffer;
+	}
+	CHECK_FOR_INTERRUPTS();
+
+	scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									scan->strategy);
+	scan->cblock = blkno;
+	qs_page_prune_opt(rel, L, scan->cbuf);
+	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(scan->cbuf);
+	maxoff = L->max_offset(page);
+
+	for (int i = 0;; i++)
+	{
+		OffsetNumber off;
+		HeapTupleData tup;
+		HeapTupleHeaderData scratch;
+		bool		valid;
+
+		if (noffs >= 0)
+		{
+			if (i >= noffs)
+				break;
+			off = offs[i];
+			if (off > maxoff)
+				continue;
+		}
+		else
+		{
+			if (i >= maxoff)
+				break;
+			off = FirstOffsetNumber + i;
+		}
+		if (L->record_state(page, off) != QS_REC_NORMAL)
+			continue;
+		valid = qs_record_visible(L, rel, scan->cbuf, page, off, snapshot,
+								  &tup, &scratch);
+		HeapCheckForSerializableConflictOut(valid, rel, &tup, scan->cbuf,
+											snapshot);
+		if (valid)
+		{
+			if (lock_tids)
+				PredicateLockTID(rel, &tup.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tup.t_data));
+			scan->vis[n++] = off;
+		}
+	}
+	LockBuffer(scan->cbuf, BUFFER_LOCK_UNLOCK);
+	scan->ntuples = n;
+}
+
+static void
+qs_scan_reset(QsScanDesc scan)
+{
+	if (BufferIsValid(scan->cbuf))
+		ReleaseBuffer(scan->cbuf);
+	scan->cbuf = InvalidBuffer;
+	scan->cblock = InvalidBlockNumber;
+	scan->inited = false;
+	scan->ntuples = 0;
+	scan->cindex = 0;
+	if (scan->base.rs_parallel == NULL)
+		scan->nblocks = RelationGetNumberOfBlocks(scan->base.rs_rd);
+	else
+		scan->nblocks = ((ParallelBlockTableScanDesc) scan->base.rs_parallel)->phs_nblocks;
+	if (!scan->limits_set)
+	{
+		scan->startblock = 0;
+		scan->numblocks = InvalidBlockNumber;
+	}
+	if ((scan->base.rs_flags & SO_ALLOW_STRAT) &&
+		scan->nblocks > (BlockNumber) (NBuffers / 4) &&
+		!RELATION_IS_LOCAL(scan->base.rs_rd))
+	{
+		if (scan->strategy == NULL)
+			scan->strategy = GetAccessStrategy(BAS_BULKREAD);
+	}
+	else if (scan->strategy != NULL)
+	{
+		FreeAccessStrategy(scan->strategy);
+		scan->strategy = NULL;
+	}
+}
+
+TableScanDesc
+qs_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
+			  ParallelTableScanDesc pscan, uint32 flags)
+{
+	QsScanDesc	scan;
+
+	RelationIncrementReferenceCount(rel);
+	scan = palloc0(sizeof(QsScanDescData));
+	scan->base.rs_rd = rel;
+	scan->base.rs_snapshot = snapshot;
+	scan->base.rs_nkeys = nkeys;
+	scan->base.rs_key = NULL;
+	scan->base.rs_flags = flags;
+	scan->base.rs_parallel = pscan;
+	scan->layout = qs_layout_of(rel);
+	scan->cbuf = InvalidBuffer;
+	if (nkeys > 0)
+	{
+		scan->base.rs_key = palloc(sizeof(ScanKeyData) * nkeys);
+		memcpy(scan->base.rs_key, key, sizeof(ScanKeyData) * nkeys);
+	}
+	if (pscan != NULL)
+		scan->pwork = palloc0(sizeof(ParallelBlockTableScanWorkerData));
+
+	/* like heap: sequential and sample scans lock the whole relation */
+	if (flags & (SO_TYPE_SEQSCAN | SO_TYPE_SAMPLESCAN | SO_TYPE_TIDRANGESCAN))
+	{
+		if (snapshot && IsMVCCSnapshot(snapshot))
+			PredicateLockRelation(rel, snapshot);
+	}
+	qs_scan_reset(scan);
+	return (TableScanDesc) scan;
+}
+
+void
+qs_scan_rescan(TableScanDesc sscan, ScanKey key, bool set_params,
+			   bool allow_strat, bool allow_sync, bool allow_pagemode)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	if (set_params)
+	{
+		if (allow_strat)
+			scan->base.rs_flags |= SO_ALLOW_STRAT;
+		else
+			scan->base.rs_flags &= ~SO_ALLOW_STRAT;
+		if (allow_sync)
+			scan->base.rs_flags |= SO_ALLOW_SYNC;
+		else
+			scan->base.rs_flags &= ~SO_ALLOW_SYNC;
+		if (allow_pagemode)
+			scan->base.rs_flags |= SO_ALLOW_PAGEMODE;
+		else
+			scan->base.rs_flags &= ~SO_ALLOW_PAGEMODE;
+	}
+	if (key && scan->base.rs_nkeys > 0)
+		memcpy(scan->base.rs_key, key, sizeof(ScanKeyData) * scan->base.rs_nkeys);
+	qs_scan_reset(scan);
+}
+
+void
+qs_scan_end(TableScanDesc sscan)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	if (BufferIsValid(scan->cbuf))
+		ReleaseBuffer(scan->cbuf);
+	if (scan->strategy)
+		FreeAccessStrategy(scan->strategy);
+	RelationDecrementReferenceCount(scan->base.rs_rd);
+	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
+		UnregisterSnapshot(scan->base.rs_snapshot);
+	if (scan->base.rs_key)
+		pfree(scan->base.rs_key);
+	if (scan->pwork)
+		pfree(scan->pwork);
+	pfree(scan);
+}
+
+/* restrict a (non-parallel) scan to blocks [start, start+num) */
+void
+qs_scan_set_limits(TableScanDesc sscan, BlockNumber start, BlockNumber num)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	scan->limits_set = true;
+	scan->startblock = start;
+	scan->numblocks = num;
+}
+
+/* next block of a sequential scan, InvalidBlockNumber at the end */
+static BlockNumber
+qs_scan_next_block(QsScanDesc scan, ScanDirection dir)
+{
+	BlockNumber endblock;
+
+	if (scan->base.rs_parallel != NULL)
+	{
+		ParallelBlockTableScanDesc pb = (ParallelBlockTableScanDesc) scan->base.rs_parallel;
+
+		if (!scan->inited)
+		{
+			table_block_parallelscan_startblock_init(scan->base.rs_rd,
+													 scan->pwork, pb);
+			scan->inited = true;
+		}
+		return table_block_parallelscan_nextpage(scan->base.rs_rd,
+												 scan->pwork, pb);
+	}
+
+	endblock = scan->nblocks;
+	if (scan->numblocks != InvalidBlockNumber &&
+		scan->startblock + scan->numblocks < endblock)
+		endblock = scan->startblock + scan->numblocks;
+	if (scan->startblock >= endblock)
+		return InvalidBlockNumber;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		if (!scan->inited)
+		{
+			scan->inited = true;
+			return scan->startblock;
+		}
+		if (scan->cblock == InvalidBlockNumber || scan->cblock + 1 >= endblock)
+			return InvalidBlockNumber;
+		return scan->cblock + 1;
+	}
+	else
+	{
+		if (!scan->inited)
+		{
+			scan->inited = true;
+			return endblock - 1;
+		}
+		if (scan->cblock == InvalidBlockNumber || scan->cblock <= scan->startblock)
+			return InvalidBlockNumber;
+		return scan->cblock - 1;
+	}
+}
+
+bool
+qs_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
+					TupleTableSlot *slot)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+	bool		backward = ScanDirectionIsBackward(direction);
+
+	if (scan->inited && scan->cblock != InvalidBlockNumber)
+	{
+		/* continue within the current page */
+		if (backward)
+			scan->cindex--;
+		else
+			scan->cindex++;
+	}
+	for (;;)
+	{
+		if (scan->cblock != InvalidBlockNumber &&
+			scan->cindex >= 0 && scan->cindex < scan->ntuples)
+		{
+			Page		page = BufferGetPage(scan->cbuf);
+
+			scan->layout->store_record(scan->base.rs_rd, scan->cbuf, page,
+									   scan->vis[scan->cindex], slot, NULL);
+			pgstat_count_heap_getnext(scan->base.rs_rd);
+			return true;
+		}
+		/* move to the next page */
+		{
+			BlockNumber next;
+
+			next = qs_scan_next_block(scan, direction);
+			if (next == InvalidBlockNumber)
+			{
+				if (BufferIsValid(scan->cbuf))
+					ReleaseBuffer(scan->cbuf);
+				scan->cbuf = InvalidBuffer;
+				scan->cblock = InvalidBlockNumber;
+				scan->ntuples = 0;
+				ExecClearTuple(slot);
+				/* a later call in the other direction restarts from an end */
+				scan->inited = false;
+				return false;
+			}
+			qs_scan_load_page(scan, next, NULL, -1, false);
+			scan->cindex = backward ? scan->ntuples - 1 : 0;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * TID range scans
+ * ------------------------------------------------------------------------
+ */
+void
+qs_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
+					 ItemPointer maxtid)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+	BlockNumber startblk,
+				endblk;
+
+	scan->mintid = *mintid;
+	scan->maxtid = *maxtid;
+	startblk = ItemPointerGetBlockNumberNoCheck(mintid);
+	endblk = ItemPointerGetBlockNumberNoCheck(maxtid);
+	if (ItemPointerCompare(mintid, maxtid) > 0 || startblk >= scan->nblocks)
+	{
+		qs_scan_set_limits(sscan, 0, 0);
+	}
+	else
+	{
+		if (endblk >= scan->nblocks)
+			endblk = scan->nblocks - 1;
+		qs_scan_set_limits(sscan, startblk, endblk - startblk + 1);
+	}
+	qs_scan_reset(scan);
+}
+
+bool
+qs_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
+							 TupleTableSlot *slot)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	for (;;)
+	{
+		if (!qs_scan_getnextslot(sscan, direction, slot))
+			return false;
+		if (ItemPointerCompare(&slot->tts_tid, &scan->mintid) < 0)
+		{
+			if (ScanDirectionIsBackward(direction))
+			{
+				ExecClearTuple(slot);
+				return false;
+			}
+			continue;
+		}
+		if (ItemPointerCompare(&slot->tts_tid, &scan->maxtid) > 0)
+		{
+			if (ScanDirectionIsForward(direction))
+			{
+				ExecClearTuple(slot);
+				return false;
+			}
+			continue;
+		}
+		return true;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Bitmap scans
+ * ------------------------------------------------------------------------
+ */
+#ifndef QS_BITMAP_ONE_CALLBACK
+bool
+qs_scan_bitmap_next_block(TableScanDesc sscan, TBMIterateResult *tbmres)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	scan->cindex = 0;
+	scan->ntuples = 0;
+	if (tbmres->blockno >= scan->nblocks)
+		return false;
+	qs_scan_load_page(scan, tbmres->blockno,
+					  tbmres->ntuples >= 0 ? tbmres->offsets : NULL,
+					  tbmres->ntuples, true);
+	return scan->ntuples > 0;
+}
+
+bool
+qs_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
+						  TupleTableSlot *slot)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	if (scan->cindex < 0 || scan->cindex >= scan->ntuples)
+		return false;
+	scan->layout->store_record(scan->base.rs_rd, scan->cbuf,
+							   BufferGetPage(scan->cbuf),
+							   scan->vis[scan->cindex], slot, NULL);
+	scan->cindex++;
+	pgstat_count_heap_fetch(scan->base.rs_rd);
+	return true;
+}
+#else
+bool
+qs_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
+						  bool *recheck, uint64 *lossy_pages,
+						  uint64 *exact_pages)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	while (scan->cbuf == InvalidBuffer || scan->cindex >= scan->ntuples)
+	{
+		TBMIterateResult tbmres;
+		OffsetNumber offs[TBM_MAX_TUPLES_PER_PAGE];
+		int			noffs = -1;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!tbm_iterate(&scan->base.st.rs_tbmiterator, &tbmres))
+			return false;
+		if (tbmres.blockno >= scan->nblocks)
+			continue;
+		if (!tbmres.lossy)
+			noffs = tbm_extract_page_tuple(&tbmres, offs, TBM_MAX_TUPLES_PER_PAGE);
+		scan->recheck = tbmres.recheck;
+		qs_scan_load_page(scan, tbmres.blockno, noffs >= 0 ? offs : NULL,
+						  noffs, true);
+		scan->cindex = 0;
+		if (tbmres.lossy)
+			(*lossy_pages)++;
+		else
+			(*exact_pages)++;
+	}
+	*recheck = scan->recheck;
+	scan->layout->store_record(scan->base.rs_rd, scan->cbuf,
+							   BufferGetPage(scan->cbuf),
+							   scan->vis[scan->cindex], slot, NULL);
+	scan->cindex++;
+	pgstat_count_heap_fetch(scan->base.rs_rd);
+	return true;
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * Sample scans (TABLESAMPLE)
+ * ------------------------------------------------------------------------
+ */
+bool
+qs_scan_sample_next_block(TableScanDesc sscan, SampleScanState *scanstate)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	BlockNumber blockno;
+
+	if (scan->nblocks == 0)
+		return false;
+	if (tsm->NextSampleBlock)
+		blockno = tsm->NextSampleBlock(scanstate, scan->nblocks);
+	else
+	{
+		if (!scan->inited || scan->cblock == InvalidBlockNumber)
+			blockno = 0;
+		else
+		{
+			blockno = scan->cblock + 1;
+			if (blockno >= scan->nblocks)
+				blockno = InvalidBlockNumber;
+		}
+	}
+	if (!BlockNumberIsValid(blockno))
+	{
+		if (BufferIsValid(scan->cbuf))
+			ReleaseBuffer(scan->cbuf);
+		scan->cbuf = InvalidBuffer;
+		scan->cblock = InvalidBlockNumber;
+		scan->inited = false;
+		return false;
+	}
+	qs_scan_load_page(scan, blockno, NULL, -1, false);
+	scan->inited = true;
+	return true;
+}
+
+bool
+qs_scan_sample_next_tuple(TableScanDesc sscan, SampleScanState *scanstate,
+						  TupleTableSlot *slot)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	Page		page = BufferGetPage(scan->cbuf);
+	OffsetNumber maxoff = scan->layout->max_offset(page);
+
+	for (;;)
+	{
+		OffsetNumber off;
+		bool		found = false;
+
+		CHECK_FOR_INTERRUPTS();
+		off = tsm->NextSampleTuple(scanstate, scan->cblock, maxoff);
+		if (!OffsetNumberIsValid(off))
+		{
+			ExecClearTuple(slot);
+			return false;
+		}
+		/* visible? (vis[] is sorted) */
+		{
+			int			lo = 0,
+						hi = scan->ntuples - 1;
+
+			while (lo <= hi)
+			{
+				int			mid = (lo + hi) / 2;
+
+				if (scan->vis[mid] == off)
+				{
+					found = true;
+					break;
+				}
+				if (scan->vis[mid] < off)
+					lo = mid + 1;
+				else
+					hi = mid - 1;
+			}
+		}
+		if (!found)
+			continue;
+		scan->layout->store_record(scan->base.rs_rd, scan->cbuf, page, off,
+								   slot, NULL);
+		pgstat_count_heap_getnext(scan->base.rs_rd);
+		return true;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * ANALYZE
+ * ------------------------------------------------------------------------
+ */
+#ifdef QS_ANALYZE_STREAM
+bool
+qs_scan_analyze_next_block(TableScanDesc sscan, ReadStream *stream)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	scan->cbuf = read_stream_next_buffer(stream, NULL);
+	if (!BufferIsValid(scan->cbuf))
+		return false;
+	scan->cblock = BufferGetBlockNumber(scan->cbuf);
+	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
+	scan->analyze_off = FirstOffsetNumber;
+	return true;
+}
+#else
+bool
+qs_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
+						   BufferAccessStrategy bstrategy)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	scan->cblock = blockno;
+	scan->cbuf = ReadBufferExtended(scan->base.rs_rd, MAIN_FORKNUM, blockno,
+									RBM_NORMAL, bstrategy);
+	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
+	scan->analyze_off = FirstOffsetNumber;
+	return true;
+}
+#endif
+
+bool
+qs_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
+						   double *liverows, double *deadrows,
+						   TupleTableSlot *slot)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+	const QsPageLayout *L = scan->layout;
+	Relation	rel = scan->base.rs_rd;
+	Page		page = BufferGetPage(scan->cbuf);
+	OffsetNumber maxoff = L->max_offset(page);
+
+	for (; scan->analyze_off <= maxoff; scan->analyze_off++)
+	{
+		OffsetNumber off = scan->analyze_off;
+		QsRecordState st = L->record_state(page, off);
+		HeapTupleData tup;
+		HeapTupleHeaderData scratch;
+		uint32		len;
+		bool		sample_it = false;
+
+		if (st == QS_REC_DEAD)
+		{
+			*deadrows += 1;
+			continue;
+		}
+		if (st != QS_REC_NORMAL)
+			continue;
+		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_len = len;
+		ItemPointerSet(&tup.t_self, scan->cblock, off);
+		tup.t_tableOid = RelationGetRelid(rel);
+		switch (HeapTupleSatisfiesVacuum(&tup, OldestXmin, scan->cbuf))
+		{
+			case HEAPTUPLE_LIVE:
+				sample_it = true;
+				*liverows += 1;
+				break;
+			case HEAPTUPLE_DEAD:
+			case HEAPTUPLE_RECENTLY_DEAD:
+				*deadrows += 1;
+				break;
+			case HEAPTUPLE_INSERT_IN_PROGRESS:
+				if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup.t_data)))
+				{
+					sample_it = true;
+					*liverows += 1;
+				}
+				break;
+			case HEAPTUPLE_DELETE_IN_PROGRESS:
+				if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid(tup.t_data)))
+					*deadrows += 1;
+				else
+				{
+					sample_it = true;
+					*liverows += 1;
+				}
+				break;
+		}
+		if (tup.t_data == &scratch)
+			L->set_header(page, off, &scratch);
+		if (sample_it)
+		{
+			L->store_record(rel, scan->cbuf, page, off, slot, NULL);
+			scan->analyze_off++;
+			return true;
+		}
+	}
+	UnlockReleaseBuffer(scan->cbuf);
+	scan->cbuf = InvalidBuffer;
+	ExecClearTuple(slot);
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Fetch by TID
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * qs_fetch
+ *		Read the record at tid; true if it is visible to snapshot.  With a
+ *		record there, tup is filled (t_data pointing into page or scratch)
+ *		and *buf is returned pinned (unlocked); without one t_data is NULL
+ *		and no pin is kept.
+ */
+bool
+qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
+		 Snapshot snapshot, HeapTuple tup, HeapTupleHeaderData *scratch,
+		 Buffer *buf)
+{
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Page		page;
+	bool		valid;
+
+	tup->t_data = NULL;
+	*buf = InvalidBuffer;
+	if (blkno >= RelationGetNumberOfBlocks(rel))
+		return false;
+	*buf = ReadBuffer(rel, blkno);
+	LockBuffer(*buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(*buf);
+	if (L->record_state(page, off) != QS_REC_NORMAL)
+	{
+		UnlockReleaseBuffer(*buf);
+		*buf = InvalidBuffer;
+		return false;
+	}
+	valid = qs_record_visible(L, rel, *buf, page, off, snapshot, tup, scratch);
+	if (valid)
+		PredicateLockTID(rel, &tup->t_self, snapshot,
+						 HeapTupleHeaderGetXmin(tup->t_data));
+	HeapCheckForSerializableConflictOut(valid, rel, tup, *buf, snapshot);
+	LockBuffer(*buf, BUFFER_LOCK_UNLOCK);
+	return valid;
+}
+
+bool
+qs_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
+					 TupleTableSlot *slot)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	HeapTupleData tup;
+	HeapTupleHeaderData scratch;
+	Buffer		buf;
+
+	if (qs_fetch(rel, L, tid, snapshot, &tup, &scratch, &buf))
+	{
+		L->store_record(rel, buf, BufferGetPage(buf),
+						ItemPointerGetOffsetNumber(tid), slot, NULL);
+		ReleaseBuffer(buf);
+		return true;
+	}
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
+	return false;
+}
+
+bool
+qs_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	return ItemPointerIsValid(tid) &&
+		ItemPointerGetBlockNumber(tid) < scan->nblocks;
+}
+
+bool
+qs_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
+							Snapshot snapshot)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+	HeapTupleData tup;
+	HeapTupleHeaderData scratch;
+	Buffer		buf;
+	bool		res;
+
+	if (TTS_IS_BUFFERTUPLE(slot) && BufferIsValid(bslot->buffer))
+	{
+		buf = bslot->buffer;
+		IncrBufferRefCount(buf);
+	}
+	else
+		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&slot->tts_tid));
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	res = qs_record_visible(L, rel, buf, BufferGetPage(buf),
+							ItemPointerGetOffsetNumber(&slot->tts_tid),
+							snapshot, &tup, &scratch);
+	UnlockReleaseBuffer(buf);
+	return res;
+}
+
+void
+qs_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
+{
+	Relation	rel = sscan->rs_rd;
+	Snapshot	snapshot = sscan->rs_snapshot;
+	const QsPageLayout *L = qs_layout_of(rel);
+	ItemPointerData ctid = *tid;
+	TransactionId priorXmax = InvalidTransactionId;
+
+	for (;;)
+	{
+		Buffer		buf;
+		Page		page;
+		HeapTupleData tp;
+		HeapTupleHeaderData scratch;
+		OffsetNumber off = ItemPointerGetOffsetNumber(&ctid);
+		bool		valid;
+
+		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&ctid));
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (L->record_state(page, off) != QS_REC_NORMAL)
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
+		valid = qs_record_visible(L, rel, buf, page, off, snapshot, &tp, &scratch);
+		if (TransactionIdIsValid(priorXmax) &&
+			!TransactionIdEquals(priorXmax, HeapTupleHeaderGetXmin(tp.t_data)))
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
+		HeapCheckForSerializableConflictOut(valid, rel, &tp, buf, snapshot);
+		if (valid)
+			*tid = ctid;
+		if ((tp.t_data->t_infomask & HEAP_XMAX_INVALID) ||
+			HeapTupleHeaderIsOnlyLocked(tp.t_data) ||
+			HeapTupleHeaderIndicatesMovedPartitions(tp.t_data) ||
+			ItemPointerEquals(&tp.t_self, &tp.t_data->t_ctid))
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
+		ctid = tp.t_data->t_ctid;
+		priorXmax = HeapTupleHeaderGetUpdateXid(tp.t_data);
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Index fetches
+ * ------------------------------------------------------------------------
+ */
+typedef struct QsIndexFetchData
+{
+	IndexFetchTableData base;
+	const QsPageLayout *layout;
+	Buffer		buf;
+} QsIndexFetchData;
+
+IndexFetchTableData *
+qs_index_fetch_begin(Relation rel)
+{
+	QsIndexFetchData *f = palloc0(sizeof(QsIndexFetchData));
+
+	f->base.rel = rel;
+	f->layout = qs_layout_of(rel);
+	f->buf = InvalidBuffer;
+	return &f->base;
+}
+
+void
+qs_index_fetch_reset(IndexFetchTableData *scan)
+{
+	QsIndexFetchData *f = (QsIndexFetchData *) scan;
+
+	if (BufferIsValid(f->buf))
+	{
+		ReleaseBuffer(f->buf);
+		f->buf = InvalidBuffer;
+	}
+}
+
+void
+qs_index_fetch_end(IndexFetchTableData *scan)
+{
+	qs_index_fetch_reset(scan);
+	pfree(scan);
+}
+
+bool
+qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
+					 Snapshot snapshot, TupleTableSlot *slot,
+					 bool *call_again, bool *all_dead)
+{
+	QsIndexFetchData *f = (QsIndexFetchData *) scan;
+	Relation	rel = scan->rel;
+	const QsPageLayout *L = f->layout;
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Page		page;
+	HeapTupleData tup;
+	HeapTupleHeaderData scratch;
+	bool		valid = false;
+
+	*call_again = false;
+	if (all_dead)
+		*all_dead = false;
+
+	if (!BufferIsValid(f->buf) || BufferGetBlockNumber(f->buf) != blkno)
+	{
+		f->buf = ReleaseAndReadBuffer(f->buf, rel, blkno);
+		qs_page_prune_opt(rel, L, f->buf);
+	}
+	LockBuffer(f->buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(f->buf);
+	if (L->record_state(page, off) == QS_REC_DEAD && all_dead)
+		*all_dead = true;		/* pruned: dead to everyone */
+	else if (L->record_state(page, off) == QS_REC_NORMAL)
+	{
+		valid = qs_record_visible(L, rel, f->buf, page, off, snapshot, &tup, &scratch);
+		HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
+		if (valid)
+			PredicateLockTID(rel, &tup.t_self, snapshot,
+							 HeapTupleHeaderGetXmin(tup.t_data));
+		else if (all_dead)
+			*all_dead = HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(rel));
+	}
+	LockBuffer(f->buf, BUFFER_LOCK_UNLOCK);
+	if (!valid)
+		return false;
+	pgstat_count_heap_fetch(rel);
+	L->store_record(rel, f->buf, page, off, slot, NULL);
+	return true;
+}

@@ -1,0 +1,434 @@
+/*-------------------------------------------------------------------------
+ *
+ * vacuum.c
+ *	  VACUUM of an engine table (relation_vacuum).
+ *
+ * Two passes over the whole table, with no visibility map:
+ *	1. under an exclusive lock per page, classify every record with heap's
+ *	   HeapTupleSatisfiesVacuum, collect the TIDs of records dead to
+ *	   everyone, and freeze: a committed xmin older than FreezeLimit gets
+ *	   the frozen bits, an aborted or lock-only xmax older than FreezeLimit
+ *	   is cleared (WAL: generic, one record per changed page);
+ *	2. delete the index entries of the dead TIDs (index_bulk_delete), then
+ *	   under a cleanup lock per page mark those records unused and compact
+ *	   the page (generic WAL), and note its free space in the FSM.
+ * Then index cleanup, truncation of empty tail pages (when the
+ * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
+ * relminmxid (the oldest multixact left in an xmax, else OldestMxact).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/multixact.h"
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "access/xact.h"
+#include "catalog/storage.h"
+#include "commands/vacuum.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/freespace.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+typedef struct QsDeadTids
+{
+	ItemPointerData *tids;
+	int			n;
+	int			cap;
+} QsDeadTids;
+
+static void
+dead_add(QsDeadTids *d, BlockNumber blk, OffsetNumber off)
+{
+	if (d->n >= d->cap)
+	{
+		d->cap = d->cap ? d->cap * 2 : 1024;
+		d->tids = d->tids ? repalloc_huge(d->tids, sizeof(ItemPointerData) * d->cap)
+			: palloc_extended(sizeof(ItemPointerData) * d->cap, MCXT_ALLOC_HUGE);
+	}
+	ItemPointerSet(&d->tids[d->n], blk, off);
+	d->n++;
+}
+
+static int
+tid_cmp(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
+static bool
+qs_tid_reaped(ItemPointer itemptr, void *state)
+{
+	QsDeadTids *d = (QsDeadTids *) state;
+
+	return bsearch(itemptr, d->tids, d->n, sizeof(ItemPointerData), tid_cmp) != NULL;
+}
+
+static void
+track_xid(TransactionId xid, TransactionId *newfrozen)
+{
+	if (TransactionIdIsNormal(xid) && TransactionIdPrecedes(xid, *newfrozen))
+		*newfrozen = xid;
+}
+
+static void
+track_multi(MultiXactId multi, MultiXactId *newminmxid)
+{
+	if (MultiXactIdIsValid(multi) && MultiXactIdPrecedes(multi, *newminmxid))
+		*newminmxid = multi;
+}
+
+/* a record that stays as it is: its xids bound relfrozenxid/relminmxid */
+static void
+track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxid)
+{
+	if (!HeapTupleHeaderXminFrozen(h))
+		track_xid(HeapTupleHeaderGetRawXmin(h), newfrozen);
+	if (h->t_infomask & HEAP_XMAX_INVALID)
+		return;
+	if (h->t_infomask & HEAP_XMAX_IS_MULTI)
+	{
+		track_multi(HeapTupleHeaderGetRawXmax(h), newminmxid);
+		if (!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask))
+			track_xid(HeapTupleHeaderGetUpdateXid(h), newfrozen);
+	}
+	else
+		track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
+}
+
+static bool
+page_has_records(const QsPageLayout *L, Page page)
+{
+	OffsetNumber maxoff;
+
+	if (PageIsNew(page))
+		return false;
+	maxoff = L->max_offset(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		if (L->record_state(page, off) != QS_REC_UNUSED)
+			return true;
+	return false;
+}
+
+void
+qs_vacuum_rel(Relation rel, struct VacuumParams *params,
+			  BufferAccessStrategy bstrategy)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	QsVacuumCutoffs cut;
+	TransactionId newfrozen;
+	MultiXactId newminmxid;
+	BlockNumber nblocks,
+				new_nblocks;
+	BlockNumber last_nonempty = InvalidBlockNumber;
+	QsDeadTids dead = {0};
+	double		live = 0,
+				recently_dead = 0;
+	int			nindexes;
+	Relation   *Irel;
+	IndexBulkDeleteResult **istats;
+	bool		do_index = true;
+	bool		emptied_tail_candidate = false;
+	TransactionId rm_horizon = InvalidTransactionId;
+	TimestampTz starttime = GetCurrentTimestamp();
+
+	qs_vacuum_get_cutoffs(rel, params, &cut);
+	newfrozen = cut.OldestXmin;
+	newminmxid = cut.OldestMxact;
+
+	vac_open_indexes(rel, RowExclusiveLock, &nindexes, &Irel);
+	istats = palloc0(sizeof(IndexBulkDeleteResult *) * Max(nindexes, 1));
+	if (nindexes > 0 && params->index_cleanup == VACOPTVALUE_DISABLED)
+		do_index = false;
+
+	nblocks = RelationGetNumberOfBlocks(rel);
+
+	/* pass 1: classify and freeze */
+	for (BlockNumber blk = 0; blk < nblocks; blk++)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber maxoff;
+		OffsetNumber tofreeze[MaxHeapTuplesPerPage];
+		bool		frz_xmin[MaxHeapTuplesPerPage + 1] = {0};
+		bool		clr_xmax[MaxHeapTuplesPerPage + 1] = {0};
+		int			nfreeze = 0;
+		bool		nonempty = false;
+
+		qs_vacuum_delay_point();
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		maxoff = L->max_offset(page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			HeapTupleData tup;
+			HeapTupleHeaderData scratch;
+			uint32		len;
+			HeapTupleHeader h;
+			bool		freeze = false;
+			HTSV_Result status;
+			QsRecordState st = L->record_state(page, off);
+
+			if (st == QS_REC_DEAD)
+			{
+				nonempty = true;
+				if (do_index)
+					dead_add(&dead, blk, off);
+				continue;
+			}
+			if (st != QS_REC_NORMAL)
+				continue;
+			nonempty = true;
+			h = L->get_header(page, off, &scratch, &len);
+			tup.t_data = h;
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, blk, off);
+			tup.t_tableOid = RelationGetRelid(rel);
+			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
+			if (status == HEAPTUPLE_LIVE)
+				live += 1;
+			else if (status == HEAPTUPLE_RECENTLY_DEAD)
+				recently_dead += 1;
+			switch (status)
+			{
+				case HEAPTUPLE_DEAD:
+					QS_HeapTupleHeaderAdvanceConflictHorizon(h, &rm_horizon);
+					if (do_index)
+						dead_add(&dead, blk, off);
+					else
+						track_header(h, &newfrozen, &newminmxid);
+					break;
+				case HEAPTUPLE_LIVE:
+				case HEAPTUPLE_RECENTLY_DEAD:
+					{
+						TransactionId xmin = HeapTupleHeaderGetXmin(h);
+						TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
+						uint16		im = h->t_infomask;
+
+						/* xmin is committed here */
+						if (!HeapTupleHeaderXminFrozen(h) && TransactionIdIsNormal(xmin))
+						{
+							if (TransactionIdPrecedes(xmin, cut.FreezeLimit))
+								frz_xmin[off] = freeze = true;
+							else
+								track_xid(xmin, &newfrozen);
+						}
+
+						/*
+						 * xmax of a LIVE record is an aborted updater or a
+						 * locker (a multixact of lockers): cleared when old or
+						 * finished; of a RECENTLY_DEAD one a committed updater
+						 * newer than OldestXmin: kept.
+						 */
+						if (im & HEAP_XMAX_INVALID)
+							;
+						else if (im & HEAP_XMAX_IS_MULTI)
+						{
+							if (status == HEAPTUPLE_LIVE &&
+								!MultiXactIdIsRunning(xmax, HEAP_XMAX_IS_LOCKED_ONLY(im)))
+								clr_xmax[off] = freeze = true;
+							else
+							{
+								track_multi(xmax, &newminmxid);
+								if (!HEAP_XMAX_IS_LOCKED_ONLY(im))
+									track_xid(HeapTupleHeaderGetUpdateXid(h), &newfrozen);
+							}
+						}
+						else if (TransactionIdIsNormal(xmax))
+						{
+							if (status == HEAPTUPLE_LIVE &&
+								TransactionIdPrecedes(xmax, cut.FreezeLimit))
+								clr_xmax[off] = freeze = true;
+							else
+								track_xid(xmax, &newfrozen);
+						}
+					}
+					break;
+				case HEAPTUPLE_INSERT_IN_PROGRESS:
+				case HEAPTUPLE_DELETE_IN_PROGRESS:
+					track_header(h, &newfrozen, &newminmxid);
+					live += 1;
+					break;
+			}
+			if (tup.t_data == &scratch)
+				L->set_header(page, off, &scratch);
+			if (freeze)
+				tofreeze[nfreeze++] = off;
+		}
+		if (nfreeze > 0)
+		{
+			GenericXLogState *state;
+			Page		wpage;
+			TransactionId frz_horizon = InvalidTransactionId;
+
+			for (int i = 0; i < nfreeze; i++)
+			{
+				HeapTupleHeaderData scratch;
+				HeapTupleHeader h = L->get_header(page, tofreeze[i], &scratch, NULL);
+				TransactionId xmin = HeapTupleHeaderGetXmin(h);
+
+				if (frz_xmin[tofreeze[i]] &&
+					(!TransactionIdIsValid(frz_horizon) ||
+					 TransactionIdFollows(xmin, frz_horizon)))
+					frz_horizon = xmin;
+			}
+			qs_standby_conflict(rel, buf, frz_horizon, false);
+			state = GenericXLogStart(rel);
+			wpage = GenericXLogRegisterBuffer(state, buf, 0);
+
+			for (int i = 0; i < nfreeze; i++)
+			{
+				HeapTupleHeaderData scratch;
+				OffsetNumber off = tofreeze[i];
+				HeapTupleHeader h = L->get_header(wpage, off, &scratch, NULL);
+
+				if (frz_xmin[off])
+					HeapTupleHeaderSetXminFrozen(h);
+				if (clr_xmax[off])
+				{
+					h->t_infomask &= ~HEAP_XMAX_BITS;
+					h->t_infomask |= HEAP_XMAX_INVALID;
+					h->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+					HeapTupleHeaderSetXmax(h, InvalidTransactionId);
+				}
+				L->set_header(wpage, off, h);
+			}
+			GenericXLogFinish(state);
+		}
+		if (nonempty)
+			last_nonempty = blk;
+		else
+			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* pass 2: indexes, then the records */
+	if (dead.n > 0)
+	{
+		qsort(dead.tids, dead.n, sizeof(ItemPointerData), tid_cmp);
+		for (int i = 0; i < nindexes; i++)
+		{
+			IndexVacuumInfo iv;
+
+			memset(&iv, 0, sizeof(iv));
+			iv.index = Irel[i];
+			QS_IVINFO_SET_HEAPREL(iv, rel);
+			iv.analyze_only = false;
+			iv.report_progress = false;
+			iv.estimated_count = true;
+			iv.message_level = DEBUG2;
+			iv.num_heap_tuples = live + recently_dead;
+			iv.strategy = bstrategy;
+			istats[i] = index_bulk_delete(&iv, istats[i], qs_tid_reaped, &dead);
+		}
+		for (int i = 0; i < dead.n;)
+		{
+			BlockNumber blk = ItemPointerGetBlockNumber(&dead.tids[i]);
+			OffsetNumber offs[MaxHeapTuplesPerPage];
+			int			n = 0;
+			Buffer		buf;
+			GenericXLogState *state;
+			Page		wpage;
+
+			while (i < dead.n && ItemPointerGetBlockNumber(&dead.tids[i]) == blk)
+				offs[n++] = ItemPointerGetOffsetNumber(&dead.tids[i++]);
+			qs_vacuum_delay_point();
+			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
+			LockBufferForCleanup(buf);
+			qs_standby_conflict(rel, buf, rm_horizon, true);
+			state = GenericXLogStart(rel);
+			wpage = GenericXLogRegisterBuffer(state, buf, 0);
+			L->mark_unused(wpage, offs, n);
+			L->compact(wpage);
+			GenericXLogFinish(state);
+			RecordPageWithFreeSpace(rel, blk, L->free_space(BufferGetPage(buf)));
+			if (!page_has_records(L, BufferGetPage(buf)))
+				emptied_tail_candidate = true;
+			UnlockReleaseBuffer(buf);
+		}
+	}
+
+	/* index cleanup and index statistics */
+	for (int i = 0; i < nindexes; i++)
+	{
+		IndexVacuumInfo iv;
+
+		if (!do_index)
+			break;
+		memset(&iv, 0, sizeof(iv));
+		iv.index = Irel[i];
+		QS_IVINFO_SET_HEAPREL(iv, rel);
+		iv.analyze_only = false;
+		iv.report_progress = false;
+		iv.estimated_count = false;
+		iv.message_level = DEBUG2;
+		iv.num_heap_tuples = live + recently_dead;
+		iv.strategy = bstrategy;
+		istats[i] = index_vacuum_cleanup(&iv, istats[i]);
+		if (istats[i] && !istats[i]->estimated_count)
+			qs_vac_update_relstats(Irel[i], istats[i]->num_pages,
+								   istats[i]->num_index_tuples, false,
+								   InvalidTransactionId, InvalidMultiXactId);
+	}
+
+	/* truncate empty tail pages, re-checking under AccessExclusiveLock */
+	new_nblocks = nblocks;
+	if (params->truncate != VACOPTVALUE_DISABLED &&
+		nblocks > 0 &&
+		((last_nonempty == InvalidBlockNumber ? 0 : last_nonempty + 1) < nblocks ||
+		 emptied_tail_candidate) &&
+		ConditionalLockRelation(rel, AccessExclusiveLock))
+	{
+		BlockNumber cur = RelationGetNumberOfBlocks(rel);
+		BlockNumber keep = cur;
+
+		while (keep > 0)
+		{
+			Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, keep - 1,
+												 RBM_NORMAL, bstrategy);
+			Page		page;
+			bool		empty = true;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			empty = !page_has_records(L, page);
+			UnlockReleaseBuffer(buf);
+			if (!empty)
+				break;
+			keep--;
+		}
+		if (keep < cur)
+		{
+			RelationTruncate(rel, keep);
+			new_nblocks = keep;
+		}
+		UnlockRelation(rel, AccessExclusiveLock);
+	}
+	FreeSpaceMapVacuum(rel);
+
+	qs_vac_update_relstats(rel, new_nblocks, live, nindexes > 0,
+						   newfrozen, newminmxid);
+	qs_pgstat_report_vacuum(rel, (PgStat_Counter) live,
+							(PgStat_Counter) recently_dead, starttime);
+
+	vac_close_indexes(nindexes, Irel, NoLock);
+	if (dead.tids)
+		pfree(dead.tids);
+	pfree(istats);
+}
