@@ -45,4 +45,14 @@ typedef RelFileNode RelFileLocator;
 #define QS_MODULE_MAGIC(modname, modversion) PG_MODULE_MAGIC
 #endif
 
+/* ---- scan ---- */
+/* PG 18 split explain.h: the property printers and ExplainState moved. */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#else
+#include "commands/explain.h"
+#endif
+/* ---- end scan ---- */
+
 #endif							/* QS_COMPAT_H */
