@@ -332,5 +332,14 @@ qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
 #endif
 }
 /* ---- end tableam ---- */
+/* ---- scan ---- */
+/* PG 18 split explain.h: the property printers and ExplainState moved. */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#else
+#include "commands/explain.h"
+#endif
+/* ---- end scan ---- */
 
 #endif							/* QS_COMPAT_H */

@@ -25,6 +25,16 @@ extern void qs_engine_register(const TableAmRoutine *routine,
 extern const QsPageLayout *qs_layout_of(Relation rel);
 extern bool qs_is_engine_rel(Relation rel);
 
+/*
+ * Is record 'off' of the share-locked page visible to 'snapshot'?  Fills
+ * *tup (header in the page or in *scratch) and writes hint bits back
+ * through the layout.  Used by every scan of the engine and by
+ * QuickstepScan (src/scan/).
+ */
+extern bool qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf,
+							  Page page, OffsetNumber off, Snapshot snapshot,
+							  HeapTuple tup, HeapTupleHeaderData *scratch);
+
 /* raise the "not built yet" error for a callback */
 extern void qs_not_supported(const char *what, const char *hint);
 

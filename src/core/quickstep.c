@@ -13,6 +13,7 @@
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
+#include "scan/qscan.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -29,6 +30,13 @@ _PG_init(void)
 	qs_loaded_at_preload = process_shared_preload_libraries_in_progress;
 
 	qs_define_gucs(qs_loaded_at_preload);
+
+	/*
+	 * The planner hook and the custom scan node need no shared memory; they
+	 * are installed in every process that loads the library (parallel
+	 * workers must find the node's methods by name).
+	 */
+	qs_scan_init();
 
 	if (!qs_loaded_at_preload)
 		return;

@@ -1,0 +1,418 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec.c
+ *	  Executor side of QuickstepScan.
+ *
+ * One page at a time: pin and share-lock the page, collect the offsets of
+ * the records visible to the snapshot (heap's visibility routines on the
+ * record headers the layout presents), unlock (the pin keeps record bytes
+ * in place: layouts move bytes only under a cleanup lock), then run the
+ * pushed quals column by column over the selection vector, read the needed
+ * columns of the rows left, and hand them out one virtual tuple at a time.
+ * ExecScan applies the remaining quals and the projection.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "scan/qscan.h"
+#include "scan/quals.h"
+#include "tableam/engine.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+typedef struct QsScanState
+{
+	CustomScanState css;
+
+	const QsPageLayout *layout;
+	int			nquals;
+	QsQual	  **quals;
+	ExprState  *recheck;		/* the pushed quals, for EvalPlanQual */
+	MemoryContext argcxt;		/* values of the quals' constant sides */
+
+	int			nneeded;		/* columns handed to the slot */
+	AttrNumber *needed;
+	Datum	  **colvals;		/* [nneeded][MaxHeapTuplesPerPage] */
+	bool	  **colnulls;
+	Datum	   *tmpvals;		/* one column, for quals */
+	bool	   *tmpnulls;
+
+	/* position */
+	bool		started;
+	BlockNumber nblocks;
+	BlockNumber nextblock;		/* serial scans */
+	ParallelBlockTableScanDesc pscan;	/* parallel scans: in DSM */
+	ParallelBlockTableScanWorkerData pwork;
+	BufferAccessStrategy strategy;
+	Buffer		buf;
+	BlockNumber blkno;
+	int			nsel;			/* rows selected on the current page */
+	int			cur;
+	OffsetNumber offs[MaxHeapTuplesPerPage];
+} QsScanState;
+
+static void qs_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *qs_exec(CustomScanState *node);
+static void qs_end(CustomScanState *node);
+static void qs_rescan(CustomScanState *node);
+static Size qs_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void qs_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void qs_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void qs_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+static void qs_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomExecMethods qs_exec_methods = {
+	.CustomName = QS_SCAN_NAME,
+	.BeginCustomScan = qs_begin,
+	.ExecCustomScan = qs_exec,
+	.EndCustomScan = qs_end,
+	.ReScanCustomScan = qs_rescan,
+	.EstimateDSMCustomScan = qs_estimate_dsm,
+	.InitializeDSMCustomScan = qs_init_dsm,
+	.ReInitializeDSMCustomScan = qs_reinit_dsm,
+	.InitializeWorkerCustomScan = qs_init_worker,
+	.ExplainCustomScan = qs_explain,
+};
+
+Node *
+qs_scan_create_state(CustomScan *cscan)
+{
+	QsScanState *st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
+
+	st->css.methods = &qs_exec_methods;
+	return (Node *) st;
+}
+
+static void
+prepare_quals(QsScanState *st)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+
+	MemoryContextReset(st->argcxt);
+	for (int i = 0; i < st->nquals; i++)
+		qs_qual_prepare(st->quals[i], econtext, st->argcxt);
+}
+
+static void
+qs_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	QsScanState *st = (QsScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	List	   *needed = linitial(cscan->custom_private);
+	ListCell   *lc;
+	int			i;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	if (!qs_is_engine_rel(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("QuickstepScan cannot scan relation \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("Its access method is not a quickstep row layout.")));
+	st->layout = qs_layout_of(rel);
+
+	st->nquals = list_length(cscan->custom_exprs);
+	st->quals = palloc(sizeof(QsQual *) * st->nquals);
+	i = 0;
+	foreach(lc, cscan->custom_exprs)
+		st->quals[i++] = qs_qual_compile(lfirst(lc), cscan->scan.scanrelid, &node->ss.ps);
+	st->recheck = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
+	st->argcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan values",
+									   ALLOCSET_SMALL_SIZES);
+
+	st->nneeded = list_length(needed);
+	st->needed = palloc(sizeof(AttrNumber) * Max(st->nneeded, 1));
+	st->colvals = palloc(sizeof(Datum *) * Max(st->nneeded, 1));
+	st->colnulls = palloc(sizeof(bool *) * Max(st->nneeded, 1));
+	i = 0;
+	foreach(lc, needed)
+	{
+		st->needed[i] = lfirst_int(lc);
+		st->colvals[i] = palloc(sizeof(Datum) * MaxHeapTuplesPerPage);
+		st->colnulls[i] = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
+		i++;
+	}
+	st->tmpvals = palloc(sizeof(Datum) * MaxHeapTuplesPerPage);
+	st->tmpnulls = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
+
+	/* Columns nobody reads stay NULL in every tuple handed out. */
+	for (i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+	{
+		slot->tts_values[i] = (Datum) 0;
+		slot->tts_isnull[i] = true;
+	}
+
+	st->buf = InvalidBuffer;
+	st->started = false;
+}
+
+/* Start (or restart) the walk over the relation's pages. */
+static void
+start_scan(QsScanState *st)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+
+	/*
+	 * The quals' values are computed here, not at executor start: an
+	 * InitPlan's output Param can only be evaluated once the plan tree is
+	 * fully initialized, and a rescan may bring new Param values.
+	 */
+	prepare_quals(st);
+
+	st->nblocks = RelationGetNumberOfBlocks(rel);
+	st->nextblock = 0;
+	if (st->strategy == NULL && st->nblocks > (BlockNumber) (NBuffers / 4))
+		st->strategy = GetAccessStrategy(BAS_BULKREAD);
+	if (st->pscan)
+		table_block_parallelscan_startblock_init(rel, &st->pwork, st->pscan);
+	/* As a heap sequential scan: SERIALIZABLE reads lock the relation. */
+	PredicateLockRelation(rel, snapshot);
+	st->started = true;
+}
+
+static BlockNumber
+next_block(QsScanState *st)
+{
+	if (st->pscan)
+		return table_block_parallelscan_nextpage(st->css.ss.ss_currentRelation,
+												 &st->pwork, st->pscan);
+	if (st->nextblock >= st->nblocks)
+		return InvalidBlockNumber;
+	return st->nextblock++;
+}
+
+/*
+ * Collect the offsets of the records of the share-locked page visible to
+ * the snapshot, checking serializable conflicts as a heap scan does.
+ */
+static int
+visible_records(QsScanState *st, Relation rel, Buffer buf, Snapshot snapshot)
+{
+	const QsPageLayout *layout = st->layout;
+	Page		page = BufferGetPage(buf);
+	OffsetNumber maxoff = layout->max_offset(page);
+	int			n = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleData tuple;
+		HeapTupleHeaderData scratch;
+		bool		valid;
+
+		if (layout->record_state(page, off) != QS_REC_NORMAL)
+			continue;
+		valid = qs_record_visible(layout, rel, buf, page, off, snapshot,
+								  &tuple, &scratch);
+		HeapCheckForSerializableConflictOut(valid, rel, &tuple, buf, snapshot);
+		if (valid)
+			st->offs[n++] = off;
+	}
+	return n;
+}
+
+/* Move to the next page with selected rows; false at the end. */
+static bool
+next_page(QsScanState *st)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (;;)
+	{
+		BlockNumber blkno;
+		Page		page;
+		int			n,
+					visible;
+
+		if (BufferIsValid(st->buf))
+		{
+			ReleaseBuffer(st->buf);
+			st->buf = InvalidBuffer;
+		}
+		blkno = next_block(st);
+		if (blkno == InvalidBlockNumber)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+
+		st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
+		st->blkno = blkno;
+		LockBuffer(st->buf, BUFFER_LOCK_SHARE);
+		n = visible = visible_records(st, rel, st->buf, snapshot);
+		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
+		page = BufferGetPage(st->buf);
+
+		for (int i = 0; i < st->nquals && n > 0; i++)
+		{
+			QsQual	   *q = st->quals[i];
+
+			st->layout->read_column(page, desc, q->attno, st->offs, n,
+									st->tmpvals, st->tmpnulls);
+			n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);
+		}
+		InstrCountFiltered2(st, visible - n);
+		if (n == 0)
+			continue;
+
+		for (int c = 0; c < st->nneeded; c++)
+			st->layout->read_column(page, desc, st->needed[c], st->offs, n,
+									st->colvals[c], st->colnulls[c]);
+		st->nsel = n;
+		st->cur = 0;
+		return true;
+	}
+}
+
+static TupleTableSlot *
+qs_next(ScanState *ss)
+{
+	QsScanState *st = (QsScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+
+	if (!st->started)
+		start_scan(st);
+	while (st->cur >= st->nsel)
+	{
+		if (!next_page(st))
+		{
+			ExecClearTuple(slot);
+			return NULL;
+		}
+	}
+
+	ExecClearTuple(slot);
+	for (int c = 0; c < st->nneeded; c++)
+	{
+		int			a = st->needed[c] - 1;
+
+		slot->tts_values[a] = st->colvals[c][st->cur];
+		slot->tts_isnull[a] = st->colnulls[c][st->cur];
+	}
+	ExecStoreVirtualTuple(slot);
+	ItemPointerSet(&slot->tts_tid, st->blkno, st->offs[st->cur]);
+	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+	st->cur++;
+	return slot;
+}
+
+/*
+ * EvalPlanQual: the pushed quals on the re-fetched row version.
+ *
+ * The slot is the table AM's own kind, not the virtual slot the node's
+ * expressions were compiled for: the executor compiled them to read
+ * tts_values directly (a virtual slot never needs deforming).  Deform the
+ * whole row first, so that the pushed quals here and the remaining quals
+ * and projection after us read real values.
+ */
+static bool
+qs_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	QsScanState *st = (QsScanState *) ss;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+
+	slot_getallattrs(slot);
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecQual(st->recheck, econtext);
+}
+
+static TupleTableSlot *
+qs_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, qs_next, qs_recheck);
+}
+
+static void
+reset_position(QsScanState *st)
+{
+	if (BufferIsValid(st->buf))
+		ReleaseBuffer(st->buf);
+	st->buf = InvalidBuffer;
+	st->nsel = st->cur = 0;
+	st->started = false;
+}
+
+static void
+qs_end(CustomScanState *node)
+{
+	QsScanState *st = (QsScanState *) node;
+
+	reset_position(st);
+	if (st->strategy)
+		FreeAccessStrategy(st->strategy);
+}
+
+static void
+qs_rescan(CustomScanState *node)
+{
+	QsScanState *st = (QsScanState *) node;
+
+	reset_position(st);
+}
+
+/* Parallel scans share PostgreSQL's block allocator (tableam.c). */
+static Size
+qs_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return sizeof(ParallelBlockTableScanDescData);
+}
+
+static void
+qs_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	QsScanState *st = (QsScanState *) node;
+
+	st->pscan = coordinate;
+	table_block_parallelscan_initialize(node->ss.ss_currentRelation,
+										(ParallelTableScanDesc) st->pscan);
+}
+
+static void
+qs_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	table_block_parallelscan_reinitialize(node->ss.ss_currentRelation,
+										  (ParallelTableScanDesc) coordinate);
+}
+
+static void
+qs_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	((QsScanState *) node)->pscan = coordinate;
+}
+
+static void
+qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	QsScanState *st = (QsScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	char	   *pushed;
+
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	pushed = deparse_expression((Node *) make_ands_explicit(cscan->custom_exprs),
+								context, list_length(es->rtable) > 1 || es->verbose,
+								false);
+	ExplainPropertyText("Storage Filter", pushed, es);
+	if (es->analyze && node->ss.ps.instrument)
+	{
+		Instrumentation *instr = node->ss.ps.instrument;
+		double		removed = instr->nfiltered2;
+
+		if (instr->nloops > 0)
+			removed /= instr->nloops;
+		ExplainPropertyFloat("Rows Removed by Storage Filter", NULL, removed, 0, es);
+	}
+	if (es->verbose && st->layout)
+		ExplainPropertyText("Page Layout", st->layout->name, es);
+}

@@ -1,0 +1,302 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner.c
+ *	  Offer QuickstepScan paths for quickstep tables, and turn the chosen
+ *	  path into a CustomScan plan.
+ *
+ * The path is offered beside the planner's own (sequential scan, index
+ * paths), costed so that add_path picks it only where it is cheaper:
+ * every visible row still pays for its visibility check and for reading
+ * the pushed columns, but only the rows that pass the pushed quals pay for
+ * becoming a tuple.  A table with no pushable qual gets no path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "scan/qscan.h"
+#include "scan/quals.h"
+#include "core/quickstep.h"
+#include "tableam/engine.h"
+
+#include "access/sysattr.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/spccache.h"
+
+/*
+ * Cost model constants, as fractions of cpu_tuple_cost and of a pushed
+ * qual's own per-tuple cost.  Measured with bench W1 (see the README of
+ * this folder): reading one column of a visible row and checking its
+ * visibility costs about half of what forming and filtering a whole tuple
+ * costs, and a qual on a column array about half of ExecQual's cost.
+ */
+#define QS_VISIT_FRACTION	0.5
+#define QS_PUSHED_QUAL_FRACTION 0.5
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+static Plan *qs_plan_path(PlannerInfo *root, RelOptInfo *rel,
+						  struct CustomPath *best_path, List *tlist,
+						  List *clauses, List *custom_plans);
+
+static const CustomPathMethods qs_path_methods = {
+	.CustomName = QS_SCAN_NAME,
+	.PlanCustomPath = qs_plan_path,
+};
+
+const CustomScanMethods qs_scan_methods = {
+	.CustomName = QS_SCAN_NAME,
+	.CreateCustomScanState = qs_scan_create_state,
+};
+
+/* Is the relation stored by the quickstep row engine? */
+static bool
+is_engine_relation(Oid relid)
+{
+	Relation	rel = table_open(relid, NoLock);	/* the planner holds a lock */
+	bool		ours = qs_is_engine_rel(rel);
+
+	table_close(rel, NoLock);
+	return ours;
+}
+
+/*
+ * Split the relation's restriction clauses into those QuickstepScan runs in
+ * storage and the rest.  Pushed quals run before the rest, so a clause is
+ * pushed only if that order is allowed: it belongs to the lowest security
+ * level present (row-level security and security-barrier views put their
+ * quals there), or it is leakproof.
+ */
+static void
+split_clauses(List *rinfos, Index relid, List **pushed, List **rest)
+{
+	ListCell   *lc;
+	Index		minlevel = UINT_MAX;
+
+	*pushed = *rest = NIL;
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		minlevel = Min(minlevel, ri->security_level);
+	}
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		AttrNumber	attno;
+
+		if (ri->pseudoconstant)
+			continue;			/* a gating Result handles these */
+		if ((ri->security_level == minlevel || ri->leakproof) &&
+			qs_qual_pushable(ri->clause, relid, &attno))
+			*pushed = lappend(*pushed, ri);
+		else
+			*rest = lappend(*rest, ri);
+	}
+}
+
+/*
+ * Does the query read system columns of this relation that QuickstepScan's
+ * virtual tuples do not carry?  ctid and tableoid are carried; xmin, xmax,
+ * cmin and cmax are not, and such queries keep the ordinary scans.
+ */
+static bool
+needs_unsupported_system_columns(RelOptInfo *rel)
+{
+	Bitmapset  *attrs = NULL;
+	ListCell   *lc;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	foreach(lc, rel->baserestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, rel->relid, &attrs);
+	for (int attno = FirstLowInvalidHeapAttributeNumber + 1; attno < 0; attno++)
+	{
+		if (attno == SelfItemPointerAttributeNumber ||
+			attno == TableOidAttributeNumber)
+			continue;
+		if (bms_is_member(attno - FirstLowInvalidHeapAttributeNumber, attrs))
+			return true;
+	}
+	return false;
+}
+
+/* PostgreSQL's own parallel divisor (costsize.c keeps it static). */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - (0.3 * workers);
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor;
+}
+
+static void
+cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
+		  List *rest, int workers)
+{
+	double		seq_page_cost;
+	double		frac = 1.0;
+	Cost		startup = 0;
+	Cost		cpu_per_tuple;
+	Cost		cpu_run;
+	QualCost	rest_cost;
+	ListCell   *lc;
+
+	get_tablespace_page_costs(rel->reltablespace, NULL, &seq_page_cost);
+
+	/* Visiting a row: visibility check and reading the first column. */
+	cpu_per_tuple = cpu_tuple_cost * QS_VISIT_FRACTION;
+
+	/* Each pushed qual runs on the rows the previous ones kept. */
+	foreach(lc, pushed)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		QualCost	qc;
+
+		cost_qual_eval_node(&qc, (Node *) ri->clause, root);
+		startup += qc.startup;
+		cpu_per_tuple += frac * qc.per_tuple * QS_PUSHED_QUAL_FRACTION;
+		frac *= clause_selectivity(root, (Node *) ri->clause, 0, JOIN_INNER, NULL);
+	}
+
+	/* Rows that pass become tuples and meet the remaining quals. */
+	cost_qual_eval(&rest_cost, rest, root);
+	startup += rest_cost.startup;
+	cpu_per_tuple += frac * (cpu_tuple_cost + rest_cost.per_tuple);
+
+	cpu_run = cpu_per_tuple * rel->tuples;
+	startup += rel->reltarget->cost.startup;
+	cpu_run += rel->reltarget->cost.per_tuple * rel->rows;
+
+	path->rows = rel->rows;
+	if (workers > 0)
+	{
+		double		divisor = parallel_divisor(workers);
+
+		cpu_run /= divisor;
+		path->rows = clamp_row_est(rel->rows / divisor);
+	}
+	path->startup_cost = startup;
+	path->total_cost = startup + cpu_run + seq_page_cost * rel->pages;
+}
+
+static CustomPath *
+make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
+		  int workers)
+{
+	CustomPath *cp = makeNode(CustomPath);
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = rel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = workers > 0;
+	cp->path.parallel_safe = rel->consider_parallel;
+	cp->path.parallel_workers = workers;
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->methods = &qs_path_methods;
+	cost_path(root, rel, &cp->path, pushed, rest, workers);
+	return cp;
+}
+
+static void
+qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					RangeTblEntry *rte)
+{
+	List	   *pushed;
+	List	   *rest;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (!qs_enable_pushdown ||
+		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
+		rte->tablesample != NULL || rte->inh ||
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	if (!is_engine_relation(rte->relid))
+		return;
+	if (needs_unsupported_system_columns(rel))
+		return;
+
+	split_clauses(rel->baserestrictinfo, rel->relid, &pushed, &rest);
+	if (pushed == NIL)
+		return;
+
+	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0));
+
+	if (rel->consider_parallel && rel->lateral_relids == NULL)
+	{
+		int			workers = compute_parallel_worker(rel, rel->pages, -1,
+													  max_parallel_workers_per_gather);
+
+		if (workers > 0)
+			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest, workers));
+	}
+}
+
+/*
+ * The columns the scan must produce: what the query needs of this relation
+ * (its reltarget) and what the remaining quals read.  Not the tlist: the
+ * planner may hand us a "physical" tlist of every column, which upper nodes
+ * do not read.  Whole-row references need every column.
+ */
+static List *
+needed_columns(RelOptInfo *rel, List *rest_clauses)
+{
+	Bitmapset  *attrs = NULL;
+	List	   *result = NIL;
+	bool		wholerow;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	pull_varattnos((Node *) rest_clauses, rel->relid, &attrs);
+	wholerow = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+	for (AttrNumber a = 1; a <= rel->max_attr; a++)
+		if (wholerow || bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs))
+			result = lappend_int(result, a);
+	return result;
+}
+
+static Plan *
+qs_plan_path(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
+			 List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *pushed;
+	List	   *rest;
+
+	split_clauses(clauses, rel->relid, &pushed, &rest);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(rest, false);
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_exprs = extract_actual_clauses(pushed, false);
+	cscan->custom_private = list_make1(needed_columns(rel, cscan->scan.plan.qual));
+	cscan->custom_scan_tlist = NIL;
+	cscan->methods = &qs_scan_methods;
+	return &cscan->scan.plan;
+}
+
+void
+qs_scan_init(void)
+{
+	RegisterCustomScanMethods(&qs_scan_methods);
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = qs_set_rel_pathlist;
+}
