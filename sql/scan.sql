@@ -31,13 +31,13 @@ DECLARE
 	h text; p text; o text; plan text;
 BEGIN
 	EXECUTE format('SELECT count(*) || '':'' || coalesce(sum(hashtext(x::text)::numeric), 0) FROM sc_heap x WHERE %s', pred) INTO h;
-	-- enable_seqscan = off: the pushdown scan wherever it is offered
+	-- dear operators make the pushdown scan win wherever it is offered
 	SET LOCAL quickstep.enable_pushdown = on;
-	SET LOCAL enable_seqscan = off;
+	SET LOCAL cpu_operator_cost = 1;
 	EXECUTE format('SELECT count(*) || '':'' || coalesce(sum(hashtext(x::text)::numeric), 0) FROM sc_nsm x WHERE %s', pred) INTO p;
 	EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM sc_nsm x WHERE %s', pred) INTO plan;
 	pushed := plan LIKE '%QuickstepScan%';
-	SET LOCAL enable_seqscan = on;
+	RESET cpu_operator_cost;
 	SET LOCAL quickstep.enable_pushdown = off;
 	EXECUTE format('SELECT count(*) || '':'' || coalesce(sum(hashtext(x::text)::numeric), 0) FROM sc_nsm x WHERE %s', pred) INTO o;
 	SET LOCAL quickstep.enable_pushdown = on;
@@ -63,7 +63,9 @@ SELECT pred, (sc_check(pred)).*
 	'd = date ''2021-06-01''', 'd < ''2020-02-01''', 't > ''2020-06-01 12:00+00''',
 	'f > 99', 'f = ''NaN''', 'f < 1 OR a < 5', 'n BETWEEN 10 AND 20.5',
 	'a < 500 AND c > ''8'' AND f < 50', 'a < 500 AND abs(b) > 0', 'a + 1 < 100',
-	'a < (SELECT 50)', 'a < 1 AND a > 1', 'c LIKE ''ab%'''
+	'a < (SELECT 50)', 'a < 1 AND a > 1', 'c LIKE ''ab%''',
+	'a < 100 AND a > ALL (ARRAY[]::int[])', 'a < 100 AND c IS NOT NULL',
+	'a < 100 AND a <> ALL (ARRAY[1, 2])'
   ]) AS pred;
 
 -- Plans: what is pushed, what stays a normal filter.
@@ -88,6 +90,14 @@ SELECT explain_lines($$SELECT count(*) FROM sc_nsm WHERE a < 100 AND d < '2020-0
 -- The planner keeps the plain scan where the pushdown cannot win: nearly
 -- every row passes.
 EXPLAIN (COSTS OFF) SELECT * FROM sc_nsm WHERE a IS NOT NULL;
+-- it is a sequential scan: enable_seqscan = off prefers an index
+CREATE INDEX sc_nsm_a ON sc_nsm (a);
+SET enable_indexscan = on;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM sc_nsm WHERE a < 100;
+RESET enable_seqscan;
+SET enable_indexscan = off;
+DROP INDEX sc_nsm_a;
 -- heap tables are never offered the node
 EXPLAIN (COSTS OFF) SELECT id FROM sc_heap WHERE a < 100;
 -- and the GUC turns it off
@@ -133,6 +143,35 @@ SELECT (sc_check('a < 100 OR a > 8900')).*;
 BEGIN;
 SELECT id FROM sc_nsm WHERE id IN (1, 2, 3) ORDER BY id FOR UPDATE;
 COMMIT;
+
+-- Cursors move both ways through the node (no SCROLL needed, as on a
+-- sequential scan); the plain scan of the same table gives the same rows.
+CREATE FUNCTION cursor_walk() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'walk';
+	r record;
+	out text := '';
+BEGIN
+	OPEN c FOR SELECT id FROM sc_nsm WHERE a < 300;
+	FETCH c INTO r; out := out || r.id || ' ';
+	FETCH c INTO r; out := out || r.id || ' ';
+	FETCH PRIOR FROM c INTO r; out := out || r.id || ' ';
+	MOVE LAST FROM c;
+	FETCH PRIOR FROM c INTO r; out := out || r.id || ' ';
+	FETCH NEXT FROM c INTO r; out := out || r.id || ' ';
+	FETCH NEXT FROM c INTO r; out := out || coalesce(r.id::text, 'end') || ' ';
+	MOVE FIRST FROM c;
+	FETCH PRIOR FROM c INTO r; out := out || coalesce(r.id::text, 'start');
+	CLOSE c;
+	RETURN out;
+END
+$$;
+EXPLAIN (COSTS OFF) SELECT id FROM sc_nsm WHERE a < 300;
+SELECT cursor_walk() AS pushdown;
+SET quickstep.enable_pushdown = off;
+SELECT cursor_walk() AS plain;
+RESET quickstep.enable_pushdown;
+DROP FUNCTION cursor_walk();
 
 -- System columns the node does not carry keep the ordinary scan.
 EXPLAIN (COSTS OFF) SELECT xmin FROM sc_nsm WHERE a < 10;

@@ -340,6 +340,16 @@ qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
 #else
 #include "commands/explain.h"
 #endif
+/*
+ * A path the user disabled (enable_seqscan = off for a sequential scan):
+ * PG 18 counts disabled nodes, older servers add disable_cost.
+ */
+#if PG_VERSION_NUM >= 180000
+#define QS_DISABLE_PATH(path) ((path)->disabled_nodes++)
+#else
+#define QS_DISABLE_PATH(path) \
+	do { (path)->startup_cost += disable_cost; (path)->total_cost += disable_cost; } while (0)
+#endif
 /* ---- end scan ---- */
 
 #endif							/* QS_COMPAT_H */

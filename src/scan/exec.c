@@ -46,10 +46,15 @@ typedef struct QsScanState
 	Datum	   *tmpvals;		/* one column, for quals */
 	bool	   *tmpnulls;
 
-	/* position */
+	/*
+	 * Position.  With a page loaded (buf valid), cur is the index of the
+	 * row last returned among the nsel selected ones (-1 or nsel before
+	 * the first one in the scan direction).  Without one, the scan is
+	 * before the first page or after the last one (at_end).
+	 */
 	bool		started;
+	bool		at_end;
 	BlockNumber nblocks;
-	BlockNumber nextblock;		/* serial scans */
 	ParallelBlockTableScanDesc pscan;	/* parallel scans: in DSM */
 	ParallelBlockTableScanWorkerData pwork;
 	BufferAccessStrategy strategy;
@@ -171,7 +176,7 @@ start_scan(QsScanState *st)
 	prepare_quals(st);
 
 	st->nblocks = RelationGetNumberOfBlocks(rel);
-	st->nextblock = 0;
+	st->at_end = false;
 	if (st->strategy == NULL && st->nblocks > (BlockNumber) (NBuffers / 4))
 		st->strategy = GetAccessStrategy(BAS_BULKREAD);
 	if (st->pscan)
@@ -181,15 +186,27 @@ start_scan(QsScanState *st)
 	st->started = true;
 }
 
+/*
+ * The block after the current position in the scan direction, or
+ * InvalidBlockNumber past either end.  Parallel scans take blocks from the
+ * shared allocator and only go forward (the planner never asks them to go
+ * back).
+ */
 static BlockNumber
-next_block(QsScanState *st)
+adjacent_block(QsScanState *st, ScanDirection dir)
 {
 	if (st->pscan)
 		return table_block_parallelscan_nextpage(st->css.ss.ss_currentRelation,
 												 &st->pwork, st->pscan);
-	if (st->nextblock >= st->nblocks)
-		return InvalidBlockNumber;
-	return st->nextblock++;
+	if (ScanDirectionIsForward(dir))
+	{
+		if (BufferIsValid(st->buf))
+			return st->blkno + 1 < st->nblocks ? st->blkno + 1 : InvalidBlockNumber;
+		return (!st->at_end && st->nblocks > 0) ? 0 : InvalidBlockNumber;
+	}
+	if (BufferIsValid(st->buf))
+		return st->blkno > 0 ? st->blkno - 1 : InvalidBlockNumber;
+	return (st->at_end && st->nblocks > 0) ? st->nblocks - 1 : InvalidBlockNumber;
 }
 
 /*
@@ -221,9 +238,12 @@ visible_records(QsScanState *st, Relation rel, Buffer buf, Snapshot snapshot)
 	return n;
 }
 
-/* Move to the next page with selected rows; false at the end. */
+/*
+ * Move to the adjacent page with selected rows in direction 'dir'; false
+ * (and the position past that end) when there is none.
+ */
 static bool
-next_page(QsScanState *st)
+next_page(QsScanState *st, ScanDirection dir)
 {
 	Relation	rel = st->css.ss.ss_currentRelation;
 	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
@@ -231,7 +251,7 @@ next_page(QsScanState *st)
 
 	for (;;)
 	{
-		BlockNumber blkno;
+		BlockNumber blkno = adjacent_block(st, dir);
 		Page		page;
 		int			n,
 					visible;
@@ -241,9 +261,12 @@ next_page(QsScanState *st)
 			ReleaseBuffer(st->buf);
 			st->buf = InvalidBuffer;
 		}
-		blkno = next_block(st);
 		if (blkno == InvalidBlockNumber)
+		{
+			st->at_end = ScanDirectionIsForward(dir);
+			st->nsel = st->cur = 0;
 			return false;
+		}
 		CHECK_FOR_INTERRUPTS();
 
 		st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
@@ -269,7 +292,7 @@ next_page(QsScanState *st)
 			st->layout->read_column(page, desc, st->needed[c], st->offs, n,
 									st->colvals[c], st->colnulls[c]);
 		st->nsel = n;
-		st->cur = 0;
+		st->cur = ScanDirectionIsForward(dir) ? -1 : n;
 		return true;
 	}
 }
@@ -279,17 +302,20 @@ qs_next(ScanState *ss)
 {
 	QsScanState *st = (QsScanState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ScanDirection dir = ss->ps.state->es_direction;
+	int			step = ScanDirectionIsForward(dir) ? 1 : -1;
 
 	if (!st->started)
 		start_scan(st);
-	while (st->cur >= st->nsel)
+	while (!BufferIsValid(st->buf) || st->cur + step < 0 || st->cur + step >= st->nsel)
 	{
-		if (!next_page(st))
+		if (!next_page(st, dir))
 		{
 			ExecClearTuple(slot);
 			return NULL;
 		}
 	}
+	st->cur += step;
 
 	ExecClearTuple(slot);
 	for (int c = 0; c < st->nneeded; c++)
@@ -302,7 +328,6 @@ qs_next(ScanState *ss)
 	ExecStoreVirtualTuple(slot);
 	ItemPointerSet(&slot->tts_tid, st->blkno, st->offs[st->cur]);
 	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-	st->cur++;
 	return slot;
 }
 
@@ -341,6 +366,7 @@ reset_position(QsScanState *st)
 	st->buf = InvalidBuffer;
 	st->nsel = st->cur = 0;
 	st->started = false;
+	st->at_end = false;
 }
 
 static void

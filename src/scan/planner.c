@@ -192,6 +192,10 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 	}
 	path->startup_cost = startup;
 	path->total_cost = startup + cpu_run + seq_page_cost * rel->pages;
+
+	/* It reads every page: a sequential scan, and enable_seqscan says so. */
+	if (!enable_seqscan)
+		QS_DISABLE_PATH(path);
 }
 
 static CustomPath *
@@ -208,7 +212,8 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	cp->path.parallel_safe = rel->consider_parallel;
 	cp->path.parallel_workers = workers;
 	cp->path.pathkeys = NIL;
-	cp->flags = 0;
+	/* Serial scans walk pages both ways (cursors); parallel ones forward. */
+	cp->flags = workers > 0 ? 0 : CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cp->methods = &qs_path_methods;
 	cost_path(root, rel, &cp->path, pushed, rest, workers);
 	return cp;
