@@ -426,9 +426,9 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	char	   *pushed;
 
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	/* qualified names only in VERBOSE, as a Seq Scan's Filter shows them */
 	pushed = deparse_expression((Node *) make_ands_explicit(cscan->custom_exprs),
-								context, list_length(es->rtable) > 1 || es->verbose,
-								false);
+								context, es->verbose, false);
 	ExplainPropertyText("Storage Filter", pushed, es);
 	if (es->analyze && node->ss.ps.instrument)
 	{
