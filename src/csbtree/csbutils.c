@@ -19,6 +19,11 @@
 
 #include <math.h>
 
+/* The directory's node count and the special space are sized for 8 kB. */
+StaticAssertDecl(BLCKSZ == 8192, "csbtree's page layout assumes 8 kB pages");
+StaticAssertDecl(sizeof(CsbDirNode) == 64, "a directory node is one cache line");
+StaticAssertDecl(sizeof(CsbPageOpaqueData) % 64 == 0, "the special space keeps nodes cache-line aligned");
+
 PG_FUNCTION_INFO_V1(csbtree_handler);
 
 static bytea *
