@@ -190,6 +190,18 @@ SELECT q, (csb_check(q, idx, true)).* FROM (VALUES
 	('SELECT tstz FROM ty WHERE tstz < ''2001-01-01 00:00+00'' ORDER BY tstz DESC', 'ty_tstz')
 ) AS x(q, idx);
 
+-- A one-column DESC index (compact leaves, inverted normalized keys).
+CREATE INDEX ty_f8_desc ON ty USING csbtree (f8 DESC NULLS LAST);
+DROP INDEX ty_f8;
+SELECT q, (csb_check(q, 'ty_f8_desc', o)).* FROM (VALUES
+	('SELECT f8 FROM ty ORDER BY f8 DESC NULLS LAST LIMIT 30', true),
+	('SELECT f8 FROM ty ORDER BY f8 NULLS FIRST LIMIT 30', true),
+	('SELECT f8 FROM ty WHERE f8 > 6000 ORDER BY f8 DESC', true),
+	('SELECT id, f8 FROM ty WHERE f8 BETWEEN -10 AND 10', false),
+	('SELECT id FROM ty WHERE f8 IS NULL', false)
+) AS x(q, o);
+SELECT levels, leaf_tuples FROM quickstep.check_index('ty_f8_desc');
+
 -- Costs: with a btree index on the same column, the planner prefers btree.
 CREATE INDEX ty_i4_btree ON ty (i4);
 EXPLAIN (COSTS OFF) SELECT id FROM ty WHERE i4 = 42;

@@ -25,7 +25,7 @@
 #include "utils/rel.h"
 
 #define CSB_MAGIC			0x43534254	/* "CSBT" */
-#define CSB_VERSION			1
+#define CSB_VERSION			2
 #define CSB_METAPAGE		0
 
 /* Support function 1: the btree comparison function (a, b) -> int4. */
@@ -41,7 +41,7 @@
  */
 #define CSB_NODE_FANOUT		15
 #define CSB_GROUP			16
-#define CSB_MAX_NODES		4
+#define CSB_MAX_NODES		5
 
 typedef struct CsbDirNode
 {
@@ -52,9 +52,17 @@ typedef struct CsbDirNode
 
 /*
  * Special space of every page (metapage included): 64 bytes of links and
- * flags, then the directory nodes.  320 bytes in all, so that with 8 kB
+ * flags, then the directory nodes.  384 bytes in all, so that with 8 kB
  * pages the special space starts on a 64-byte boundary and every node is
  * one aligned cache line.
+ *
+ * Leaves of a one-column index on a fixed-width by-value type (int2, int4,
+ * int8, float4, float8, date, timestamp, timestamptz) are CSB_COMPACT: no
+ * line pointers and no tuple headers, just a packed array, right after the
+ * page header, of entries [heap TID (6 bytes)][null flag (1)][key bytes],
+ * pd_lower marking its end.  Offsets number the entries from 1 as they
+ * number line pointers elsewhere (offset 1 is the high key when there is a
+ * right sibling).  csb_item() hands out an IndexTuple for an entry.
  */
 typedef struct CsbPageOpaqueData
 {
@@ -66,15 +74,25 @@ typedef struct CsbPageOpaqueData
 	uint16		ndirnodes;		/* directory nodes in use (0 = empty) */
 	uint16		dirlevels;		/* levels of the directory */
 	uint16		page_id;		/* CSB_PAGE_ID */
-	char		pad[64 - 20];
+	uint16		itemwidth;		/* CSB_COMPACT: bytes per entry */
+	char		pad[64 - 22];
 	CsbDirNode	dir[CSB_MAX_NODES];	/* root first, then level by level */
 } CsbPageOpaqueData;
 
 typedef CsbPageOpaqueData *CsbPageOpaque;
 
+/* Room for an IndexTuple rebuilt from a compact entry. */
+typedef union CsbTupBuf
+{
+	IndexTupleData t;
+	double		align;
+	char		data[32];
+} CsbTupBuf;
+
 #define CSB_PAGE_ID			0xC5B7
 #define CSB_LEAF			(1 << 0)
 #define CSB_META			(1 << 1)
+#define CSB_COMPACT			(1 << 2)	/* leaf of fixed-width entries */
 
 #define CsbPageGetOpaque(page) ((CsbPageOpaque) PageGetSpecialPointer(page))
 #define CsbPageIsLeaf(op)		(((op)->flags & CSB_LEAF) != 0)
@@ -87,6 +105,10 @@ typedef CsbPageOpaqueData *CsbPageOpaque;
 #define CSB_SPECIAL_SIZE	MAXALIGN(sizeof(CsbPageOpaqueData))
 #define CSB_PAGE_ROOM		(BLCKSZ - SizeOfPageHeaderData - CSB_SPECIAL_SIZE)
 #define CSB_MAX_ITEM_SIZE	MAXALIGN_DOWN(CSB_PAGE_ROOM / 3 - sizeof(ItemIdData))
+/* The most items a page can hold: compact int2 entries are 9 bytes. */
+#define CSB_MAX_ITEMS		(CSB_PAGE_ROOM / 9 + 1)
+/* Room for a page's items copied out as IndexTuples (16 bytes at least). */
+#define CSB_MAX_ITEMS_BYTES	Max(BLCKSZ, CSB_MAX_ITEMS * 16)
 
 typedef struct CsbMetaData
 {
@@ -126,6 +148,7 @@ typedef struct CsbState
 	Relation	index;
 	TupleDesc	tupdesc;
 	int			natts;
+	uint16		leafwidth;		/* entry width of compact leaves, or 0 */
 	CsbColumn	cols[INDEX_MAX_KEYS];
 } CsbState;
 
@@ -171,7 +194,14 @@ extern OffsetNumber csb_page_search(CsbState *st, Page page, CsbSearchKey *key, 
 extern void csb_build_directory(CsbState *st, Page page, CsbPageOpaque out);
 extern void csb_rebuild_directory(CsbState *st, Page page);
 extern int	csb_dir_search(CsbPageOpaque op, uint32 x, bool strict);
-extern void csb_init_page(Page page, uint16 level, uint16 flags);
+extern void csb_init_page(Page page, uint16 level, uint16 flags, uint16 itemwidth);
+extern uint16 csb_compact_width(Relation index);
+extern OffsetNumber csb_maxoff(Page page);
+extern IndexTuple csb_item(Page page, OffsetNumber off, CsbTupBuf *buf);
+extern bool csb_fits(Page page, IndexTuple itup);
+extern Size csb_item_cost(Page page, IndexTuple itup);
+extern bool csb_add_item(Page page, IndexTuple itup, OffsetNumber off);
+extern void csb_delete_items(Page page, OffsetNumber *offs, int n);
 extern Buffer csb_get_buffer(Relation index, BlockNumber blkno, int access);
 extern void csb_read_meta(Relation index, BlockNumber *root, uint32 *rootlevel);
 extern Buffer csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int access);

@@ -70,7 +70,7 @@ csb_build_newlevel_page(CsbBuildState *bs, uint32 level, BlockNumber left)
 
 	lv->buf = qs_csb_new_buffer(bs->st->index, MAIN_FORKNUM);
 	lv->page = palloc(BLCKSZ);
-	csb_init_page(lv->page, level, level == 0 ? CSB_LEAF : 0);
+	csb_init_page(lv->page, level, level == 0 ? CSB_LEAF : 0, bs->st->leafwidth);
 	CsbPageGetOpaque(lv->page)->left = left;
 	lv->level = level;
 	return lv;
@@ -114,29 +114,26 @@ csb_build_downlink(CsbBuildState *bs, CsbBuildLevel *lv, IndexTuple lowkey, Bloc
 static void
 csb_build_add(CsbBuildState *bs, CsbBuildLevel *lv, IndexTuple itup)
 {
-	Size		sz = MAXALIGN(IndexTupleSize(itup));
-
-	if (PageGetFreeSpace(lv->page) < sz &&
-		PageGetMaxOffsetNumber(lv->page) >= FirstOffsetNumber + 1)
+	if (!csb_fits(lv->page, itup) &&
+		csb_maxoff(lv->page) >= FirstOffsetNumber + 1)
 	{
 		Page		opage = lv->page;
 		Buffer		obuf = lv->buf;
 		BlockNumber oblk = BufferGetBlockNumber(obuf);
-		OffsetNumber last = PageGetMaxOffsetNumber(opage);
+		OffsetNumber last = csb_maxoff(opage);
+		CsbTupBuf	tb;
 		IndexTuple	lastitup;
 		CsbBuildLevel *next;
 
-		lastitup = CopyIndexTuple((IndexTuple) PageGetItem(opage, PageGetItemId(opage, last)));
-		PageIndexTupleDelete(opage, last);
+		lastitup = CopyIndexTuple(csb_item(opage, last, &tb));
+		csb_delete_items(opage, &last, 1);
 
 		/* the new page starts with the moved item */
 		next = csb_build_newlevel_page(bs, lv->level, oblk);
 		CsbPageGetOpaque(opage)->right = BufferGetBlockNumber(next->buf);
-		if (PageAddItem(opage, (Item) lastitup, IndexTupleSize(lastitup), CSB_HIKEY,
-						false, false) == InvalidOffsetNumber)
+		if (!csb_add_item(opage, lastitup, CSB_HIKEY))
 			elog(ERROR, "csbtree: failed to add high key during build");
-		if (PageAddItem(next->page, (Item) lastitup, IndexTupleSize(lastitup),
-						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+		if (!csb_add_item(next->page, lastitup, InvalidOffsetNumber))
 			elog(ERROR, "csbtree: failed to add item during build");
 
 		/* downlink to the old page, then write it */
@@ -151,8 +148,7 @@ csb_build_add(CsbBuildState *bs, CsbBuildLevel *lv, IndexTuple itup)
 		pfree(next);
 	}
 
-	if (PageAddItem(lv->page, (Item) itup, IndexTupleSize(itup), InvalidOffsetNumber,
-					false, false) == InvalidOffsetNumber)
+	if (!csb_add_item(lv->page, itup, InvalidOffsetNumber))
 		elog(ERROR, "csbtree: failed to add item during build");
 	if (lv->lowkey == NULL)
 		lv->lowkey = CopyIndexTuple(itup);
@@ -324,7 +320,7 @@ csb_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		else
 		{
 			metapage = palloc0(BLCKSZ);
-			csb_init_page(metapage, 0, CSB_META);
+			csb_init_page(metapage, 0, CSB_META, 0);
 			meta = CsbPageGetMeta(metapage);
 			meta->magic = CSB_MAGIC;
 			meta->version = CSB_VERSION;
@@ -354,7 +350,7 @@ csb_buildempty(Relation index)
 
 	START_CRIT_SECTION();
 	page = BufferGetPage(metabuf);
-	csb_init_page(page, 0, CSB_META);
+	csb_init_page(page, 0, CSB_META, 0);
 	meta = CsbPageGetMeta(page);
 	meta->magic = CSB_MAGIC;
 	meta->version = CSB_VERSION;
@@ -365,7 +361,7 @@ csb_buildempty(Relation index)
 	log_newpage_buffer(metabuf, true);
 
 	page = BufferGetPage(rootbuf);
-	csb_init_page(page, 0, CSB_LEAF);
+	csb_init_page(page, 0, CSB_LEAF, csb_compact_width(index));
 	MarkBufferDirty(rootbuf);
 	log_newpage_buffer(rootbuf, true);
 	END_CRIT_SECTION();
@@ -402,7 +398,7 @@ csb_new_root(CsbState *st, Buffer metabuf, IndexTuple sample)
 	GenericXLogState *xs;
 	Page		p;
 
-	csb_init_page(tmp, level + 1, 0);
+	csb_init_page(tmp, level + 1, 0, 0);
 	while (blk != InvalidBlockNumber)
 	{
 		Buffer		buf = csb_get_buffer(st->index, blk, BUFFER_LOCK_SHARE);
@@ -411,14 +407,15 @@ csb_new_root(CsbState *st, Buffer metabuf, IndexTuple sample)
 		IndexTuple	down = CopyIndexTuple(lowkey);
 
 		ItemPointerSet(&down->t_tid, blk, FirstOffsetNumber);
-		if (PageAddItem(tmp, (Item) down, IndexTupleSize(down), InvalidOffsetNumber,
-						false, false) == InvalidOffsetNumber)
+		if (!csb_add_item(tmp, down, InvalidOffsetNumber))
 			elog(ERROR, "csbtree: too many pages at level %u for a new root", level);
 		pfree(down);
 		if (!CsbPageIsRightmost(op))
 		{
+			CsbTupBuf	tb;
+
 			pfree(lowkey);
-			lowkey = CopyIndexTuple((IndexTuple) PageGetItem(page, PageGetItemId(page, CSB_HIKEY)));
+			lowkey = CopyIndexTuple(csb_item(page, CSB_HIKEY, &tb));
 		}
 		blk = op->right;
 		UnlockReleaseBuffer(buf);
@@ -490,10 +487,11 @@ csb_insert_downlink(CsbState *st, CsbStack stack, uint32 level,
 	page = BufferGetPage(pbuf);
 	op = CsbPageGetOpaque(page);
 	first = CsbFirstData(op);
-	maxoff = PageGetMaxOffsetNumber(page);
+	maxoff = csb_maxoff(page);
 	for (off = first; off <= maxoff; off++)
 	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		CsbTupBuf	tb;
+		IndexTuple	itup = csb_item(page, off, &tb);
 		BlockNumber child = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
 
 		if (child == rightblk)
@@ -525,7 +523,7 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 	Page		page = BufferGetPage(buf);
 	CsbPageOpaque op = CsbPageGetOpaque(page);
 	OffsetNumber first = CsbFirstData(op);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff = csb_maxoff(page);
 	int			n = maxoff - first + 1 + 1;
 	IndexTuple *items = palloc(sizeof(IndexTuple) * n);
 	Size	   *sizes = palloc(sizeof(Size) * n);
@@ -544,23 +542,25 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 				oldright = op->right;
 	uint32		level = op->level;
 	uint16		flags = op->flags & CSB_LEAF;
+	uint16		width = (op->flags & CSB_COMPACT) ? op->itemwidth : 0;
+	CsbTupBuf	tb;
 	Page		lp,
 				rp;
 	GenericXLogState *xs;
 	IndexTuple	sep;
 
 	if (!rightmost)
-		hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, CSB_HIKEY));
+		hikey = CopyIndexTuple(csb_item(page, CSB_HIKEY, &tb));
 	for (i = 0, j = first; i < n; i++)
 	{
 		if (i == off - first)
 			items[i] = itup;
 		else
 		{
-			items[i] = (IndexTuple) PageGetItem(page, PageGetItemId(page, j));
+			items[i] = CopyIndexTuple(csb_item(page, j, &tb));
 			j++;
 		}
-		sizes[i] = MAXALIGN(IndexTupleSize(items[i])) + sizeof(ItemIdData);
+		sizes[i] = csb_item_cost(page, items[i]);
 		total += sizes[i];
 	}
 
@@ -586,7 +586,7 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 		leftsz -= sizes[split];
 	}
 	while (split < n - 1 &&
-		   total - leftsz + (hikey ? MAXALIGN(IndexTupleSize(hikey)) + sizeof(ItemIdData) : 0) > CSB_PAGE_ROOM)
+		   total - leftsz + (hikey ? csb_item_cost(page, hikey) : 0) > CSB_PAGE_ROOM)
 	{
 		leftsz += sizes[split];
 		split++;
@@ -599,29 +599,24 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 
 	/* the left page, built aside: page still holds the items we point to */
 	lp = palloc(BLCKSZ);
-	csb_init_page(lp, level, flags);
+	csb_init_page(lp, level, flags, width);
 	CsbPageGetOpaque(lp)->left = op->left;
 	CsbPageGetOpaque(lp)->right = rblk;
-	if (PageAddItem(lp, (Item) items[split], IndexTupleSize(items[split]),
-					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+	if (!csb_add_item(lp, items[split], InvalidOffsetNumber))
 		elog(ERROR, "csbtree: failed to add high key to left half of split");
 	for (i = 0; i < split; i++)
-		if (PageAddItem(lp, (Item) items[i], IndexTupleSize(items[i]),
-						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+		if (!csb_add_item(lp, items[i], InvalidOffsetNumber))
 			elog(ERROR, "csbtree: failed to add item to left half of split");
 	csb_rebuild_directory(st, lp);
 
 	rp = palloc(BLCKSZ);
-	csb_init_page(rp, level, flags);
+	csb_init_page(rp, level, flags, width);
 	CsbPageGetOpaque(rp)->left = lblk;
 	CsbPageGetOpaque(rp)->right = oldright;
-	if (hikey &&
-		PageAddItem(rp, (Item) hikey, IndexTupleSize(hikey), InvalidOffsetNumber,
-					false, false) == InvalidOffsetNumber)
+	if (hikey && !csb_add_item(rp, hikey, InvalidOffsetNumber))
 		elog(ERROR, "csbtree: failed to add high key to right half of split");
 	for (i = split; i < n; i++)
-		if (PageAddItem(rp, (Item) items[i], IndexTupleSize(items[i]),
-						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+		if (!csb_add_item(rp, items[i], InvalidOffsetNumber))
 			elog(ERROR, "csbtree: failed to add item to right half of split");
 	csb_rebuild_directory(st, rp);
 
@@ -656,14 +651,13 @@ static void
 csb_insert_onpage(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack stack)
 {
 	Page		page = BufferGetPage(buf);
-	Size		sz = IndexTupleSize(itup);
 
-	if (PageGetFreeSpace(page) >= MAXALIGN(sz))
+	if (csb_fits(page, itup))
 	{
 		GenericXLogState *xs = GenericXLogStart(st->index);
 		Page		p = GenericXLogRegisterBuffer(xs, buf, 0);
 
-		if (PageAddItem(p, (Item) itup, sz, off, false, false) == InvalidOffsetNumber)
+		if (!csb_add_item(p, itup, off))
 			elog(ERROR, "csbtree: failed to add item to block %u", BufferGetBlockNumber(buf));
 		csb_rebuild_directory(st, p);
 		GenericXLogFinish(xs);
@@ -710,11 +704,12 @@ csb_check_unique(CsbState *st, Buffer buf, CsbSearchKey *key, IndexTuple itup,
 	{
 		Page		p = BufferIsValid(nbuf) ? BufferGetPage(nbuf) : page;
 		CsbPageOpaque op = CsbPageGetOpaque(p);
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+		OffsetNumber maxoff = csb_maxoff(p);
+		CsbTupBuf	tb;
 
 		if (off <= maxoff)
 		{
-			IndexTuple	cur = (IndexTuple) PageGetItem(p, PageGetItemId(p, off));
+			IndexTuple	cur = csb_item(p, off, &tb);
 			ItemPointerData htid = cur->t_tid;
 
 			if (csb_compare_tuple(st, key, cur) != 0)
@@ -769,7 +764,7 @@ csb_check_unique(CsbState *st, Buffer buf, CsbSearchKey *key, IndexTuple itup,
 
 		/* end of page: equal entries may go on only if the high key is equal */
 		if (CsbPageIsRightmost(op) ||
-			csb_compare_tuple(st, key, (IndexTuple) PageGetItem(p, PageGetItemId(p, CSB_HIKEY))) != 0)
+			csb_compare_tuple(st, key, csb_item(p, CSB_HIKEY, &tb)) != 0)
 			break;
 		{
 			BlockNumber next = op->right;

@@ -36,8 +36,8 @@ typedef struct CsbScanMark
 	int			nitems;
 	int			cur;
 	int			tuplesused;
-	CsbScanItem *items;			/* MaxIndexTuplesPerPage, allocated at first mark */
-	char	   *tuples;			/* BLCKSZ */
+	CsbScanItem *items;			/* CSB_MAX_ITEMS, allocated at first mark */
+	char	   *tuples;			/* CSB_MAX_ITEMS_BYTES */
 } CsbScanMark;
 
 typedef struct CsbScanOpaqueData
@@ -59,8 +59,8 @@ typedef struct CsbScanOpaqueData
 	bool		moreRight;
 	int			nitems;
 	int			cur;
-	CsbScanItem items[MaxIndexTuplesPerPage];
-	char	   *tuples;			/* BLCKSZ of copied tuples */
+	CsbScanItem items[CSB_MAX_ITEMS];
+	char	   *tuples;			/* CSB_MAX_ITEMS_BYTES of copied tuples */
 	int			tuplesused;
 
 	CsbScanMark mark;
@@ -83,7 +83,7 @@ csb_beginscan(Relation r, int nkeys, int norderbys)
 	so->st = csb_init_state(r);
 	so->cxt = CurrentMemoryContext;
 	so->pinbuf = InvalidBuffer;
-	so->tuples = palloc(BLCKSZ);
+	so->tuples = palloc(CSB_MAX_ITEMS_BYTES);
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(r);
 	return scan;
@@ -125,8 +125,8 @@ csb_markpos(IndexScanDesc scan)
 		return;
 	if (m->items == NULL)
 	{
-		m->items = MemoryContextAlloc(so->cxt, sizeof(CsbScanItem) * MaxIndexTuplesPerPage);
-		m->tuples = MemoryContextAlloc(so->cxt, BLCKSZ);
+		m->items = MemoryContextAlloc(so->cxt, sizeof(CsbScanItem) * CSB_MAX_ITEMS);
+		m->tuples = MemoryContextAlloc(so->cxt, CSB_MAX_ITEMS_BYTES);
 	}
 	m->pinbuf = so->pinbuf;
 	if (BufferIsValid(m->pinbuf))
@@ -307,9 +307,10 @@ csb_readpage(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection d
 	Page		page = BufferGetPage(buf);
 	CsbPageOpaque op = CsbPageGetOpaque(page);
 	OffsetNumber first = CsbFirstData(op);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff = csb_maxoff(page);
 	bool		fwd = ScanDirectionIsForward(dir);
 	bool		stopped = false;
+	CsbTupBuf	tb;
 	int			n = 0;
 	OffsetNumber off;
 
@@ -323,7 +324,7 @@ csb_readpage(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection d
 	{
 		for (off = Max(start, first); off <= maxoff; off++)
 		{
-			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+			IndexTuple	itup = csb_item(page, off, &tb);
 			bool		stop;
 
 			if (csb_checkkeys(scan, itup, dir, &stop))
@@ -345,12 +346,12 @@ csb_readpage(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection d
 	}
 	else
 	{
-		CsbScanItem *tmp = palloc(sizeof(CsbScanItem) * MaxIndexTuplesPerPage);
+		CsbScanItem *tmp = palloc(sizeof(CsbScanItem) * CSB_MAX_ITEMS);
 		int			i;
 
 		for (off = Min(start, maxoff); off >= first && off != InvalidOffsetNumber; off--)
 		{
-			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+			IndexTuple	itup = csb_item(page, off, &tb);
 			bool		stop;
 
 			if (csb_checkkeys(scan, itup, dir, &stop))

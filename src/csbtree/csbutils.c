@@ -19,6 +19,11 @@
 
 #include <math.h>
 
+/* The directory's node count and the special space are sized for 8 kB. */
+StaticAssertDecl(BLCKSZ == 8192, "csbtree's page layout assumes 8 kB pages");
+StaticAssertDecl(sizeof(CsbDirNode) == 64, "a directory node is one cache line");
+StaticAssertDecl(sizeof(CsbPageOpaqueData) % 64 == 0, "the special space keeps nodes cache-line aligned");
+
 PG_FUNCTION_INFO_V1(csbtree_handler);
 
 static bytea *
@@ -149,6 +154,7 @@ csb_init_state(Relation index)
 	st->index = index;
 	st->tupdesc = RelationGetDescr(index);
 	st->natts = IndexRelationGetNumberOfKeyAttributes(index);
+	st->leafwidth = csb_compact_width(index);
 	for (i = 0; i < st->natts; i++)
 	{
 		CsbColumn  *c = &st->cols[i];
@@ -389,11 +395,11 @@ int
 csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off)
 {
 	CsbPageOpaque op = CsbPageGetOpaque(page);
+	CsbTupBuf	tb;
 
 	if (!CsbPageIsLeaf(op) && off == CsbFirstData(op))
 		return 1;
-	return csb_compare_tuple(st, key,
-							 (IndexTuple) PageGetItem(page, PageGetItemId(page, off)));
+	return csb_compare_tuple(st, key, csb_item(page, off, &tb));
 }
 
 /* ------------------------------------------------------------------------
@@ -415,10 +421,10 @@ csb_build_directory(CsbState *st, Page page, CsbPageOpaque out)
 {
 	CsbPageOpaque op = CsbPageGetOpaque(page);
 	OffsetNumber first = CsbFirstData(op);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff = csb_maxoff(page);
 	int			n = (maxoff >= first) ? maxoff - first + 1 : 0;
 	int			ngroups = (n + CSB_GROUP - 1) / CSB_GROUP;
-	uint32		keys[(MaxIndexTuplesPerPage + CSB_GROUP - 1) / CSB_GROUP];
+	uint32		keys[(CSB_MAX_ITEMS + CSB_GROUP - 1) / CSB_GROUP];
 	CsbDirNode	levels[8][CSB_MAX_NODES];
 	int			lcount[8];
 	int			nlev = 0;
@@ -442,8 +448,11 @@ csb_build_directory(CsbState *st, Page page, CsbPageOpaque out)
 		if (!CsbPageIsLeaf(op) && last == 0)
 			keys[g] = 0;		/* the -inf item */
 		else
-			keys[g] = csb_tuple_nk(st, (IndexTuple)
-								   PageGetItem(page, PageGetItemId(page, first + last)));
+		{
+			CsbTupBuf	tb;
+
+			keys[g] = csb_tuple_nk(st, csb_item(page, first + last, &tb));
+		}
 	}
 
 	/* bottom-up: level 0 over groups, each next level over nodes */
@@ -549,7 +558,7 @@ csb_page_search(CsbState *st, Page page, CsbSearchKey *key, bool nextkey)
 {
 	CsbPageOpaque op = CsbPageGetOpaque(page);
 	OffsetNumber first = CsbFirstData(op);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber maxoff = csb_maxoff(page);
 	int			n = (maxoff >= first) ? maxoff - first + 1 : 0;
 	int			lo = 0,
 				hi = n;
@@ -583,7 +592,7 @@ csb_page_search(CsbState *st, Page page, CsbSearchKey *key, bool nextkey)
  */
 
 void
-csb_init_page(Page page, uint16 level, uint16 flags)
+csb_init_page(Page page, uint16 level, uint16 flags, uint16 itemwidth)
 {
 	CsbPageOpaque op;
 
@@ -594,6 +603,165 @@ csb_init_page(Page page, uint16 level, uint16 flags)
 	op->level = level;
 	op->flags = flags;
 	op->page_id = CSB_PAGE_ID;
+	if (level == 0 && (flags & CSB_LEAF) && itemwidth > 0)
+	{
+		op->flags |= CSB_COMPACT;
+		op->itemwidth = itemwidth;
+	}
+}
+
+/*
+ * The entry width of compact leaves for this index (TID + null flag +
+ * key), or 0 when its leaves hold IndexTuples: one key column of a
+ * fixed-width pass-by-value type.
+ */
+uint16
+csb_compact_width(Relation index)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
+
+	if (IndexRelationGetNumberOfAttributes(index) != 1 || !att->attbyval ||
+		!(att->attlen == 2 || att->attlen == 4 || att->attlen == 8))
+		return 0;
+	return sizeof(ItemPointerData) + 1 + att->attlen;
+}
+
+#define CsbPageIsCompact(op) (((op)->flags & CSB_COMPACT) != 0)
+#define CsbSlot(page, off, w) ((char *) (page) + SizeOfPageHeaderData + ((off) - 1) * (w))
+
+OffsetNumber
+csb_maxoff(Page page)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+
+	if (CsbPageIsCompact(op))
+		return (((PageHeader) page)->pd_lower - SizeOfPageHeaderData) / op->itemwidth;
+	return PageGetMaxOffsetNumber(page);
+}
+
+/*
+ * csb_item
+ *		The item at off as an IndexTuple: a pointer into the page, or, on a
+ *		compact leaf, a tuple rebuilt in *buf exactly as index_form_tuple
+ *		would have made it (valid until buf is reused).
+ */
+IndexTuple
+csb_item(Page page, OffsetNumber off, CsbTupBuf *buf)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	char	   *e;
+	int			keylen;
+
+	if (!CsbPageIsCompact(op))
+		return (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+	e = CsbSlot(page, off, op->itemwidth);
+	keylen = op->itemwidth - sizeof(ItemPointerData) - 1;
+	memset(buf, 0, sizeof(CsbTupBuf));
+	memcpy(&buf->t.t_tid, e, sizeof(ItemPointerData));
+	if (e[sizeof(ItemPointerData)])
+		buf->t.t_info = MAXALIGN(sizeof(IndexTupleData) + sizeof(IndexAttributeBitMapData)) | INDEX_NULL_MASK;
+	else
+	{
+		buf->t.t_info = MAXALIGN(sizeof(IndexTupleData) + keylen);
+		memcpy(buf->data + sizeof(IndexTupleData), e + sizeof(ItemPointerData) + 1, keylen);
+	}
+	return &buf->t;
+}
+
+static void
+csb_store_entry(char *e, IndexTuple itup, int keylen)
+{
+	memcpy(e, &itup->t_tid, sizeof(ItemPointerData));
+	if (IndexTupleHasNulls(itup))
+	{
+		e[sizeof(ItemPointerData)] = 1;
+		memset(e + sizeof(ItemPointerData) + 1, 0, keylen);
+	}
+	else
+	{
+		e[sizeof(ItemPointerData)] = 0;
+		memcpy(e + sizeof(ItemPointerData) + 1,
+			   (char *) itup + IndexInfoFindDataOffset(itup->t_info), keylen);
+	}
+}
+
+/* Page room an item takes (with its line pointer, if any). */
+Size
+csb_item_cost(Page page, IndexTuple itup)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+
+	if (CsbPageIsCompact(op))
+		return op->itemwidth;
+	return MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
+}
+
+bool
+csb_fits(Page page, IndexTuple itup)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+
+	if (CsbPageIsCompact(op))
+		return ((PageHeader) page)->pd_upper - ((PageHeader) page)->pd_lower >= op->itemwidth;
+	return PageGetFreeSpace(page) >= MAXALIGN(IndexTupleSize(itup));
+}
+
+/* Insert itup at off (InvalidOffsetNumber: at the end); false if no room. */
+bool
+csb_add_item(Page page, IndexTuple itup, OffsetNumber off)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	OffsetNumber n;
+	int			w;
+
+	if (!CsbPageIsCompact(op))
+		return PageAddItem(page, (Item) itup, IndexTupleSize(itup), off,
+						   false, false) != InvalidOffsetNumber;
+	w = op->itemwidth;
+	n = csb_maxoff(page);
+	if (off == InvalidOffsetNumber)
+		off = n + 1;
+	if (off > n + 1 || !csb_fits(page, itup))
+		return false;
+	memmove(CsbSlot(page, off + 1, w), CsbSlot(page, off, w), (n - off + 1) * w);
+	csb_store_entry(CsbSlot(page, off, w), itup, w - sizeof(ItemPointerData) - 1);
+	((PageHeader) page)->pd_lower += w;
+	return true;
+}
+
+/* Delete the items at offs (ascending). */
+void
+csb_delete_items(Page page, OffsetNumber *offs, int n)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	OffsetNumber maxoff,
+				off,
+				dst = FirstOffsetNumber;
+	int			w,
+				i = 0;
+
+	if (!CsbPageIsCompact(op))
+	{
+		if (n == 1)
+			PageIndexTupleDelete(page, offs[0]);
+		else
+			PageIndexMultiDelete(page, offs, n);
+		return;
+	}
+	w = op->itemwidth;
+	maxoff = csb_maxoff(page);
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		if (i < n && offs[i] == off)
+		{
+			i++;
+			continue;
+		}
+		if (dst != off)
+			memmove(CsbSlot(page, dst, w), CsbSlot(page, off, w), w);
+		dst++;
+	}
+	((PageHeader) page)->pd_lower = SizeOfPageHeaderData + (dst - 1) * w;
 }
 
 Buffer
@@ -658,8 +826,8 @@ csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int acc
 			break;
 		if (key != NULL)
 		{
-			int			c = csb_compare_tuple(st, key, (IndexTuple)
-											  PageGetItem(page, PageGetItemId(page, CSB_HIKEY)));
+			CsbTupBuf	tb;
+			int			c = csb_compare_tuple(st, key, csb_item(page, CSB_HIKEY, &tb));
 
 			if (!(c > 0 || (nextkey && c == 0)))
 				break;
@@ -713,6 +881,7 @@ csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 		OffsetNumber off;
 		IndexTuple	itup;
 		BlockNumber child;
+		CsbTupBuf	tb;
 
 		buf = csb_get_buffer(st->index, blkno,
 							 level == target_level ? access : BUFFER_LOCK_SHARE);
@@ -726,7 +895,7 @@ csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 		/* the item before: the last one < key (<= when nextkey) */
 		off = OffsetNumberPrev(off);
 		Assert(off >= CsbFirstData(CsbPageGetOpaque(page)));
-		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		itup = csb_item(page, off, &tb);
 		child = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
 		csb_push(stackp, BufferGetBlockNumber(buf), off);
 		UnlockReleaseBuffer(buf);
@@ -753,6 +922,7 @@ csb_descend_edge(CsbState *st, bool rightmost)
 		CsbPageOpaque op;
 		OffsetNumber off;
 		IndexTuple	itup;
+		CsbTupBuf	tb;
 
 		if (rightmost)
 			buf = csb_moveright(st, buf, NULL, false, BUFFER_LOCK_SHARE);
@@ -760,8 +930,8 @@ csb_descend_edge(CsbState *st, bool rightmost)
 		op = CsbPageGetOpaque(page);
 		if (CsbPageIsLeaf(op))
 			return buf;
-		off = rightmost ? PageGetMaxOffsetNumber(page) : CsbFirstData(op);
-		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		off = rightmost ? csb_maxoff(page) : CsbFirstData(op);
+		itup = csb_item(page, off, &tb);
 		blkno = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
 		UnlockReleaseBuffer(buf);
 	}

@@ -37,7 +37,7 @@ csb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			Buffer		buf;
 			Page		page;
 			CsbPageOpaque op;
-			OffsetNumber deletable[MaxIndexTuplesPerPage];
+			OffsetNumber deletable[CSB_MAX_ITEMS];
 			int			ndel = 0;
 			OffsetNumber off,
 						maxoff;
@@ -55,10 +55,11 @@ csb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				UnlockReleaseBuffer(buf);
 				continue;
 			}
-			maxoff = PageGetMaxOffsetNumber(page);
+			maxoff = csb_maxoff(page);
 			for (off = CsbFirstData(op); off <= maxoff; off++)
 			{
-				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+				CsbTupBuf	tb;
+				IndexTuple	itup = csb_item(page, off, &tb);
 
 				if (callback && callback(&itup->t_tid, callback_state))
 					deletable[ndel++] = off;
@@ -70,7 +71,7 @@ csb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				GenericXLogState *xs = GenericXLogStart(index);
 				Page		p = GenericXLogRegisterBuffer(xs, buf, 0);
 
-				PageIndexMultiDelete(p, deletable, ndel);
+				csb_delete_items(p, deletable, ndel);
 				csb_rebuild_directory(st, p);
 				GenericXLogFinish(xs);
 				stats->tuples_removed += ndel;

@@ -239,6 +239,7 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 						off;
 			IndexTuple	hikey = NULL;
 			CsbSearchKey key;
+			CsbTupBuf	tb;
 
 			CHECK_FOR_INTERRUPTS();
 			if (blk == CSB_METAPAGE || blk >= nblocks)
@@ -257,19 +258,32 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 			if (op->left != prev)
 				CORRUPT("Block %u has left-link %u, but its left sibling is %u.", blk, op->left, prev);
 			first = CsbFirstData(op);
-			maxoff = PageGetMaxOffsetNumber(page);
+			if (op->flags & CSB_COMPACT)
+			{
+				PageHeader	ph = (PageHeader) page;
+
+				if (level != 0 || op->itemwidth != st->leafwidth ||
+					ph->pd_lower < SizeOfPageHeaderData ||
+					(ph->pd_lower - SizeOfPageHeaderData) % op->itemwidth != 0 ||
+					ph->pd_upper != ph->pd_special)
+					CORRUPT("Block %u: bad compact leaf layout (entry width %u, pd_lower %u).",
+							blk, op->itemwidth, ph->pd_lower);
+			}
+			else if (level == 0 && st->leafwidth != 0)
+				CORRUPT("Block %u: leaf is not compact, but the index uses compact leaves.", blk);
+			maxoff = csb_maxoff(page);
 			if (!CsbPageIsRightmost(op))
 			{
 				if (maxoff < CSB_HIKEY)
 					CORRUPT("Block %u has a right sibling but no high key.", blk);
-				hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, CSB_HIKEY));
+				hikey = CopyIndexTuple(csb_item(page, CSB_HIKEY, &tb));
 			}
 			if (level > 0 && maxoff < first)
 				CORRUPT("Internal block %u has no downlinks.", blk);
 
 			for (off = first; off <= maxoff; off++)
 			{
-				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+				IndexTuple	itup = csb_item(page, off, &tb);
 				bool		minusinf = (level > 0 && off == first);
 
 				if (level > 0)
@@ -325,7 +339,7 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 
 			if (prevhikey)
 				pfree(prevhikey);
-			prevhikey = hikey ? CopyIndexTuple(hikey) : NULL;
+			prevhikey = hikey;
 			prev = blk;
 			blk = op->right;
 			UnlockReleaseBuffer(buf);

@@ -22,7 +22,7 @@ $node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', q{SELECT leaf_tuples FROM quickstep.check_index('t_k')}),
 	'20000', 'the intact index is clean');
 my $file = $node->data_dir . '/' . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('t_k')});
-my $special = 8192 - 320;
+my $special = 8192 - 384;
 
 # patch(block, offset in page, bytes): overwrite bytes of the stopped node
 sub patch
@@ -73,10 +73,14 @@ patch(1, $special + 4, pack('V', 0x00ffffff));
 check_fails('right-link', qr/links to block 16777215|left-link/);
 patch(1, $special + 4, $saved);
 
-# 3. two items out of order: the line pointers of the 3rd and 4th item swapped
-my $lp = peek(1, 24 + 4 * 2, 8);
-patch(1, 24 + 4 * 2, substr($lp, 4, 4) . substr($lp, 0, 4));
-check_fails('order', qr/sorts before item|does not match/);
+# 3. two items out of order: on a compact int4 leaf, entries are 11 bytes
+# (TID, null flag, key) packed after the 24-byte page header; swap the
+# entries at offsets 3 and 4 (offset 1 is the high key)
+my $w = 11;
+my $e3 = peek(1, 24 + 2 * $w, $w);
+my $e4 = peek(1, 24 + 3 * $w, $w);
+patch(1, 24 + 2 * $w, $e4 . $e3);
+check_fails('order', qr/sorts before item/);
 
 $node->stop;
 done_testing();
