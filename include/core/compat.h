@@ -286,8 +286,9 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
  *		redo also takes a cleanup lock on the page, which waits for (or
  *		cancels) standby queries still pinning it: the record that moves
  *		record bytes (compaction) follows at once.  On PG 15 that redo also
- *		runs PageRepairFragmentation on the (already compact, heap-format)
- *		NSM page.  Caller: buffer exclusively locked and marked dirty, in a
+ *		runs PageRepairFragmentation on the (heap-format) NSM page, so the
+ *		primary runs it too before logging.  Caller: buffer cleanup-locked
+ *		(exclusively locked without 'cleanup') and marked dirty, in a
  *		critical section.
  */
 #include "access/heapam_xlog.h"
@@ -304,6 +305,13 @@ qs_log_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
 	{
 		xl_heap_prune xlrec;
 
+		/*
+		 * PG 15 replays a prune record, even with no items, by
+		 * heap_page_prune_execute, which repairs fragmentation (it may move
+		 * records of an NSM page).  Do the same here first, under our
+		 * cleanup lock, so that primary and standby pages stay identical.
+		 */
+		heap_page_prune_execute(buf, NULL, 0, NULL, 0, NULL, 0);
 		xlrec.latestRemovedXid = horizon;
 		xlrec.nredirected = 0;
 		xlrec.ndead = 0;

@@ -586,6 +586,24 @@ qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
 			}
 			if (n > 0)
 				pfree(members);
+
+			/*
+			 * Nobody to wait for.  HeapTupleSatisfiesUpdate says "being
+			 * modified" while any member runs (ours included), even when the
+			 * multixact's update committed: then the record is updated, as
+			 * heap_update decides after MultiXactIdWait.
+			 */
+			if (!TransactionIdIsValid(blocker) &&
+				!HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+			{
+				TransactionId upd = HeapTupleHeaderGetUpdateXid(tp->t_data);
+
+				if (TransactionIdIsValid(upd) &&
+					!TransactionIdIsCurrentTransactionId(upd) &&
+					TransactionIdDidCommit(upd))
+					return ItemPointerEquals(&tp->t_self, &tp->t_data->t_ctid) ?
+						TM_Deleted : TM_Updated;
+			}
 		}
 		else if (!TransactionIdIsCurrentTransactionId(xwait) &&
 				 !(HEAP_XMAX_IS_LOCKED_ONLY(infomask) &&

@@ -6,7 +6,9 @@
  *	  says some delete or update is old enough, records dead to everyone
  *	  lose their storage (their slots stay, marked dead, for the index
  *	  entries that still point at them; VACUUM frees the slots).  Needs a
- *	  cleanup lock, taken only if free.
+ *	  cleanup lock, taken only if free.  Dead means heap's
+ *	  HeapTupleSatisfiesVacuumHorizon says so against the removable horizon
+ *	  (multixact xmaxes included).
  *
  *	  Also the hot-standby conflict record written before records are
  *	  removed or xids frozen (used by VACUUM too).
@@ -80,6 +82,7 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		HeapTupleData tup;
 		HeapTupleHeaderData scratch;
 		uint32		len;
+		bool		is_dead;
 
 		if (L->record_state(page, off) != QS_REC_NORMAL)
 			continue;
@@ -87,7 +90,23 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		tup.t_len = len;
 		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
 		tup.t_tableOid = RelationGetRelid(rel);
-		if (HeapTupleIsSurelyDead(&tup, vistest))
+		{
+			TransactionId dead_after = InvalidTransactionId;
+
+			switch (HeapTupleSatisfiesVacuumHorizon(&tup, buf, &dead_after))
+			{
+				case HEAPTUPLE_DEAD:
+					is_dead = true;
+					break;
+				case HEAPTUPLE_RECENTLY_DEAD:
+					is_dead = GlobalVisTestIsRemovableXid(vistest, dead_after);
+					break;
+				default:
+					is_dead = false;
+					break;
+			}
+		}
+		if (is_dead)
 		{
 			QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &horizon);
 			dead[ndead++] = off;

@@ -320,7 +320,37 @@ qs_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 			scan->cindex >= 0 && scan->cindex < scan->ntuples)
 		{
 			Page		page = BufferGetPage(scan->cbuf);
+			Snapshot	snapshot = scan->base.rs_snapshot;
 
+			/*
+			 * Page at a time is exact for MVCC snapshots only.  Others
+			 * (SnapshotDirty, SnapshotSelf) answer for "now" and may report
+			 * in the snapshot (SnapshotDirty's xmin/xmax) about the record
+			 * checked: check the record again, as heap's tuple-at-a-time
+			 * mode does, right before returning it.
+			 */
+			if (snapshot != NULL && !IsMVCCSnapshot(snapshot) &&
+				snapshot->snapshot_type != SNAPSHOT_ANY)
+			{
+				HeapTupleData tup;
+				HeapTupleHeaderData scratch;
+				bool		valid;
+
+				LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
+				valid = qs_record_visible(scan->layout, scan->base.rs_rd,
+										  scan->cbuf, page,
+										  scan->vis[scan->cindex], snapshot,
+										  &tup, &scratch);
+				LockBuffer(scan->cbuf, BUFFER_LOCK_UNLOCK);
+				if (!valid)
+				{
+					if (backward)
+						scan->cindex--;
+					else
+						scan->cindex++;
+					continue;
+				}
+			}
 			scan->layout->store_record(scan->base.rs_rd, scan->cbuf, page,
 									   scan->vis[scan->cindex], slot, NULL);
 			pgstat_count_heap_getnext(scan->base.rs_rd);

@@ -66,5 +66,42 @@ is($node->safe_psql('postgres', q{
 	SELECT count(*) FROM pg_class c WHERE c.relname LIKE 'pgbench_%' AND c.relkind = 'r'
 	   AND age(c.relfrozenxid) < 100}),
 	'4', 'a database-wide VACUUM FREEZE advances relfrozenxid of every quickstep table');
+# Row locks under concurrency: foreign-key checks (FOR KEY SHARE) of a few
+# hot parent rows, non-key updates of those rows beside them (multixacts),
+# an update rolled back to a savepoint, FOR SHARE; with autovacuum pruning
+# and vacuuming the same tables.
+$node->safe_psql('postgres', q{
+	CREATE TABLE fkp (id int PRIMARY KEY, n int NOT NULL DEFAULT 0);
+	CREATE TABLE fkc (p int NOT NULL REFERENCES fkp, c int);
+	INSERT INTO fkp SELECT generate_series(1, 20);
+});
+$node->pgbench("-n -c 6 -j 2 -T 6 $conn", 0,
+	[qr/number of failed transactions: 0 /, qr/processed: [1-9]/], [qr/^$/],
+	'concurrent FK checks, non-key updates and savepoints run without errors',
+	{
+		'nsm_fk' => q{
+\set p random(1, 20)
+\set c random(1, 1000000)
+BEGIN;
+INSERT INTO fkc VALUES (:p, :c);
+UPDATE fkp SET n = n + 1 WHERE id = :p;
+SAVEPOINT s;
+UPDATE fkp SET n = n + 100 WHERE id = :p;
+ROLLBACK TO s;
+SELECT n FROM fkp WHERE id = :p FOR SHARE;
+COMMIT;
+}
+	}, 'postgres');
+is($node->safe_psql('postgres', q{
+	SELECT (SELECT sum(n) FROM fkp) = (SELECT count(*) FROM fkc)}),
+	't', 'every committed transaction counted once, rolled-back savepoints never');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM fkc WHERE p NOT IN (SELECT id FROM fkp)}),
+	'0', 'no orphan child row');
+$node->safe_psql('postgres', 'VACUUM fkp, fkc');
+is($node->safe_psql('postgres', q{
+	SELECT quickstep.check_table('fkp') = 20 AND quickstep.check_table('fkc') = (SELECT count(*) FROM fkc)}),
+	't', 'check_table is clean and counts only live records after VACUUM');
+
 $node->stop;
 done_testing();
