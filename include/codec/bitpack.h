@@ -118,6 +118,8 @@ extern void qs_pred_range_packed_scalar(const uint8_t *packed, int width, size_t
 										uint64_t *bitmap);
 extern void qs_pred_range_padded(const uint8_t *codes, int bytes, size_t n,
 								 uint32_t lo, uint32_t hi, uint64_t *bitmap);
+extern void qs_pred_range_padded_portable(const uint8_t *codes, int bytes, size_t n,
+										  uint32_t lo, uint32_t hi, uint64_t *bitmap);
 extern int	qs_pred_have_bmi2(void);
 
 /*

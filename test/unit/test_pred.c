@@ -125,6 +125,9 @@ test_pred_all_widths(void)
 				memset(got, 0xA5, qs_bitmap_words(n) * 8);
 				qs_pred_range_padded(padded, qs_padded_bytes_for_width(w), n, lo, hi, got);
 				UT_CHECK(bitmaps_equal(exp, got, n));
+				memset(got, 0xA5, qs_bitmap_words(n) * 8);
+				qs_pred_range_padded_portable(padded, qs_padded_bytes_for_width(w), n, lo, hi, got);
+				UT_CHECK(bitmaps_equal(exp, got, n));
 			}
 			free(codes);
 			free(packed);
