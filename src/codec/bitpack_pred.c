@@ -665,6 +665,29 @@ qs_pred_range_padded_portable(const uint8_t *codes, int bytes, size_t n,
 }
 
 void
+qs_pred_apply_range(const uint8_t *packed, int width, size_t start, size_t n,
+					const QsCodeRange *range, uint64_t *bitmap)
+{
+	switch (range->kind)
+	{
+		case QS_RANGE_NONE:
+			memset(bitmap, 0, qs_bitmap_words(n) * 8);
+			break;
+		case QS_RANGE_ALL:
+			memset(bitmap, 0, qs_bitmap_words(n) * 8);
+			qs_bitmap_invert(bitmap, n);
+			break;
+		case QS_RANGE_IN:
+			qs_pred_range_packed(packed, width, start, n, range->lo, range->hi, bitmap);
+			break;
+		case QS_RANGE_NOT_IN:
+			qs_pred_range_packed(packed, width, start, n, range->lo, range->hi, bitmap);
+			qs_bitmap_invert(bitmap, n);
+			break;
+	}
+}
+
+void
 qs_bitmap_invert(uint64_t *bitmap, size_t n)
 {
 	size_t		words = qs_bitmap_words(n);
