@@ -4,7 +4,7 @@
 #   bench/codec/run.sh           full run (predicates on 64M codes, merge with
 #                                10M main rows and 1M/3M delta rows), ~10 min
 #   bench/codec/run.sh --quick   16M codes, 1M main rows, 100K/300K delta, ~1 min
-#   extra: --reps N (default 5)
+#   extra: --reps N (default 5), --out DIR (default bench/results)
 #
 # Run from the repository root or anywhere; paths are relative to the repo.
 set -eu
@@ -12,8 +12,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
 out=bench/results
+args=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--out) out="$2"; shift 2 ;;
+		--reps) args="$args --reps $2"; shift 2 ;;
+		--quick) args="$args --quick"; shift ;;
+		*) echo "usage: $0 [--quick] [--reps N] [--out DIR]" >&2; exit 2 ;;
+	esac
+done
 mkdir -p "$out" build
-args="$*"
 
 # Same optimization level as the extension build (PGXS uses -O2); the BMI2
 # predicate path is chosen at run time, so no -march flag is needed.

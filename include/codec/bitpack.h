@@ -22,6 +22,7 @@
 #define QS_CODEC_BITPACK_H
 
 #include "codec/codec.h"
+#include "codec/dict.h"
 
 #define QS_BITPACK_MAGIC	0x50425351	/* "QSBP" */
 #define QS_BITPACK_VERSION	1
@@ -118,6 +119,8 @@ extern void qs_pred_range_packed_scalar(const uint8_t *packed, int width, size_t
 										uint64_t *bitmap);
 extern void qs_pred_range_padded(const uint8_t *codes, int bytes, size_t n,
 								 uint32_t lo, uint32_t hi, uint64_t *bitmap);
+extern void qs_pred_range_padded_portable(const uint8_t *codes, int bytes, size_t n,
+										  uint32_t lo, uint32_t hi, uint64_t *bitmap);
 extern int	qs_pred_have_bmi2(void);
 
 /*
@@ -129,6 +132,14 @@ extern void qs_pred_range_packed_avx2(const uint8_t *packed, int width, size_t s
 									  size_t n, uint32_t lo, uint32_t hi,
 									  uint64_t *bitmap);
 extern int	qs_pred_have_avx2(void);
+
+/*
+ * Evaluate a dictionary code range (from qs_dict_range) over packed codes:
+ * NONE clears the bitmap, ALL sets the n bits without reading the codes,
+ * IN is a range test and NOT_IN a range test inverted.
+ */
+extern void qs_pred_apply_range(const uint8_t *packed, int width, size_t start,
+								size_t n, const QsCodeRange *range, uint64_t *bitmap);
 
 /* Bitmap helpers. */
 static inline size_t

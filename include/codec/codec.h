@@ -90,6 +90,14 @@ extern int	qs_cmp_int64(const void *a, size_t alen, const void *b, size_t blen, 
 extern int	qs_cmp_uint64(const void *a, size_t alen, const void *b, size_t blen, void *arg);
 extern int	qs_cmp_bytes(const void *a, size_t alen, const void *b, size_t blen, void *arg);
 
+/*
+ * Stable merge sort of n records of rs bytes (rs <= 64) keyed by their
+ * first keylen bytes; tmp has room for n records.  Returns whichever of
+ * recs and tmp holds the result.
+ */
+extern uint8_t *qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
+								size_t keylen, QsCmpFn cmp, void *arg);
+
 /* Stable index sort (merge sort) with a comparator; tmp has n entries. */
 extern void qs_sort_indexes(uint32_t *idx, uint32_t *tmp, size_t n,
 							const QsValues *vals, QsCmpFn cmp, void *arg);

@@ -12,6 +12,25 @@
 
 #define QS_ALWAYS_INLINE inline __attribute__((always_inline))
 
+/*
+ * Full unrolling makes the block kernels fast but is expensive to compile
+ * under the sanitizers (minutes per file with clang ASan+UBSan); fuzz
+ * builds get the same loops rolled.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define QS_NO_UNROLL 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QS_NO_UNROLL 1
+#endif
+#endif
+#ifdef QS_NO_UNROLL
+#define QS_UNROLL(n)
+#else
+#define QS_UNROLL_STR(x) #x
+#define QS_UNROLL(n) _Pragma(QS_UNROLL_STR(GCC unroll n))
+#endif
+
 static QS_ALWAYS_INLINE void
 pack_any(const uint32_t *in32, const uint64_t *in64, size_t n, int width,
 		 uint8_t *out)
@@ -54,7 +73,7 @@ pack_block64(const uint32_t *in, const int w, uint8_t *q)
 	uint64_t	words[32];
 	int			j;
 
-#pragma GCC unroll 64
+QS_UNROLL(64)
 	for (j = 0; j < 64; j++)
 	{
 		const unsigned bit = j * w;
@@ -69,7 +88,7 @@ pack_block64(const uint32_t *in, const int w, uint8_t *q)
 		if (off + w > 64)
 			words[wd + 1] = v >> (64 - off);
 	}
-#pragma GCC unroll 32
+QS_UNROLL(32)
 	for (j = 0; j < w; j++)
 		qs_store64(q + 8 * j, words[j]);
 }
@@ -80,7 +99,7 @@ unpack_block64(const uint8_t *q, const int w, uint32_t *out)
 	const uint64_t mask = (UINT64_C(1) << w) - 1;
 	int			j;
 
-#pragma GCC unroll 64
+QS_UNROLL(64)
 	for (j = 0; j < 64; j++)
 	{
 		const unsigned bit = j * w;
@@ -94,67 +113,34 @@ unpack_block64(const uint8_t *q, const int w, uint32_t *out)
 	}
 }
 
+/*
+ * Packing streams through an accumulator with a compile-time width; the
+ * unrolled block kernel (pack_block64) is only used for the widths that
+ * divide 64 where it is cheap to compile, since unrolling every width
+ * doubled this file's compile time for a modest gain.
+ */
 static QS_ALWAYS_INLINE void
 pack32_w(const uint32_t *in, size_t n, const int w, uint8_t *out)
 {
-	size_t		i;
+	size_t		i = 0;
 
-	for (i = 0; i + 64 <= n; i += 64)
-		pack_block64(in + i, w, out + (i / 64) * w * 8);
+	if ((64 % w) == 0)
+		for (; i + 64 <= n; i += 64)
+			pack_block64(in + i, w, out + (i / 64) * w * 8);
 	if (i < n)
 		pack_any(in + i, NULL, n - i, w, out + (i / 64) * w * 8);
 }
 
-#define PACK_CASE(W) case W: pack32_w(in, n, W, out); break
-
-void
-qs_bitpack_pack32(const uint32_t *in, size_t n, int width, uint8_t *out)
-{
-	switch (width)
-	{
-			PACK_CASE(1);
-			PACK_CASE(2);
-			PACK_CASE(3);
-			PACK_CASE(4);
-			PACK_CASE(5);
-			PACK_CASE(6);
-			PACK_CASE(7);
-			PACK_CASE(8);
-			PACK_CASE(9);
-			PACK_CASE(10);
-			PACK_CASE(11);
-			PACK_CASE(12);
-			PACK_CASE(13);
-			PACK_CASE(14);
-			PACK_CASE(15);
-			PACK_CASE(16);
-			PACK_CASE(17);
-			PACK_CASE(18);
-			PACK_CASE(19);
-			PACK_CASE(20);
-			PACK_CASE(21);
-			PACK_CASE(22);
-			PACK_CASE(23);
-			PACK_CASE(24);
-			PACK_CASE(25);
-			PACK_CASE(26);
-			PACK_CASE(27);
-			PACK_CASE(28);
-			PACK_CASE(29);
-			PACK_CASE(30);
-			PACK_CASE(31);
-			PACK_CASE(32);
-		default:
-			pack_any(in, NULL, n, width, out);
-			break;
-	}
-}
-
-void
-qs_bitpack_pack64(const uint64_t *in, size_t n, int width, uint8_t *out)
-{
-	pack_any(NULL, in, n, width, out);
-}
+/*
+ * One function per width, reached through a table: a single switch with 32
+ * inlined unrolled instantiations is one huge function, which is slow to
+ * compile; 32 medium ones are not.
+ */
+#define DEF_WIDTH_FNS(W) \
+static void pack32_f##W(const uint32_t *in, size_t n, uint8_t *out) \
+{ pack32_w(in, n, W, out); } \
+static void unpack32_f##W(const uint8_t *p, size_t start, size_t n, uint32_t *out) \
+{ unpack32_w(p, W, start, n, out); }
 
 /*
  * Unpack with a compile-time width: single codes up to the next multiple
@@ -183,55 +169,54 @@ unpack32_w(const uint8_t *p, const int w, size_t start, size_t n, uint32_t *out)
 	}
 }
 
-#define UNPACK_CASE(W) case W: unpack32_w(packed, W, start, n, out); break
+DEF_WIDTH_FNS(1) DEF_WIDTH_FNS(2) DEF_WIDTH_FNS(3) DEF_WIDTH_FNS(4)
+DEF_WIDTH_FNS(5) DEF_WIDTH_FNS(6) DEF_WIDTH_FNS(7) DEF_WIDTH_FNS(8)
+DEF_WIDTH_FNS(9) DEF_WIDTH_FNS(10) DEF_WIDTH_FNS(11) DEF_WIDTH_FNS(12)
+DEF_WIDTH_FNS(13) DEF_WIDTH_FNS(14) DEF_WIDTH_FNS(15) DEF_WIDTH_FNS(16)
+DEF_WIDTH_FNS(17) DEF_WIDTH_FNS(18) DEF_WIDTH_FNS(19) DEF_WIDTH_FNS(20)
+DEF_WIDTH_FNS(21) DEF_WIDTH_FNS(22) DEF_WIDTH_FNS(23) DEF_WIDTH_FNS(24)
+DEF_WIDTH_FNS(25) DEF_WIDTH_FNS(26) DEF_WIDTH_FNS(27) DEF_WIDTH_FNS(28)
+DEF_WIDTH_FNS(29) DEF_WIDTH_FNS(30) DEF_WIDTH_FNS(31) DEF_WIDTH_FNS(32)
+
+#define WIDTH_TABLE(P) { NULL, \
+	P##1, P##2, P##3, P##4, P##5, P##6, P##7, P##8, \
+	P##9, P##10, P##11, P##12, P##13, P##14, P##15, P##16, \
+	P##17, P##18, P##19, P##20, P##21, P##22, P##23, P##24, \
+	P##25, P##26, P##27, P##28, P##29, P##30, P##31, P##32 }
+
+static void (*const pack32_fns[33]) (const uint32_t *, size_t, uint8_t *) =
+WIDTH_TABLE(pack32_f);
+static void (*const unpack32_fns[33]) (const uint8_t *, size_t, size_t, uint32_t *) =
+WIDTH_TABLE(unpack32_f);
+
+void
+qs_bitpack_pack32(const uint32_t *in, size_t n, int width, uint8_t *out)
+{
+	if (width >= 1 && width <= 32)
+		pack32_fns[width] (in, n, out);
+	else
+		pack_any(in, NULL, n, width, out);
+}
+
+void
+qs_bitpack_pack64(const uint64_t *in, size_t n, int width, uint8_t *out)
+{
+	pack_any(NULL, in, n, width, out);
+}
 
 void
 qs_bitpack_unpack32(const uint8_t *packed, int width, size_t start, size_t n,
 					uint32_t *out)
 {
-	switch (width)
+	if (width >= 1 && width <= 32)
+		unpack32_fns[width] (packed, start, n, out);
+	else
 	{
-			UNPACK_CASE(1);
-			UNPACK_CASE(2);
-			UNPACK_CASE(3);
-			UNPACK_CASE(4);
-			UNPACK_CASE(5);
-			UNPACK_CASE(6);
-			UNPACK_CASE(7);
-			UNPACK_CASE(8);
-			UNPACK_CASE(9);
-			UNPACK_CASE(10);
-			UNPACK_CASE(11);
-			UNPACK_CASE(12);
-			UNPACK_CASE(13);
-			UNPACK_CASE(14);
-			UNPACK_CASE(15);
-			UNPACK_CASE(16);
-			UNPACK_CASE(17);
-			UNPACK_CASE(18);
-			UNPACK_CASE(19);
-			UNPACK_CASE(20);
-			UNPACK_CASE(21);
-			UNPACK_CASE(22);
-			UNPACK_CASE(23);
-			UNPACK_CASE(24);
-			UNPACK_CASE(25);
-			UNPACK_CASE(26);
-			UNPACK_CASE(27);
-			UNPACK_CASE(28);
-			UNPACK_CASE(29);
-			UNPACK_CASE(30);
-			UNPACK_CASE(31);
-			UNPACK_CASE(32);
-		default:
-			{
-				size_t		i;
+		size_t		i;
 
-				/* widths above 32 do not fit the output; truncate */
-				for (i = 0; i < n; i++)
-					out[i] = (uint32_t) qs_bitpack_get(packed, width, start + i);
-			}
-			break;
+		/* widths above 32 do not fit the output; truncate */
+		for (i = 0; i < n; i++)
+			out[i] = (uint32_t) qs_bitpack_get(packed, width, start + i);
 	}
 }
 

@@ -614,8 +614,8 @@ qs_pred_range_packed_scalar(const uint8_t *packed, int width, size_t start,
 }
 
 void
-qs_pred_range_padded(const uint8_t *codes, int bytes, size_t n,
-					 uint32_t lo, uint32_t hi, uint64_t *bitmap)
+qs_pred_range_padded_portable(const uint8_t *codes, int bytes, size_t n,
+							  uint32_t lo, uint32_t hi, uint64_t *bitmap)
 {
 	uint32_t	range;
 	size_t		i;
@@ -665,6 +665,29 @@ qs_pred_range_padded(const uint8_t *codes, int bytes, size_t n,
 }
 
 void
+qs_pred_apply_range(const uint8_t *packed, int width, size_t start, size_t n,
+					const QsCodeRange *range, uint64_t *bitmap)
+{
+	switch (range->kind)
+	{
+		case QS_RANGE_NONE:
+			memset(bitmap, 0, qs_bitmap_words(n) * 8);
+			break;
+		case QS_RANGE_ALL:
+			memset(bitmap, 0, qs_bitmap_words(n) * 8);
+			qs_bitmap_invert(bitmap, n);
+			break;
+		case QS_RANGE_IN:
+			qs_pred_range_packed(packed, width, start, n, range->lo, range->hi, bitmap);
+			break;
+		case QS_RANGE_NOT_IN:
+			qs_pred_range_packed(packed, width, start, n, range->lo, range->hi, bitmap);
+			qs_bitmap_invert(bitmap, n);
+			break;
+	}
+}
+
+void
 qs_bitmap_invert(uint64_t *bitmap, size_t n)
 {
 	size_t		words = qs_bitmap_words(n);
@@ -707,4 +730,104 @@ qs_bitmap_to_positions(const uint64_t *bitmap, size_t n, uint32_t base,
 		}
 	}
 	return c;
+}
+
+#ifdef QS_HAVE_X86
+/*
+ * Padded codes with AVX2: 32, 16 or 8 codes per register, the unsigned
+ * range test as min(c - lo, range) == c - lo in the code's own lane width.
+ */
+static __attribute__((target("avx2,bmi2"))) void
+pred_padded_avx2(const uint8_t *codes, int bytes, size_t n,
+				 uint32_t lo, uint32_t hi, uint64_t *bitmap)
+{
+	uint32_t	maxc = bytes == 4 ? 0xFFFFFFFFu : (1u << (8 * bytes)) - 1;
+	size_t		nblocks = n / 64,
+				b;
+
+	if (hi > maxc)
+		hi = maxc;
+	if (lo > hi)
+	{
+		memset(bitmap, 0, qs_bitmap_words(n) * 8);
+		return;
+	}
+	if (bytes == 1)
+	{
+		__m256i		vlo = _mm256_set1_epi8((char) lo),
+					vr = _mm256_set1_epi8((char) (hi - lo));
+
+		for (b = 0; b < nblocks; b++)
+		{
+			uint64_t	word = 0;
+			int			v;
+
+			for (v = 0; v < 2; v++)
+			{
+				__m256i		y = _mm256_sub_epi8(_mm256_loadu_si256((const __m256i *) (codes + b * 64 + v * 32)), vlo);
+
+				y = _mm256_cmpeq_epi8(_mm256_min_epu8(y, vr), y);
+				word |= (uint64_t) (uint32_t) _mm256_movemask_epi8(y) << (32 * v);
+			}
+			bitmap[b] = word;
+		}
+	}
+	else if (bytes == 2)
+	{
+		__m256i		vlo = _mm256_set1_epi16((short) lo),
+					vr = _mm256_set1_epi16((short) (hi - lo));
+
+		for (b = 0; b < nblocks; b++)
+		{
+			uint64_t	word = 0;
+			int			v;
+
+			for (v = 0; v < 4; v++)
+			{
+				__m256i		y = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *) (codes + b * 128 + v * 32)), vlo);
+
+				y = _mm256_cmpeq_epi16(_mm256_min_epu16(y, vr), y);
+				word |= (uint64_t) _pext_u32((uint32_t) _mm256_movemask_epi8(y), 0xAAAAAAAAu) << (16 * v);
+			}
+			bitmap[b] = word;
+		}
+	}
+	else
+	{
+		__m256i		vlo = _mm256_set1_epi32((int) lo),
+					vr = _mm256_set1_epi32((int) (hi - lo));
+
+		for (b = 0; b < nblocks; b++)
+		{
+			uint64_t	word = 0;
+			int			v;
+
+			for (v = 0; v < 8; v++)
+			{
+				__m256i		y = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *) (codes + b * 256 + v * 32)), vlo);
+
+				y = _mm256_cmpeq_epi32(_mm256_min_epu32(y, vr), y);
+				word |= (uint64_t) (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(y)) << (8 * v);
+			}
+			bitmap[b] = word;
+		}
+	}
+	if (nblocks * 64 < n)
+		qs_pred_range_padded_portable(codes + nblocks * 64 * bytes, bytes, n - nblocks * 64,
+							 lo, hi, bitmap + nblocks);
+}
+#endif
+
+void
+qs_pred_range_padded(const uint8_t *codes, int bytes, size_t n,
+					 uint32_t lo, uint32_t hi, uint64_t *bitmap)
+{
+#ifdef QS_HAVE_X86
+	if (qs_pred_have_avx2())
+	{
+		pred_padded_avx2(codes, bytes, n, lo, hi, bitmap);
+		return;
+	}
+#endif
+	qs_pred_range_padded_portable(codes, bytes, n, lo, hi, bitmap);
 }

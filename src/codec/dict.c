@@ -73,6 +73,76 @@ qs_dict_writer_finish(QsDictWriter *w)
 	return qs_dict_serialized_size(w->nvalues, w->width, w->data_used);
 }
 
+/*
+ * Fixed-width values up to 60 bytes: sort (value, input position) records
+ * and compact the distinct values to the front of the sorted array in the
+ * same pass that assigns codes (slot k <= i is only written after record i
+ * has been read, and slot k - 1, the previous distinct value, stays put).
+ */
+static QsCodecStatus
+dict_build_fixed(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
+				 const QsCodecAllocator *alloc, uint8_t **blob, size_t *bloblen,
+				 uint32_t *codes, QsCodecErr *err)
+{
+	size_t		n = vals->n;
+	size_t		w = vals->width;
+	size_t		rs = (w + 4 + 3) & ~(size_t) 3;
+	uint8_t    *recs,
+			   *tmp,
+			   *sorted,
+			   *out;
+	size_t		i,
+				nuniq = 0;
+
+	if (n > SIZE_MAX / 2 / rs)
+		return qs_codec_error(err, QS_CODEC_INVALID, "too many values for a dictionary");
+	recs = alloc->alloc(alloc->ctx, n * rs);
+	tmp = alloc->alloc(alloc->ctx, n * rs);
+	if (recs == NULL || tmp == NULL)
+	{
+		if (recs)
+			alloc->free(alloc->ctx, recs);
+		if (tmp)
+			alloc->free(alloc->ctx, tmp);
+		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory sorting %zu values", n);
+	}
+	for (i = 0; i < n; i++)
+	{
+		memcpy(recs + i * rs, vals->data + i * w, w);
+		qs_store32(recs + i * rs + w, (uint32_t) i);
+	}
+	sorted = qs_sort_records(recs, tmp, n, rs, w, cmp, cmp_arg);
+	for (i = 0; i < n; i++)
+	{
+		const uint8_t *r = sorted + i * rs;
+		uint32_t	pos = qs_load32(r + w);
+
+		if (nuniq == 0 || cmp(sorted + (nuniq - 1) * rs, w, r, w, cmp_arg) != 0)
+		{
+			if (nuniq != i)
+				memcpy(sorted + nuniq * rs, r, w);
+			nuniq++;
+		}
+		if (codes)
+			codes[pos] = (uint32_t) (nuniq - 1);
+	}
+	out = alloc->alloc(alloc->ctx, qs_dict_serialized_size((uint32_t) nuniq, (uint32_t) w, 0));
+	if (out == NULL)
+	{
+		alloc->free(alloc->ctx, recs);
+		alloc->free(alloc->ctx, tmp);
+		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for dictionary");
+	}
+	write_header(out, (uint32_t) nuniq, (uint32_t) w);
+	for (i = 0; i < nuniq; i++)
+		memcpy(out + QS_DICT_HDRSZ + i * w, sorted + i * rs, w);
+	*blob = out;
+	*bloblen = qs_dict_serialized_size((uint32_t) nuniq, (uint32_t) w, 0);
+	alloc->free(alloc->ctx, recs);
+	alloc->free(alloc->ctx, tmp);
+	return QS_CODEC_OK;
+}
+
 QsCodecStatus
 qs_dict_build(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 			  const QsCodecAllocator *alloc, uint8_t **blob, size_t *bloblen,
@@ -90,6 +160,8 @@ qs_dict_build(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 
 	if (n > UINT32_MAX - 1)
 		return qs_codec_error(err, QS_CODEC_INVALID, "too many values for a dictionary");
+	if (vals->width > 0 && vals->width <= 60 && n > 0)
+		return dict_build_fixed(vals, cmp, cmp_arg, alloc, blob, bloblen, codes, err);
 	idx = alloc->alloc(alloc->ctx, (n ? n : 1) * sizeof(uint32_t));
 	tmp = alloc->alloc(alloc->ctx, (n ? n : 1) * sizeof(uint32_t));
 	if (idx == NULL || tmp == NULL)

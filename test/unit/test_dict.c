@@ -247,6 +247,56 @@ test_var_width(void)
 	free(pool);
 }
 
+/* Odd fixed widths: record sort with generic record sizes, and > 60 bytes. */
+static void
+test_odd_widths(void)
+{
+	static const uint32_t widths[] = {1, 3, 7, 13, 24, 60, 61, 100};
+	size_t		wi;
+
+	for (wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++)
+	{
+		uint32_t	w = widths[wi];
+		size_t		n = 3000,
+					i;
+		uint8_t    *data = malloc(n * w);
+		uint32_t   *codes = malloc(n * 4);
+		QsValues	qv = {0};
+		uint8_t    *blob;
+		size_t		bloblen;
+		QsDict		d;
+
+		for (i = 0; i < n * w; i++)
+			data[i] = (uint8_t) (ut_rand(&seed) % 2);
+		/* make many duplicates: copy earlier values */
+		for (i = 1; i < n; i += 3)
+			memcpy(data + i * w, data + (ut_rand(&seed) % i) * w, w);
+		qv.n = n;
+		qv.width = w;
+		qv.data = data;
+		UT_CHECK_EQ(qs_dict_build(&qv, qs_cmp_bytes, NULL, &talloc, &blob, &bloblen, codes, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(qs_dict_open(blob, bloblen, qs_cmp_bytes, NULL, true, &d, NULL), QS_CODEC_OK);
+		for (i = 0; i < n; i++)
+		{
+			const uint8_t *p;
+			size_t		l;
+
+			qs_dict_value(&d, codes[i], &p, &l);
+			UT_CHECK(l == w && memcmp(p, data + i * w, w) == 0);
+			if (i > 0)
+			{
+				int			c = qs_cmp_bytes(data + (i - 1) * w, w, data + i * w, w, NULL);
+
+				UT_CHECK((c < 0) == (codes[i - 1] < codes[i]));
+				UT_CHECK((c == 0) == (codes[i - 1] == codes[i]));
+			}
+		}
+		free(blob);
+		free(data);
+		free(codes);
+	}
+}
+
 static void
 test_big_value(void)
 {
@@ -345,6 +395,7 @@ main(void)
 {
 	UT_RUN(test_fixed_width);
 	UT_RUN(test_var_width);
+	UT_RUN(test_odd_widths);
 	UT_RUN(test_big_value);
 	UT_RUN(test_validation);
 	return ut_finish("test_dict");

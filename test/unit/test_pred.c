@@ -5,6 +5,7 @@
  */
 #include "unit.h"
 #include "codec/bitpack.h"
+#include "codec/dict.h"
 
 static uint64_t seed = 7;
 
@@ -125,6 +126,9 @@ test_pred_all_widths(void)
 				memset(got, 0xA5, qs_bitmap_words(n) * 8);
 				qs_pred_range_padded(padded, qs_padded_bytes_for_width(w), n, lo, hi, got);
 				UT_CHECK(bitmaps_equal(exp, got, n));
+				memset(got, 0xA5, qs_bitmap_words(n) * 8);
+				qs_pred_range_padded_portable(padded, qs_padded_bytes_for_width(w), n, lo, hi, got);
+				UT_CHECK(bitmaps_equal(exp, got, n));
 			}
 			free(codes);
 			free(packed);
@@ -162,6 +166,87 @@ test_bitmap_helpers(void)
 	UT_CHECK_EQ(qs_bitmap_count(bm, 0), 0);
 }
 
+static void *
+t_alloc(void *ctx, size_t sz)
+{
+	return malloc(sz ? sz : 1);
+}
+
+static void
+t_free(void *ctx, void *p)
+{
+	free(p);
+}
+
+/*
+ * End to end: int32 column -> dictionary + packed codes; every operator on
+ * values -> qs_dict_range -> qs_pred_apply_range, checked against
+ * evaluating the operator on the raw values.
+ */
+static void
+test_value_predicates(void)
+{
+	QsCodecAllocator al = {t_alloc, t_free, NULL};
+	size_t		n = 5000,
+				i;
+	int32_t    *vals = malloc(n * 4);
+	uint32_t   *codes = malloc(n * 4);
+	uint8_t    *blob;
+	size_t		bloblen;
+	QsValues	qv = {0};
+	QsDict		d;
+	uint8_t    *packed;
+	uint64_t   *got = malloc(qs_bitmap_words(n) * 8),
+			   *exp = malloc(qs_bitmap_words(n) * 8);
+	int			w,
+				k,
+				op;
+
+	for (i = 0; i < n; i++)
+		vals[i] = (int32_t) (ut_rand(&seed) % 300) - 100;
+	qv.n = n;
+	qv.width = 4;
+	qv.data = (const uint8_t *) vals;
+	UT_CHECK_EQ(qs_dict_build(&qv, qs_cmp_int32, NULL, &al, &blob, &bloblen, codes, NULL), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_dict_open(blob, bloblen, qs_cmp_int32, NULL, true, &d, NULL), QS_CODEC_OK);
+	w = qs_bits_needed(d.nvalues - 1);
+	packed = malloc(qs_bitpack_bytes(n, w));
+	qs_bitpack_pack32(codes, n, w, packed);
+	for (k = 0; k < 40; k++)
+	{
+		int32_t		a = (int32_t) (ut_rand(&seed) % 340) - 120,
+					b = a + (int32_t) (ut_rand(&seed) % 50);
+
+		if (k == 0)
+			a = -100;			/* the smallest value: <> gives a plain range */
+		for (op = QS_OP_EQ; op <= QS_OP_BETWEEN; op++)
+		{
+			QsCodeRange r = qs_dict_range(&d, (QsCmpOp) op, &a, 4, &b, 4);
+
+			memset(exp, 0, qs_bitmap_words(n) * 8);
+			for (i = 0; i < n; i++)
+			{
+				int32_t		x = vals[i];
+				int			m = op == QS_OP_EQ ? x == a : op == QS_OP_NE ? x != a :
+				op == QS_OP_LT ? x < a : op == QS_OP_LE ? x <= a : op == QS_OP_GT ? x > a :
+				op == QS_OP_GE ? x >= a : (x >= a && x <= b);
+
+				if (m)
+					exp[i / 64] |= UINT64_C(1) << (i % 64);
+			}
+			memset(got, 0x5A, qs_bitmap_words(n) * 8);
+			qs_pred_apply_range(packed, w, 0, n, &r, got);
+			UT_CHECK(bitmaps_equal(exp, got, n));
+		}
+	}
+	free(vals);
+	free(codes);
+	free(blob);
+	free(packed);
+	free(got);
+	free(exp);
+}
+
 int
 main(void)
 {
@@ -169,5 +254,6 @@ main(void)
 		   qs_pred_have_avx2() ? "available" : "not available");
 	UT_RUN(test_pred_all_widths);
 	UT_RUN(test_bitmap_helpers);
+	UT_RUN(test_value_predicates);
 	return ut_finish("test_pred");
 }
