@@ -70,7 +70,7 @@ CREATE INDEX qs_brin ON qs USING brin (id) WITH (pages_per_range = 4);
 CREATE INDEX qs_expr ON qs ((id % 100)) WHERE id > 5000;
 CREATE INDEX CONCURRENTLY qs_cic ON qs (id, t);
 REINDEX TABLE qs;
-SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'qs'::regclass ORDER BY 1::text;
+SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'qs'::regclass ORDER BY indexrelid::regclass::text;
 
 CREATE FUNCTION nsm_idx_queries(tab text) RETURNS TABLE (q int, n bigint, s bigint)
 LANGUAGE plpgsql AS $$
