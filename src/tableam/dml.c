@@ -70,7 +70,7 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			  bool *isnew)
 {
 	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
-	Size		need = MAXALIGN(tup->t_len) + reserve;
+	Size		need;
 	BlockNumber target = InvalidBlockNumber;
 	Buffer		buf;
 
@@ -79,9 +79,13 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
 						(size_t) tup->t_len, (size_t) L->max_record_size())));
-	/* a record too big for the fillfactor still goes on an empty page */
+	/*
+	 * A record too big for the fillfactor still goes on an empty page; the
+	 * FSM request must not exceed what any page can hold either.
+	 */
 	if (MAXALIGN(tup->t_len) + reserve > L->max_record_size())
 		reserve = 0;
+	need = MAXALIGN(tup->t_len) + reserve;
 
 	*isnew = false;
 	target = RelationGetTargetBlock(rel);
