@@ -44,7 +44,9 @@ class Server:
         sh(["rm", "-rf", os.path.dirname(self.datadir)])
         env = dict(os.environ, QS_EXTRA_CONF=SERVER_CONF)
         sh(["bash", f"{ROOT}/scripts/cluster.sh", "start", self.version, self.datadir, str(self.port)], env=env)
-        self.sql("CREATE EXTENSION IF NOT EXISTS quickstep_am", db="postgres")
+        # in template1 too, so that databases a benchmark creates have it
+        for db in ("template1", "postgres"):
+            self.sql("CREATE EXTENSION IF NOT EXISTS quickstep_am", db=db)
 
     def stop(self):
         sh(["bash", f"{ROOT}/scripts/cluster.sh", "stop", self.version, self.datadir])

@@ -22,6 +22,7 @@
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -181,8 +182,12 @@ start_scan(QsScanState *st)
 		st->strategy = GetAccessStrategy(BAS_BULKREAD);
 	if (st->pscan)
 		table_block_parallelscan_startblock_init(rel, &st->pwork, st->pscan);
-	/* As a heap sequential scan: SERIALIZABLE reads lock the relation. */
+	/*
+	 * As a heap sequential scan: SERIALIZABLE reads lock the relation, and
+	 * the scan counts in pg_stat_*_tables.seq_scan.
+	 */
 	PredicateLockRelation(rel, snapshot);
+	pgstat_count_heap_scan(rel);
 	st->started = true;
 }
 
@@ -274,6 +279,9 @@ next_page(QsScanState *st, ScanDirection dir)
 		LockBuffer(st->buf, BUFFER_LOCK_SHARE);
 		n = visible = visible_records(st, rel, st->buf, snapshot);
 		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
+		/* seq_tup_read: rows read from storage, before the storage filter */
+		for (int i = 0; i < visible; i++)
+			pgstat_count_heap_getnext(rel);
 		page = BufferGetPage(st->buf);
 
 		for (int i = 0; i < st->nquals && n > 0; i++)

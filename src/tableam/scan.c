@@ -188,6 +188,9 @@ qs_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 		if (snapshot && IsMVCCSnapshot(snapshot))
 			PredicateLockRelation(rel, snapshot);
 	}
+	/* pg_stat_*_tables.seq_scan counts sequential scans, as heap's initscan */
+	if (flags & SO_TYPE_SEQSCAN)
+		pgstat_count_heap_scan(rel);
 	qs_scan_reset(scan);
 	return (TableScanDesc) scan;
 }
@@ -216,6 +219,8 @@ qs_scan_rescan(TableScanDesc sscan, ScanKey key, bool set_params,
 	if (key && scan->base.rs_nkeys > 0)
 		memcpy(scan->base.rs_key, key, sizeof(ScanKeyData) * scan->base.rs_nkeys);
 	qs_scan_reset(scan);
+	if (scan->base.rs_flags & SO_TYPE_SEQSCAN)
+		pgstat_count_heap_scan(scan->base.rs_rd);
 }
 
 void
