@@ -38,9 +38,11 @@ sub same_on_standby
 	is($standby->safe_psql('postgres', $force . q{SELECT count(*) FROM t WHERE s = 'row777'}),
 		$primary->safe_psql('postgres', q{SELECT count(*) FROM t WHERE s = 'row777'}),
 		"$label: text index agrees");
+	# The standby's index must be the primary's: same leaf entries (VACUUM
+	# may keep dead entries a snapshot still needs, so not count(*) of t).
 	is($standby->safe_psql('postgres', q{SELECT leaf_tuples FROM quickstep.check_index('t_k')}),
-		$primary->safe_psql('postgres', q{SELECT count(*) FROM t}),
-		"$label: check_index on the standby is clean and counts every row");
+		$primary->safe_psql('postgres', q{SELECT leaf_tuples FROM quickstep.check_index('t_k')}),
+		"$label: check_index on the standby is clean and matches the primary's index");
 }
 
 same_on_standby('after the base backup');
