@@ -45,6 +45,35 @@ typedef RelFileNode RelFileLocator;
 #define QS_MODULE_MAGIC(modname, modversion) PG_MODULE_MAGIC
 #endif
 
+/*
+ * qs_extend_fork
+ *		Add one zeroed page to a fork of a relation (table or index); returns
+ *		it pinned and exclusively locked.  Local relations need no extension
+ *		lock, as in heap and nbtree.
+ */
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+static inline Buffer
+qs_extend_fork(Relation rel, ForkNumber fork, BufferAccessStrategy strategy)
+{
+#if PG_VERSION_NUM < 160000
+	Buffer		buf;
+	bool		local = RELATION_IS_LOCAL(rel);
+
+	if (!local)
+		LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBufferExtended(rel, fork, P_NEW, RBM_NORMAL, strategy);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (!local)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+	return buf;
+#else
+	return ExtendBufferedRel(BMR_REL(rel), fork, strategy, EB_LOCK_FIRST);
+#endif
+}
+
 /* ---- csbtree ---- */
 /*
  * csbtree: the PG 15 / PG 18 differences met by the csbtree index AM.
@@ -56,21 +85,7 @@ typedef RelFileNode RelFileLocator;
 #include "utils/pg_locale.h"
 
 /* A new, zeroed, exclusively locked page at the end of a fork. */
-static inline Buffer
-qs_csb_new_buffer(Relation rel, ForkNumber fork)
-{
-#if PG_VERSION_NUM >= 160000
-	return ExtendBufferedRel(BMR_REL(rel), fork, NULL, EB_LOCK_FIRST);
-#else
-	Buffer		buf;
-
-	LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBufferExtended(rel, fork, P_NEW, RBM_NORMAL, NULL);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	UnlockRelationForExtension(rel, ExclusiveLock);
-	return buf;
-#endif
-}
+#define qs_csb_new_buffer(rel, fork) qs_extend_fork((rel), (fork), NULL)
 
 /* Does the collation sort text byte by byte (memcmp order)? */
 static inline bool
@@ -172,29 +187,7 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #define QS_BITMAP_ONE_CALLBACK 1
 #endif
 
-/*
- * qs_extend_rel
- *		Add one zeroed page to the main fork; returns it pinned and
- *		exclusively locked.
- */
-static inline Buffer
-qs_extend_rel(Relation rel, BufferAccessStrategy strategy)
-{
-#if PG_VERSION_NUM < 160000
-	Buffer		buf;
-	bool		local = RELATION_IS_LOCAL(rel);
-
-	if (!local)
-		LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_NORMAL, strategy);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (!local)
-		UnlockRelationForExtension(rel, ExclusiveLock);
-	return buf;
-#else
-	return ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, strategy, EB_LOCK_FIRST);
-#endif
-}
+#define qs_extend_rel(rel, strategy) qs_extend_fork((rel), MAIN_FORKNUM, (strategy))
 
 /* The init fork of an UNLOGGED table: PG 15 syncs it at once. */
 #if PG_VERSION_NUM < 160000

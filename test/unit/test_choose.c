@@ -12,20 +12,6 @@
 
 static uint64_t seed = 77;
 
-static void *
-t_alloc(void *ctx, size_t sz)
-{
-	return malloc(sz ? sz : 1);
-}
-
-static void
-t_free(void *ctx, void *p)
-{
-	free(p);
-}
-
-static const QsCodecAllocator talloc = {t_alloc, t_free, NULL};
-
 /* Encode with every considered encoder and compare with the reported size. */
 static void
 check_exact(const QsValues *qv, bool is_int, QsCmpFn cmp, const QsChoice *c)

@@ -9,20 +9,6 @@
 
 static uint64_t seed = 1234;
 
-static void *
-t_alloc(void *ctx, size_t sz)
-{
-	return malloc(sz ? sz : 1);
-}
-
-static void
-t_free(void *ctx, void *p)
-{
-	free(p);
-}
-
-static const QsCodecAllocator talloc = {t_alloc, t_free, NULL};
-
 /* Does code c satisfy op against the dictionary's own values? */
 static int
 oracle_match(const QsDict *d, uint32_t c, QsCmpOp op, const void *v, size_t vl,

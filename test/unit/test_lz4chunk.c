@@ -8,20 +8,6 @@
 
 static uint64_t seed = 555;
 
-static void *
-t_alloc(void *ctx, size_t sz)
-{
-	return malloc(sz ? sz : 1);
-}
-
-static void
-t_free(void *ctx, void *p)
-{
-	free(p);
-}
-
-static const QsCodecAllocator talloc = {t_alloc, t_free, NULL};
-
 static void
 check_roundtrip(const QsValues *qv, uint32_t cv, uint32_t cb)
 {

@@ -10,20 +10,6 @@
 
 static uint64_t seed = 2024;
 
-static void *
-t_alloc(void *ctx, size_t sz)
-{
-	return malloc(sz ? sz : 1);
-}
-
-static void
-t_free(void *ctx, void *p)
-{
-	free(p);
-}
-
-static const QsCodecAllocator talloc = {t_alloc, t_free, NULL};
-
 /* Sub-array [from, from + n) of a QsValues. */
 static QsValues
 slice(const QsValues *v, size_t from, size_t n)

@@ -166,18 +166,6 @@ test_bitmap_helpers(void)
 	UT_CHECK_EQ(qs_bitmap_count(bm, 0), 0);
 }
 
-static void *
-t_alloc(void *ctx, size_t sz)
-{
-	return malloc(sz ? sz : 1);
-}
-
-static void
-t_free(void *ctx, void *p)
-{
-	free(p);
-}
-
 /*
  * End to end: int32 column -> dictionary + packed codes; every operator on
  * values -> qs_dict_range -> qs_pred_apply_range, checked against
@@ -186,7 +174,7 @@ t_free(void *ctx, void *p)
 static void
 test_value_predicates(void)
 {
-	QsCodecAllocator al = {t_alloc, t_free, NULL};
+	QsCodecAllocator al = talloc;
 	size_t		n = 5000,
 				i;
 	int32_t    *vals = malloc(n * 4);

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <inttypes.h>
 
+#include "codec/codec.h"
+
 static int	ut_passed;
 static int	ut_failed;
 static int	ut_cur_failed;
@@ -67,5 +69,25 @@ ut_rand(uint64_t *state)
 	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
 	return z ^ (z >> 31);
 }
+
+/*
+ * The codec's allocator interface served by malloc, for tests (the library
+ * itself never calls malloc; the backend passes palloc).
+ */
+static void *
+ut_alloc(void *ctx, size_t sz)
+{
+	(void) ctx;
+	return malloc(sz ? sz : 1);
+}
+
+static void
+ut_free(void *ctx, void *p)
+{
+	(void) ctx;
+	free(p);
+}
+
+static const QsCodecAllocator talloc = {ut_alloc, ut_free, NULL};
 
 #endif							/* QS_UNIT_H */
