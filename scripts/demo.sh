@@ -34,8 +34,8 @@ bash scripts/cluster.sh start "$ver" "$data" "$port"
 
 export PGHOST=/tmp PGPORT=$port PGUSER=postgres
 psql() { "$bindir/psql" -X "$@"; }
-psql -q -d postgres -tc "SELECT 1 FROM pg_database WHERE datname = 'quickstep_demo'" | grep -q 1 ||
-	psql -q -d postgres -c 'CREATE DATABASE quickstep_demo'
+# A fresh demo database each time, so that it has this build's extension.
+psql -q -d postgres -c 'DROP DATABASE IF EXISTS quickstep_demo' -c 'CREATE DATABASE quickstep_demo'
 psql -q -d quickstep_demo -v ON_ERROR_STOP=1 -f scripts/demo.sql
 
 cat <<MSG

@@ -83,6 +83,14 @@ SELECT * FROM pg_temp.on_each($q$
 	  FROM (SELECT status, sum(amount) AS revenue FROM {t}
 			 WHERE placed BETWEEN '2026-03-01' AND '2026-03-31' GROUP BY status) s$q$);
 
+SELECT to_regclass('demo_quickstep_nsm') IS NOT NULL AS has_nsm \gset
+\if :has_nsm
+\echo '   on quickstep_nsm the predicate runs inside the storage (QuickstepScan):'
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT status, sum(amount) FROM demo_quickstep_nsm
+ WHERE placed BETWEEN '2026-03-01' AND '2026-03-31' GROUP BY status;
+\endif
+
 \echo
 \echo '== one customer through an index =='
 DO $$
@@ -100,6 +108,9 @@ END
 $$;
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id, amount FROM demo_heap WHERE customer = 4242;
+\if :has_nsm
+EXPLAIN (COSTS OFF) SELECT id, amount FROM demo_quickstep_nsm WHERE customer = 4242;
+\endif
 SELECT * FROM pg_temp.on_each($q$
 	SELECT format('%s orders, ids %s .. %s, total %s', count(*), min(id), max(id), sum(amount)) FROM {t} WHERE customer = 4242$q$);
 RESET enable_seqscan;
