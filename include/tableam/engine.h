@@ -35,7 +35,4 @@ extern bool qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 							  Page page, OffsetNumber off, Snapshot snapshot,
 							  HeapTuple tup, HeapTupleHeaderData *scratch);
 
-/* raise the "not built yet" error for a callback */
-extern void qs_not_supported(const char *what, const char *hint);
-
 #endif							/* QS_TABLEAM_ENGINE_H */

@@ -63,17 +63,8 @@ qs_layout_of(Relation rel)
 	return NULL;				/* keep compiler quiet */
 }
 
-void
-qs_not_supported(const char *what, const char *hint)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s is not supported yet on quickstep row tables", what),
-			 errhint("%s", hint)));
-}
-
 /* ------------------------------------------------------------------------
- * Callbacks not built yet
+ * VACUUM (vacuum.c)
  * ------------------------------------------------------------------------
  */
 static void
