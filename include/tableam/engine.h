@@ -26,13 +26,13 @@ extern const QsPageLayout *qs_layout_of(Relation rel);
 extern bool qs_is_engine_rel(Relation rel);
 
 /*
- * Is record 'off' of the share-locked page visible to 'snapshot'?  Fills
- * *tup (header in the page or in *scratch) and writes hint bits back
- * through the layout.  Used by every scan of the engine and by
- * QuickstepScan (src/scan/).
+ * Offsets of the records of the share-locked page visible to 'snapshot'
+ * (all of them, or those of offs[0..noffs-1] when noffs >= 0), with
+ * serializable conflict checks as a heap scan makes them.  Used by every
+ * scan of the engine and by QuickstepScan (src/scan/).
  */
-extern bool qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf,
-							  Page page, OffsetNumber off, Snapshot snapshot,
-							  HeapTuple tup, HeapTupleHeaderData *scratch);
+extern int	qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
+							Snapshot snapshot, const OffsetNumber *offs,
+							int noffs, bool lock_tids, OffsetNumber *out);
 
 #endif							/* QS_TABLEAM_ENGINE_H */

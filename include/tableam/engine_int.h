@@ -45,6 +45,9 @@ typedef struct QsScanDescData
 typedef QsScanDescData *QsScanDesc;
 
 /* scan.c */
+extern bool qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf,
+							  Page page, OffsetNumber off, Snapshot snapshot,
+							  HeapTuple tup, HeapTupleHeaderData *scratch);
 extern bool qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 					 Snapshot snapshot, HeapTuple tup,
 					 HeapTupleHeaderData *scratch, Buffer *buf);

@@ -215,35 +215,6 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 }
 
 /*
- * Collect the offsets of the records of the share-locked page visible to
- * the snapshot, checking serializable conflicts as a heap scan does.
- */
-static int
-visible_records(QsScanState *st, Relation rel, Buffer buf, Snapshot snapshot)
-{
-	const QsPageLayout *layout = st->layout;
-	Page		page = BufferGetPage(buf);
-	OffsetNumber maxoff = layout->max_offset(page);
-	int			n = 0;
-
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		HeapTupleData tuple;
-		HeapTupleHeaderData scratch;
-		bool		valid;
-
-		if (layout->record_state(page, off) != QS_REC_NORMAL)
-			continue;
-		valid = qs_record_visible(layout, rel, buf, page, off, snapshot,
-								  &tuple, &scratch);
-		HeapCheckForSerializableConflictOut(valid, rel, &tuple, buf, snapshot);
-		if (valid)
-			st->offs[n++] = off;
-	}
-	return n;
-}
-
-/*
  * Move to the adjacent page with selected rows in direction 'dir'; false
  * (and the position past that end) when there is none.
  */
@@ -277,7 +248,8 @@ next_page(QsScanState *st, ScanDirection dir)
 		st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
 		st->blkno = blkno;
 		LockBuffer(st->buf, BUFFER_LOCK_SHARE);
-		n = visible = visible_records(st, rel, st->buf, snapshot);
+		n = visible = qs_page_visible(st->layout, rel, st->buf, snapshot,
+									  NULL, -1, false, st->offs);
 		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
 		/* seq_tup_read: rows read from storage, before the storage filter */
 		for (int i = 0; i < visible; i++)

@@ -57,34 +57,21 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 }
 
 /*
- * Load block 'blkno' into the scan: keep a pin, collect visible offsets
- * (only those in offs[0..noffs-1] when noffs >= 0).
+ * qs_page_visible
+ *		Offsets of the records of the share-locked page 'buf' visible to
+ *		'snapshot', into out[] (at most MaxHeapTuplesPerPage); only those in
+ *		offs[0..noffs-1] when noffs >= 0.  Checks serializable conflicts as a
+ *		heap scan does, and with lock_tids predicate-locks each visible record
+ *		(bitmap scans).  Used by the engine's scans and by QuickstepScan.
  */
-static void
-qs_scan_load_page(QsScanDesc scan, BlockNumber blkno,
-				  const OffsetNumber *offs, int noffs, bool lock_tids)
+int
+qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
+				Snapshot snapshot, const OffsetNumber *offs, int noffs,
+				bool lock_tids, OffsetNumber *out)
 {
-	Relation	rel = scan->base.rs_rd;
-	Snapshot	snapshot = scan->base.rs_snapshot;
-	const QsPageLayout *L = scan->layout;
-	Page		page;
+	Page		page = BufferGetPage(buf);
+	OffsetNumber maxoff = L->max_offset(page);
 	int			n = 0;
-	OffsetNumber maxoff;
-
-	if (BufferIsValid(scan->cbuf))
-	{
-		ReleaseBuffer(scan->cbuf);
-		scan->cbuf = InvalidBuffer;
-	}
-	CHECK_FOR_INTERRUPTS();
-
-	scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-									scan->strategy);
-	scan->cblock = blkno;
-	qs_page_prune_opt(rel, L, scan->cbuf);
-	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(scan->cbuf);
-	maxoff = L->max_offset(page);
 
 	for (int i = 0;; i++)
 	{
@@ -109,20 +96,46 @@ qs_scan_load_page(QsScanDesc scan, BlockNumber blkno,
 		}
 		if (L->record_state(page, off) != QS_REC_NORMAL)
 			continue;
-		valid = qs_record_visible(L, rel, scan->cbuf, page, off, snapshot,
+		valid = qs_record_visible(L, rel, buf, page, off, snapshot,
 								  &tup, &scratch);
-		HeapCheckForSerializableConflictOut(valid, rel, &tup, scan->cbuf,
-											snapshot);
+		HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
 		if (valid)
 		{
 			if (lock_tids)
 				PredicateLockTID(rel, &tup.t_self, snapshot,
 								 HeapTupleHeaderGetXmin(tup.t_data));
-			scan->vis[n++] = off;
+			out[n++] = off;
 		}
 	}
+	return n;
+}
+
+/*
+ * Load block 'blkno' into the scan: keep a pin, collect visible offsets
+ * (only those in offs[0..noffs-1] when noffs >= 0).
+ */
+static void
+qs_scan_load_page(QsScanDesc scan, BlockNumber blkno,
+				  const OffsetNumber *offs, int noffs, bool lock_tids)
+{
+	Relation	rel = scan->base.rs_rd;
+
+	if (BufferIsValid(scan->cbuf))
+	{
+		ReleaseBuffer(scan->cbuf);
+		scan->cbuf = InvalidBuffer;
+	}
+	CHECK_FOR_INTERRUPTS();
+
+	scan->cbuf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+									scan->strategy);
+	scan->cblock = blkno;
+	qs_page_prune_opt(rel, scan->layout, scan->cbuf);
+	LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
+	scan->ntuples = qs_page_visible(scan->layout, rel, scan->cbuf,
+									scan->base.rs_snapshot, offs, noffs,
+									lock_tids, scan->vis);
 	LockBuffer(scan->cbuf, BUFFER_LOCK_UNLOCK);
-	scan->ntuples = n;
 }
 
 static void
