@@ -10,6 +10,13 @@ set -uo pipefail
 cd "$QS_ROOT"
 
 PGVERSIONS=${PGVERSIONS:-15 18}
+# A subset for development: QS_SUITES="regress isolation" and so on.
+QS_SUITES=${QS_SUITES:-regress isolation pgtap perl unit fuzz}
+# Perl TAP scripts to run (a glob relative to test/perl/).
+QS_PERL_TESTS=${QS_PERL_TESTS:-*.pl}
+# pg_regress tests to run (names of sql/ files without .sql); empty: all.
+QS_REGRESS=${QS_REGRESS:-}
+QS_ISOLATION=${QS_ISOLATION:-}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 WORK=${QS_TEST_DIR:-/tmp/quickstep-test}
 LOGS="$QS_ROOT/test/logs"
@@ -64,6 +71,8 @@ count_plain() {	# "<suite>: N passed, M failed" (mk/unit.mk)
 	echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/'
 }
 
+want() { [[ " $QS_SUITES " == *" $1 "* ]]; }
+
 run_version() {
 	local ver=$1 bindir port data log rc pf
 	bindir=$(pg_bin "$ver") || return
@@ -84,53 +93,65 @@ run_version() {
 		return
 	fi
 
-	log="$LOGS/regress-$ver.log"
-	rm -rf results regression.diffs regression.out
-	make installcheck-regress PG_CONFIG="$bindir/pg_config" >"$log" 2>&1
-	rc=$?; pf=$(count_regress "$log")
-	record "pg$ver pg_regress" "$log" $rc $pf
-	[ -f regression.diffs ] && cp regression.diffs "$LOGS/regress-$ver.diffs"
+	if want regress; then
+		log="$LOGS/regress-$ver.log"
+		rm -rf results regression.diffs regression.out
+		make installcheck-regress PG_CONFIG="$bindir/pg_config" ${QS_REGRESS:+REGRESS="$QS_REGRESS"} >"$log" 2>&1
+		rc=$?; pf=$(count_regress "$log")
+		record "pg$ver pg_regress" "$log" $rc $pf
+		[ -f regression.diffs ] && cp regression.diffs "$LOGS/regress-$ver.diffs"
+	fi
 
-	log="$LOGS/isolation-$ver.log"
-	rm -rf output_iso
-	make installcheck-isolation PG_CONFIG="$bindir/pg_config" >"$log" 2>&1
-	rc=$?; pf=$(count_regress "$log")
-	record "pg$ver isolation" "$log" $rc $pf
-	[ -f output_iso/regression.diffs ] && cp output_iso/regression.diffs "$LOGS/isolation-$ver.diffs"
+	if want isolation; then
+		log="$LOGS/isolation-$ver.log"
+		rm -rf output_iso
+		make installcheck-isolation PG_CONFIG="$bindir/pg_config" ${QS_ISOLATION:+ISOLATION="$QS_ISOLATION"} >"$log" 2>&1
+		rc=$?; pf=$(count_regress "$log")
+		record "pg$ver isolation" "$log" $rc $pf
+		[ -f output_iso/regression.diffs ] && cp output_iso/regression.diffs "$LOGS/isolation-$ver.diffs"
+	fi
 
-	log="$LOGS/pgtap-$ver.log"
-	{
-		psql -X -q -d postgres -c 'DROP DATABASE IF EXISTS qs_pgtap' -c 'CREATE DATABASE qs_pgtap' &&
-			psql -X -q -d qs_pgtap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION quickstep_am' &&
-			pg_prove -v -d qs_pgtap test/pgtap/*.sql
-	} >"$log" 2>&1
-	rc=$?; pf=$(count_tap "$log")
-	record "pg$ver pgTAP" "$log" $rc $pf
+	if want pgtap; then
+		log="$LOGS/pgtap-$ver.log"
+		{
+			psql -X -q -d postgres -c 'DROP DATABASE IF EXISTS qs_pgtap' -c 'CREATE DATABASE qs_pgtap' &&
+				psql -X -q -d qs_pgtap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION quickstep_am' &&
+				pg_prove -v -d qs_pgtap test/pgtap/*.sql
+		} >"$log" 2>&1
+		rc=$?; pf=$(count_tap "$log")
+		record "pg$ver pgTAP" "$log" $rc $pf
+	fi
 
-	# Perl TAP: PostgreSQL::Test::Cluster makes its own clusters, as the
-	# postgres user, in a directory that user owns.  The wheel ships no
-	# Perl test modules; Debian's PG 15 ones drive the PG 18 binaries.
-	log="$LOGS/perl-tap-$ver.log"
-	local tapdir="$WORK/pg$ver/tap"
-	rm -rf "$tapdir"; mkdir -p "$tapdir"; cp -r test/perl "$tapdir/"
-	chown -R postgres: "$tapdir"
-	(cd "$tapdir" && runuser -u postgres -- env PATH="$PATH" \
-		PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
-		PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
-		TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
-		prove -v --ext .pl perl/) >"$log" 2>&1
-	rc=$?; pf=$(count_tap "$log")
-	record "pg$ver Perl TAP" "$log" $rc $pf
+	if want perl; then
+		# Perl TAP: PostgreSQL::Test::Cluster makes its own clusters, as the
+		# postgres user, in a directory that user owns.  The wheel ships no
+		# Perl test modules; Debian's PG 15 ones drive the PG 18 binaries.
+		log="$LOGS/perl-tap-$ver.log"
+		local tapdir="$WORK/pg$ver/tap"
+		rm -rf "$tapdir"; mkdir -p "$tapdir"; cp -r test/perl "$tapdir/"
+		chown -R postgres: "$tapdir"
+		(cd "$tapdir" && runuser -u postgres -- env PATH="$PATH" \
+			PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
+			PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
+			TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
+			prove -v --ext .pl perl/$QS_PERL_TESTS) >"$log" 2>&1
+		rc=$?; pf=$(count_tap "$log")
+		record "pg$ver Perl TAP" "$log" $rc $pf
+	fi
 
-	log="$LOGS/unittest-$ver.log"
-	make -s unittest >"$log" 2>&1
-	rc=$?; pf=$(count_plain "$log" unittest)
-	record "pg$ver C unit" "$log" $rc $pf
+	if want unit; then
+		log="$LOGS/unittest-$ver.log"
+		make -s unittest >"$log" 2>&1
+		rc=$?; pf=$(count_plain "$log" unittest)
+		record "pg$ver C unit" "$log" $rc $pf
+	fi
 
-	log="$LOGS/fuzz-$ver.log"
-	make -s fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >"$log" 2>&1
-	rc=$?; pf=$(count_plain "$log" fuzz)
-	record "pg$ver fuzz (${FUZZ_SECONDS}s each)" "$log" $rc $pf
+	if want fuzz; then
+		log="$LOGS/fuzz-$ver.log"
+		make -s fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >"$log" 2>&1
+		rc=$?; pf=$(count_plain "$log" fuzz)
+		record "pg$ver fuzz (${FUZZ_SECONDS}s each)" "$log" $rc $pf
+	fi
 
 	bash scripts/cluster.sh stop "$ver" "$data"
 }
