@@ -54,24 +54,43 @@ typedef struct QsPageLayout
 	/* The slot kind records are returned in (slot_callbacks). */
 	const TupleTableSlotOps *(*slot_ops) (void);
 
-	/* Format an all-zero page (or reformat an empty one). */
-	void		(*init_page) (Page page, Size page_size);
-
-	/* Largest record (formed tuple length) any page can take. */
-	Size		(*max_record_size) (void);
-
-	/* Bytes free for new records; 0 when the record-count limit is hit. */
-	Size		(*free_space) (Page page);
-
-	/* Would put_record succeed for this tuple (on a page kept fillfactor-free)? */
-	bool		(*record_fits) (Page page, HeapTuple tuple, Size reserve);
+	/*
+	 * Format an all-zero page (or reformat an empty one) for records of
+	 * 'desc'.  A layout that sizes per-attribute areas from the descriptor
+	 * records what it needs in the page itself (pages are self-describing:
+	 * every other function must work from the page bytes alone, because
+	 * ALTER TABLE ADD/DROP COLUMN changes the descriptor under old pages).
+	 */
+	void		(*init_page) (Page page, Size page_size, TupleDesc desc);
 
 	/*
-	 * Store a formed tuple; returns its offset (InvalidOffsetNumber if it
-	 * does not fit).  Sets the stored record's t_ctid to (blkno, offset) and
+	 * Largest record (formed tuple length) an empty page can take.  Larger
+	 * records are toasted first; still larger ones are refused.
+	 */
+	Size		(*max_record_size) (TupleDesc desc);
+
+	/*
+	 * Bytes free for new records (what the free space map records); 0 when
+	 * the record-count limit is hit.  Only an estimate for layouts whose
+	 * free space is split among areas: record_fits decides.
+	 */
+	Size		(*free_space) (Page page);
+
+	/*
+	 * Would put_record succeed for this tuple, leaving at least 'reserve'
+	 * bytes free (fillfactor)?  Must agree with put_record exactly.
+	 */
+	bool		(*record_fits) (Page page, TupleDesc desc, HeapTuple tuple,
+								Size reserve);
+
+	/*
+	 * Store a formed tuple (of 'desc', or of an older descriptor with fewer
+	 * attributes); returns its offset (InvalidOffsetNumber if it does not
+	 * fit).  Sets the stored record's t_ctid to (blkno, offset) and
 	 * tuple->t_self likewise.
 	 */
-	OffsetNumber (*put_record) (Page page, BlockNumber blkno, HeapTuple tuple);
+	OffsetNumber (*put_record) (Page page, TupleDesc desc, BlockNumber blkno,
+								HeapTuple tuple);
 
 	/* Highest offset in use or ever used (0 for an empty page). */
 	OffsetNumber (*max_offset) (Page page);
@@ -115,7 +134,8 @@ typedef struct QsPageLayout
 
 	/*
 	 * Reclaim the space of dead/unused records.  Moves record bytes: the
-	 * caller holds a cleanup lock (no other pin).
+	 * caller holds a cleanup lock (no other pin), and WAL-logs the result
+	 * with a full page image replayed under a cleanup lock (wal.c).
 	 */
 	void		(*compact) (Page page);
 
@@ -132,9 +152,17 @@ typedef struct QsPageLayout
 	 * Structural check of one page; false with a message in errbuf when
 	 * the page is corrupt.  Must not trust any byte of the page.
 	 */
-	bool		(*check_page) (Page page, BlockNumber blkno, int natts,
+	bool		(*check_page) (Page page, BlockNumber blkno, TupleDesc desc,
 							   char *errbuf, Size errlen);
 } QsPageLayout;
+
+/*
+ * Every layout keeps PostgreSQL's standard page header valid (PageInit, so
+ * checksums and PageIsVerified work) and keeps the bytes between pd_lower
+ * and pd_upper unused: generic WAL and full page images omit that hole
+ * (REGBUF_STANDARD).  A layout without one free hole sets pd_upper =
+ * pd_lower.
+ */
 
 /* The layouts (src/page/). */
 extern const QsPageLayout qs_nsm_layout;

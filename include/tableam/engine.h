@@ -19,11 +19,14 @@
 #include "access/tableam.h"
 #include "page/layout.h"
 
+/* handler.c: the engine's routine over a layout; the layout of a relation */
 extern void qs_engine_fill_routine(TableAmRoutine *routine);
-extern void qs_engine_register(const TableAmRoutine *routine,
-							   const QsPageLayout *layout);
+extern const TableAmRoutine *qs_engine_routine(const QsPageLayout *layout);
 extern const QsPageLayout *qs_layout_of(Relation rel);
 extern bool qs_is_engine_rel(Relation rel);
+
+/* wal.c: the custom WAL resource manager (at shared_preload_libraries) */
+extern void qs_wal_register(void);
 
 /*
  * Offsets of the records of the share-locked page visible to 'snapshot'

@@ -181,9 +181,11 @@ extern TransactionId qs_index_delete_tuples(Relation rel,
 											TM_IndexDeleteOp *delstate);
 
 /* prune.c */
-extern void qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
-								bool cleanup);
 extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
+
+/* wal.c */
+extern void qs_log_conflict(Relation rel, TransactionId horizon);
+extern void qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon);
 
 /* vacuum.c */
 extern void qs_vacuum_rel(Relation rel, struct VacuumParams *params,

@@ -14,6 +14,7 @@
  */
 #include "core/quickstep.h"
 #include "scan/qscan.h"
+#include "tableam/engine.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -42,6 +43,7 @@ _PG_init(void)
 		return;
 
 	qs_shmem_install_hooks();
+	qs_wal_register();
 }
 
 void

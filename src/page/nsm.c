@@ -31,13 +31,13 @@ nsm_slot_ops(void)
 }
 
 static void
-nsm_init_page(Page page, Size page_size)
+nsm_init_page(Page page, Size page_size, TupleDesc desc)
 {
 	PageInit(page, page_size, 0);
 }
 
 static Size
-nsm_max_record_size(void)
+nsm_max_record_size(TupleDesc desc)
 {
 	return MaxHeapTupleSize;
 }
@@ -51,7 +51,7 @@ nsm_free_space(Page page)
 }
 
 static bool
-nsm_record_fits(Page page, HeapTuple tuple, Size reserve)
+nsm_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 {
 	Size		need = MAXALIGN(tuple->t_len);
 
@@ -61,7 +61,8 @@ nsm_record_fits(Page page, HeapTuple tuple, Size reserve)
 }
 
 static OffsetNumber
-nsm_put_record(Page page, BlockNumber blkno, HeapTuple tuple)
+nsm_put_record(Page page, TupleDesc desc, BlockNumber blkno,
+			   HeapTuple tuple)
 {
 	OffsetNumber off;
 	ItemId		lp;
@@ -213,7 +214,7 @@ nsm_clear_prune_hint(Page page)
 }
 
 static bool
-nsm_check_page(Page page, BlockNumber blkno, int natts, char *errbuf,
+nsm_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			   Size errlen)
 {
 	PageHeader	ph = (PageHeader) page;
@@ -274,10 +275,10 @@ nsm_check_page(Page page, BlockNumber blkno, int natts, char *errbuf,
 					 blkno, off, h->t_hoff, lplen);
 			return false;
 		}
-		if (HeapTupleHeaderGetNatts(h) > natts)
+		if (HeapTupleHeaderGetNatts(h) > desc->natts)
 		{
 			snprintf(errbuf, errlen, "block %u, item %u: record has %d attributes, the table %d",
-					 blkno, off, HeapTupleHeaderGetNatts(h), natts);
+					 blkno, off, HeapTupleHeaderGetNatts(h), desc->natts);
 			return false;
 		}
 		if ((h->t_infomask & HEAP_HASNULL) &&

@@ -63,7 +63,7 @@ qs_check_table(PG_FUNCTION_ARGS)
 
 		msg[0] = '\0';
 		if (!L->check_page((Page) page_copy, blk,
-						   RelationGetDescr(rel)->natts, msg, sizeof(msg)))
+						   RelationGetDescr(rel), msg, sizeof(msg)))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("quickstep table \"%s\" is corrupt",

@@ -73,17 +73,18 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	Size		need;
 	BlockNumber target = InvalidBlockNumber;
 	Buffer		buf;
+	Size		maxsize = L->max_record_size(RelationGetDescr(rel));
 
-	if (MAXALIGN(tup->t_len) > L->max_record_size())
+	if (MAXALIGN(tup->t_len) > maxsize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
-						(size_t) tup->t_len, (size_t) L->max_record_size())));
+						(size_t) tup->t_len, maxsize)));
 	/*
 	 * A record too big for the fillfactor still goes on an empty page; the
 	 * FSM request must not exceed what any page can hold either.
 	 */
-	if (MAXALIGN(tup->t_len) + reserve > L->max_record_size())
+	if (MAXALIGN(tup->t_len) + reserve > maxsize)
 		reserve = 0;
 	need = MAXALIGN(tup->t_len) + reserve;
 
@@ -120,7 +121,7 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			RelationSetTargetBlock(rel, target);
 			return buf;
 		}
-		if (L->record_fits(page, tup, reserve))
+		if (L->record_fits(page, RelationGetDescr(rel), tup, reserve))
 		{
 			RelationSetTargetBlock(rel, target);
 			return buf;
@@ -190,8 +191,8 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	state = GenericXLogStart(rel);
 	page = GenericXLogRegisterBuffer(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (isnew)
-		L->init_page(page, BufferGetPageSize(buf));
-	off = L->put_record(page, blkno, tup);
+		L->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
+	off = L->put_record(page, RelationGetDescr(rel), blkno, tup);
 	if (off == InvalidOffsetNumber)
 	{
 		GenericXLogAbort(state);
@@ -292,10 +293,10 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 													 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 
 		if (isnew)
-			L->init_page(page, BufferGetPageSize(buf));
+			L->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
 		do
 		{
-			if (L->put_record(page, blkno, tups[i]) == InvalidOffsetNumber)
+			if (L->put_record(page, RelationGetDescr(rel), blkno, tups[i]) == InvalidOffsetNumber)
 			{
 				GenericXLogAbort(state);
 				UnlockReleaseBuffer(buf);
@@ -304,7 +305,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 			}
 			slots[i]->tts_tid = tups[i]->t_self;
 			i++;
-		} while (i < ntuples && L->record_fits(page, tups[i], reserve));
+		} while (i < ntuples && L->record_fits(page, RelationGetDescr(rel), tups[i], reserve));
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 	}
@@ -975,7 +976,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 newtup->t_len > TOAST_TUPLE_THRESHOLD);
 
 	if (!need_toast &&
-		L->record_fits(BufferGetPage(buf), newtup, 0))
+		L->record_fits(BufferGetPage(buf), RelationGetDescr(rel), newtup, 0))
 	{
 		/* same page: one WAL record */
 		OffsetNumber noff;
@@ -985,7 +986,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 								&uim, &uim2);
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
-		noff = L->put_record(page, oblk, newtup);
+		noff = L->put_record(page, RelationGetDescr(rel), oblk, newtup);
 		if (noff == InvalidOffsetNumber)
 			elog(PANIC, "record does not fit although it should");
 		hdr = L->get_header(page, off, &scratch, NULL);
@@ -1038,7 +1039,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			BlockNumber nblk;
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			if (L->record_fits(BufferGetPage(buf), heaptup, 0))
+			if (L->record_fits(BufferGetPage(buf), RelationGetDescr(rel), heaptup, 0))
 			{
 				newbuf = buf;
 				break;
@@ -1056,7 +1057,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			LockBuffer(newbuf, BUFFER_LOCK_EXCLUSIVE);
 			if (PageIsNew(BufferGetPage(newbuf)) ||
-				L->record_fits(BufferGetPage(newbuf), heaptup, 0))
+				L->record_fits(BufferGetPage(newbuf), RelationGetDescr(rel), heaptup, 0))
 				break;
 			UnlockReleaseBuffer(newbuf);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -1081,7 +1082,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			OffsetNumber noff;
 
 			page = GenericXLogRegisterBuffer(state, buf, 0);
-			noff = L->put_record(page, oblk, heaptup);
+			noff = L->put_record(page, RelationGetDescr(rel), oblk, heaptup);
 			if (noff == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 		}
@@ -1094,8 +1095,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			npage = GenericXLogRegisterBuffer(state, newbuf,
 											  isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 			if (isnew)
-				L->init_page(npage, BufferGetPageSize(newbuf));
-			if (L->put_record(npage, BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
+				L->init_page(npage, BufferGetPageSize(newbuf), RelationGetDescr(rel));
+			if (L->put_record(npage, RelationGetDescr(rel), BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 			newpage = true;
 		}

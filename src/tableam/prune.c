@@ -28,25 +28,6 @@
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
-/*
- * Before removing or freezing on a page: cancel standby queries that could
- * still need what goes away, and (cleanup) make the standby wait for pins on
- * the page before its record bytes move (see qs_log_standby_conflict).
- * Caller holds the buffer exclusively locked.
- */
-void
-qs_standby_conflict(Relation rel, Buffer buf, TransactionId horizon,
-					bool cleanup)
-{
-	if ((!cleanup && !TransactionIdIsValid(horizon)) ||
-		!RelationNeedsWAL(rel) || !XLogStandbyInfoActive())
-		return;
-	START_CRIT_SECTION();
-	MarkBufferDirty(buf);
-	qs_log_standby_conflict(rel, buf, horizon, cleanup);
-	END_CRIT_SECTION();
-}
-
 void
 qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 {
@@ -125,20 +106,26 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 			L->set_header(page, off, &scratch);
 	}
 
-	if (ndead > 0 || newhint != hint)
+	if (ndead > 0)
+	{
+		/* record bytes move: a full page image replayed under cleanup lock */
+		START_CRIT_SECTION();
+		L->mark_dead(page, dead, ndead);
+		L->compact(page);
+		L->clear_prune_hint(page);
+		if (TransactionIdIsValid(newhint))
+			L->set_prune_hint(page, newhint);
+		MarkBufferDirty(buf);
+		qs_log_cleanup(rel, buf, horizon);
+		END_CRIT_SECTION();
+	}
+	else if (newhint != hint)
 	{
 		GenericXLogState *state;
 		Page		wpage;
 
-		if (ndead > 0)
-			qs_standby_conflict(rel, buf, horizon, true);
 		state = GenericXLogStart(rel);
 		wpage = GenericXLogRegisterBuffer(state, buf, 0);
-		if (ndead > 0)
-		{
-			L->mark_dead(wpage, dead, ndead);
-			L->compact(wpage);
-		}
 		L->clear_prune_hint(wpage);
 		if (TransactionIdIsValid(newhint))
 			L->set_prune_hint(wpage, newhint);

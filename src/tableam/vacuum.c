@@ -288,7 +288,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					 TransactionIdFollows(xmin, frz_horizon)))
 					frz_horizon = xmin;
 			}
-			qs_standby_conflict(rel, buf, frz_horizon, false);
+			qs_log_conflict(rel, frz_horizon);
 			state = GenericXLogStart(rel);
 			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 
@@ -343,22 +343,22 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			OffsetNumber offs[MaxHeapTuplesPerPage];
 			int			n = 0;
 			Buffer		buf;
-			GenericXLogState *state;
-			Page		wpage;
+			Page		page;
 
 			while (i < dead.n && ItemPointerGetBlockNumber(&dead.tids[i]) == blk)
 				offs[n++] = ItemPointerGetOffsetNumber(&dead.tids[i++]);
 			qs_vacuum_delay_point();
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
 			LockBufferForCleanup(buf);
-			qs_standby_conflict(rel, buf, rm_horizon, true);
-			state = GenericXLogStart(rel);
-			wpage = GenericXLogRegisterBuffer(state, buf, 0);
-			L->mark_unused(wpage, offs, n);
-			L->compact(wpage);
-			GenericXLogFinish(state);
-			RecordPageWithFreeSpace(rel, blk, L->free_space(BufferGetPage(buf)));
-			if (!page_has_records(L, BufferGetPage(buf)))
+			page = BufferGetPage(buf);
+			START_CRIT_SECTION();
+			L->mark_unused(page, offs, n);
+			L->compact(page);
+			MarkBufferDirty(buf);
+			qs_log_cleanup(rel, buf, rm_horizon);
+			END_CRIT_SECTION();
+			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
+			if (!page_has_records(L, page))
 				emptied_tail_candidate = true;
 			UnlockReleaseBuffer(buf);
 		}

@@ -1,4 +1,5 @@
-# quickstep_nsm: crash recovery replays the generic WAL of every page change
+# A row layout (quickstep_nsm, or $ENV{QS_AM} when another test file runs
+# this one with "do"): crash recovery replays the WAL of every page change
 # (committed rows all back, uncommitted ones gone, check_table clean), and a
 # streaming standby replays it and answers queries.
 use strict;
@@ -10,15 +11,19 @@ use FindBin;
 use lib $FindBin::RealBin;
 use QsTest;
 
-my $node = qs_new_node('nsm_primary', allows_streaming => 1);
+my $am = $ENV{QS_AM} // 'quickstep_nsm';
+(my $tag = $am) =~ s/^quickstep_//;
+note "layout: $am";
+
+my $node = qs_new_node("${tag}_primary", allows_streaming => 1);
 # no checkpoint may hide a replay bug: everything comes back from WAL
 $node->append_conf('postgresql.conf', "checkpoint_timeout = 1h\nmax_wal_size = 1GB\nautovacuum = off");
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION quickstep_am');
-$node->safe_psql('postgres', q{
-	CREATE TABLE c (id int PRIMARY KEY, v text) USING quickstep_nsm;
-	CREATE TABLE big (id int, b text) USING quickstep_nsm;
-	CREATE UNLOGGED TABLE u (id int) USING quickstep_nsm;
+$node->safe_psql('postgres', qq{
+	CREATE TABLE c (id int PRIMARY KEY, v text) USING $am;
+	CREATE TABLE big (id int, b text) USING $am;
+	CREATE UNLOGGED TABLE u (id int) USING $am;
 	CHECKPOINT;
 	INSERT INTO c SELECT g, 'v' || g FROM generate_series(1, 20000) g;
 	UPDATE c SET v = v || '-u' WHERE id % 3 = 0;
@@ -66,16 +71,16 @@ isnt($node->safe_psql('postgres', q{SELECT quickstep.check_table('c')}), '',
 
 # streaming standby
 $node->backup('b1');
-my $standby = PostgreSQL::Test::Cluster->new('nsm_standby');
+my $standby = PostgreSQL::Test::Cluster->new("${tag}_standby");
 $standby->init_from_backup($node, 'b1', has_streaming => 1);
 $standby->append_conf('postgresql.conf',
 	"max_standby_streaming_delay = 0\nhot_standby_feedback = off");
 $standby->start;
-$node->safe_psql('postgres', q{
+$node->safe_psql('postgres', qq{
 	INSERT INTO c SELECT g, 'stream' FROM generate_series(300001, 305000) g;
 	UPDATE c SET v = 'stream-u' WHERE id BETWEEN 300001 AND 300100;
 	DELETE FROM c WHERE id BETWEEN 300101 AND 300200;
-	CREATE TABLE s (a int, b text) USING quickstep_nsm;
+	CREATE TABLE s (a int, b text) USING $am;
 	INSERT INTO s SELECT g, md5(g::text) FROM generate_series(1, 1000) g;
 	CREATE INDEX s_a ON s (a);
 });
@@ -118,9 +123,10 @@ $node->stop;
 my $file = $node->data_dir . '/' . $path;
 open(my $fh, '+<', $file) or die "open $file: $!";
 binmode $fh;
-# line pointer 1 of a block with records: offset 8100, normal, length 200
+# garbage right after the page header of a block with records (NSM: the
+# line pointers; other layouts: their page directory)
 seek($fh, $blk * 8192 + 24, 0);
-print $fh pack('V', 8100 | (1 << 15) | (200 << 17));
+print $fh "\xff" x 16;
 close $fh;
 $node->start;
 ($ret, $out, $err) = $node->psql('postgres',

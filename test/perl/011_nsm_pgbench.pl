@@ -1,4 +1,5 @@
-# quickstep_nsm under concurrency: pgbench (TPC-B-like: concurrent updates
+# A row layout (quickstep_nsm, or $ENV{QS_AM} when another test file runs
+# this one with "do") under concurrency: pgbench (TPC-B-like: concurrent updates
 # of hot rows, inserts, index scans) with autovacuum working on the same
 # tables; afterwards the books balance, indexes agree with the tables and
 # check_table is clean.
@@ -11,7 +12,11 @@ use FindBin;
 use lib $FindBin::RealBin;
 use QsTest;
 
-my $node = qs_new_node('nsm_pgbench');
+my $am = $ENV{QS_AM} // 'quickstep_nsm';
+(my $tag = $am) =~ s/^quickstep_//;
+note "layout: $am";
+
+my $node = qs_new_node("${tag}_pgbench");
 $node->append_conf('postgresql.conf', q{
 autovacuum_naptime = 1s
 autovacuum_vacuum_threshold = 50
@@ -23,15 +28,15 @@ max_connections = 30
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION quickstep_am');
 $node->safe_psql('postgres',
-	'ALTER DATABASE postgres SET default_table_access_method = quickstep_nsm');
+	"ALTER DATABASE postgres SET default_table_access_method = $am");
 
 my $conn = '-h ' . $node->host . ' -p ' . $node->port;
-$node->pgbench("-i -s 1 $conn", 0, [qr/^$/], [qr/done in/], 'pgbench -i on quickstep_nsm', {}, 'postgres');
+$node->pgbench("-i -s 1 $conn", 0, [qr/^$/], [qr/done in/], "pgbench -i on $am", {}, 'postgres');
 is($node->safe_psql('postgres', q{
 	SELECT string_agg(a.amname, ',' ORDER BY c.relname) FROM pg_class c JOIN pg_am a ON a.oid = c.relam
 	 WHERE c.relname LIKE 'pgbench_%' AND c.relkind = 'r'}),
-	'quickstep_nsm,quickstep_nsm,quickstep_nsm,quickstep_nsm',
-	'the pgbench tables use quickstep_nsm');
+	join(',', ($am) x 4),
+	"the pgbench tables use $am");
 
 $node->pgbench("-c 6 -j 2 -T 8 $conn", 0,
 	[qr/number of failed transactions: 0 /, qr/processed: [1-9]/],

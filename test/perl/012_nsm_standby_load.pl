@@ -1,4 +1,5 @@
-# quickstep_nsm on a hot standby under load: while pgbench updates the
+# A row layout (quickstep_nsm, or $ENV{QS_AM} when another test file runs
+# this one with "do") on a hot standby under load: while pgbench updates the
 # primary (pruning and autovacuum at work, every page change replayed from
 # generic WAL), REPEATABLE READ readers on the standby always see balanced
 # books; at the end the standby agrees with the primary.
@@ -12,7 +13,11 @@ use FindBin;
 use lib $FindBin::RealBin;
 use QsTest;
 
-my $node = qs_new_node('nsm_load_primary', allows_streaming => 1);
+my $am = $ENV{QS_AM} // 'quickstep_nsm';
+(my $tag = $am) =~ s/^quickstep_//;
+note "layout: $am";
+
+my $node = qs_new_node("${tag}_load_primary", allows_streaming => 1);
 $node->append_conf('postgresql.conf', q{
 autovacuum_naptime = 1s
 autovacuum_vacuum_threshold = 50
@@ -21,12 +26,12 @@ autovacuum_vacuum_scale_factor = 0
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION quickstep_am');
 $node->safe_psql('postgres',
-	'ALTER DATABASE postgres SET default_table_access_method = quickstep_nsm');
+	"ALTER DATABASE postgres SET default_table_access_method = $am");
 my $conn = '-h ' . $node->host . ' -p ' . $node->port;
 $node->pgbench("-i -s 1 $conn", 0, [qr/^$/], [qr/done in/], 'pgbench -i', {}, 'postgres');
 
 $node->backup('b');
-my $standby = PostgreSQL::Test::Cluster->new('nsm_load_standby');
+my $standby = PostgreSQL::Test::Cluster->new("${tag}_load_standby");
 $standby->init_from_backup($node, 'b', has_streaming => 1);
 $standby->append_conf('postgresql.conf', 'max_standby_streaming_delay = 30s');
 $standby->start;

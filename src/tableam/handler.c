@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
- * nsm_handler.c
- *	  The quickstep_nsm table access method: the row-page engine over the
- *	  NSM page layout.  Also the engine's registry of (routine, layout)
- *	  pairs and its "not built yet" error.
+ * handler.c
+ *	  The table access methods of the row-page engine: one TableAmRoutine
+ *	  per page layout (quickstep_nsm, ...), their SQL handler functions, and
+ *	  the registry that maps a relation's routine back to its layout.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,42 +12,52 @@
 #include "access/tableam.h"
 #include "access/heaptoast.h"
 #include "fmgr.h"
+#include "core/quickstep.h"
 #include "utils/rel.h"
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
 /* ------------------------------------------------------------------------
- * Registry
+ * Registry: one routine per layout, filled on first use.  Backend-local and
+ * never freed (a relcache entry keeps pointing at its routine).
  * ------------------------------------------------------------------------
  */
 #define QS_MAX_LAYOUTS 4
 
 static struct
 {
-	const TableAmRoutine *routine;
+	TableAmRoutine routine;
 	const QsPageLayout *layout;
 }			qs_registry[QS_MAX_LAYOUTS];
 static int	qs_nregistered = 0;
 
-void
-qs_engine_register(const TableAmRoutine *routine, const QsPageLayout *layout)
+/*
+ * qs_engine_routine
+ *		The TableAmRoutine of the engine over 'layout'.  Every layout's
+ *		handler returns this.  Pruning and VACUUM write records of our
+ *		custom WAL resource manager, which only a server that preloads the
+ *		library can replay, so relations cannot be opened otherwise.
+ */
+const TableAmRoutine *
+qs_engine_routine(const QsPageLayout *layout)
 {
+	qs_require_preload("quickstep table access methods");
 	for (int i = 0; i < qs_nregistered; i++)
-		if (qs_registry[i].routine == routine)
-			return;
+		if (qs_registry[i].layout == layout)
+			return &qs_registry[i].routine;
 	if (qs_nregistered >= QS_MAX_LAYOUTS)
 		elog(ERROR, "too many quickstep page layouts registered");
-	qs_registry[qs_nregistered].routine = routine;
+	qs_engine_fill_routine(&qs_registry[qs_nregistered].routine);
 	qs_registry[qs_nregistered].layout = layout;
-	qs_nregistered++;
+	return &qs_registry[qs_nregistered++].routine;
 }
 
 bool
 qs_is_engine_rel(Relation rel)
 {
 	for (int i = 0; i < qs_nregistered; i++)
-		if (rel->rd_tableam == qs_registry[i].routine)
+		if (rel->rd_tableam == &qs_registry[i].routine)
 			return true;
 	return false;
 }
@@ -56,7 +66,7 @@ const QsPageLayout *
 qs_layout_of(Relation rel)
 {
 	for (int i = 0; i < qs_nregistered; i++)
-		if (rel->rd_tableam == qs_registry[i].routine)
+		if (rel->rd_tableam == &qs_registry[i].routine)
 			return qs_registry[i].layout;
 	elog(ERROR, "relation \"%s\" does not use a quickstep row access method",
 		 RelationGetRelationName(rel));
@@ -159,19 +169,14 @@ qs_engine_fill_routine(TableAmRoutine *r)
 	r->scan_sample_next_tuple = qs_scan_sample_next_tuple;
 }
 
-static TableAmRoutine qs_nsm_methods;
-static bool qs_nsm_inited = false;
-
+/* ------------------------------------------------------------------------
+ * SQL handlers (the extension script creates the access methods)
+ * ------------------------------------------------------------------------
+ */
 PG_FUNCTION_INFO_V1(nsm_handler);
 
 Datum
 nsm_handler(PG_FUNCTION_ARGS)
 {
-	if (!qs_nsm_inited)
-	{
-		qs_engine_fill_routine(&qs_nsm_methods);
-		qs_engine_register(&qs_nsm_methods, &qs_nsm_layout);
-		qs_nsm_inited = true;
-	}
-	PG_RETURN_POINTER(&qs_nsm_methods);
+	PG_RETURN_POINTER(qs_engine_routine(&qs_nsm_layout));
 }
