@@ -1,9 +1,12 @@
-"""W1 (paper 000 section 3): the selection grid on Narrow-U.
+"""W1 (paper 000 section 3): the selection grid on Narrow-U and Strings.
 
 Table Narrow-U: 10 int4 columns c1..c10, values uniform in 1..1e8 (fixed
-seed), 10M rows (1M with --quick; --scale multiplies).  Query
+seed), 10M rows (1M with --quick; --scale multiplies).  Table Strings: 10
+text columns c1..c10 of 20 random characters (hex digits), 2M rows (200k
+with --quick).  Query
     SELECT c1..ck FROM t WHERE c1 >= X     (k = 0 means count(*))
-at selectivity 0.1/1/10/50/100 % and projection k = 0, 1, 3, 5, 10.
+at selectivity 0.1/1/10/50/100 % and projection k = 0, 1, 3, 5, 10; for
+Strings X is the quantile of c1 read from the loaded table (C collation).
 
 Systems, all measured in this run:
   heap seqscan    the baseline: heap with index and bitmap scans disabled
@@ -26,10 +29,23 @@ PROJECTIONS = [0, 1, 3, 5, 10]
 NO_INDEX = "SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;"
 
 
-def query(k, sel):
-    x = int(1e8 * (1 - sel / 100.0)) + 1
+def query(k, sel, threshold=None):
+    """The W1 query; Narrow-U's X follows from the value range, Strings'
+    is the quantile passed in."""
+    if threshold is None:
+        x = str(int(1e8 * (1 - sel / 100.0)) + 1)
+    else:
+        x = "'" + threshold.replace("'", "''") + "' COLLATE \"C\""
     cols = "count(*)" if k == 0 else ", ".join(f"c{i}" for i in range(1, k + 1))
     return f"SELECT {cols} FROM {{t}} WHERE c1 >= {x}"
+
+
+TABLES = {
+    # name: (file stem, column type, value generator, rows in full size)
+    "Narrow-U": ("narrow_u", "int4", "1 + (random() * 99999999)::int4", 10_000_000),
+    "Strings": ("strings", 'text COLLATE "C"',
+                "left(md5(random()::text) || md5(random()::text), 20)", 2_000_000),
+}
 
 
 def scan_node(srv, q, setup):
@@ -44,62 +60,80 @@ def scan_node(srv, q, setup):
     return plan["Node Type"]
 
 
+def load(srv, stem, ctype, gen, rows):
+    """heap table (and btree on c1) plus one table per quickstep AM, same
+    rows; returns the systems to measure."""
+    cols = ", ".join(f"c{i} {ctype}" for i in range(1, 11))
+    vals = ", ".join(gen for _ in range(10))
+    srv.sql(f"CREATE TABLE {stem}_heap ({cols}) USING heap")
+    srv.sql(f"SELECT setseed(0.1); INSERT INTO {stem}_heap SELECT {vals} FROM generate_series(1, {rows})")
+    srv.sql(f"CREATE INDEX ON {stem}_heap (c1)")
+    systems = [("heap seqscan", f"{stem}_heap", NO_INDEX), ("heap+btree", f"{stem}_heap", "")]
+    for am in srv.table_ams()[1:]:
+        try:
+            srv.sql(f"CREATE TABLE {stem}_{am} ({cols}) USING {am}")
+            srv.sql(f"INSERT INTO {stem}_{am} SELECT * FROM {stem}_heap")
+            systems.append((am, f"{stem}_{am}", ""))
+        except Exception as e:  # an AM that cannot load the table is reported, not hidden
+            print(f"w1: {am} skipped: {getattr(e, 'stderr', e)}", file=sys.stderr)
+    return systems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
+    ap.add_argument("--tables", default="Narrow-U,Strings", help="comma-separated: " + ", ".join(TABLES))
     a = ap.parse_args()
-    rows = int((1_000_000 if a.quick else 10_000_000) * a.scale)
 
     srv = qsbench.Server(a.pg, 55600 + int(a.pg), f"/tmp/quickstep-bench/w1-pg{a.pg}/data")
     srv.start()
     try:
         mem = qsbench.memcpy_gbps()
-        cols = ", ".join(f"c{i} int4" for i in range(1, 11))
-        gen = ", ".join("1 + (random() * 99999999)::int4" for _ in range(10))
-        srv.sql(f"CREATE TABLE narrow_u_heap ({cols}) USING heap")
-        srv.sql(f"SELECT setseed(0.1); INSERT INTO narrow_u_heap SELECT {gen} FROM generate_series(1, {rows})")
-        srv.sql("CREATE INDEX ON narrow_u_heap (c1)")
-        systems = [("heap seqscan", "narrow_u_heap", NO_INDEX), ("heap+btree", "narrow_u_heap", "")]
-        for am in srv.table_ams()[1:]:
-            try:
-                srv.sql(f"CREATE TABLE narrow_u_{am} ({cols}) USING {am}")
-                srv.sql(f"INSERT INTO narrow_u_{am} SELECT * FROM narrow_u_heap")
-                systems.append((am, f"narrow_u_{am}", ""))
-            except Exception as e:  # an AM that cannot load the table is reported, not hidden
-                print(f"w1: {am} skipped: {getattr(e, 'stderr', e)}", file=sys.stderr)
-        srv.sql("VACUUM ANALYZE")
-        sizes = {t: int(srv.sql(f"SELECT pg_table_size('{t}')")) for _, t, _ in systems}
-
-        meta = dict(server=srv.version_string(), commit=qsbench.commit(), rows=rows,
-                    settings=qsbench.SERVER_CONF.replace("\n", "; ").strip("; "))
-        out = []
-        for sel in SELECTIVITIES:
-            for k in PROJECTIONS:
-                base = None
-                for name, table, setup in systems:
-                    q = query(k, sel).format(t=table)
-                    med, lo, hi = srv.measure(q, setup, runs=a.runs)
-                    base = base or med
-                    out.append(dict(workload="W1", table="Narrow-U", system=name, selectivity_pct=sel,
-                                    projected=k, plan=scan_node(srv, q, setup), runs=a.runs,
-                                    median_ms=round(med, 3), min_ms=round(lo, 3), max_ms=round(hi, 3),
-                                    ratio_to_heap_seqscan=round(base / med, 3),
-                                    table_bytes=sizes[table],
-                                    scan_gbps=round(sizes[table] / (med / 1000) / 1e9, 3),
-                                    memcpy_gbps=mem[0], memcpy_min=mem[1], memcpy_max=mem[2], **meta))
-                    print(f"w1 sel={sel:>5}% k={k:>2} {name:<14} {med:9.2f} ms "
-                          f"[{lo:.2f}-{hi:.2f}] x{base / med:5.2f} ({out[-1]['plan']})")
-        path = qsbench.write_csv("w1_narrow_u.csv", out)
-        plot(out, path.replace(".csv", ".png"), meta, mem)
-        print(f"w1: wrote {path}")
+        for tname in a.tables.split(","):
+            stem, ctype, gen, full_rows = TABLES[tname]
+            rows = int(full_rows / (10 if a.quick else 1) * a.scale)
+            systems = load(srv, stem, ctype, gen, rows)
+            srv.sql("VACUUM ANALYZE")
+            sizes = {t: int(srv.sql(f"SELECT pg_table_size('{t}')")) for _, t, _ in systems}
+            pages = {t: int(srv.sql(f"SELECT pg_relation_size('{t}') / current_setting('block_size')::int"))
+                     for _, t, _ in systems}
+            for name, t, _ in systems:
+                print(f"w1 {tname} {name:<14} {sizes[t]:>12} bytes, {rows / max(pages[t], 1):7.1f} rows/page")
+            meta = dict(server=srv.version_string(), commit=qsbench.commit(), rows=rows,
+                        settings=qsbench.SERVER_CONF.replace("\n", "; ").strip("; "))
+            out = []
+            for sel in SELECTIVITIES:
+                thr = None
+                if ctype != "int4":
+                    thr = srv.sql(f"SELECT percentile_disc({1 - sel / 100.0}) WITHIN GROUP (ORDER BY c1) "
+                                  f"FROM {stem}_heap")
+                for k in PROJECTIONS:
+                    base = None
+                    for name, table, setup in systems:
+                        q = query(k, sel, thr).format(t=table)
+                        med, lo, hi = srv.measure(q, setup, runs=a.runs)
+                        base = base or med
+                        out.append(dict(workload="W1", table=tname, system=name, selectivity_pct=sel,
+                                        projected=k, plan=scan_node(srv, q, setup), runs=a.runs,
+                                        median_ms=round(med, 3), min_ms=round(lo, 3), max_ms=round(hi, 3),
+                                        ratio_to_heap_seqscan=round(base / med, 3),
+                                        table_bytes=sizes[table],
+                                        rows_per_page=round(rows / max(pages[table], 1), 1),
+                                        scan_gbps=round(sizes[table] / (med / 1000) / 1e9, 3),
+                                        memcpy_gbps=mem[0], memcpy_min=mem[1], memcpy_max=mem[2], **meta))
+                        print(f"w1 {tname} sel={sel:>5}% k={k:>2} {name:<14} {med:9.2f} ms "
+                              f"[{lo:.2f}-{hi:.2f}] x{base / med:5.2f} ({out[-1]['plan']})")
+            path = qsbench.write_csv(f"w1_{stem}.csv", out)
+            plot(out, path.replace(".csv", ".png"), meta, mem, tname)
+            print(f"w1: wrote {path}")
     finally:
         srv.stop()
 
 
-def plot(rows, png, meta, mem):
+def plot(rows, png, meta, mem, tname):
     plt = qsbench.pyplot()
     systems = list(dict.fromkeys(r["system"] for r in rows))
     fig, axes = plt.subplots(1, len(PROJECTIONS), figsize=(4 * len(PROJECTIONS), 4.2), sharey=True)
@@ -117,7 +151,7 @@ def plot(rows, png, meta, mem):
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("execution time (ms, median of runs; bars min-max)")
     axes[0].legend()
-    fig.suptitle(f"W1 Narrow-U, {meta['rows']:,} rows, PostgreSQL {meta['server']}, commit {meta['commit']}; "
+    fig.suptitle(f"W1 {tname}, {meta['rows']:,} rows, PostgreSQL {meta['server']}, commit {meta['commit']}; "
                  f"memcpy {mem[0]:.1f} GB/s")
     fig.tight_layout()
     fig.savefig(png, dpi=90)
