@@ -173,6 +173,15 @@ SELECT cursor_walk() AS plain;
 RESET quickstep.enable_pushdown;
 DROP FUNCTION cursor_walk();
 
+-- Columns added after the rows were written (missing values, one with a
+-- default) read the same through the node.
+ALTER TABLE sc_heap ADD COLUMN z1 int DEFAULT 5, ADD COLUMN z2 text;
+ALTER TABLE sc_nsm ADD COLUMN z1 int DEFAULT 5, ADD COLUMN z2 text;
+INSERT INTO sc_heap (id, a, c, z1, z2) VALUES (40001, 7, 'x', 6, 'new');
+INSERT INTO sc_nsm (id, a, c, z1, z2) VALUES (40001, 7, 'x', 6, 'new');
+SELECT pred, (sc_check(pred)).*
+  FROM unnest(ARRAY['a < 100', 'z1 = 5', 'z1 = 6', 'z2 IS NULL', 'c > ''f'' AND z1 >= 5']) pred;
+
 -- System columns the node does not carry keep the ordinary scan.
 EXPLAIN (COSTS OFF) SELECT xmin FROM sc_nsm WHERE a < 10;
 SELECT count(*) FROM sc_nsm WHERE a < 10 AND ctid IS NOT NULL;

@@ -128,6 +128,18 @@ typedef struct QsPageLayout
 								const OffsetNumber *offs, int n,
 								Datum *values, bool *isnull);
 
+	/*
+	 * Optional (NULL: the engine calls read_column per attribute): read
+	 * attributes attnums[0..ncols-1] (1-based, any order) of the records at
+	 * offs[0..n-1] in one pass over the records, attribute c into values[c]
+	 * and isnull[c].  For layouts that store a record's attributes together
+	 * (NSM), where reading k columns one at a time walks each record k times.
+	 */
+	void		(*read_columns) (Page page, TupleDesc desc,
+								 const AttrNumber *attnums, int ncols,
+								 const OffsetNumber *offs, int n,
+								 Datum **values, bool **isnull);
+
 	/* Mark records dead (keep slot for index pointers) or unused. */
 	void		(*mark_dead) (Page page, const OffsetNumber *offs, int n);
 	void		(*mark_unused) (Page page, const OffsetNumber *offs, int n);

@@ -174,6 +174,67 @@ nsm_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 	}
 }
 
+/*
+ * One pass per record: deform the attributes up to the highest one asked
+ * for (heap_deform_tuple's loop, stopped early, without its attcacheoff
+ * shortcut, which PG 18 moved out of pg_attribute), then hand out the asked
+ * ones.  heap_getattr per attribute would walk every variable-width
+ * attribute before the one asked for, once per attribute.
+ */
+static void
+nsm_read_columns(Page page, TupleDesc desc, const AttrNumber *attnums,
+				 int ncols, const OffsetNumber *offs, int n, Datum **values,
+				 bool **isnull)
+{
+	int			maxatt = 0;
+	Datum		rowvals[MaxTupleAttributeNumber];
+	bool		rownulls[MaxTupleAttributeNumber];
+
+	for (int c = 0; c < ncols; c++)
+		maxatt = Max(maxatt, attnums[c]);
+	Assert(maxatt <= desc->natts);
+
+	for (int i = 0; i < n; i++)
+	{
+		ItemId		lp = PageGetItemId(page, offs[i]);
+		HeapTupleHeader tup = (HeapTupleHeader) PageGetItem(page, lp);
+		bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
+		bits8	   *bp = tup->t_bits;
+		char	   *tp = (char *) tup + tup->t_hoff;
+		int			natts = Min(HeapTupleHeaderGetNatts(tup), maxatt);
+		uint32		off = 0;
+		int			a;
+
+		for (a = 0; a < natts; a++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, a);
+
+			if (hasnulls && att_isnull(a, bp))
+			{
+				rowvals[a] = (Datum) 0;
+				rownulls[a] = true;
+				continue;
+			}
+			rownulls[a] = false;
+			if (att->attlen == -1)
+				off = att_align_pointer(off, att->attalign, -1, tp + off);
+			else
+				off = att_align_nominal(off, att->attalign);
+			rowvals[a] = fetch_att(tp + off, att->attbyval, att->attlen);
+			off = att_addlength_pointer(off, att->attlen, tp + off);
+		}
+		/* attributes added after the record was written */
+		for (; a < maxatt; a++)
+			rowvals[a] = getmissingattr(desc, a + 1, &rownulls[a]);
+
+		for (int c = 0; c < ncols; c++)
+		{
+			values[c][i] = rowvals[attnums[c] - 1];
+			isnull[c][i] = rownulls[attnums[c] - 1];
+		}
+	}
+}
+
 static void
 nsm_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
@@ -324,6 +385,7 @@ const QsPageLayout qs_nsm_layout = {
 	.store_record = nsm_store_record,
 	.copy_record = nsm_copy_record,
 	.read_column = nsm_read_column,
+	.read_columns = nsm_read_columns,
 	.mark_dead = nsm_mark_dead,
 	.mark_unused = nsm_mark_unused,
 	.compact = nsm_compact,

@@ -268,9 +268,13 @@ next_page(QsScanState *st, ScanDirection dir)
 		if (n == 0)
 			continue;
 
-		for (int c = 0; c < st->nneeded; c++)
-			st->layout->read_column(page, desc, st->needed[c], st->offs, n,
-									st->colvals[c], st->colnulls[c]);
+		if (st->layout->read_columns && st->nneeded > 1)
+			st->layout->read_columns(page, desc, st->needed, st->nneeded,
+									 st->offs, n, st->colvals, st->colnulls);
+		else
+			for (int c = 0; c < st->nneeded; c++)
+				st->layout->read_column(page, desc, st->needed[c], st->offs, n,
+										st->colvals[c], st->colnulls[c]);
 		st->nsel = n;
 		st->cur = ScanDirectionIsForward(dir) ? -1 : n;
 		return true;
