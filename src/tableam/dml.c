@@ -10,15 +10,20 @@
  * and friends) on the header the layout presents; the header fields are set
  * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
  *
- * Row locks.  As on heap, several transactions can hold one row when their
- * strengths are compatible (heap's conflict table for KEY SHARE / SHARE /
- * NO KEY UPDATE / UPDATE): their xids go into a multixact, and a non-key
- * UPDATE (no column of a foreign-key-usable unique index changes) proceeds
- * beside KEY SHARE lockers, keeping them in the multixact.  A subtransaction
- * that updates a row its parent locked keeps the parent's lock in the
- * multixact.  Unlike heap, a new locker waits for an in-progress update of
- * the row instead of locking the old version and following the update
- * chain (heap_lock_updated_tuple).
+ * Row locks.  tuple_lock, update and delete make heap's decisions, in
+ * heap's order, ported from heapam.c (heap_lock_tuple, heap_update,
+ * heap_delete, compute_new_xmax_infomask, heap_lock_updated_tuple_rec;
+ * see PostgreSQL's README.tuplock): the four strengths and their conflict
+ * table, multixacts for compatible lockers, a KEY SHARE locker beside an
+ * in-progress non-key update locking the newer versions too, a non-key
+ * update carrying KEY SHARE lockers into the new version's xmax, the
+ * heavyweight tuple lock at heap's level per strength to queue waiters,
+ * NOWAIT / SKIP LOCKED, and the same TM_* results.  The only departures:
+ * records are read and written through the layout (a header may be a copy,
+ * presented again after every buffer relock), every change is one generic
+ * WAL record, and an update that moves to another page re-reads the xmax
+ * before writing it (lockers that joined while the buffer was unlocked are
+ * kept; heap writes the xmax computed before).
  *
  *-------------------------------------------------------------------------
  */
