@@ -10,15 +10,20 @@
  * and friends) on the header the layout presents; the header fields are set
  * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
  *
- * Row locks.  As on heap, several transactions can hold one row when their
- * strengths are compatible (heap's conflict table for KEY SHARE / SHARE /
- * NO KEY UPDATE / UPDATE): their xids go into a multixact, and a non-key
- * UPDATE (no column of a foreign-key-usable unique index changes) proceeds
- * beside KEY SHARE lockers, keeping them in the multixact.  A subtransaction
- * that updates a row its parent locked keeps the parent's lock in the
- * multixact.  Unlike heap, a new locker waits for an in-progress update of
- * the row instead of locking the old version and following the update
- * chain (heap_lock_updated_tuple).
+ * Row locks.  tuple_lock, update and delete make heap's decisions, in
+ * heap's order, ported from heapam.c (heap_lock_tuple, heap_update,
+ * heap_delete, compute_new_xmax_infomask, heap_lock_updated_tuple_rec;
+ * see PostgreSQL's README.tuplock): the four strengths and their conflict
+ * table, multixacts for compatible lockers, a KEY SHARE locker beside an
+ * in-progress non-key update locking the newer versions too, a non-key
+ * update carrying KEY SHARE lockers into the new version's xmax, the
+ * heavyweight tuple lock at heap's level per strength to queue waiters,
+ * NOWAIT / SKIP LOCKED, and the same TM_* results.  The only departures:
+ * records are read and written through the layout (a header may be a copy,
+ * presented again after every buffer relock), every change is one generic
+ * WAL record, and an update that moves to another page re-reads the xmax
+ * before writing it (lockers that joined while the buffer was unlocked are
+ * kept; heap writes the xmax computed before).
  *
  *-------------------------------------------------------------------------
  */
@@ -48,10 +53,6 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
-
-/* policy value for "do not wait, report TM_BeingModified" (delete/update
- * with wait = false) */
-#define QS_WAIT_REPORT	((LockWaitPolicy) -1)
 
 /* ------------------------------------------------------------------------
  * Choosing a page
@@ -425,77 +426,132 @@ qs_sync_header(const QsPageLayout *L, Buffer buf, OffsetNumber off,
 }
 
 /* ------------------------------------------------------------------------
- * Lock modes and multixacts
+ * Lock modes and multixacts, as heapam.c has them
  * ------------------------------------------------------------------------
  */
 
-/* the lock mode a multixact member stands for */
-static LockTupleMode
-qs_mxstatus_mode(MultiXactStatus st)
+/*
+ * For each tuple lock strength: the heavyweight lock a waiter queues with,
+ * and the multixact statuses of a locker and of an updater (heapam.c's
+ * tupleLockExtraInfo).  Using heap's lock levels keeps who-waits-for-whom
+ * (and so deadlock reports and isolation test outputs) identical to heap's.
+ */
+static const struct
 {
-	switch (st)
-	{
-		case MultiXactStatusForKeyShare:
-			return LockTupleKeyShare;
-		case MultiXactStatusForShare:
-			return LockTupleShare;
-		case MultiXactStatusForNoKeyUpdate:
-		case MultiXactStatusNoKeyUpdate:
-			return LockTupleNoKeyExclusive;
-		default:
-			return LockTupleExclusive;
-	}
-}
+	LOCKMODE	hwlock;
+	int			lockstatus;
+	int			updstatus;
+}			qs_tuplock_info[MaxLockTupleMode + 1] =
+{
+	/* LockTupleKeyShare */
+	{AccessShareLock, MultiXactStatusForKeyShare, -1},
+	/* LockTupleShare */
+	{RowShareLock, MultiXactStatusForShare, -1},
+	/* LockTupleNoKeyExclusive */
+	{ExclusiveLock, MultiXactStatusForNoKeyUpdate, MultiXactStatusNoKeyUpdate},
+	/* LockTupleExclusive */
+	{AccessExclusiveLock, MultiXactStatusForUpdate, MultiXactStatusUpdate}
+};
 
-static bool
-qs_mxstatus_is_update(MultiXactStatus st)
+/* the tuple lock strength of each MultiXactStatus */
+static const int qs_mxstatus_lock[MaxMultiXactStatus + 1] =
 {
-	return st == MultiXactStatusNoKeyUpdate || st == MultiXactStatusUpdate;
-}
+	LockTupleKeyShare,			/* ForKeyShare */
+	LockTupleShare,				/* ForShare */
+	LockTupleNoKeyExclusive,	/* ForNoKeyUpdate */
+	LockTupleExclusive,			/* ForUpdate */
+	LockTupleNoKeyExclusive,	/* NoKeyUpdate */
+	LockTupleExclusive			/* Update */
+};
+
+#define QS_TUPLOCK_FROM_MXSTATUS(status) \
+	((LockTupleMode) qs_mxstatus_lock[(status)])
+#define QS_LOCKMODE_FROM_MXSTATUS(status) \
+	(qs_tuplock_info[QS_TUPLOCK_FROM_MXSTATUS(status)].hwlock)
+#define qs_unlock_tuplock(rel, tid, mode) \
+	UnlockTuple((rel), (tid), qs_tuplock_info[(mode)].hwlock)
 
 static MultiXactStatus
-qs_lock_status(LockTupleMode mode)
+qs_mxact_status_for_lock(LockTupleMode mode, bool is_update)
 {
-	switch (mode)
-	{
-		case LockTupleKeyShare:
-			return MultiXactStatusForKeyShare;
-		case LockTupleShare:
-			return MultiXactStatusForShare;
-		case LockTupleNoKeyExclusive:
-			return MultiXactStatusForNoKeyUpdate;
-		default:
-			return MultiXactStatusForUpdate;
-	}
+	int			retval;
+
+	if (is_update)
+		retval = qs_tuplock_info[mode].updstatus;
+	else
+		retval = qs_tuplock_info[mode].lockstatus;
+	if (retval == -1)
+		elog(ERROR, "invalid lock tuple mode %d/%s", mode,
+			 is_update ? "true" : "false");
+	return (MultiXactStatus) retval;
 }
 
-/* heap's row-lock conflict table */
+/*
+ * Queue for the tuple with its heavyweight lock (heap_acquire_tuplock).
+ * False only for LockWaitSkip when the lock is not free; ERROR for
+ * LockWaitError.
+ */
 static bool
-qs_modes_conflict(LockTupleMode held, LockTupleMode req)
+qs_acquire_tuplock(Relation rel, ItemPointer tid, LockTupleMode mode,
+				   LockWaitPolicy wait_policy, bool *have_tuple_lock)
 {
-	static const bool conflicts[4][4] = {
-		/* held \ req:  KeyShare, Share, NoKeyExcl, Excl */
-		/* KeyShare */ {false, false, false, true},
-		/* Share */ {false, false, true, true},
-		/* NoKeyExcl */ {false, true, true, true},
-		/* Excl */ {true, true, true, true},
-	};
+	LOCKMODE	hwlock = qs_tuplock_info[mode].hwlock;
 
-	return conflicts[held][req];
+	if (*have_tuple_lock)
+		return true;
+	switch (wait_policy)
+	{
+		case LockWaitBlock:
+			LockTuple(rel, tid, hwlock);
+			break;
+		case LockWaitSkip:
+			if (!qs_ConditionalLockTuple(rel, tid, hwlock))
+				return false;
+			break;
+		case LockWaitError:
+			if (!qs_ConditionalLockTuple(rel, tid, hwlock))
+				ereport(ERROR,
+						(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+						 errmsg("could not obtain lock on row in relation \"%s\"",
+								RelationGetRelationName(rel))));
+			break;
+	}
+	*have_tuple_lock = true;
+	return true;
 }
 
-/* strength of a lock-only xmax (single or multi), from its hint bits */
-static LockTupleMode
-qs_held_mode(HeapTupleHeader hdr)
+/*
+ * Did the xmax state change while the buffer was unlocked?  (The xmax
+ * itself is compared separately.)
+ */
+static inline bool
+qs_xmax_infomask_changed(uint16 new_infomask, uint16 old_infomask)
 {
-	uint16		im = hdr->t_infomask;
+	const uint16 interesting =
+		HEAP_XMAX_IS_MULTI | HEAP_XMAX_LOCK_ONLY | HEAP_LOCK_MASK;
 
-	if (HEAP_XMAX_IS_EXCL_LOCKED(im))
-		return (hdr->t_infomask2 & HEAP_KEYS_UPDATED) ?
-			LockTupleExclusive : LockTupleNoKeyExclusive;
-	if (HEAP_XMAX_IS_SHR_LOCKED(im))
-		return LockTupleShare;
-	return LockTupleKeyShare;
+	return (new_infomask & interesting) != (old_infomask & interesting);
+}
+
+/* the updater of a multixact xmax that is not lock-only, or invalid */
+static TransactionId
+qs_multi_update_xid(MultiXactId multi)
+{
+	TransactionId update_xact = InvalidTransactionId;
+	MultiXactMember *members;
+	int			n = GetMultiXactIdMembers(multi, &members, false, false);
+
+	for (int i = 0; i < n; i++)
+	{
+		if (ISUPDATE_from_mxstatus(members[i].status))
+		{
+			update_xact = members[i].xid;
+			break;
+		}
+	}
+	if (n > 0)
+		pfree(members);
+	return update_xact;
 }
 
 /* the infomask bits of a multixact xmax, as heap's GetMultiXactIdHintBits */
@@ -511,12 +567,12 @@ qs_multi_hint_bits(MultiXactId multi, uint16 *infomask, uint16 *infomask2)
 
 	for (int i = 0; i < n; i++)
 	{
-		LockTupleMode m = qs_mxstatus_mode(members[i].status);
+		LockTupleMode m = QS_TUPLOCK_FROM_MXSTATUS(members[i].status);
 
 		if (members[i].status == MultiXactStatusForUpdate ||
 			members[i].status == MultiXactStatusUpdate)
 			bits2 |= HEAP_KEYS_UPDATED;
-		if (qs_mxstatus_is_update(members[i].status))
+		if (ISUPDATE_from_mxstatus(members[i].status))
 			has_update = true;
 		if (m > strongest)
 			strongest = m;
@@ -536,185 +592,342 @@ qs_multi_hint_bits(MultiXactId multi, uint16 *infomask, uint16 *infomask2)
 }
 
 /*
- * qs_check_writable
- *		With 'buf' exclusively locked, decide whether the record at 'off' may
- *		be changed (update/delete: mode Exclusive) or locked in 'mode' by
- *		us, waiting per 'policy' for every other transaction whose lock or
- *		change conflicts.  TM_Ok means: nobody else holds a conflicting
- *		lock; compatible lockers of other transactions, and our own locks,
- *		may remain in xmax (the caller folds them into a multixact).
- *		Returns with the buffer exclusively locked and 'tp' loaded.
- *		TM_WouldBlock for SKIP LOCKED; ERROR for NOWAIT.
+ * Does a member of 'multi' other than our own transaction hold a lock or an
+ * update that conflicts with 'lockmode'?  Sets *current_is_member when one
+ * of our (sub)transactions is a member.  (heap's DoesMultiXactIdConflict)
  */
-static TM_Result
-qs_check_writable(Relation rel, const QsPageLayout *L, Buffer buf,
-				  OffsetNumber off, CommandId cid, LockTupleMode mode,
-				  LockWaitPolicy policy, XLTW_Oper oper, bool *have_tuple_lock,
-				  HeapTuple tp, HeapTupleHeaderData *scratch)
+static bool
+qs_multi_conflicts(MultiXactId multi, uint16 infomask, LockTupleMode lockmode,
+				   bool *current_is_member)
 {
-	TM_Result	result;
+	MultiXactMember *members;
+	int			n;
+	bool		result = false;
+	LOCKMODE	wanted = qs_tuplock_info[lockmode].hwlock;
 
-	for (;;)
+	if (HEAP_LOCKED_UPGRADED(infomask))
+		return false;
+	n = GetMultiXactIdMembers(multi, &members, false,
+							  HEAP_XMAX_IS_LOCKED_ONLY(infomask));
+	for (int i = 0; i < n; i++)
 	{
-		TransactionId xwait;
-		TransactionId blocker = InvalidTransactionId;
-		uint16		infomask;
+		TransactionId memxid = members[i].xid;
 
-		qs_load_header(L, rel, buf, off, tp, scratch);
-		result = HeapTupleSatisfiesUpdate(tp, cid, buf);
-		qs_sync_header(L, buf, off, tp, scratch);
-		if (result != TM_BeingModified)
-			return result;
-		if (policy == QS_WAIT_REPORT)
-			return result;
-
-		xwait = HeapTupleHeaderGetRawXmax(tp->t_data);
-		infomask = tp->t_data->t_infomask;
-		if (infomask & HEAP_XMAX_IS_MULTI)
+		if (result && (current_is_member == NULL || *current_is_member))
+			break;
+		if (TransactionIdIsCurrentTransactionId(memxid))
 		{
-			MultiXactMember *members;
-			int			n = GetMultiXactIdMembers(xwait, &members, false,
-												  HEAP_XMAX_IS_LOCKED_ONLY(infomask));
-
-			for (int i = 0; i < n; i++)
-			{
-				if (TransactionIdIsCurrentTransactionId(members[i].xid))
-					continue;
-				if (!qs_mxstatus_is_update(members[i].status) &&
-					!qs_modes_conflict(qs_mxstatus_mode(members[i].status), mode))
-					continue;
-				if (TransactionIdIsInProgress(members[i].xid))
-				{
-					blocker = members[i].xid;
-					break;
-				}
-			}
-			if (n > 0)
-				pfree(members);
-
-			/*
-			 * Nobody to wait for.  HeapTupleSatisfiesUpdate says "being
-			 * modified" while any member runs (ours included), even when the
-			 * multixact's update committed: then the record is updated, as
-			 * heap_update decides after MultiXactIdWait.
-			 */
-			if (!TransactionIdIsValid(blocker) &&
-				!HEAP_XMAX_IS_LOCKED_ONLY(infomask))
-			{
-				TransactionId upd = HeapTupleHeaderGetUpdateXid(tp->t_data);
-
-				if (TransactionIdIsValid(upd) &&
-					!TransactionIdIsCurrentTransactionId(upd) &&
-					TransactionIdDidCommit(upd))
-					return ItemPointerEquals(&tp->t_self, &tp->t_data->t_ctid) ?
-						TM_Deleted : TM_Updated;
-			}
+			if (current_is_member != NULL)
+				*current_is_member = true;
+			continue;
 		}
-		else if (!TransactionIdIsCurrentTransactionId(xwait) &&
-				 !(HEAP_XMAX_IS_LOCKED_ONLY(infomask) &&
-				   !qs_modes_conflict(qs_held_mode(tp->t_data), mode)))
-			blocker = xwait;
-
-		if (!TransactionIdIsValid(blocker))
-			return TM_Ok;		/* only our own or compatible locks remain */
-
-		/* queue on the tuple lock, then wait for the blocker */
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (policy == LockWaitBlock)
+		else if (result)
+			continue;
+		if (!DoLockModesConflict(QS_LOCKMODE_FROM_MXSTATUS(members[i].status),
+								 wanted))
+			continue;
+		if (ISUPDATE_from_mxstatus(members[i].status))
 		{
-			if (!*have_tuple_lock)
-			{
-				LockTuple(rel, &tp->t_self, ExclusiveLock);
-				*have_tuple_lock = true;
-			}
-			XactLockTableWait(blocker, rel, &tp->t_self, oper);
+			/* an update that aborted does not conflict */
+			if (TransactionIdDidAbort(memxid))
+				continue;
+		}
+		else if (!TransactionIdIsInProgress(memxid))
+			continue;			/* a finished locker holds nothing */
+		result = true;
+	}
+	if (n > 0)
+		pfree(members);
+	return result;
+}
+
+/*
+ * Wait for every member of 'multi' whose lock conflicts with 'status'
+ * (heap's Do_MultiXactIdWait).  With 'nowait', false as soon as one would
+ * have to be waited for.  *remaining counts the members left running (ours
+ * and non-conflicting ones).
+ */
+static bool
+qs_multi_wait(MultiXactId multi, MultiXactStatus status, uint16 infomask,
+			  bool nowait, Relation rel, ItemPointer ctid, XLTW_Oper oper,
+			  int *remaining)
+{
+	bool		result = true;
+	MultiXactMember *members;
+	int			n;
+	int			remain = 0;
+
+	/* a pg_upgrade'd share lock cannot be running */
+	if (HEAP_LOCKED_UPGRADED(infomask))
+		n = -1;
+	else
+		n = GetMultiXactIdMembers(multi, &members, false,
+								  HEAP_XMAX_IS_LOCKED_ONLY(infomask));
+	for (int i = 0; i < n; i++)
+	{
+		TransactionId memxid = members[i].xid;
+		MultiXactStatus memstatus = members[i].status;
+
+		if (TransactionIdIsCurrentTransactionId(memxid))
+		{
+			remain++;
+			continue;
+		}
+		if (!DoLockModesConflict(QS_LOCKMODE_FROM_MXSTATUS(memstatus),
+								 QS_LOCKMODE_FROM_MXSTATUS(status)))
+		{
+			if (remaining && TransactionIdIsInProgress(memxid))
+				remain++;
+			continue;
+		}
+		if (nowait)
+		{
+			result = qs_ConditionalXactLockTableWait(memxid);
+			if (!result)
+				break;
+		}
+		else
+			XactLockTableWait(memxid, rel, ctid, oper);
+	}
+	if (n > 0)
+		pfree(members);
+	if (remaining)
+		*remaining = remain;
+	return result;
+}
+
+/*
+ * qs_compute_new_xmax_infomask
+ *		The xmax (and its infomask bits) to store when 'add_to_xmax' locks
+ *		(or, with is_update, updates or deletes) a record whose xmax is
+ *		'xmax' with 'old_infomask': heap's compute_new_xmax_infomask.  May
+ *		create a multixact that keeps the lockers (and a committed updater)
+ *		still there.
+ */
+static void
+qs_compute_new_xmax_infomask(TransactionId xmax, uint16 old_infomask,
+							 uint16 old_infomask2, TransactionId add_to_xmax,
+							 LockTupleMode mode, bool is_update,
+							 TransactionId *result_xmax,
+							 uint16 *result_infomask,
+							 uint16 *result_infomask2)
+{
+	TransactionId new_xmax;
+	uint16		new_infomask,
+				new_infomask2;
+
+l5:
+	new_infomask = 0;
+	new_infomask2 = 0;
+	if (old_infomask & HEAP_XMAX_INVALID)
+	{
+		/* no previous locker: our own xid (this case must come first) */
+		new_xmax = add_to_xmax;
+		if (is_update)
+		{
+			if (mode == LockTupleExclusive)
+				new_infomask2 |= HEAP_KEYS_UPDATED;
 		}
 		else
 		{
-			bool		got;
-
-			got = *have_tuple_lock ||
-				qs_ConditionalLockTuple(rel, &tp->t_self, ExclusiveLock);
-			if (got)
-				*have_tuple_lock = true;
-			if (got)
-				got = qs_ConditionalXactLockTableWait(blocker);
-			if (!got)
+			new_infomask |= HEAP_XMAX_LOCK_ONLY;
+			switch (mode)
 			{
-				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-				if (policy == LockWaitSkip)
-					return TM_WouldBlock;
-				ereport(ERROR,
-						(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-						 errmsg("could not obtain lock on row in relation \"%s\"",
-								RelationGetRelationName(rel))));
+				case LockTupleKeyShare:
+					new_infomask |= HEAP_XMAX_KEYSHR_LOCK;
+					break;
+				case LockTupleShare:
+					new_infomask |= HEAP_XMAX_SHR_LOCK;
+					break;
+				case LockTupleNoKeyExclusive:
+					new_infomask |= HEAP_XMAX_EXCL_LOCK;
+					break;
+				case LockTupleExclusive:
+					new_infomask |= HEAP_XMAX_EXCL_LOCK;
+					new_infomask2 |= HEAP_KEYS_UPDATED;
+					break;
 			}
 		}
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		/* look again: the blocker ended, others may still be there */
 	}
+	else if (old_infomask & HEAP_XMAX_IS_MULTI)
+	{
+		MultiXactStatus new_status;
+
+		if (HEAP_LOCKED_UPGRADED(old_infomask))
+		{
+			old_infomask &= ~HEAP_XMAX_IS_MULTI;
+			old_infomask |= HEAP_XMAX_INVALID;
+			goto l5;
+		}
+
+		/*
+		 * All members gone: no multixact needed, unless it holds an update
+		 * that committed.
+		 */
+		if (!MultiXactIdIsRunning(xmax, HEAP_XMAX_IS_LOCKED_ONLY(old_infomask)))
+		{
+			if (HEAP_XMAX_IS_LOCKED_ONLY(old_infomask) ||
+				!TransactionIdDidCommit(qs_multi_update_xid(xmax)))
+			{
+				old_infomask &= ~HEAP_XMAX_IS_MULTI;
+				old_infomask |= HEAP_XMAX_INVALID;
+				goto l5;
+			}
+		}
+		new_status = qs_mxact_status_for_lock(mode, is_update);
+		new_xmax = MultiXactIdExpand((MultiXactId) xmax, add_to_xmax,
+									 new_status);
+		qs_multi_hint_bits(new_xmax, &new_infomask, &new_infomask2);
+	}
+	else if (old_infomask & HEAP_XMAX_COMMITTED)
+	{
+		/* a committed update: keep it as the updater */
+		MultiXactStatus status;
+
+		status = (old_infomask2 & HEAP_KEYS_UPDATED) ?
+			MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate;
+		new_xmax = MultiXactIdCreate(xmax, status, add_to_xmax,
+									 qs_mxact_status_for_lock(mode, is_update));
+		qs_multi_hint_bits(new_xmax, &new_infomask, &new_infomask2);
+	}
+	else if (TransactionIdIsInProgress(xmax))
+	{
+		/* a running locker or updater: a multixact of it and us */
+		MultiXactStatus old_status;
+		LockTupleMode old_mode;
+
+		if (HEAP_XMAX_IS_LOCKED_ONLY(old_infomask))
+		{
+			if (HEAP_XMAX_IS_KEYSHR_LOCKED(old_infomask))
+				old_status = MultiXactStatusForKeyShare;
+			else if (HEAP_XMAX_IS_SHR_LOCKED(old_infomask))
+				old_status = MultiXactStatusForShare;
+			else if (HEAP_XMAX_IS_EXCL_LOCKED(old_infomask))
+			{
+				if (old_infomask2 & HEAP_KEYS_UPDATED)
+					old_status = MultiXactStatusForUpdate;
+				else
+					old_status = MultiXactStatusForNoKeyUpdate;
+			}
+			else
+			{
+				/* LOCK_ONLY alone: a pg_upgrade'd page; not locked */
+				elog(WARNING, "LOCK_ONLY found for Xid in progress %u", xmax);
+				old_infomask |= HEAP_XMAX_INVALID;
+				old_infomask &= ~HEAP_XMAX_LOCK_ONLY;
+				goto l5;
+			}
+		}
+		else
+			old_status = (old_infomask2 & HEAP_KEYS_UPDATED) ?
+				MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate;
+
+		old_mode = QS_TUPLOCK_FROM_MXSTATUS(old_status);
+
+		/* the same xid locking again: keep only the stronger lock */
+		if (xmax == add_to_xmax)
+		{
+			Assert(HEAP_XMAX_IS_LOCKED_ONLY(old_infomask));
+			if (mode < old_mode)
+				mode = old_mode;
+			old_infomask |= HEAP_XMAX_INVALID;
+			goto l5;
+		}
+		new_xmax = MultiXactIdCreate(xmax, old_status, add_to_xmax,
+									 qs_mxact_status_for_lock(mode, is_update));
+		qs_multi_hint_bits(new_xmax, &new_infomask, &new_infomask2);
+	}
+	else if (!HEAP_XMAX_IS_LOCKED_ONLY(old_infomask) &&
+			 TransactionIdDidCommit(xmax))
+	{
+		/* a committed update, hint bit not set yet */
+		MultiXactStatus status;
+
+		status = (old_infomask2 & HEAP_KEYS_UPDATED) ?
+			MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate;
+		new_xmax = MultiXactIdCreate(xmax, status, add_to_xmax,
+									 qs_mxact_status_for_lock(mode, is_update));
+		qs_multi_hint_bits(new_xmax, &new_infomask, &new_infomask2);
+	}
+	else
+	{
+		/* the locker or updater ended meanwhile: as if there were none */
+		old_infomask |= HEAP_XMAX_INVALID;
+		goto l5;
+	}
+
+	*result_infomask = new_infomask;
+	*result_infomask2 = new_infomask2;
+	*result_xmax = new_xmax;
 }
 
-/* the lock-only infomask bits of a plain (single xid) lock */
-static uint16
-qs_lock_infomask(LockTupleMode mode)
+/* heap's UpdateXmaxHintBits, on the header 'tp' presents */
+static void
+qs_update_xmax_hint_bits(const QsPageLayout *L, Buffer buf, OffsetNumber off,
+						 HeapTuple tp, HeapTupleHeaderData *scratch,
+						 TransactionId xid)
 {
-	switch (mode)
+	HeapTupleHeader h = tp->t_data;
+
+	if (!(h->t_infomask & (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID)))
 	{
-		case LockTupleKeyShare:
-			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK;
-		case LockTupleShare:
-			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_SHR_LOCK;
-		default:
-			return HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
+		if (!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask) &&
+			TransactionIdDidCommit(xid))
+			HeapTupleSetHintBits(h, buf, HEAP_XMAX_COMMITTED, xid);
+		else
+			HeapTupleSetHintBits(h, buf, HEAP_XMAX_INVALID,
+								 InvalidTransactionId);
+		qs_sync_header(L, buf, off, tp, scratch);
 	}
 }
 
 /*
- * qs_compose_xmax
- *		The xmax (and its infomask bits) written when 'xid' updates, deletes
- *		or locks (per 'status') a record whose check passed: plain 'xid', or
- *		a multixact that keeps every live lock already on the record — ours
- *		under another (sub)transaction id, so that rolling back a
- *		subtransaction does not drop its parent's lock, and other
- *		transactions' compatible ones (key-share lockers beside a non-key
- *		update).
+ * Set a new xmax on record 'off' (one generic WAL record), as heap_lock_tuple
+ * and heap_lock_updated_tuple_rec do: xmax bits replaced; when 'self' is
+ * given and the new xmax only locks, the HOT-updated bit is cleared and
+ * t_ctid points at the record itself.
  */
-static TransactionId
-qs_compose_xmax(HeapTupleHeader h, TransactionId xid, MultiXactStatus status,
-				uint16 *infomask, uint16 *infomask2)
+static void
+qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
+			  OffsetNumber off, TransactionId xmax, uint16 infomask,
+			  uint16 infomask2, ItemPointer self)
 {
-	uint16		im = h->t_infomask;
-	TransactionId old = HeapTupleHeaderGetRawXmax(h);
-	bool		live = false;
-	MultiXactId multi;
+	GenericXLogState *state;
+	Page		page;
+	HeapTupleHeader hdr;
+	HeapTupleHeaderData scratch;
 
-	if (im & HEAP_XMAX_INVALID)
-		live = false;
-	else if (im & HEAP_XMAX_IS_MULTI)
-	{
-		/* lockers still running (an aborted update in it is dropped) */
-		live = MultiXactIdIsRunning(old, HEAP_XMAX_IS_LOCKED_ONLY(im));
-	}
-	else if (HEAP_XMAX_IS_LOCKED_ONLY(im))
-		live = !TransactionIdEquals(old, xid) &&
-			(TransactionIdIsCurrentTransactionId(old) ||
-			 TransactionIdIsInProgress(old));
-	if (!live)
-	{
-		*infomask = qs_mxstatus_is_update(status) ? 0 :
-			qs_lock_infomask(qs_mxstatus_mode(status));
-		*infomask2 = (status == MultiXactStatusUpdate ||
-					  status == MultiXactStatusForUpdate) ? HEAP_KEYS_UPDATED : 0;
-		return xid;
-	}
-	if (im & HEAP_XMAX_IS_MULTI)
-		multi = MultiXactIdExpand(old, xid, status);
-	else
-		multi = MultiXactIdCreate(old, qs_lock_status(qs_held_mode(h)),
-								  xid, status);
-	qs_multi_hint_bits(multi, infomask, infomask2);
-	return multi;
+	state = GenericXLogStart(rel);
+	page = GenericXLogRegisterBuffer(state, buf, 0);
+	hdr = L->get_header(page, off, &scratch, NULL);
+	hdr->t_infomask &= ~HEAP_XMAX_BITS;
+	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+	hdr->t_infomask |= infomask;
+	hdr->t_infomask2 |= infomask2;
+	if (self != NULL && HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+		HeapTupleHeaderClearHotUpdated(hdr);
+	HeapTupleHeaderSetXmax(hdr, xmax);
+	if (self != NULL && HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+		hdr->t_ctid = *self;
+	L->set_header(page, off, hdr);
+	GenericXLogFinish(state);
+}
+
+/* lock the buffer again and present the record's current header */
+static void
+qs_relock(const QsPageLayout *L, Relation rel, Buffer buf, OffsetNumber off,
+		  HeapTuple tp, HeapTupleHeaderData *scratch)
+{
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	qs_load_header(L, rel, buf, off, tp, scratch);
+}
+
+/* has the xmax changed since 'xwait'/'infomask' were read? */
+static inline bool
+qs_xmax_changed(HeapTuple tp, TransactionId xwait, uint16 infomask)
+{
+	return qs_xmax_infomask_changed(tp->t_data->t_infomask, infomask) ||
+		!TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp->t_data), xwait);
 }
 
 /*
@@ -792,6 +1005,87 @@ qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
  * Delete
  * ------------------------------------------------------------------------
  */
+
+/*
+ * qs_delete_wait
+ *		heap_delete's decision: with 'buf' exclusively locked, may the record
+ *		at 'off' be deleted by us?  Waits (when 'wait') for every other
+ *		transaction that locks or changes it, as heap does; a delete
+ *		conflicts with every lock.  Returns with the buffer locked again and
+ *		'tp' presenting the current header.
+ */
+static TM_Result
+qs_delete_wait(Relation rel, const QsPageLayout *L, Buffer buf,
+			   OffsetNumber off, CommandId cid, bool wait,
+			   bool *have_tuple_lock, HeapTuple tp,
+			   HeapTupleHeaderData *scratch)
+{
+	TM_Result	result;
+
+	qs_load_header(L, rel, buf, off, tp, scratch);
+l1:
+	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
+	qs_sync_header(L, buf, off, tp, scratch);
+	if (result == TM_BeingModified && wait)
+	{
+		TransactionId xwait = HeapTupleHeaderGetRawXmax(tp->t_data);
+		uint16		infomask = tp->t_data->t_infomask;
+
+		/*
+		 * Sleep until the other transaction(s) end, except when the only
+		 * locker is our own transaction.  Queue on the tuple lock first so
+		 * that we are next in line; keep it if we have to start over.
+		 */
+		if (infomask & HEAP_XMAX_IS_MULTI)
+		{
+			bool		current_is_member = false;
+
+			if (qs_multi_conflicts((MultiXactId) xwait, infomask,
+								   LockTupleExclusive, &current_is_member))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				/* not when we hold a lock already: avoids deadlock */
+				if (!current_is_member)
+					qs_acquire_tuplock(rel, &tp->t_self, LockTupleExclusive,
+									   LockWaitBlock, have_tuple_lock);
+				qs_multi_wait((MultiXactId) xwait, MultiXactStatusUpdate,
+							  infomask, false, rel, &tp->t_self, XLTW_Delete,
+							  NULL);
+				qs_relock(L, rel, buf, off, tp, scratch);
+				if (qs_xmax_changed(tp, xwait, infomask))
+					goto l1;
+			}
+
+			/*
+			 * Members may survive (our own (sub)transactions): deleting is
+			 * still allowed, it upgrades our lock.
+			 */
+		}
+		else if (!TransactionIdIsCurrentTransactionId(xwait))
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			qs_acquire_tuplock(rel, &tp->t_self, LockTupleExclusive,
+							   LockWaitBlock, have_tuple_lock);
+			XactLockTableWait(xwait, rel, &tp->t_self, XLTW_Delete);
+			qs_relock(L, rel, buf, off, tp, scratch);
+			if (qs_xmax_changed(tp, xwait, infomask))
+				goto l1;
+			qs_update_xmax_hint_bits(L, buf, off, tp, scratch, xwait);
+		}
+
+		/* an aborted xmax, or one that only locked, may be overwritten */
+		if ((tp->t_data->t_infomask & HEAP_XMAX_INVALID) ||
+			HEAP_XMAX_IS_LOCKED_ONLY(tp->t_data->t_infomask) ||
+			HeapTupleHeaderIsOnlyLocked(tp->t_data))
+			result = TM_Ok;
+		else if (!ItemPointerEquals(&tp->t_self, &tp->t_data->t_ctid))
+			result = TM_Updated;
+		else
+			result = TM_Deleted;
+	}
+	return result;
+}
+
 TM_Result
 qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				Snapshot snapshot, Snapshot crosscheck, bool wait,
@@ -813,9 +1107,8 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "delete");
-	result = qs_check_writable(rel, L, buf, off, cid, LockTupleExclusive,
-							   wait ? LockWaitBlock : QS_WAIT_REPORT,
-							   XLTW_Delete, &have_tuple_lock, &tp, &scratch);
+	result = qs_delete_wait(rel, L, buf, off, cid, wait, &have_tuple_lock,
+							&tp, &scratch);
 	if (result == TM_Invisible)
 	{
 		UnlockReleaseBuffer(buf);
@@ -831,7 +1124,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		qs_fill_tmfd(result, &tp, tmfd);
 		UnlockReleaseBuffer(buf);
 		if (have_tuple_lock)
-			UnlockTuple(rel, tid, ExclusiveLock);
+			qs_unlock_tuplock(rel, tid, LockTupleExclusive);
 		return result;
 	}
 
@@ -844,8 +1137,13 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	{
 		uint16		newim,
 					newim2;
-		TransactionId newxmax = qs_compose_xmax(tp.t_data, xid, MultiXactStatusUpdate,
-												 &newim, &newim2);
+		TransactionId newxmax;
+
+		qs_compute_new_xmax_infomask(HeapTupleHeaderGetRawXmax(tp.t_data),
+									 tp.t_data->t_infomask,
+									 tp.t_data->t_infomask2, xid,
+									 LockTupleExclusive, true,
+									 &newxmax, &newim, &newim2);
 
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
@@ -872,7 +1170,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		heap_freetuple(toastcopy);
 	}
 	if (have_tuple_lock)
-		UnlockTuple(rel, tid, ExclusiveLock);
+		qs_unlock_tuplock(rel, tid, LockTupleExclusive);
 	pgstat_count_heap_delete(rel);
 	return TM_Ok;
 }
@@ -893,6 +1191,115 @@ qs_set_update_xmax(HeapTupleHeader hdr, TransactionId xmax, uint16 im,
 	HeapTupleHeaderSetXmax(hdr, xmax);
 	HeapTupleHeaderSetCmax(hdr, cid, iscombo);
 	hdr->t_ctid = *newtid;
+}
+
+/*
+ * qs_update_wait
+ *		heap_update's decision: with 'buf' exclusively locked, may we update
+ *		the record at 'off' in 'lockmode' (NO KEY UPDATE when no key column
+ *		changes: 'key_intact')?  Waits for conflicting lockers and updaters
+ *		as heap does; a non-key update does not wait for KEY SHARE lockers.
+ *		*checked_lockers / *locker_remains tell whether the lockers were
+ *		looked at and whether some remain (they then stay in the xmax of
+ *		the new version, as on heap).
+ */
+static TM_Result
+qs_update_wait(Relation rel, const QsPageLayout *L, Buffer buf,
+			   OffsetNumber off, CommandId cid, bool wait,
+			   LockTupleMode lockmode, bool key_intact,
+			   bool *have_tuple_lock, bool *checked_lockers,
+			   bool *locker_remains, HeapTuple tp,
+			   HeapTupleHeaderData *scratch)
+{
+	TM_Result	result;
+	MultiXactStatus mxact_status = key_intact ?
+		MultiXactStatusNoKeyUpdate : MultiXactStatusUpdate;
+
+	qs_load_header(L, rel, buf, off, tp, scratch);
+l2:
+	*checked_lockers = false;
+	*locker_remains = false;
+	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
+	qs_sync_header(L, buf, off, tp, scratch);
+	if (result == TM_BeingModified && wait)
+	{
+		TransactionId xwait = HeapTupleHeaderGetRawXmax(tp->t_data);
+		uint16		infomask = tp->t_data->t_infomask;
+		bool		can_continue = false;
+
+		if (infomask & HEAP_XMAX_IS_MULTI)
+		{
+			TransactionId update_xact;
+			int			remain;
+			bool		current_is_member = false;
+
+			if (qs_multi_conflicts((MultiXactId) xwait, infomask, lockmode,
+								   &current_is_member))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				/* not when we hold a lock already: avoids deadlock */
+				if (!current_is_member)
+					qs_acquire_tuplock(rel, &tp->t_self, lockmode,
+									   LockWaitBlock, have_tuple_lock);
+				qs_multi_wait((MultiXactId) xwait, mxact_status, infomask,
+							  false, rel, &tp->t_self, XLTW_Update, &remain);
+				*checked_lockers = true;
+				*locker_remains = remain != 0;
+				qs_relock(L, rel, buf, off, tp, scratch);
+				if (qs_xmax_changed(tp, xwait, infomask))
+					goto l2;
+			}
+
+			/*
+			 * Members may survive: our own (sub)transactions, and KEY SHARE
+			 * lockers beside a non-key update; they stay in the new xmax.
+			 * An update in the multixact must have aborted for us to go on.
+			 */
+			if (!HEAP_XMAX_IS_LOCKED_ONLY(tp->t_data->t_infomask))
+				update_xact = HeapTupleGetUpdateXid(tp->t_data);
+			else
+				update_xact = InvalidTransactionId;
+			if (!TransactionIdIsValid(update_xact) ||
+				TransactionIdDidAbort(update_xact))
+				can_continue = true;
+		}
+		else if (TransactionIdIsCurrentTransactionId(xwait))
+		{
+			/* only we lock it: keep our lock, no need to queue */
+			*checked_lockers = true;
+			*locker_remains = true;
+			can_continue = true;
+		}
+		else if (HEAP_XMAX_IS_KEYSHR_LOCKED(infomask) && key_intact)
+		{
+			/* a KEY SHARE locker does not conflict with a non-key update */
+			*checked_lockers = true;
+			*locker_remains = true;
+			can_continue = true;
+		}
+		else
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			qs_acquire_tuplock(rel, &tp->t_self, lockmode, LockWaitBlock,
+							   have_tuple_lock);
+			XactLockTableWait(xwait, rel, &tp->t_self, XLTW_Update);
+			*checked_lockers = true;
+			qs_relock(L, rel, buf, off, tp, scratch);
+			if (qs_xmax_changed(tp, xwait, infomask))
+				goto l2;
+			qs_update_xmax_hint_bits(L, buf, off, tp, scratch, xwait);
+			if (tp->t_data->t_infomask & HEAP_XMAX_INVALID)
+				can_continue = true;
+		}
+
+		if (can_continue)
+			result = TM_Ok;
+		else if (!ItemPointerEquals(&tp->t_self, &tp->t_data->t_ctid))
+			result = TM_Updated;
+		else
+			result = TM_Deleted;
+	}
+	return result;
 }
 
 TM_Result
@@ -925,6 +1332,11 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	uint16		uim,
 				uim2;
 	bool		key_changed;
+	bool		checked_lockers;
+	bool		locker_remains;
+	TransactionId xmax_new_tuple;
+	uint16		infomask_new_tuple,
+				infomask2_new_tuple;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -933,9 +1345,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	buf = qs_read_for_write(rel, L, otid, "update");
 	key_changed = qs_key_changed(rel, L, BufferGetPage(buf), off, newtup);
 	*lockmode = key_changed ? LockTupleExclusive : LockTupleNoKeyExclusive;
-	result = qs_check_writable(rel, L, buf, off, cid, *lockmode,
-							   wait ? LockWaitBlock : QS_WAIT_REPORT,
-							   XLTW_Update, &have_tuple_lock, &tp, &scratch);
+	result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
+							!key_changed, &have_tuple_lock, &checked_lockers,
+							&locker_remains, &tp, &scratch);
 	if (result == TM_Invisible)
 	{
 		UnlockReleaseBuffer(buf);
@@ -951,7 +1363,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_fill_tmfd(result, &tp, tmfd);
 		UnlockReleaseBuffer(buf);
 		if (have_tuple_lock)
-			UnlockTuple(rel, otid, ExclusiveLock);
+			qs_unlock_tuplock(rel, otid, *lockmode);
 		if (shouldFree)
 			pfree(newtup);
 		return result;
@@ -959,13 +1371,45 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
 
+	/* the old version's xmax: our update, keeping the lockers still there */
+	qs_compute_new_xmax_infomask(HeapTupleHeaderGetRawXmax(tp.t_data),
+								 tp.t_data->t_infomask, tp.t_data->t_infomask2,
+								 xid, *lockmode, true, &uxmax, &uim, &uim2);
+
+	/*
+	 * The new version's xmax, as heap_update sets it: the lockers that
+	 * remain (KEY SHARE lockers, or our own lock) are carried over; none
+	 * when there were none or all are gone.
+	 */
+	if ((tp.t_data->t_infomask & HEAP_XMAX_INVALID) ||
+		HEAP_LOCKED_UPGRADED(tp.t_data->t_infomask) ||
+		(checked_lockers && !locker_remains))
+		xmax_new_tuple = InvalidTransactionId;
+	else
+		xmax_new_tuple = HeapTupleHeaderGetRawXmax(tp.t_data);
+	if (!TransactionIdIsValid(xmax_new_tuple))
+	{
+		infomask_new_tuple = HEAP_XMAX_INVALID;
+		infomask2_new_tuple = 0;
+	}
+	else if (tp.t_data->t_infomask & HEAP_XMAX_IS_MULTI)
+		qs_multi_hint_bits(xmax_new_tuple, &infomask_new_tuple,
+						   &infomask2_new_tuple);
+	else
+	{
+		/* an update leaves only KEY SHARE lockers beside it */
+		infomask_new_tuple = HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_LOCK_ONLY;
+		infomask2_new_tuple = 0;
+	}
+
 	/* the new version's header, as heap_update sets it */
 	newtup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
 	newtup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK);
 	HeapTupleHeaderSetXmin(newtup->t_data, xid);
 	HeapTupleHeaderSetCmin(newtup->t_data, cid);
-	HeapTupleHeaderSetXmax(newtup->t_data, 0);
-	newtup->t_data->t_infomask |= HEAP_XMAX_INVALID | HEAP_UPDATED;
+	newtup->t_data->t_infomask |= HEAP_UPDATED | infomask_new_tuple;
+	newtup->t_data->t_infomask2 |= infomask2_new_tuple;
+	HeapTupleHeaderSetXmax(newtup->t_data, xmax_new_tuple);
 	newtup->t_tableOid = RelationGetRelid(rel);
 
 	HeapTupleHeaderAdjustCmax(tp.t_data, &ocid, &iscombo);
@@ -981,9 +1425,6 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		/* same page: one WAL record */
 		OffsetNumber noff;
 
-		uxmax = qs_compose_xmax(tp.t_data, xid,
-								key_changed ? MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate,
-								&uim, &uim2);
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		noff = L->put_record(page, RelationGetDescr(rel), oblk, newtup);
@@ -1010,17 +1451,20 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		TransactionId lxmax;
 
 		/* lock it in our update's strength, keeping the locks already there */
-		lxmax = qs_compose_xmax(tp.t_data, xid,
-								key_changed ? MultiXactStatusForUpdate : MultiXactStatusForNoKeyUpdate,
-								&lim, &lim2);
+		qs_compute_new_xmax_infomask(HeapTupleHeaderGetRawXmax(tp.t_data),
+									 tp.t_data->t_infomask,
+									 tp.t_data->t_infomask2, xid, *lockmode,
+									 false, &lxmax, &lim, &lim2);
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		hdr = L->get_header(page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		HeapTupleHeaderClearHotUpdated(hdr);
 		hdr->t_infomask |= lim;
 		hdr->t_infomask2 |= lim2;
 		HeapTupleHeaderSetXmax(hdr, lxmax);
+		HeapTupleHeaderSetCmax(hdr, ocid, iscombo);
 		hdr->t_ctid = *otid;
 		L->set_header(page, off, hdr);
 		GenericXLogFinish(state);
@@ -1064,16 +1508,23 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		}
 
 		/*
-		 * Compatible lockers may have joined our lock meanwhile: compose the
-		 * update's xmax from the xmax now there.
+		 * Compatible lockers (KEY SHARE beside our NO KEY lock) may have
+		 * joined our lock meanwhile: then compose the update's xmax from the
+		 * xmax now there, so that their locks are not lost.  (Heap writes
+		 * the xmax it computed before; this differs only in that race.)
 		 */
 		{
 			HeapTupleHeaderData scratch2;
+			HeapTupleHeader cur = L->get_header(BufferGetPage(buf), off,
+												&scratch2, NULL);
 
-			uxmax = qs_compose_xmax(L->get_header(BufferGetPage(buf), off, &scratch2, NULL),
-									xid,
-									key_changed ? MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate,
-									&uim, &uim2);
+			if (!TransactionIdEquals(HeapTupleHeaderGetRawXmax(cur), lxmax) ||
+				qs_xmax_infomask_changed(cur->t_infomask, lim))
+				qs_compute_new_xmax_infomask(HeapTupleHeaderGetRawXmax(cur),
+											 cur->t_infomask,
+											 cur->t_infomask2, xid,
+											 *lockmode, true,
+											 &uxmax, &uim, &uim2);
 		}
 
 		state = GenericXLogStart(rel);
@@ -1113,7 +1564,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	if (have_tuple_lock)
-		UnlockTuple(rel, otid, ExclusiveLock);
+		qs_unlock_tuplock(rel, otid, *lockmode);
 	qs_pgstat_count_heap_update(rel, newpage);
 
 	slot->tts_tid = heaptup->t_self;
@@ -1130,109 +1581,645 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
  * ------------------------------------------------------------------------
  */
 
-/* lock the record at tid (no chain following); the buffer is left pinned */
+/*
+ * Given the status a transaction holds on a record version, may we lock it
+ * in 'mode' (TM_Ok), must we wait for it (*needwait), do we hold it already
+ * (TM_SelfModified), or did a conflicting update commit?  heap's
+ * test_lockmode_for_conflict.
+ */
+static TM_Result
+qs_test_lockmode_for_conflict(MultiXactStatus status, TransactionId xid,
+							  LockTupleMode mode, HeapTuple tup,
+							  bool *needwait)
+{
+	MultiXactStatus wantedstatus = qs_mxact_status_for_lock(mode, false);
+
+	*needwait = false;
+
+	/* TransactionIdIsInProgress before TransactionIdDidCommit/Abort */
+	if (TransactionIdIsCurrentTransactionId(xid))
+		return TM_SelfModified;
+	else if (TransactionIdIsInProgress(xid))
+	{
+		if (DoLockModesConflict(QS_LOCKMODE_FROM_MXSTATUS(status),
+								QS_LOCKMODE_FROM_MXSTATUS(wantedstatus)))
+			*needwait = true;
+		return TM_Ok;
+	}
+	else if (TransactionIdDidAbort(xid))
+		return TM_Ok;
+	else if (TransactionIdDidCommit(xid))
+	{
+		/* a finished locker holds nothing; a committed update persists */
+		if (!ISUPDATE_from_mxstatus(status))
+			return TM_Ok;
+		if (DoLockModesConflict(QS_LOCKMODE_FROM_MXSTATUS(status),
+								QS_LOCKMODE_FROM_MXSTATUS(wantedstatus)))
+		{
+			if (!ItemPointerEquals(&tup->t_self, &tup->t_data->t_ctid))
+				return TM_Updated;
+			else
+				return TM_Deleted;
+		}
+		return TM_Ok;
+	}
+
+	/* not in progress, not aborted, not committed: it crashed */
+	return TM_Ok;
+}
+
+/*
+ * qs_lock_updated_tuple_rec
+ *		Lock, in 'mode' for 'xid', every version of the update chain that
+ *		starts at 'tid' (heap_lock_updated_tuple_rec).  No visibility check:
+ *		each version is marked; a concurrent conflicting updater or locker
+ *		of a version is waited for (without the heavyweight tuple lock, as
+ *		on heap).
+ */
+static TM_Result
+qs_lock_updated_tuple_rec(Relation rel, const QsPageLayout *L,
+						  ItemPointer tid, TransactionId xid,
+						  LockTupleMode mode)
+{
+	TM_Result	result;
+	ItemPointerData tupid = *tid;
+	HeapTupleData mytup;
+	HeapTupleHeaderData scratch;
+	Buffer		buf;
+	TransactionId priorXmax = InvalidTransactionId;
+
+	for (;;)
+	{
+		BlockNumber blkno = ItemPointerGetBlockNumber(&tupid);
+		OffsetNumber off = ItemPointerGetOffsetNumber(&tupid);
+		uint16		old_infomask,
+					old_infomask2,
+					new_infomask,
+					new_infomask2;
+		TransactionId xmax,
+					new_xmax;
+
+		/*
+		 * A version that is gone was pruned after its creator aborted: the
+		 * end of the chain.
+		 */
+		if (blkno >= RelationGetNumberOfBlocks(rel))
+			return TM_Ok;
+		buf = ReadBuffer(rel, blkno);
+
+l4:
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (L->record_state(BufferGetPage(buf), off) != QS_REC_NORMAL)
+		{
+			result = TM_Ok;
+			goto out_locked;
+		}
+		qs_load_header(L, rel, buf, off, &mytup, &scratch);
+
+		/* the end of the chain: xmin is not the prior xmax */
+		if (TransactionIdIsValid(priorXmax) &&
+			!TransactionIdEquals(HeapTupleHeaderGetXmin(mytup.t_data),
+								 priorXmax))
+		{
+			result = TM_Ok;
+			goto out_locked;
+		}
+
+		/* created by an aborted (sub)transaction: the last live one is done */
+		if (TransactionIdDidAbort(HeapTupleHeaderGetXmin(mytup.t_data)))
+		{
+			result = TM_Ok;
+			goto out_locked;
+		}
+
+		old_infomask = mytup.t_data->t_infomask;
+		old_infomask2 = mytup.t_data->t_infomask2;
+		xmax = HeapTupleHeaderGetRawXmax(mytup.t_data);
+
+		/*
+		 * Locked or updated by others: whether we wait, fail or go on
+		 * depends on their status and on how their locks meet ours.
+		 */
+		if (!(old_infomask & HEAP_XMAX_INVALID))
+		{
+			bool		needwait;
+
+			if (old_infomask & HEAP_XMAX_IS_MULTI)
+			{
+				MultiXactMember *members;
+				int			n;
+
+				n = GetMultiXactIdMembers(xmax, &members, false,
+										  HEAP_XMAX_IS_LOCKED_ONLY(old_infomask));
+				for (int i = 0; i < n; i++)
+				{
+					result = qs_test_lockmode_for_conflict(members[i].status,
+														   members[i].xid,
+														   mode, &mytup,
+														   &needwait);
+
+					/*
+					 * Locked by ourselves already (heap_lock_tuple started
+					 * over): skip this version, go on along the chain.
+					 */
+					if (result == TM_SelfModified)
+					{
+						pfree(members);
+						goto next;
+					}
+					if (needwait)
+					{
+						LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+						XactLockTableWait(members[i].xid, rel, &mytup.t_self,
+										  XLTW_LockUpdated);
+						pfree(members);
+						goto l4;
+					}
+					if (result != TM_Ok)
+					{
+						pfree(members);
+						goto out_locked;
+					}
+				}
+				if (n > 0)
+					pfree(members);
+			}
+			else
+			{
+				MultiXactStatus status;
+
+				if (HEAP_XMAX_IS_LOCKED_ONLY(old_infomask))
+				{
+					if (HEAP_XMAX_IS_KEYSHR_LOCKED(old_infomask))
+						status = MultiXactStatusForKeyShare;
+					else if (HEAP_XMAX_IS_SHR_LOCKED(old_infomask))
+						status = MultiXactStatusForShare;
+					else if (HEAP_XMAX_IS_EXCL_LOCKED(old_infomask))
+					{
+						if (old_infomask2 & HEAP_KEYS_UPDATED)
+							status = MultiXactStatusForUpdate;
+						else
+							status = MultiXactStatusForNoKeyUpdate;
+					}
+					else
+					{
+						/* a pg_upgrade'd share lock, never inside a chain */
+						elog(ERROR, "invalid lock status in tuple");
+					}
+				}
+				else if (old_infomask2 & HEAP_KEYS_UPDATED)
+					status = MultiXactStatusUpdate;
+				else
+					status = MultiXactStatusNoKeyUpdate;
+
+				result = qs_test_lockmode_for_conflict(status, xmax, mode,
+													   &mytup, &needwait);
+				if (result == TM_SelfModified)
+					goto next;
+				if (needwait)
+				{
+					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+					XactLockTableWait(xmax, rel, &mytup.t_self,
+									  XLTW_LockUpdated);
+					goto l4;
+				}
+				if (result != TM_Ok)
+					goto out_locked;
+			}
+		}
+
+		qs_compute_new_xmax_infomask(xmax, old_infomask, old_infomask2,
+									 xid, mode, false,
+									 &new_xmax, &new_infomask, &new_infomask2);
+		qs_write_xmax(rel, L, buf, off, new_xmax, new_infomask,
+					  new_infomask2, NULL);
+		qs_load_header(L, rel, buf, off, &mytup, &scratch);
+
+next:
+		/* the end of the update chain? */
+		if ((mytup.t_data->t_infomask & HEAP_XMAX_INVALID) ||
+			HeapTupleHeaderIndicatesMovedPartitions(mytup.t_data) ||
+			ItemPointerEquals(&mytup.t_self, &mytup.t_data->t_ctid) ||
+			HeapTupleHeaderIsOnlyLocked(mytup.t_data))
+		{
+			result = TM_Ok;
+			goto out_locked;
+		}
+		priorXmax = HeapTupleHeaderGetUpdateXid(mytup.t_data);
+		tupid = mytup.t_data->t_ctid;
+		UnlockReleaseBuffer(buf);
+	}
+
+out_locked:
+	UnlockReleaseBuffer(buf);
+	return result;
+}
+
+/*
+ * The record at 'self' (already locked by us) was updated to 'ctid': lock
+ * the newer versions too (heap_lock_updated_tuple), so that a KEY SHARE
+ * lock taken beside a non-key update still protects the key after that
+ * update commits.
+ */
+static TM_Result
+qs_lock_updated_tuple(Relation rel, const QsPageLayout *L, ItemPointer self,
+					  ItemPointer ctid, TransactionId xid, LockTupleMode mode)
+{
+	/* not updated, or moved to another partition (a delete): nothing */
+	if (!ItemPointerIndicatesMovedPartitions(ctid) &&
+		!ItemPointerEquals(self, ctid))
+	{
+		MultiXactIdSetOldestMember();
+		return qs_lock_updated_tuple_rec(rel, L, ctid, xid, mode);
+	}
+	return TM_Ok;
+}
+
+/*
+ * qs_lock_one
+ *		Lock the record at 'tid' in 'mode': heap_lock_tuple's decision table
+ *		(README.tuplock) on the header the layout presents.  The buffer is
+ *		left pinned (not locked) in *bufp; tmfd is filled in the failure
+ *		cases other than TM_Invisible.
+ */
 static TM_Result
 qs_lock_one(Relation rel, const QsPageLayout *L, ItemPointer tid,
 			CommandId cid, LockTupleMode mode, LockWaitPolicy wait_policy,
-			TM_FailureData *tmfd, Buffer *bufp)
+			bool follow_updates, TM_FailureData *tmfd, Buffer *bufp)
 {
 	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
 	Buffer		buf;
-	HeapTupleData tp;
+	HeapTupleData tuple;
 	HeapTupleHeaderData scratch;
-	bool		have_tuple_lock = false;
 	TM_Result	result;
+	TransactionId xid,
+				xmax;
+	uint16		new_infomask,
+				new_infomask2;
+	bool		first_time = true;
+	bool		skip_tuple_lock = false;
+	bool		have_tuple_lock = false;
 
-	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "lock");
 	*bufp = buf;
-	result = qs_check_writable(rel, L, buf, off, cid, mode, wait_policy,
-							   XLTW_Lock, &have_tuple_lock, &tp, &scratch);
-	if (result == TM_Ok)
-	{
-		HeapTupleHeader h = tp.t_data;
-		uint16		im = h->t_infomask;
-		TransactionId old = HeapTupleHeaderGetRawXmax(h);
-		TransactionId xid = GetCurrentTransactionId();
-		TransactionId newxmax = xid;
-		uint16		newim = qs_lock_infomask(mode);
-		uint16		newim2 = (mode == LockTupleExclusive) ? HEAP_KEYS_UPDATED : 0;
-		bool		done = false;
+	qs_load_header(L, rel, buf, off, &tuple, &scratch);
 
-		if (im & HEAP_XMAX_INVALID)
-			;					/* no xmax: a plain lock */
-		else if (im & HEAP_XMAX_IS_MULTI)
+l3:
+	result = HeapTupleSatisfiesUpdate(&tuple, cid, buf);
+	qs_sync_header(L, buf, off, &tuple, &scratch);
+
+	if (result == TM_Invisible)
+	{
+		/* only when locking for ON CONFLICT UPDATE: the caller reports it */
+		goto out_locked;
+	}
+	else if (result == TM_BeingModified ||
+			 result == TM_Updated ||
+			 result == TM_Deleted)
+	{
+		TransactionId xwait;
+		uint16		infomask;
+		uint16		infomask2;
+		bool		require_sleep;
+		ItemPointerData t_ctid;
+
+		/* copy what we need before unlocking the buffer */
+		xwait = HeapTupleHeaderGetRawXmax(tuple.t_data);
+		infomask = tuple.t_data->t_infomask;
+		infomask2 = tuple.t_data->t_infomask2;
+		t_ctid = tuple.t_data->t_ctid;
+
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+		/*
+		 * A (sub)transaction of ours holding a lock at least as strong:
+		 * we have it already, and must not queue on the tuple lock (we
+		 * would deadlock with a stronger waiter queued behind us).  Only
+		 * the first time: we cannot have gained a lock since.
+		 */
+		if (first_time)
 		{
-			if (MultiXactIdIsRunning(old, HEAP_XMAX_IS_LOCKED_ONLY(im)))
+			first_time = false;
+
+			if (infomask & HEAP_XMAX_IS_MULTI)
 			{
 				MultiXactMember *members;
-				int			n = GetMultiXactIdMembers(old, &members, false,
-													  HEAP_XMAX_IS_LOCKED_ONLY(im));
+				int			n;
 
+				n = GetMultiXactIdMembers(xwait, &members, false,
+										  HEAP_XMAX_IS_LOCKED_ONLY(infomask));
 				for (int i = 0; i < n; i++)
-					if (TransactionIdIsCurrentTransactionId(members[i].xid) &&
-						!qs_mxstatus_is_update(members[i].status) &&
-						qs_mxstatus_mode(members[i].status) >= mode)
-						done = true;	/* we hold it already */
+				{
+					if (!TransactionIdIsCurrentTransactionId(members[i].xid))
+						continue;
+					if (QS_TUPLOCK_FROM_MXSTATUS(members[i].status) >= mode)
+					{
+						pfree(members);
+						result = TM_Ok;
+						goto out_unlocked;
+					}
+
+					/*
+					 * Upgrading a weaker lock of ours: do not take the
+					 * heavyweight tuple lock, whose holder may be waiting
+					 * for us; still wait for the multixact if needed.
+					 */
+					skip_tuple_lock = true;
+				}
 				if (n > 0)
 					pfree(members);
-				if (!done)
+			}
+			else if (TransactionIdIsCurrentTransactionId(xwait))
+			{
+				switch (mode)
 				{
-					newxmax = MultiXactIdExpand(old, xid, qs_lock_status(mode));
-					qs_multi_hint_bits(newxmax, &newim, &newim2);
+					case LockTupleKeyShare:
+						result = TM_Ok;
+						goto out_unlocked;
+					case LockTupleShare:
+						if (HEAP_XMAX_IS_SHR_LOCKED(infomask) ||
+							HEAP_XMAX_IS_EXCL_LOCKED(infomask))
+						{
+							result = TM_Ok;
+							goto out_unlocked;
+						}
+						break;
+					case LockTupleNoKeyExclusive:
+						if (HEAP_XMAX_IS_EXCL_LOCKED(infomask))
+						{
+							result = TM_Ok;
+							goto out_unlocked;
+						}
+						break;
+					case LockTupleExclusive:
+						if (HEAP_XMAX_IS_EXCL_LOCKED(infomask) &&
+							(infomask2 & HEAP_KEYS_UPDATED))
+						{
+							result = TM_Ok;
+							goto out_unlocked;
+						}
+						break;
 				}
 			}
 		}
-		else if (HEAP_XMAX_IS_LOCKED_ONLY(im) &&
-				 (TransactionIdIsCurrentTransactionId(old) ||
-				  TransactionIdIsInProgress(old)))
+
+		/* assume we must wait; the cases below may say otherwise */
+		require_sleep = true;
+		if (mode == LockTupleKeyShare)
 		{
-			/* a live single locker: ours, or another's compatible one */
-			if (TransactionIdIsCurrentTransactionId(old) &&
-				qs_held_mode(h) >= mode)
-				done = true;
-			else if (!TransactionIdEquals(old, xid))
+			/*
+			 * KEY SHARE waits for nobody unless the key was updated (or the
+			 * row deleted).  Beside a non-key update it locks the newer
+			 * versions as well, so that deleting them later waits for us;
+			 * that may wait for a concurrent key change of a newer version,
+			 * so it is done before the buffer is locked again.
+			 */
+			if (!(infomask2 & HEAP_KEYS_UPDATED))
 			{
-				newxmax = MultiXactIdCreate(old, qs_lock_status(qs_held_mode(h)),
-											xid, qs_lock_status(mode));
-				qs_multi_hint_bits(newxmax, &newim, &newim2);
+				bool		updated = !HEAP_XMAX_IS_LOCKED_ONLY(infomask);
+
+				if (follow_updates && updated)
+				{
+					TM_Result	res;
+
+					res = qs_lock_updated_tuple(rel, L, &tuple.t_self,
+												&t_ctid,
+												GetCurrentTransactionId(),
+												mode);
+					if (res != TM_Ok)
+					{
+						result = res;
+						qs_relock(L, rel, buf, off, &tuple, &scratch);
+						goto failed;
+					}
+				}
+
+				qs_relock(L, rel, buf, off, &tuple, &scratch);
+
+				/*
+				 * Still a compatible xmax?  If it was not updated before but
+				 * is now, start over to follow the new chain.
+				 */
+				if (!HeapTupleHeaderIsOnlyLocked(tuple.t_data) &&
+					((tuple.t_data->t_infomask2 & HEAP_KEYS_UPDATED) ||
+					 !updated))
+					goto l3;
+
+				/* others may have changed xmax: still compatible, fine */
+				require_sleep = false;
 			}
-			/* else: our own weaker lock under the same xid, made stronger */
 		}
-
-		if (!done)
+		else if (mode == LockTupleShare)
 		{
-			GenericXLogState *state;
-			Page		page;
-			HeapTupleHeader hdr;
-
-			state = GenericXLogStart(rel);
-			page = GenericXLogRegisterBuffer(state, buf, 0);
-			hdr = L->get_header(page, off, &scratch, NULL);
-			hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
-			hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
-			hdr->t_infomask |= newim;
-			hdr->t_infomask2 |= newim2;
-			HeapTupleHeaderSetXmax(hdr, newxmax);
-			if (HEAP_XMAX_IS_LOCKED_ONLY(newim))
-				hdr->t_ctid = *tid;
-			L->set_header(page, off, hdr);
-			GenericXLogFinish(state);
+			/* SHARE waits for no lock but an exclusive one, and no update */
+			if (HEAP_XMAX_IS_LOCKED_ONLY(infomask) &&
+				!HEAP_XMAX_IS_EXCL_LOCKED(infomask))
+			{
+				qs_relock(L, rel, buf, off, &tuple, &scratch);
+				if (!HEAP_XMAX_IS_LOCKED_ONLY(tuple.t_data->t_infomask) ||
+					HEAP_XMAX_IS_EXCL_LOCKED(tuple.t_data->t_infomask))
+					goto l3;
+				require_sleep = false;
+			}
 		}
+		else if (mode == LockTupleNoKeyExclusive)
+		{
+			/* NO KEY UPDATE waits for no KEY SHARE locker */
+			if (infomask & HEAP_XMAX_IS_MULTI)
+			{
+				if (!qs_multi_conflicts((MultiXactId) xwait, infomask, mode,
+										NULL))
+				{
+					qs_relock(L, rel, buf, off, &tuple, &scratch);
+					if (qs_xmax_changed(&tuple, xwait, infomask))
+						goto l3;
+					require_sleep = false;
+				}
+			}
+			else if (HEAP_XMAX_IS_KEYSHR_LOCKED(infomask))
+			{
+				qs_relock(L, rel, buf, off, &tuple, &scratch);
+				if (qs_xmax_changed(&tuple, xwait, infomask))
+					goto l3;
+				require_sleep = false;
+			}
+		}
+
+		/*
+		 * Our own transaction as the only locker: no waiting, whatever the
+		 * strength (a stronger one was handled above).  Multixacts: the
+		 * wait below knows to skip our members.
+		 */
+		if (require_sleep && !(infomask & HEAP_XMAX_IS_MULTI) &&
+			TransactionIdIsCurrentTransactionId(xwait))
+		{
+			qs_relock(L, rel, buf, off, &tuple, &scratch);
+			if (qs_xmax_changed(&tuple, xwait, infomask))
+				goto l3;
+			Assert(HEAP_XMAX_IS_LOCKED_ONLY(tuple.t_data->t_infomask));
+			require_sleep = false;
+		}
+
+		/*
+		 * A committed update or delete cannot be waited out: report it.
+		 * Otherwise sleep, queued on the tuple lock (kept if we start over,
+		 * so that we stay first in line).
+		 */
+		if (require_sleep && (result == TM_Updated || result == TM_Deleted))
+		{
+			qs_relock(L, rel, buf, off, &tuple, &scratch);
+			goto failed;
+		}
+		else if (require_sleep)
+		{
+			if (!skip_tuple_lock &&
+				!qs_acquire_tuplock(rel, tid, mode, wait_policy,
+									&have_tuple_lock))
+			{
+				/* LockWaitSkip only */
+				result = TM_WouldBlock;
+				qs_relock(L, rel, buf, off, &tuple, &scratch);
+				goto failed;
+			}
+
+			if (infomask & HEAP_XMAX_IS_MULTI)
+			{
+				MultiXactStatus status = qs_mxact_status_for_lock(mode, false);
+
+				switch (wait_policy)
+				{
+					case LockWaitBlock:
+						qs_multi_wait((MultiXactId) xwait, status, infomask,
+									  false, rel, &tuple.t_self, XLTW_Lock,
+									  NULL);
+						break;
+					case LockWaitSkip:
+						if (!qs_multi_wait((MultiXactId) xwait, status,
+										   infomask, true, rel, NULL,
+										   XLTW_None, NULL))
+						{
+							result = TM_WouldBlock;
+							qs_relock(L, rel, buf, off, &tuple, &scratch);
+							goto failed;
+						}
+						break;
+					case LockWaitError:
+						if (!qs_multi_wait((MultiXactId) xwait, status,
+										   infomask, true, rel, NULL,
+										   XLTW_None, NULL))
+							ereport(ERROR,
+									(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+									 errmsg("could not obtain lock on row in relation \"%s\"",
+											RelationGetRelationName(rel))));
+						break;
+				}
+
+				/*
+				 * Members may survive: compatible lockers, and locks of our
+				 * own; they are kept in the new multixact.
+				 */
+			}
+			else
+			{
+				switch (wait_policy)
+				{
+					case LockWaitBlock:
+						XactLockTableWait(xwait, rel, &tuple.t_self,
+										  XLTW_Lock);
+						break;
+					case LockWaitSkip:
+						if (!qs_ConditionalXactLockTableWait(xwait))
+						{
+							result = TM_WouldBlock;
+							qs_relock(L, rel, buf, off, &tuple, &scratch);
+							goto failed;
+						}
+						break;
+					case LockWaitError:
+						if (!qs_ConditionalXactLockTableWait(xwait))
+							ereport(ERROR,
+									(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+									 errmsg("could not obtain lock on row in relation \"%s\"",
+											RelationGetRelationName(rel))));
+						break;
+				}
+			}
+
+			/* an update (now aborted or done): lock the newer versions */
+			if (follow_updates && !HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+			{
+				TM_Result	res;
+
+				res = qs_lock_updated_tuple(rel, L, &tuple.t_self, &t_ctid,
+											GetCurrentTransactionId(), mode);
+				if (res != TM_Ok)
+				{
+					result = res;
+					qs_relock(L, rel, buf, off, &tuple, &scratch);
+					goto failed;
+				}
+			}
+
+			qs_relock(L, rel, buf, off, &tuple, &scratch);
+
+			/* a new locker may have come in meanwhile: start over */
+			if (qs_xmax_changed(&tuple, xwait, infomask))
+				goto l3;
+
+			/*
+			 * A single xwait that conflicted is over now: did it commit?
+			 * (Not for a multixact, whose lockers may still run.)
+			 */
+			if (!(infomask & HEAP_XMAX_IS_MULTI))
+				qs_update_xmax_hint_bits(L, buf, off, &tuple, &scratch, xwait);
+		}
+
+		/*
+		 * We may lock if the xmax aborted, or only locked, or we did not
+		 * have to wait at all.
+		 */
+		if (!require_sleep ||
+			(tuple.t_data->t_infomask & HEAP_XMAX_INVALID) ||
+			HEAP_XMAX_IS_LOCKED_ONLY(tuple.t_data->t_infomask) ||
+			HeapTupleHeaderIsOnlyLocked(tuple.t_data))
+			result = TM_Ok;
+		else if (!ItemPointerEquals(&tuple.t_self, &tuple.t_data->t_ctid))
+			result = TM_Updated;
+		else
+			result = TM_Deleted;
 	}
-	else if (result != TM_WouldBlock)
-		qs_fill_tmfd(result, &tp, tmfd);
-	else
+
+failed:
+	if (result != TM_Ok)
 	{
-		tmfd->ctid = *tid;
-		tmfd->xmax = InvalidTransactionId;
-		tmfd->cmax = InvalidCommandId;
+		Assert(result == TM_SelfModified || result == TM_Updated ||
+			   result == TM_Deleted || result == TM_WouldBlock);
+		qs_fill_tmfd(result, &tuple, tmfd);
+		goto out_locked;
 	}
-	if (result == TM_SelfModified && HEAP_XMAX_IS_LOCKED_ONLY(tp.t_data->t_infomask))
-		tmfd->cmax = InvalidCommandId;
+
+	xmax = HeapTupleHeaderGetRawXmax(tuple.t_data);
+	MultiXactIdSetOldestMember();
+
+	/*
+	 * The new xmax: computed before the page is touched, since creating a
+	 * multixact may fail.  Cmax is left alone: meaningless for a lock, and
+	 * a locked updated version must keep its own.
+	 */
+	qs_compute_new_xmax_infomask(xmax, tuple.t_data->t_infomask,
+								 tuple.t_data->t_infomask2,
+								 GetCurrentTransactionId(), mode, false,
+								 &xid, &new_infomask, &new_infomask2);
+	qs_write_xmax(rel, L, buf, off, xid, new_infomask, new_infomask2, tid);
+	result = TM_Ok;
+
+out_locked:
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+out_unlocked:
 	if (have_tuple_lock)
-		UnlockTuple(rel, tid, ExclusiveLock);
+		qs_unlock_tuplock(rel, tid, mode);
 	return result;
 }
 
@@ -1248,7 +2235,9 @@ qs_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 	tmfd->traversed = false;
 
 retry:
-	result = qs_lock_one(rel, L, tid, cid, mode, wait_policy, tmfd, &buf);
+	result = qs_lock_one(rel, L, tid, cid, mode, wait_policy,
+						 (flags & TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS) != 0,
+						 tmfd, &buf);
 
 	if (result == TM_Updated && (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION))
 	{

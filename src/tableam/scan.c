@@ -785,8 +785,28 @@ qs_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 
 	if (qs_fetch(rel, L, tid, snapshot, &tup, &scratch, &buf))
 	{
-		L->store_record(rel, buf, BufferGetPage(buf),
-						ItemPointerGetOffsetNumber(tid), slot, NULL);
+		if (TTS_IS_BUFFERTUPLE(slot))
+			L->store_record(rel, buf, BufferGetPage(buf),
+							ItemPointerGetOffsetNumber(tid), slot, NULL);
+		else
+		{
+			/*
+			 * EvalPlanQual re-fetches a row marked by reference into the
+			 * scan node's own slot, which is virtual for QuickstepScan (a
+			 * CustomScan cannot choose its slot type in PG 15): store a
+			 * copy of the record.
+			 */
+			HeapTuple	copy;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			copy = L->copy_record(rel, BufferGetPage(buf),
+								  ItemPointerGetBlockNumber(tid),
+								  ItemPointerGetOffsetNumber(tid));
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			ExecForceStoreHeapTuple(copy, slot, true);
+			slot->tts_tid = *tid;
+			slot->tts_tableOid = RelationGetRelid(rel);
+		}
 		ReleaseBuffer(buf);
 		return true;
 	}
