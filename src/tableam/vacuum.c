@@ -10,8 +10,11 @@
  *	   the frozen bits, an aborted or lock-only xmax older than FreezeLimit
  *	   is cleared (WAL: generic, one record per changed page);
  *	2. delete the index entries of the dead TIDs (index_bulk_delete), then
- *	   under a cleanup lock per page mark those records unused and compact
- *	   the page (generic WAL), and note its free space in the FSM.
+ *	   per page mark those records unused and, when a cleanup lock is free
+ *	   at once, compact the page (a full page image, wal.c); a page
+ *	   somebody keeps pinned only gets its slots freed (generic WAL), as
+ *	   heap's second pass never waits either; then note its free space in
+ *	   the FSM.
  * Then index cleanup, truncation of empty tail pages (when the
  * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
  * relminmxid (the oldest multixact left in an xmax, else OldestMxact).
@@ -349,14 +352,34 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				offs[n++] = ItemPointerGetOffsetNumber(&dead.tids[i++]);
 			qs_vacuum_delay_point();
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
-			LockBufferForCleanup(buf);
 			page = BufferGetPage(buf);
-			START_CRIT_SECTION();
-			L->mark_unused(page, offs, n);
-			L->compact(page);
-			MarkBufferDirty(buf);
-			qs_log_cleanup(rel, buf, rm_horizon);
-			END_CRIT_SECTION();
+			if (ConditionalLockBufferForCleanup(buf))
+			{
+				START_CRIT_SECTION();
+				L->mark_unused(page, offs, n);
+				L->compact(page);
+				MarkBufferDirty(buf);
+				qs_log_cleanup(rel, buf, rm_horizon);
+				END_CRIT_SECTION();
+			}
+			else
+			{
+				/*
+				 * Somebody pins the page (a cursor may do so indefinitely):
+				 * do not wait, as heap's second pass does not.  Free the
+				 * slots without moving bytes; the next compaction
+				 * (pruning, or a later VACUUM) reclaims their space.
+				 */
+				GenericXLogState *state;
+				Page		wpage;
+
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				qs_log_conflict(rel, rm_horizon);
+				state = GenericXLogStart(rel);
+				wpage = GenericXLogRegisterBuffer(state, buf, 0);
+				L->mark_unused(wpage, offs, n);
+				GenericXLogFinish(state);
+			}
 			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
 			if (!page_has_records(L, page))
 				emptied_tail_candidate = true;
