@@ -393,9 +393,28 @@ csb_steppage(IndexScanDesc scan, ScanDirection dir)
 
 	if (ScanDirectionIsForward(dir))
 	{
+		BlockNumber blk = so->rightblk;
+
 		if (!so->moreRight)
 			return false;
-		buf = csb_get_buffer(index, so->rightblk, BUFFER_LOCK_SHARE);
+
+		/*
+		 * The right sibling may have been deleted since we read the link:
+		 * its range went to its right sibling, which is where its
+		 * right-link leads.  A deleted page never becomes the current page
+		 * (a backward step could not find its left sibling).
+		 */
+		buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
+		for (;;)
+		{
+			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
+
+			if (!CsbPageIsDeleted(op))
+				break;
+			blk = op->right;
+			UnlockReleaseBuffer(buf);
+			buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
+		}
 		csb_readpage(scan, buf, FirstOffsetNumber, dir);
 	}
 	else
@@ -408,15 +427,29 @@ csb_steppage(IndexScanDesc scan, ScanDirection dir)
 
 		/*
 		 * The left sibling we saw may have split since: the page whose
-		 * right-link is ours is it or one of the pages right of it (pages
-		 * are never deleted).
+		 * right-link is ours is it or one of the pages right of it.  It
+		 * may also have been deleted (our own page cannot be: we hold a pin
+		 * on it, and VACUUM deletes only pages it can cleanup-lock); then
+		 * start from the page left of it, which was its live left sibling
+		 * when it was deleted, so it cannot have been recycled while our
+		 * snapshot lives.  Deleted pages met on the way right are passed.
 		 */
 		buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
 		for (;;)
 		{
 			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
 
-			if (op->right == target)
+			if (!CsbPageIsDeleted(op) || op->left == InvalidBlockNumber)
+				break;
+			blk = op->left;
+			UnlockReleaseBuffer(buf);
+			buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
+		}
+		for (;;)
+		{
+			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
+
+			if (op->right == target && !CsbPageIsDeleted(op))
 				break;
 			if (op->right == InvalidBlockNumber)
 				ereport(ERROR,

@@ -10,10 +10,12 @@
 
 #include "access/reloptions.h"
 #include "catalog/pg_type.h"
+#include "storage/indexfsm.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/datum.h"
 #include "utils/fmgrprotos.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -811,7 +813,8 @@ csb_check_item_size(Relation index, IndexTuple itup)
  * csb_moveright
  *		Lehman-Yao: while the key is beyond the page's high key (>= when
  *		nextkey), a concurrent split moved it right; follow the right-link.
- *		key == NULL means "to the rightmost page".
+ *		Deleted pages are always passed to the right.  key == NULL means
+ *		"to the rightmost page".
  */
 Buffer
 csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int access)
@@ -824,7 +827,13 @@ csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int acc
 
 		if (CsbPageIsRightmost(op))
 			break;
-		if (key != NULL)
+
+		/*
+		 * A deleted leaf reached through a stale link: its key range now
+		 * belongs to the page on its right (never the rightmost page of a
+		 * level, so the right-link is valid).
+		 */
+		if (key != NULL && !CsbPageIsDeleted(op))
 		{
 			CsbTupBuf	tb;
 			int			c = csb_compare_tuple(st, key, csb_item(page, CSB_HIKEY, &tb));
@@ -929,10 +938,74 @@ csb_descend_edge(CsbState *st, bool rightmost)
 		page = BufferGetPage(buf);
 		op = CsbPageGetOpaque(page);
 		if (CsbPageIsLeaf(op))
+		{
+			/* a stale leftmost downlink to a leaf deleted since */
+			while (CsbPageIsDeleted(op))
+			{
+				BlockNumber next = op->right;
+
+				UnlockReleaseBuffer(buf);
+				buf = csb_get_buffer(st->index, next, BUFFER_LOCK_SHARE);
+				op = CsbPageGetOpaque(BufferGetPage(buf));
+			}
 			return buf;
+		}
 		off = rightmost ? csb_maxoff(page) : CsbFirstData(op);
 		itup = csb_item(page, off, &tb);
 		blkno = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
 		UnlockReleaseBuffer(buf);
 	}
+}
+
+/*
+ * csb_page_recyclable
+ *		May this page be reused?  A never-initialized page may; a deleted
+ *		leaf only once no snapshot can still hold a link to it: scans and
+ *		descents that might step onto it through a stale right-link,
+ *		left-link or downlink all started before it was deleted, so they
+ *		are gone once every running transaction's xmin is past the next
+ *		xid of the moment of deletion (nbtree's BTPageIsRecyclable).
+ */
+bool
+csb_page_recyclable(Page page)
+{
+	CsbPageOpaque op;
+
+	if (PageIsNew(page))
+		return true;
+	op = CsbPageGetOpaque(page);
+	if (op->page_id != CSB_PAGE_ID || !CsbPageIsDeleted(op))
+		return false;
+	return GlobalVisCheckRemovableFullXid(NULL, CsbPageGetDeleteXid(op));
+}
+
+/*
+ * csb_new_page
+ *		An exclusively locked page for a split or a new root: a recyclable
+ *		page from the index's free space map, else a new page at the end
+ *		of the file.  The caller overwrites the whole page (with a full
+ *		page image in WAL).  The FSM is only a hint, so the page is checked
+ *		again under its lock; a page someone else holds locked is skipped
+ *		rather than waited for (we may hold other page locks).
+ */
+Buffer
+csb_new_page(Relation index)
+{
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+		Buffer		buf;
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		buf = ReadBuffer(index, blkno);
+		if (ConditionalLockBuffer(buf))
+		{
+			if (csb_page_recyclable(BufferGetPage(buf)))
+				return buf;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+	}
+	return qs_csb_new_buffer(index, MAIN_FORKNUM);
 }
