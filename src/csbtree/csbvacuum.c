@@ -3,9 +3,9 @@
  * csbvacuum.c
  *	  csbtree VACUUM: remove the leaf items of dead heap tuples, delete
  *	  leaves that became empty, and recycle deleted pages through the
- *	  index's free space map.  Pages are visited in physical order with a
- *	  cleanup lock (which waits for scans that still hold a pin on the
- *	  page).  See "Page deletion and recycling" in src/csbtree/README.md.
+ *	  index's free space map.  Pages are visited in physical order; a
+ *	  leaf with items to remove is cleanup-locked (which waits for scans
+ *	  that still hold a pin on it).  See "Page deletion and recycling" in src/csbtree/README.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -258,7 +258,9 @@ csb_vacuum_page(CsbVacState *vs, BlockNumber blkno, bool *empty)
 	Page		page;
 	CsbPageOpaque op;
 	OffsetNumber deletable[CSB_MAX_ITEMS];
-	int			ndel = 0;
+	int			ndel;
+	double		nlive;
+	bool		locked_for_cleanup;
 	OffsetNumber off,
 				maxoff;
 	BlockNumber right;
@@ -266,10 +268,17 @@ csb_vacuum_page(CsbVacState *vs, BlockNumber blkno, bool *empty)
 	*empty = false;
 	qs_csb_vacuum_delay_point();
 	buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, vs->info->strategy);
-	if (vs->callback)
-		LockBufferForCleanup(buf);
-	else
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
+
+	/*
+	 * A share lock to look; the cleanup lock, which waits until no scan
+	 * holds a pin on the page, only when there are items to remove (it
+	 * keeps us from removing items a scan has copied but not yet returned;
+	 * a page we do not change needs no such wait, and a cursor parked on
+	 * it does not hold VACUUM up).
+	 */
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	locked_for_cleanup = false;
+recheck:
 	page = BufferGetPage(buf);
 	op = CsbPageGetOpaque(page);
 	if (PageIsNew(page) || op->page_id != CSB_PAGE_ID)
@@ -295,6 +304,8 @@ csb_vacuum_page(CsbVacState *vs, BlockNumber blkno, bool *empty)
 		return InvalidBlockNumber;
 	}
 	maxoff = csb_maxoff(page);
+	ndel = 0;
+	nlive = 0;
 	for (off = CsbFirstData(op); off <= maxoff; off++)
 	{
 		CsbTupBuf	tb;
@@ -303,8 +314,17 @@ csb_vacuum_page(CsbVacState *vs, BlockNumber blkno, bool *empty)
 		if (vs->callback && vs->callback(&itup->t_tid, vs->callback_state))
 			deletable[ndel++] = off;
 		else
-			vs->ntuples += 1;
+			nlive += 1;
 	}
+	if (ndel > 0 && !locked_for_cleanup)
+	{
+		/* the page may change while unlocked: look again */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		LockBufferForCleanup(buf);
+		locked_for_cleanup = true;
+		goto recheck;
+	}
+	vs->ntuples += nlive;
 	if (ndel > 0)
 	{
 		GenericXLogState *xs = GenericXLogStart(index);
