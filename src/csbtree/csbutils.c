@@ -8,7 +8,10 @@
  */
 #include "csbtree/csbtree.h"
 
+#include "access/nbtxlog.h"
 #include "access/reloptions.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
 #include "catalog/pg_type.h"
 #include "storage/indexfsm.h"
 #include "utils/builtins.h"
@@ -980,6 +983,37 @@ csb_page_recyclable(Page page)
 }
 
 /*
+ * csb_log_reuse
+ *		Before a deleted page is reused, make hot standbys cancel queries
+ *		whose snapshots are older than its deletion: they may still hold a
+ *		stale link to it, and the primary's horizon does not know them.
+ *		nbtree logs XLOG_BTREE_REUSE_PAGE for this; its redo touches no
+ *		page, it only resolves the recovery conflict for the relation, so
+ *		csbtree logs the same record (generic WAL cannot carry a conflict).
+ */
+static void
+csb_log_reuse(Relation index, BlockNumber blkno, FullTransactionId safexid)
+{
+	xl_btree_reuse_page xlrec;
+
+	if (!XLogStandbyInfoActive() || !RelationNeedsWAL(index))
+		return;
+	memset(&xlrec, 0, sizeof(xlrec));
+#if PG_VERSION_NUM >= 160000
+	xlrec.locator = index->rd_locator;
+	xlrec.snapshotConflictHorizon = safexid;
+	xlrec.isCatalogRel = false;
+#else
+	xlrec.node = index->rd_node;
+	xlrec.latestRemovedFullXid = safexid;
+#endif
+	xlrec.block = blkno;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/*
  * csb_new_page
  *		An exclusively locked page for a split or a new root: a recyclable
  *		page from the index's free space map, else a new page at the end
@@ -1001,8 +1035,15 @@ csb_new_page(Relation index)
 		buf = ReadBuffer(index, blkno);
 		if (ConditionalLockBuffer(buf))
 		{
-			if (csb_page_recyclable(BufferGetPage(buf)))
+			Page		page = BufferGetPage(buf);
+
+			if (csb_page_recyclable(page))
+			{
+				if (!PageIsNew(page))
+					csb_log_reuse(index, blkno,
+								  CsbPageGetDeleteXid(CsbPageGetOpaque(page)));
 				return buf;
+			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
 		ReleaseBuffer(buf);
