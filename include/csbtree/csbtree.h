@@ -175,6 +175,7 @@ typedef struct CsbSearchKey
 {
 	int			nkeys;
 	bool		has_nk;			/* nk may narrow the in-page search */
+	bool		nk_exact;		/* nk alone decides comparisons (csb_nk_exact) */
 	uint32		nk;
 	CsbKeyCol	cols[INDEX_MAX_KEYS];
 } CsbSearchKey;
@@ -194,6 +195,7 @@ extern CsbState *csb_init_state(Relation index);
 extern uint32 csb_nk(CsbNkKind kind, Datum value, bool isnull, bool desc, bool nullsfirst);
 extern CsbNkKind csb_type_nkkind(Oid type, Oid collation);
 extern uint32 csb_value_nk(CsbState *st, Oid type, Datum value, bool isnull);
+extern bool csb_nk_exact(CsbState *st, Oid type, Datum value, bool isnull, int nkeys);
 extern void csb_key_from_tuple(CsbState *st, IndexTuple itup, CsbSearchKey *key);
 extern void csb_key_from_values(CsbState *st, Datum *values, bool *isnull, CsbSearchKey *key);
 extern int	csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off);

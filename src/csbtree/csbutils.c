@@ -319,13 +319,63 @@ csb_value_nk(CsbState *st, Oid type, Datum value, bool isnull)
 	return csb_nk(c->nkkind, value, isnull, c->desc, c->nullsfirst);
 }
 
+/*
+ * csb_nk_exact
+ *		May a key of nkeys columns, whose first column has this value, be
+ *		compared with items by nk alone, without the support function?  Yes
+ *		when the index's first column is int2, int4 or date (its nk is the
+ *		value itself, so two items tie in nk only if they are equal), the
+ *		key is that one column, and its value maps into the nk unclamped and
+ *		strictly inside the int32 range (so that it cannot tie with the nk
+ *		of a NULL, 0 or UINT32_MAX).  Cross-type int keys compare
+ *		numerically, as the nk do.
+ */
+bool
+csb_nk_exact(CsbState *st, Oid type, Datum value, bool isnull, int nkeys)
+{
+	Oid			coltype = st->index->rd_opcintype[0];
+	int64		v;
+
+	if (isnull || nkeys != 1)
+		return false;
+	switch (st->cols[0].nkkind)
+	{
+		case CSB_NK_INT:
+			if (coltype != INT2OID && coltype != INT4OID)
+				return false;
+			if (type == INT2OID)
+				v = DatumGetInt16(value);
+			else if (type == INT4OID)
+				v = DatumGetInt32(value);
+			else if (type == INT8OID)
+				v = DatumGetInt64(value);
+			else
+				return false;
+			break;
+		case CSB_NK_DATE:
+			if (coltype != DATEOID || type != DATEOID)
+				return false;
+			v = DatumGetDateADT(value);
+			break;
+		default:
+			return false;
+	}
+	return v > PG_INT32_MIN && v < PG_INT32_MAX;
+}
+
 static void
 csb_key_set_nk(CsbState *st, CsbSearchKey *key)
 {
+	Oid			type = TupleDescAttr(st->tupdesc, 0)->atttypid;
+
 	key->has_nk = (st->cols[0].nkkind != CSB_NK_NONE);
+	key->nk_exact = false;
 	if (key->has_nk)
-		key->nk = csb_value_nk(st, TupleDescAttr(st->tupdesc, 0)->atttypid,
-							   key->cols[0].value, key->cols[0].isnull);
+	{
+		key->nk = csb_value_nk(st, type, key->cols[0].value, key->cols[0].isnull);
+		key->nk_exact = csb_nk_exact(st, type, key->cols[0].value,
+									 key->cols[0].isnull, key->nkeys);
+	}
 }
 
 void
@@ -395,6 +445,56 @@ csb_compare_tuple(CsbState *st, CsbSearchKey *key, IndexTuple itup)
 	return 0;
 }
 
+#define CsbPageIsCompact(op) (((op)->flags & CSB_COMPACT) != 0)
+#define CsbSlot(page, off, w) ((char *) (page) + SizeOfPageHeaderData + ((off) - 1) * (w))
+
+/*
+ * The nk of an item of an int2, int4 or date column (key->nk_exact), read
+ * straight from the compact entry or the tuple: no tuple is rebuilt and no
+ * support function called.
+ */
+static inline uint32
+csb_item_nk_exact(CsbState *st, Page page, OffsetNumber off)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	CsbColumn  *c = &st->cols[0];
+	int32		v = 0;
+	bool		isnull;
+	uint32		k;
+
+	if (CsbPageIsCompact(op))
+	{
+		char	   *e = CsbSlot(page, off, op->itemwidth);
+
+		isnull = e[sizeof(ItemPointerData)] != 0;
+		if (!isnull)
+		{
+			if (op->itemwidth == sizeof(ItemPointerData) + 1 + sizeof(int16))
+			{
+				int16		s;
+
+				memcpy(&s, e + sizeof(ItemPointerData) + 1, sizeof(int16));
+				v = s;
+			}
+			else
+				memcpy(&v, e + sizeof(ItemPointerData) + 1, sizeof(int32));
+		}
+	}
+	else
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		Datum		d = index_getattr(itup, 1, st->tupdesc, &isnull);
+
+		if (!isnull)
+			v = (TupleDescAttr(st->tupdesc, 0)->attlen == sizeof(int16)) ?
+				DatumGetInt16(d) : DatumGetInt32(d);
+	}
+	if (isnull)
+		return c->nullsfirst ? 0 : UINT32_MAX;
+	k = csb_flip32(v);
+	return c->desc ? ~k : k;
+}
+
 /* As csb_compare_tuple, and the first data item of an internal page is -inf. */
 int
 csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off)
@@ -404,6 +504,12 @@ csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off)
 
 	if (!CsbPageIsLeaf(op) && off == CsbFirstData(op))
 		return 1;
+	if (key->nk_exact)
+	{
+		uint32		ik = csb_item_nk_exact(st, page, off);
+
+		return (key->nk > ik) - (key->nk < ik);
+	}
 	return csb_compare_tuple(st, key, csb_item(page, off, &tb));
 }
 
@@ -631,9 +737,6 @@ csb_compact_width(Relation index)
 	return sizeof(ItemPointerData) + 1 + att->attlen;
 }
 
-#define CsbPageIsCompact(op) (((op)->flags & CSB_COMPACT) != 0)
-#define CsbSlot(page, off, w) ((char *) (page) + SizeOfPageHeaderData + ((off) - 1) * (w))
-
 OffsetNumber
 csb_maxoff(Page page)
 {
@@ -838,8 +941,7 @@ csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int acc
 		 */
 		if (key != NULL && !CsbPageIsDeleted(op))
 		{
-			CsbTupBuf	tb;
-			int			c = csb_compare_tuple(st, key, csb_item(page, CSB_HIKEY, &tb));
+			int			c = csb_compare(st, key, page, CSB_HIKEY);
 
 			if (!(c > 0 || (nextkey && c == 0)))
 				break;
@@ -866,6 +968,41 @@ csb_push(CsbStack *stackp, BlockNumber blkno, OffsetNumber off)
 }
 
 /*
+ * The root as the metapage named it when this backend last read it, kept
+ * in the relcache entry (as nbtree caches its metapage), so that descents
+ * to the leaves skip the metapage's buffer.  csb_descend checks the page
+ * it names before trusting it.
+ */
+static bool
+csb_cached_root(Relation index, BlockNumber *root, uint32 *rootlevel)
+{
+	CsbMetaData *m = (CsbMetaData *) index->rd_amcache;
+
+	if (m != NULL)
+	{
+		*root = m->root;
+		*rootlevel = m->rootlevel;
+		return true;
+	}
+	csb_read_meta(index, root, rootlevel);
+	m = MemoryContextAllocZero(index->rd_indexcxt, sizeof(CsbMetaData));
+	m->magic = CSB_MAGIC;
+	m->version = CSB_VERSION;
+	m->root = *root;
+	m->rootlevel = *rootlevel;
+	index->rd_amcache = m;
+	return false;				/* just read: no need to check it */
+}
+
+static void
+csb_forget_root(Relation index)
+{
+	if (index->rd_amcache != NULL)
+		pfree(index->rd_amcache);
+	index->rd_amcache = NULL;
+}
+
+/*
  * csb_descend
  *		From the root down to the page of target_level where the key
  *		belongs (first item >= key, > key when nextkey), returned locked in
@@ -881,9 +1018,14 @@ csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 	uint32		level;
 	Buffer		buf;
 
+	bool		cached = false;
+
 	if (stackp)
 		*stackp = NULL;
-	csb_read_meta(st->index, &blkno, &level);
+	if (target_level == 0)
+		cached = csb_cached_root(st->index, &blkno, &level);
+	else
+		csb_read_meta(st->index, &blkno, &level);
 	if (level < target_level)
 		return InvalidBuffer;
 
@@ -897,6 +1039,25 @@ csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 
 		buf = csb_get_buffer(st->index, blkno,
 							 level == target_level ? access : BUFFER_LOCK_SHARE);
+		if (cached)
+		{
+			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
+
+			/*
+			 * The cached root is good if it is still the only page of its
+			 * level: then it covers every key.  Otherwise (the root split,
+			 * or the page was deleted and reused) read the metapage.
+			 */
+			cached = false;
+			if (CsbPageIsDeleted(op) || op->level != level ||
+				op->left != InvalidBlockNumber || op->right != InvalidBlockNumber)
+			{
+				UnlockReleaseBuffer(buf);
+				csb_forget_root(st->index);
+				csb_read_meta(st->index, &blkno, &level);
+				continue;
+			}
+		}
 		buf = csb_moveright(st, buf, key, nextkey,
 							level == target_level ? access : BUFFER_LOCK_SHARE);
 		if (level == target_level)
