@@ -229,6 +229,16 @@ csb_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 			continue;
 		}
 		so->cmpproc[i] = InvalidOid;
+		if (subtype == index->rd_opcintype[col])
+		{
+			/* the index's own support function, already looked up */
+			fmgr_info_copy(&so->cmp[i], so->st->cols[col].cmp, so->cxt);
+			so->hascmp[i] = true;
+			so->cmpproc[i] = so->cmp[i].fn_oid;
+			so->cmpattno[i] = sk->sk_attno;
+			so->cmpsubtype[i] = subtype;
+			continue;
+		}
 		proc = get_opfamily_proc(index->rd_opfamily[col], index->rd_opcintype[col],
 								 subtype, CSB_CMP_PROC);
 		if (OidIsValid(proc))

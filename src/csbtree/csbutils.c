@@ -153,7 +153,9 @@ csb_type_nkkind(Oid type, Oid collation)
 CsbState *
 csb_init_state(Relation index)
 {
-	CsbState   *st = palloc0(sizeof(CsbState));
+	/* only the columns the index has: a point query pays for this */
+	int			natts = IndexRelationGetNumberOfKeyAttributes(index);
+	CsbState   *st = palloc0(offsetof(CsbState, cols) + natts * sizeof(CsbColumn));
 	int			i;
 
 	st->index = index;
@@ -678,11 +680,26 @@ csb_page_search(CsbState *st, Page page, CsbSearchKey *key, bool nextkey)
 		return first;
 	if (key->has_nk && op->ndirnodes > 0)
 	{
-		int			g1 = csb_dir_search(op, key->nk, false);
-		int			g2 = csb_dir_search(op, key->nk, true);
+		if (key->nk_exact)
+		{
+			/*
+			 * Items tie in nk only if they are equal: the first item >= key
+			 * (> key when nextkey) is in the first group whose max nk is
+			 * >= nk(key) (> nk(key)), and no other.
+			 */
+			int			g = csb_dir_search(op, key->nk, nextkey);
 
-		lo = Min(n, g1 * CSB_GROUP);
-		hi = Min(n, (g2 + 1) * CSB_GROUP);
+			lo = Min(n, g * CSB_GROUP);
+			hi = Min(n, (g + 1) * CSB_GROUP);
+		}
+		else
+		{
+			int			g1 = csb_dir_search(op, key->nk, false);
+			int			g2 = csb_dir_search(op, key->nk, true);
+
+			lo = Min(n, g1 * CSB_GROUP);
+			hi = Min(n, (g2 + 1) * CSB_GROUP);
+		}
 	}
 	while (lo < hi)
 	{
