@@ -688,9 +688,27 @@ csb_page_search(CsbState *st, Page page, CsbSearchKey *key, bool nextkey)
 			 * >= nk(key) (> nk(key)), and no other.
 			 */
 			int			g = csb_dir_search(op, key->nk, nextkey);
+			bool		leaf = CsbPageIsLeaf(op);
 
 			lo = Min(n, g * CSB_GROUP);
 			hi = Min(n, (g + 1) * CSB_GROUP);
+
+			/* the binary search on the items' nk, inline */
+			while (lo < hi)
+			{
+				int			mid = lo + (hi - lo) / 2;
+				uint32		ik;
+
+				if (!leaf && mid == 0)
+					ik = 0;		/* -inf: below every key (nk_exact keys are > 0) */
+				else
+					ik = csb_item_nk_exact(st, page, first + mid);
+				if (key->nk > ik || (nextkey && key->nk == ik))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			return first + lo;
 		}
 		else
 		{
