@@ -16,6 +16,7 @@
 #include "access/genam.h"
 #include "access/itup.h"
 #include "access/skey.h"
+#include "access/transam.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "fmgr.h"
@@ -75,7 +76,10 @@ typedef struct CsbPageOpaqueData
 	uint16		dirlevels;		/* levels of the directory */
 	uint16		page_id;		/* CSB_PAGE_ID */
 	uint16		itemwidth;		/* CSB_COMPACT: bytes per entry */
-	char		pad[64 - 22];
+	uint16		pad0;
+	uint32		delxid_hi;		/* CSB_DELETED: next full xid at deletion */
+	uint32		delxid_lo;
+	char		pad[64 - 32];
 	CsbDirNode	dir[CSB_MAX_NODES];	/* root first, then level by level */
 } CsbPageOpaqueData;
 
@@ -93,10 +97,14 @@ typedef union CsbTupBuf
 #define CSB_LEAF			(1 << 0)
 #define CSB_META			(1 << 1)
 #define CSB_COMPACT			(1 << 2)	/* leaf of fixed-width entries */
+#define CSB_DELETED			(1 << 3)	/* unlinked leaf, awaiting recycling */
 
 #define CsbPageGetOpaque(page) ((CsbPageOpaque) PageGetSpecialPointer(page))
 #define CsbPageIsLeaf(op)		(((op)->flags & CSB_LEAF) != 0)
 #define CsbPageIsRightmost(op)	((op)->right == InvalidBlockNumber)
+#define CsbPageIsDeleted(op)	(((op)->flags & CSB_DELETED) != 0)
+#define CsbPageGetDeleteXid(op) \
+	FullTransactionIdFromU64(((uint64) (op)->delxid_hi << 32) | (op)->delxid_lo)
 /* High key at offset 1 on every page but the rightmost of its level. */
 #define CSB_HIKEY				((OffsetNumber) 1)
 #define CsbFirstData(op)		(CsbPageIsRightmost(op) ? FirstOffsetNumber : OffsetNumberNext(CSB_HIKEY))
@@ -167,6 +175,7 @@ typedef struct CsbSearchKey
 {
 	int			nkeys;
 	bool		has_nk;			/* nk may narrow the in-page search */
+	bool		nk_exact;		/* nk alone decides comparisons (csb_nk_exact) */
 	uint32		nk;
 	CsbKeyCol	cols[INDEX_MAX_KEYS];
 } CsbSearchKey;
@@ -186,6 +195,7 @@ extern CsbState *csb_init_state(Relation index);
 extern uint32 csb_nk(CsbNkKind kind, Datum value, bool isnull, bool desc, bool nullsfirst);
 extern CsbNkKind csb_type_nkkind(Oid type, Oid collation);
 extern uint32 csb_value_nk(CsbState *st, Oid type, Datum value, bool isnull);
+extern bool csb_nk_exact(CsbState *st, Oid type, Datum value, bool isnull, int nkeys);
 extern void csb_key_from_tuple(CsbState *st, IndexTuple itup, CsbSearchKey *key);
 extern void csb_key_from_values(CsbState *st, Datum *values, bool *isnull, CsbSearchKey *key);
 extern int	csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off);
@@ -208,6 +218,8 @@ extern Buffer csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool ne
 extern Buffer csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 						  uint32 target_level, CsbStack *stackp);
 extern Buffer csb_descend_edge(CsbState *st, bool rightmost);
+extern Buffer csb_new_page(Relation index);
+extern bool csb_page_recyclable(Page page);
 extern void csb_check_item_size(Relation index, IndexTuple itup);
 
 /* csbinsert.c */

@@ -392,7 +392,7 @@ csb_new_root(CsbState *st, Buffer metabuf, IndexTuple sample)
 	CsbMetaData *meta = CsbPageGetMeta(metapage);
 	BlockNumber blk = meta->root;
 	uint32		level = meta->rootlevel;
-	Buffer		rootbuf = qs_csb_new_buffer(st->index, MAIN_FORKNUM);
+	Buffer		rootbuf = csb_new_page(st->index);
 	Page		tmp = palloc(BLCKSZ);
 	IndexTuple	lowkey = CopyIndexTuple(sample);	/* -inf: content unused */
 	GenericXLogState *xs;
@@ -592,7 +592,7 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 		split++;
 	}
 
-	rbuf = qs_csb_new_buffer(st->index, MAIN_FORKNUM);
+	rbuf = csb_new_page(st->index);
 	rblk = BufferGetBlockNumber(rbuf);
 	if (oldright != InvalidBlockNumber)
 		sbuf = csb_get_buffer(st->index, oldright, BUFFER_LOCK_EXCLUSIVE);
@@ -762,9 +762,14 @@ csb_check_unique(CsbState *st, Buffer buf, CsbSearchKey *key, IndexTuple itup,
 			continue;
 		}
 
-		/* end of page: equal entries may go on only if the high key is equal */
+		/*
+		 * End of page: equal entries may go on only if the high key is
+		 * equal.  A page VACUUM deleted after we read the link to it has no
+		 * entries; its range went to its right sibling: go on there.
+		 */
 		if (CsbPageIsRightmost(op) ||
-			csb_compare_tuple(st, key, csb_item(p, CSB_HIKEY, &tb)) != 0)
+			(!CsbPageIsDeleted(op) &&
+			 csb_compare_tuple(st, key, csb_item(p, CSB_HIKEY, &tb)) != 0))
 			break;
 		{
 			BlockNumber next = op->right;

@@ -48,6 +48,9 @@ typedef struct CsbScanOpaqueData
 	bool		nomatch;		/* a key can never be true */
 	FmgrInfo	cmp[INDEX_MAX_KEYS];	/* support function for each key */
 	bool		hascmp[INDEX_MAX_KEYS];
+	Oid			cmpproc[INDEX_MAX_KEYS];	/* its OID, and what it was */
+	AttrNumber	cmpattno[INDEX_MAX_KEYS];	/* looked up for: a rescan */
+	Oid			cmpsubtype[INDEX_MAX_KEYS]; /* with the same keys skips */
 	StrategyNumber eff[INDEX_MAX_KEYS];	/* strategy in index order */
 
 	/* the current leaf page */
@@ -59,11 +62,14 @@ typedef struct CsbScanOpaqueData
 	bool		moreRight;
 	int			nitems;
 	int			cur;
-	CsbScanItem items[CSB_MAX_ITEMS];
-	char	   *tuples;			/* CSB_MAX_ITEMS_BYTES of copied tuples */
+	char	   *tuples;			/* CSB_MAX_ITEMS_BYTES of copied tuples, for
+								 * index-only scans only; else NULL */
 	int			tuplesused;
 
 	CsbScanMark mark;
+
+	/* last, so that beginscan need not zero it */
+	CsbScanItem items[CSB_MAX_ITEMS];
 } CsbScanOpaqueData;
 
 typedef CsbScanOpaqueData *CsbScanOpaque;
@@ -78,12 +84,17 @@ IndexScanDesc
 csb_beginscan(Relation r, int nkeys, int norderbys)
 {
 	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
-	CsbScanOpaque so = palloc0(sizeof(CsbScanOpaqueData));
+	CsbScanOpaque so = palloc(sizeof(CsbScanOpaqueData));
 
+	/*
+	 * A point query begins a scan for one probe: zero only the header (not
+	 * the 7 kB item array), and leave the tuple buffer to index-only scans.
+	 */
+	memset(so, 0, offsetof(CsbScanOpaqueData, items));
 	so->st = csb_init_state(r);
 	so->cxt = CurrentMemoryContext;
 	so->pinbuf = InvalidBuffer;
-	so->tuples = palloc(CSB_MAX_ITEMS_BYTES);
+	so->tuples = NULL;
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(r);
 	return scan;
@@ -140,7 +151,8 @@ csb_markpos(IndexScanDesc scan)
 	m->cur = so->cur;
 	m->tuplesused = so->tuplesused;
 	memcpy(m->items, so->items, sizeof(CsbScanItem) * so->nitems);
-	memcpy(m->tuples, so->tuples, so->tuplesused);
+	if (so->tuplesused > 0)
+		memcpy(m->tuples, so->tuples, so->tuplesused);
 	m->valid = true;
 }
 
@@ -165,7 +177,8 @@ csb_restrpos(IndexScanDesc scan)
 	so->cur = m->cur;
 	so->tuplesused = m->tuplesused;
 	memcpy(so->items, m->items, sizeof(CsbScanItem) * m->nitems);
-	memcpy(so->tuples, m->tuples, m->tuplesused);
+	if (m->tuplesused > 0)
+		memcpy(so->tuples, m->tuples, m->tuplesused);
 	so->started = true;
 	so->nomatch = false;
 }
@@ -204,12 +217,37 @@ csb_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		so->eff[i] = (index->rd_indoption[col] & INDOPTION_DESC) ?
 			csb_commute(sk->sk_strategy) : sk->sk_strategy;
 		subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype : index->rd_opcintype[col];
+
+		/*
+		 * A nested loop rescans once per outer row with keys of the same
+		 * shape: look the support function up only when the key changed.
+		 */
+		if (OidIsValid(so->cmpproc[i]) && so->cmpattno[i] == sk->sk_attno &&
+			so->cmpsubtype[i] == subtype)
+		{
+			so->hascmp[i] = true;
+			continue;
+		}
+		so->cmpproc[i] = InvalidOid;
+		if (subtype == index->rd_opcintype[col])
+		{
+			/* the index's own support function, already looked up */
+			fmgr_info_copy(&so->cmp[i], so->st->cols[col].cmp, so->cxt);
+			so->hascmp[i] = true;
+			so->cmpproc[i] = so->cmp[i].fn_oid;
+			so->cmpattno[i] = sk->sk_attno;
+			so->cmpsubtype[i] = subtype;
+			continue;
+		}
 		proc = get_opfamily_proc(index->rd_opfamily[col], index->rd_opcintype[col],
 								 subtype, CSB_CMP_PROC);
 		if (OidIsValid(proc))
 		{
 			fmgr_info_cxt(proc, &so->cmp[i], so->cxt);
 			so->hascmp[i] = true;
+			so->cmpproc[i] = proc;
+			so->cmpattno[i] = sk->sk_attno;
+			so->cmpsubtype[i] = subtype;
 		}
 	}
 }
@@ -310,11 +348,14 @@ csb_readpage(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection d
 	OffsetNumber maxoff = csb_maxoff(page);
 	bool		fwd = ScanDirectionIsForward(dir);
 	bool		stopped = false;
+	bool		want_itup = scan->xs_want_itup;
 	CsbTupBuf	tb;
 	int			n = 0;
 	OffsetNumber off;
 
 	csb_release_page(so);
+	if (want_itup && so->tuples == NULL)
+		so->tuples = MemoryContextAlloc(so->cxt, CSB_MAX_ITEMS_BYTES);
 	so->curblk = BufferGetBlockNumber(buf);
 	so->leftblk = op->left;
 	so->rightblk = op->right;
@@ -329,12 +370,15 @@ csb_readpage(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection d
 
 			if (csb_checkkeys(scan, itup, dir, &stop))
 			{
-				Size		sz = IndexTupleSize(itup);
-
 				so->items[n].heapTid = itup->t_tid;
 				so->items[n].tupleOffset = so->tuplesused;
-				memcpy(so->tuples + so->tuplesused, itup, sz);
-				so->tuplesused += MAXALIGN(sz);
+				if (want_itup)
+				{
+					Size		sz = IndexTupleSize(itup);
+
+					memcpy(so->tuples + so->tuplesused, itup, sz);
+					so->tuplesused += MAXALIGN(sz);
+				}
 				n++;
 			}
 			else if (stop)
@@ -356,12 +400,15 @@ csb_readpage(IndexScanDesc scan, Buffer buf, OffsetNumber start, ScanDirection d
 
 			if (csb_checkkeys(scan, itup, dir, &stop))
 			{
-				Size		sz = IndexTupleSize(itup);
-
 				tmp[n].heapTid = itup->t_tid;
 				tmp[n].tupleOffset = so->tuplesused;
-				memcpy(so->tuples + so->tuplesused, itup, sz);
-				so->tuplesused += MAXALIGN(sz);
+				if (want_itup)
+				{
+					Size		sz = IndexTupleSize(itup);
+
+					memcpy(so->tuples + so->tuplesused, itup, sz);
+					so->tuplesused += MAXALIGN(sz);
+				}
 				n++;
 			}
 			else if (stop)
@@ -393,9 +440,28 @@ csb_steppage(IndexScanDesc scan, ScanDirection dir)
 
 	if (ScanDirectionIsForward(dir))
 	{
+		BlockNumber blk = so->rightblk;
+
 		if (!so->moreRight)
 			return false;
-		buf = csb_get_buffer(index, so->rightblk, BUFFER_LOCK_SHARE);
+
+		/*
+		 * The right sibling may have been deleted since we read the link:
+		 * its range went to its right sibling, which is where its
+		 * right-link leads.  A deleted page never becomes the current page
+		 * (a backward step could not find its left sibling).
+		 */
+		buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
+		for (;;)
+		{
+			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
+
+			if (!CsbPageIsDeleted(op))
+				break;
+			blk = op->right;
+			UnlockReleaseBuffer(buf);
+			buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
+		}
 		csb_readpage(scan, buf, FirstOffsetNumber, dir);
 	}
 	else
@@ -408,15 +474,29 @@ csb_steppage(IndexScanDesc scan, ScanDirection dir)
 
 		/*
 		 * The left sibling we saw may have split since: the page whose
-		 * right-link is ours is it or one of the pages right of it (pages
-		 * are never deleted).
+		 * right-link is ours is it or one of the pages right of it.  It
+		 * may also have been deleted (our own page cannot be: we hold a pin
+		 * on it, and VACUUM deletes only pages it can cleanup-lock); then
+		 * start from the page left of it, which was its live left sibling
+		 * when it was deleted, so it cannot have been recycled while our
+		 * snapshot lives.  Deleted pages met on the way right are passed.
 		 */
 		buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
 		for (;;)
 		{
 			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
 
-			if (op->right == target)
+			if (!CsbPageIsDeleted(op) || op->left == InvalidBlockNumber)
+				break;
+			blk = op->left;
+			UnlockReleaseBuffer(buf);
+			buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
+		}
+		for (;;)
+		{
+			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
+
+			if (op->right == target && !CsbPageIsDeleted(op))
 				break;
 			if (op->right == InvalidBlockNumber)
 				ereport(ERROR,
@@ -490,6 +570,8 @@ csb_first(IndexScanDesc scan, ScanDirection dir)
 			csb_type_nkkind(argtype, sk->sk_collation) == st->cols[0].nkkind;
 		if (key.has_nk)
 			key.nk = csb_value_nk(st, argtype, sk->sk_argument, false);
+		key.nk_exact = key.has_nk &&
+			csb_nk_exact(st, argtype, sk->sk_argument, false, key.nkeys);
 
 		if (fwd)
 			nextkey = (s == BTGreaterStrategyNumber);
@@ -592,7 +674,8 @@ csb_endscan(IndexScanDesc scan)
 
 	csb_release_page(so);
 	csb_release_mark(so);
-	pfree(so->tuples);
+	if (so->tuples)
+		pfree(so->tuples);
 	pfree(so);
 	scan->opaque = NULL;
 }

@@ -8,12 +8,17 @@
  */
 #include "csbtree/csbtree.h"
 
+#include "access/nbtxlog.h"
 #include "access/reloptions.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
 #include "catalog/pg_type.h"
+#include "storage/indexfsm.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/datum.h"
 #include "utils/fmgrprotos.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -148,7 +153,9 @@ csb_type_nkkind(Oid type, Oid collation)
 CsbState *
 csb_init_state(Relation index)
 {
-	CsbState   *st = palloc0(sizeof(CsbState));
+	/* only the columns the index has: a point query pays for this */
+	int			natts = IndexRelationGetNumberOfKeyAttributes(index);
+	CsbState   *st = palloc0(offsetof(CsbState, cols) + natts * sizeof(CsbColumn));
 	int			i;
 
 	st->index = index;
@@ -314,13 +321,63 @@ csb_value_nk(CsbState *st, Oid type, Datum value, bool isnull)
 	return csb_nk(c->nkkind, value, isnull, c->desc, c->nullsfirst);
 }
 
+/*
+ * csb_nk_exact
+ *		May a key of nkeys columns, whose first column has this value, be
+ *		compared with items by nk alone, without the support function?  Yes
+ *		when the index's first column is int2, int4 or date (its nk is the
+ *		value itself, so two items tie in nk only if they are equal), the
+ *		key is that one column, and its value maps into the nk unclamped and
+ *		strictly inside the int32 range (so that it cannot tie with the nk
+ *		of a NULL, 0 or UINT32_MAX).  Cross-type int keys compare
+ *		numerically, as the nk do.
+ */
+bool
+csb_nk_exact(CsbState *st, Oid type, Datum value, bool isnull, int nkeys)
+{
+	Oid			coltype = st->index->rd_opcintype[0];
+	int64		v;
+
+	if (isnull || nkeys != 1)
+		return false;
+	switch (st->cols[0].nkkind)
+	{
+		case CSB_NK_INT:
+			if (coltype != INT2OID && coltype != INT4OID)
+				return false;
+			if (type == INT2OID)
+				v = DatumGetInt16(value);
+			else if (type == INT4OID)
+				v = DatumGetInt32(value);
+			else if (type == INT8OID)
+				v = DatumGetInt64(value);
+			else
+				return false;
+			break;
+		case CSB_NK_DATE:
+			if (coltype != DATEOID || type != DATEOID)
+				return false;
+			v = DatumGetDateADT(value);
+			break;
+		default:
+			return false;
+	}
+	return v > PG_INT32_MIN && v < PG_INT32_MAX;
+}
+
 static void
 csb_key_set_nk(CsbState *st, CsbSearchKey *key)
 {
+	Oid			type = TupleDescAttr(st->tupdesc, 0)->atttypid;
+
 	key->has_nk = (st->cols[0].nkkind != CSB_NK_NONE);
+	key->nk_exact = false;
 	if (key->has_nk)
-		key->nk = csb_value_nk(st, TupleDescAttr(st->tupdesc, 0)->atttypid,
-							   key->cols[0].value, key->cols[0].isnull);
+	{
+		key->nk = csb_value_nk(st, type, key->cols[0].value, key->cols[0].isnull);
+		key->nk_exact = csb_nk_exact(st, type, key->cols[0].value,
+									 key->cols[0].isnull, key->nkeys);
+	}
 }
 
 void
@@ -390,6 +447,56 @@ csb_compare_tuple(CsbState *st, CsbSearchKey *key, IndexTuple itup)
 	return 0;
 }
 
+#define CsbPageIsCompact(op) (((op)->flags & CSB_COMPACT) != 0)
+#define CsbSlot(page, off, w) ((char *) (page) + SizeOfPageHeaderData + ((off) - 1) * (w))
+
+/*
+ * The nk of an item of an int2, int4 or date column (key->nk_exact), read
+ * straight from the compact entry or the tuple: no tuple is rebuilt and no
+ * support function called.
+ */
+static inline uint32
+csb_item_nk_exact(CsbState *st, Page page, OffsetNumber off)
+{
+	CsbPageOpaque op = CsbPageGetOpaque(page);
+	CsbColumn  *c = &st->cols[0];
+	int32		v = 0;
+	bool		isnull;
+	uint32		k;
+
+	if (CsbPageIsCompact(op))
+	{
+		char	   *e = CsbSlot(page, off, op->itemwidth);
+
+		isnull = e[sizeof(ItemPointerData)] != 0;
+		if (!isnull)
+		{
+			if (op->itemwidth == sizeof(ItemPointerData) + 1 + sizeof(int16))
+			{
+				int16		s;
+
+				memcpy(&s, e + sizeof(ItemPointerData) + 1, sizeof(int16));
+				v = s;
+			}
+			else
+				memcpy(&v, e + sizeof(ItemPointerData) + 1, sizeof(int32));
+		}
+	}
+	else
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		Datum		d = index_getattr(itup, 1, st->tupdesc, &isnull);
+
+		if (!isnull)
+			v = (TupleDescAttr(st->tupdesc, 0)->attlen == sizeof(int16)) ?
+				DatumGetInt16(d) : DatumGetInt32(d);
+	}
+	if (isnull)
+		return c->nullsfirst ? 0 : UINT32_MAX;
+	k = csb_flip32(v);
+	return c->desc ? ~k : k;
+}
+
 /* As csb_compare_tuple, and the first data item of an internal page is -inf. */
 int
 csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off)
@@ -399,6 +506,12 @@ csb_compare(CsbState *st, CsbSearchKey *key, Page page, OffsetNumber off)
 
 	if (!CsbPageIsLeaf(op) && off == CsbFirstData(op))
 		return 1;
+	if (key->nk_exact)
+	{
+		uint32		ik = csb_item_nk_exact(st, page, off);
+
+		return (key->nk > ik) - (key->nk < ik);
+	}
 	return csb_compare_tuple(st, key, csb_item(page, off, &tb));
 }
 
@@ -567,11 +680,44 @@ csb_page_search(CsbState *st, Page page, CsbSearchKey *key, bool nextkey)
 		return first;
 	if (key->has_nk && op->ndirnodes > 0)
 	{
-		int			g1 = csb_dir_search(op, key->nk, false);
-		int			g2 = csb_dir_search(op, key->nk, true);
+		if (key->nk_exact)
+		{
+			/*
+			 * Items tie in nk only if they are equal: the first item >= key
+			 * (> key when nextkey) is in the first group whose max nk is
+			 * >= nk(key) (> nk(key)), and no other.
+			 */
+			int			g = csb_dir_search(op, key->nk, nextkey);
+			bool		leaf = CsbPageIsLeaf(op);
 
-		lo = Min(n, g1 * CSB_GROUP);
-		hi = Min(n, (g2 + 1) * CSB_GROUP);
+			lo = Min(n, g * CSB_GROUP);
+			hi = Min(n, (g + 1) * CSB_GROUP);
+
+			/* the binary search on the items' nk, inline */
+			while (lo < hi)
+			{
+				int			mid = lo + (hi - lo) / 2;
+				uint32		ik;
+
+				if (!leaf && mid == 0)
+					ik = 0;		/* -inf: below every key (nk_exact keys are > 0) */
+				else
+					ik = csb_item_nk_exact(st, page, first + mid);
+				if (key->nk > ik || (nextkey && key->nk == ik))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			return first + lo;
+		}
+		else
+		{
+			int			g1 = csb_dir_search(op, key->nk, false);
+			int			g2 = csb_dir_search(op, key->nk, true);
+
+			lo = Min(n, g1 * CSB_GROUP);
+			hi = Min(n, (g2 + 1) * CSB_GROUP);
+		}
 	}
 	while (lo < hi)
 	{
@@ -625,9 +771,6 @@ csb_compact_width(Relation index)
 		return 0;
 	return sizeof(ItemPointerData) + 1 + att->attlen;
 }
-
-#define CsbPageIsCompact(op) (((op)->flags & CSB_COMPACT) != 0)
-#define CsbSlot(page, off, w) ((char *) (page) + SizeOfPageHeaderData + ((off) - 1) * (w))
 
 OffsetNumber
 csb_maxoff(Page page)
@@ -811,7 +954,8 @@ csb_check_item_size(Relation index, IndexTuple itup)
  * csb_moveright
  *		Lehman-Yao: while the key is beyond the page's high key (>= when
  *		nextkey), a concurrent split moved it right; follow the right-link.
- *		key == NULL means "to the rightmost page".
+ *		Deleted pages are always passed to the right.  key == NULL means
+ *		"to the rightmost page".
  */
 Buffer
 csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int access)
@@ -824,10 +968,15 @@ csb_moveright(CsbState *st, Buffer buf, CsbSearchKey *key, bool nextkey, int acc
 
 		if (CsbPageIsRightmost(op))
 			break;
-		if (key != NULL)
+
+		/*
+		 * A deleted leaf reached through a stale link: its key range now
+		 * belongs to the page on its right (never the rightmost page of a
+		 * level, so the right-link is valid).
+		 */
+		if (key != NULL && !CsbPageIsDeleted(op))
 		{
-			CsbTupBuf	tb;
-			int			c = csb_compare_tuple(st, key, csb_item(page, CSB_HIKEY, &tb));
+			int			c = csb_compare(st, key, page, CSB_HIKEY);
 
 			if (!(c > 0 || (nextkey && c == 0)))
 				break;
@@ -854,6 +1003,41 @@ csb_push(CsbStack *stackp, BlockNumber blkno, OffsetNumber off)
 }
 
 /*
+ * The root as the metapage named it when this backend last read it, kept
+ * in the relcache entry (as nbtree caches its metapage), so that descents
+ * to the leaves skip the metapage's buffer.  csb_descend checks the page
+ * it names before trusting it.
+ */
+static bool
+csb_cached_root(Relation index, BlockNumber *root, uint32 *rootlevel)
+{
+	CsbMetaData *m = (CsbMetaData *) index->rd_amcache;
+
+	if (m != NULL)
+	{
+		*root = m->root;
+		*rootlevel = m->rootlevel;
+		return true;
+	}
+	csb_read_meta(index, root, rootlevel);
+	m = MemoryContextAllocZero(index->rd_indexcxt, sizeof(CsbMetaData));
+	m->magic = CSB_MAGIC;
+	m->version = CSB_VERSION;
+	m->root = *root;
+	m->rootlevel = *rootlevel;
+	index->rd_amcache = m;
+	return false;				/* just read: no need to check it */
+}
+
+static void
+csb_forget_root(Relation index)
+{
+	if (index->rd_amcache != NULL)
+		pfree(index->rd_amcache);
+	index->rd_amcache = NULL;
+}
+
+/*
  * csb_descend
  *		From the root down to the page of target_level where the key
  *		belongs (first item >= key, > key when nextkey), returned locked in
@@ -869,9 +1053,14 @@ csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 	uint32		level;
 	Buffer		buf;
 
+	bool		cached = false;
+
 	if (stackp)
 		*stackp = NULL;
-	csb_read_meta(st->index, &blkno, &level);
+	if (target_level == 0)
+		cached = csb_cached_root(st->index, &blkno, &level);
+	else
+		csb_read_meta(st->index, &blkno, &level);
 	if (level < target_level)
 		return InvalidBuffer;
 
@@ -885,6 +1074,25 @@ csb_descend(CsbState *st, CsbSearchKey *key, bool nextkey, int access,
 
 		buf = csb_get_buffer(st->index, blkno,
 							 level == target_level ? access : BUFFER_LOCK_SHARE);
+		if (cached)
+		{
+			CsbPageOpaque op = CsbPageGetOpaque(BufferGetPage(buf));
+
+			/*
+			 * The cached root is good if it is still the only page of its
+			 * level: then it covers every key.  Otherwise (the root split,
+			 * or the page was deleted and reused) read the metapage.
+			 */
+			cached = false;
+			if (CsbPageIsDeleted(op) || op->level != level ||
+				op->left != InvalidBlockNumber || op->right != InvalidBlockNumber)
+			{
+				UnlockReleaseBuffer(buf);
+				csb_forget_root(st->index);
+				csb_read_meta(st->index, &blkno, &level);
+				continue;
+			}
+		}
 		buf = csb_moveright(st, buf, key, nextkey,
 							level == target_level ? access : BUFFER_LOCK_SHARE);
 		if (level == target_level)
@@ -929,10 +1137,112 @@ csb_descend_edge(CsbState *st, bool rightmost)
 		page = BufferGetPage(buf);
 		op = CsbPageGetOpaque(page);
 		if (CsbPageIsLeaf(op))
+		{
+			/* a stale leftmost downlink to a leaf deleted since */
+			while (CsbPageIsDeleted(op))
+			{
+				BlockNumber next = op->right;
+
+				UnlockReleaseBuffer(buf);
+				buf = csb_get_buffer(st->index, next, BUFFER_LOCK_SHARE);
+				op = CsbPageGetOpaque(BufferGetPage(buf));
+			}
 			return buf;
+		}
 		off = rightmost ? csb_maxoff(page) : CsbFirstData(op);
 		itup = csb_item(page, off, &tb);
 		blkno = ItemPointerGetBlockNumberNoCheck(&itup->t_tid);
 		UnlockReleaseBuffer(buf);
 	}
+}
+
+/*
+ * csb_page_recyclable
+ *		May this page be reused?  A never-initialized page may; a deleted
+ *		leaf only once no snapshot can still hold a link to it: scans and
+ *		descents that might step onto it through a stale right-link,
+ *		left-link or downlink all started before it was deleted, so they
+ *		are gone once every running transaction's xmin is past the next
+ *		xid of the moment of deletion (nbtree's BTPageIsRecyclable).
+ */
+bool
+csb_page_recyclable(Page page)
+{
+	CsbPageOpaque op;
+
+	if (PageIsNew(page))
+		return true;
+	op = CsbPageGetOpaque(page);
+	if (op->page_id != CSB_PAGE_ID || !CsbPageIsDeleted(op))
+		return false;
+	return GlobalVisCheckRemovableFullXid(NULL, CsbPageGetDeleteXid(op));
+}
+
+/*
+ * csb_log_reuse
+ *		Before a deleted page is reused, make hot standbys cancel queries
+ *		whose snapshots are older than its deletion: they may still hold a
+ *		stale link to it, and the primary's horizon does not know them.
+ *		nbtree logs XLOG_BTREE_REUSE_PAGE for this; its redo touches no
+ *		page, it only resolves the recovery conflict for the relation, so
+ *		csbtree logs the same record (generic WAL cannot carry a conflict).
+ */
+static void
+csb_log_reuse(Relation index, BlockNumber blkno, FullTransactionId safexid)
+{
+	xl_btree_reuse_page xlrec;
+
+	if (!XLogStandbyInfoActive() || !RelationNeedsWAL(index))
+		return;
+	memset(&xlrec, 0, sizeof(xlrec));
+#if PG_VERSION_NUM >= 160000
+	xlrec.locator = index->rd_locator;
+	xlrec.snapshotConflictHorizon = safexid;
+	xlrec.isCatalogRel = false;
+#else
+	xlrec.node = index->rd_node;
+	xlrec.latestRemovedFullXid = safexid;
+#endif
+	xlrec.block = blkno;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/*
+ * csb_new_page
+ *		An exclusively locked page for a split or a new root: a recyclable
+ *		page from the index's free space map, else a new page at the end
+ *		of the file.  The caller overwrites the whole page (with a full
+ *		page image in WAL).  The FSM is only a hint, so the page is checked
+ *		again under its lock; a page someone else holds locked is skipped
+ *		rather than waited for (we may hold other page locks).
+ */
+Buffer
+csb_new_page(Relation index)
+{
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+		Buffer		buf;
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		buf = ReadBuffer(index, blkno);
+		if (ConditionalLockBuffer(buf))
+		{
+			Page		page = BufferGetPage(buf);
+
+			if (csb_page_recyclable(page))
+			{
+				if (!PageIsNew(page))
+					csb_log_reuse(index, blkno,
+								  CsbPageGetDeleteXid(CsbPageGetOpaque(page)));
+				return buf;
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+	}
+	return qs_csb_new_buffer(index, MAIN_FORKNUM);
 }

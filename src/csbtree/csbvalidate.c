@@ -252,6 +252,9 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 			buf = csb_get_buffer(index, blk, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
 			op = CsbPageGetOpaque(page);
+			if (CsbPageIsDeleted(op))
+				CORRUPT("Block %u is deleted but still linked on level %d (left sibling %u).",
+						blk, level, prev);
 			if (op->level != level || CsbPageIsLeaf(op) != (level == 0) || (op->flags & CSB_META))
 				CORRUPT("Block %u has level %u and flags %u, expected level %d.",
 						blk, op->level, op->flags, level);
@@ -296,6 +299,8 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 						CORRUPT("Block %u offset %u: downlink to block %u of %u.", blk, off, child, nblocks);
 					cbuf = csb_get_buffer(index, child, BUFFER_LOCK_SHARE);
 					cop = CsbPageGetOpaque(BufferGetPage(cbuf));
+					if (CsbPageIsDeleted(cop))
+						CORRUPT("Block %u offset %u: downlink to deleted block %u.", blk, off, child);
 					if (cop->level != level - 1)
 						CORRUPT("Block %u offset %u: downlink to block %u of level %u, expected %d.",
 								blk, off, child, cop->level, level - 1);
@@ -349,20 +354,43 @@ qs_csb_check_index(PG_FUNCTION_ARGS)
 			CORRUPT("Level %d has no leftmost downlink.", level);
 	}
 
-	/* every block is a page of some level, or a never-initialized page */
+	/*
+	 * Every block is a page of some level, a never-initialized page, or a
+	 * deleted leaf: unlinked (it was not reached above), empty, and with a
+	 * right-link to a page of the file, for scans that reach it through a
+	 * stale link and move right; its deletion xid is not in the future.
+	 */
 	for (blk = 0; blk < nblocks; blk++)
 	{
-		if (!seen[blk])
-		{
-			Buffer		buf = ReadBuffer(index, blk);
-			bool		isnew;
+		Buffer		buf;
+		Page		page;
+		CsbPageOpaque op;
 
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			isnew = PageIsNew(BufferGetPage(buf));
+		if (seen[blk])
+			continue;
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		op = CsbPageGetOpaque(page);
+		if (PageIsNew(page))
+		{
 			UnlockReleaseBuffer(buf);
-			if (!isnew)
-				CORRUPT("Block %u is not reachable from the root.", blk);
+			continue;
 		}
+		if (op->page_id != CSB_PAGE_ID || !CsbPageIsDeleted(op))
+			CORRUPT("Block %u is not reachable from the root.", blk);
+		if (!CsbPageIsLeaf(op) || op->level != 0 || (op->flags & CSB_META))
+			CORRUPT("Deleted block %u is not a leaf (level %u, flags %u).", blk, op->level, op->flags);
+		if (csb_maxoff(page) >= CsbFirstData(op))
+			CORRUPT("Deleted block %u still has %u items.", blk,
+					(unsigned) (csb_maxoff(page) - CsbFirstData(op) + 1));
+		if (op->right == InvalidBlockNumber || op->right == CSB_METAPAGE ||
+			op->right >= nblocks || op->right == blk)
+			CORRUPT("Deleted block %u has right-link %u of %u.", blk, op->right, nblocks);
+		if (FullTransactionIdFollows(CsbPageGetDeleteXid(op), ReadNextFullTransactionId()))
+			CORRUPT("Deleted block %u has deletion xid %llu, beyond the next xid.", blk,
+					(unsigned long long) U64FromFullTransactionId(CsbPageGetDeleteXid(op)));
+		UnlockReleaseBuffer(buf);
 	}
 
 	index_close(index, AccessShareLock);

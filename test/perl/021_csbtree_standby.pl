@@ -56,6 +56,24 @@ same_on_standby('after 60000 inserts with splits');
 $primary->safe_psql('postgres', q{DELETE FROM t WHERE k % 4 = 0; VACUUM (INDEX_CLEANUP ON) t});
 same_on_standby('after DELETE and VACUUM');
 
+# Page deletion and recycling: a range DELETE empties whole leaves; VACUUM
+# unlinks them (one WAL record each), a second VACUUM, once an xid has
+# completed, puts them in the free space map, and new inserts reuse them.
+my $pages = $primary->safe_psql('postgres', q{SELECT pages FROM quickstep.check_index('t_k')});
+my $size = $primary->safe_psql('postgres', q{SELECT pg_relation_size('t_k')});
+$primary->safe_psql('postgres', q{DELETE FROM t WHERE k BETWEEN 1000 AND 120000});
+$primary->safe_psql('postgres', q{VACUUM (INDEX_CLEANUP ON) t});
+same_on_standby('after VACUUM deleted emptied leaves');
+cmp_ok($standby->safe_psql('postgres', q{SELECT pages FROM quickstep.check_index('t_k')}),
+	'<', $pages / 2, 'the standby replayed the page deletions');
+$primary->safe_psql('postgres', q{SELECT pg_current_xact_id()});
+$primary->safe_psql('postgres', q{VACUUM (INDEX_CLEANUP ON) t});
+$primary->safe_psql('postgres',
+	q{INSERT INTO t SELECT 1000 + (i * 7919) % 119000, 'again' || i FROM generate_series(1, 40000) i});
+same_on_standby('after inserts into recycled pages');
+cmp_ok($primary->safe_psql('postgres', q{SELECT pg_relation_size('t_k')}), '<=', $size,
+	'the inserts reused the deleted pages instead of growing the index');
+
 # REINDEX: a new relfilenode built with full-page records.
 $primary->safe_psql('postgres', q{REINDEX INDEX t_k});
 same_on_standby('after REINDEX');
