@@ -35,6 +35,12 @@ class Server:
     """A throwaway cluster of one PostgreSQL version with quickstep_am."""
 
     def __init__(self, version, port, datadir):
+        # Several checkouts may benchmark at once: QS_PORT_BASE and
+        # QS_TEST_DIR (as for scripts/test.sh) move the server out of the way.
+        if os.environ.get("QS_PORT_BASE"):
+            port = int(os.environ["QS_PORT_BASE"]) + 60 + (port - 55600) // 100 * 4 + (port % 100 != 15)
+        if os.environ.get("QS_TEST_DIR"):
+            datadir = datadir.replace("/tmp/quickstep-bench", os.path.join(os.environ["QS_TEST_DIR"], "bench"))
         self.version, self.port, self.datadir = str(version), port, datadir
         self.bindir = sh(["bash", "-c", f'. {ROOT}/scripts/env.sh; pg_bin {self.version}']).strip()
         self.env = dict(os.environ, PGHOST="/tmp", PGPORT=str(port), PGUSER="postgres")
