@@ -253,7 +253,17 @@ nsm_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			return false;
 		}
 		if (!ItemIdIsNormal(lp))
+		{
+			/* mark_dead and mark_unused leave no storage behind */
+			if (lpoff != 0 || lplen != 0)
+			{
+				snprintf(errbuf, errlen, "block %u, item %u: %s line pointer with storage (offset %u, length %u)",
+						 blkno, off, ItemIdIsDead(lp) ? "dead" : "unused",
+						 lpoff, lplen);
+				return false;
+			}
 			continue;
+		}
 		if (lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special ||
 			lpoff != MAXALIGN(lpoff))
 		{
