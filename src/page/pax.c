@@ -46,6 +46,7 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/xact.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
@@ -548,10 +549,59 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
  * The layout
  * ------------------------------------------------------------------------
  */
+/*
+ * Records come back in a virtual slot that also keeps the record's MVCC
+ * header, so that system columns (xmin, xmax, cmin, cmax) can be read, as
+ * ON CONFLICT DO UPDATE and RI checks do.
+ */
+typedef struct PaxSlot
+{
+	VirtualTupleTableSlot base;
+	HeapTupleHeaderData hdr;
+} PaxSlot;
+
+static TupleTableSlotOps pax_slot_ops_data;
+static bool pax_slot_ops_ready = false;
+
+static Datum
+pax_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+{
+	PaxSlot    *ps = (PaxSlot *) slot;
+	HeapTupleData tup;
+
+	if (TTS_EMPTY(slot))
+		elog(ERROR, "cannot retrieve a system column of an empty slot");
+	tup.t_data = &ps->hdr;
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = slot->tts_tid;
+	tup.t_tableOid = slot->tts_tableOid;
+	return heap_getsysattr(&tup, attnum, NULL, isnull);
+}
+
+#if PG_VERSION_NUM >= 170000
+static bool
+pax_slot_is_current_xact_tuple(TupleTableSlot *slot)
+{
+	PaxSlot    *ps = (PaxSlot *) slot;
+
+	return TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(&ps->hdr));
+}
+#endif
+
 static const TupleTableSlotOps *
 pax_slot_ops(void)
 {
-	return &TTSOpsVirtual;
+	if (!pax_slot_ops_ready)
+	{
+		pax_slot_ops_data = TTSOpsVirtual;
+		pax_slot_ops_data.base_slot_size = sizeof(PaxSlot);
+		pax_slot_ops_data.getsysattr = pax_slot_getsysattr;
+#if PG_VERSION_NUM >= 170000
+		pax_slot_ops_data.is_current_xact_tuple = pax_slot_is_current_xact_tuple;
+#endif
+		pax_slot_ops_ready = true;
+	}
+	return &pax_slot_ops_data;
 }
 
 /* initial size estimate of a variable-width attribute */
@@ -981,6 +1031,12 @@ pax_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 		ExecMaterializeSlot(slot);
 	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buf), off);
 	slot->tts_tableOid = RelationGetRelid(rel);
+	if (slot->tts_ops == &pax_slot_ops_data)
+	{
+		uint32		len;
+
+		pax_get_header(page, off, &((PaxSlot *) slot)->hdr, &len);
+	}
 }
 
 static HeapTuple

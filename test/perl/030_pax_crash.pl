@@ -1,0 +1,4 @@
+use FindBin;
+$ENV{QS_AM} = 'quickstep_pax';
+do "$FindBin::RealBin/010_nsm_crash.pl";
+die $@ if $@;
