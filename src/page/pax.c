@@ -117,6 +117,16 @@ StaticAssertDecl(sizeof(PaxRecHdr) == 24, "PaxRecHdr is 24 bytes");
 
 static const uint16 pax_zero[MaxHeapAttributeNumber];
 
+/*
+ * The last redistribution's plan in this backend (capacity and data-area
+ * sizes, learned from real records): init_page starts new pages of the
+ * same table with it instead of the descriptor's estimate.
+ */
+static Oid	pax_learned_type = InvalidOid;
+static int	pax_learned_natts = 0;
+static int	pax_learned_cap = 0;
+static uint16 pax_learned_dsize[MaxHeapAttributeNumber];
+
 /* backend-local redistribution statistics */
 static uint64 pax_nredist = 0;
 static double pax_redist_ms = 0;
@@ -610,8 +620,12 @@ pax_estimate(Form_pg_attribute att)
 {
 	if (att->attisdropped)
 		return 0;
-	if (att->attlen == -1 && att->atttypmod > VARHDRSZ)
+	/* typmod is a length only for the character types */
+	if ((att->atttypid == BPCHAROID || att->atttypid == VARCHAROID) &&
+		att->atttypmod > VARHDRSZ)
 		return Min(att->atttypmod - VARHDRSZ, 64) + 1;
+	if (att->atttypid == NUMERICOID)
+		return 8;
 	return 32;
 }
 
@@ -654,6 +668,16 @@ pax_init_page(Page page, Size page_size, TupleDesc desc)
 		h->capacity = 0;
 		((PageHeader) page)->pd_lower = ((PageHeader) page)->pd_upper =
 			Min(PAX_DIR_END(natts), BLCKSZ);
+		return;
+	}
+	/* a plan learned from this table's records, if it still fits */
+	if (OidIsValid(desc->tdtypeid) && desc->tdtypeid == pax_learned_type &&
+		natts == pax_learned_natts && pax_learned_cap > 0 &&
+		pax_place(h, natts, pax_learned_cap, pax_learned_dsize) <= BLCKSZ)
+	{
+		h->capacity = pax_learned_cap;
+		((PageHeader) page)->pd_lower = PAX_DIR_END(natts);
+		((PageHeader) page)->pd_upper = PAX_DIR_END(natts);
 		return;
 	}
 	fixed0 = pax_place(h, natts, 0, pax_zero);
@@ -789,6 +813,14 @@ pax_can_make_room(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	if (PageIsNew(page))
 		return false;
 	h = PaxHeaderOf(page);
+
+	/*
+	 * A redistribution moves the whole page and is logged as a full page
+	 * image: only worth it while the page still has room for two more
+	 * records, not to squeeze the last one in.
+	 */
+	if (pax_free_bytes(page, h) < 2 * MAXALIGN(tuple->t_len) + reserve)
+		return false;
 	if (!pax_plan_room(page, h, tuple, &cap, dsize))
 		return false;
 	return pax_reserve_ok(page, h, tuple, reserve);
@@ -817,7 +849,17 @@ pax_redistribute(Page page, PaxPageHeader *h, HeapTuple tuple)
 static void
 pax_make_room(Page page, TupleDesc desc, HeapTuple tuple)
 {
-	pax_redistribute(page, PaxHeaderOf(page), tuple);
+	PaxPageHeader *h = PaxHeaderOf(page);
+
+	pax_redistribute(page, h, tuple);
+	if (OidIsValid(desc->tdtypeid) && h->natts == desc->natts)
+	{
+		pax_learned_type = desc->tdtypeid;
+		pax_learned_natts = h->natts;
+		pax_learned_cap = h->capacity;
+		for (int i = 0; i < h->natts; i++)
+			pax_learned_dsize[i] = h->mini[i].attlen < 0 ? h->mini[i].dsize : 0;
+	}
 }
 
 static OffsetNumber
