@@ -84,6 +84,18 @@ typedef struct QsPageLayout
 								Size reserve);
 
 	/*
+	 * Optional (NULL: never).  A layout whose put_record never moves record
+	 * bytes but whose free space is split among areas (PAX) can make room
+	 * by moving them: can_make_room says whether that would let the tuple
+	 * fit (record_fits true afterwards, with 'reserve'); make_room does it.
+	 * The engine calls make_room under a cleanup lock inside a critical
+	 * section (no palloc, no error) and logs a full page image (wal.c).
+	 */
+	bool		(*can_make_room) (Page page, TupleDesc desc, HeapTuple tuple,
+								  Size reserve);
+	void		(*make_room) (Page page, TupleDesc desc, HeapTuple tuple);
+
+	/*
 	 * Store a formed tuple (of 'desc', or of an older descriptor with fewer
 	 * attributes); returns its offset (InvalidOffsetNumber if it does not
 	 * fit).  Sets the stored record's t_ctid to (blkno, offset) and
@@ -178,5 +190,6 @@ typedef struct QsPageLayout
 
 /* The layouts (src/page/). */
 extern const QsPageLayout qs_nsm_layout;
+extern const QsPageLayout qs_pax_layout;
 
 #endif							/* QS_PAGE_LAYOUT_H */

@@ -127,7 +127,39 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			RelationSetTargetBlock(rel, target);
 			return buf;
 		}
+		/* a layout that can make room by moving record bytes (PAX) */
+		if (L->can_make_room &&
+			L->can_make_room(page, RelationGetDescr(rel), tup, reserve))
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (ConditionalLockBufferForCleanup(buf))
+			{
+				page = BufferGetPage(buf);
+				if (!PageIsNew(page) &&
+					L->can_make_room(page, RelationGetDescr(rel), tup, reserve))
+				{
+					START_CRIT_SECTION();
+					L->make_room(page, RelationGetDescr(rel), tup);
+					MarkBufferDirty(buf);
+					qs_log_cleanup(rel, buf, InvalidTransactionId);
+					END_CRIT_SECTION();
+				}
+				if (PageIsNew(page) ||
+					L->record_fits(page, RelationGetDescr(rel), tup, reserve))
+				{
+					*isnew = PageIsNew(page);
+					RelationSetTargetBlock(rel, target);
+					return buf;
+				}
+			}
+			else
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			page = BufferGetPage(buf);
+		}
 		freespace = L->free_space(page);
+		/* the record did not fit: never send the FSM back to this page */
+		if (freespace >= need)
+			freespace = need > 0 ? need - 1 : 0;
 		UnlockReleaseBuffer(buf);
 		if (!use_fsm)
 			break;

@@ -72,6 +72,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	Page		page = BufferGetPage(buf);
 	OffsetNumber maxoff = L->max_offset(page);
 	int			n = 0;
+	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC &&
+		!CheckForSerializableConflictOutNeeded(rel, snapshot);
 
 	for (int i = 0;; i++)
 	{
@@ -96,6 +98,34 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		}
 		if (L->record_state(page, off) != QS_REC_NORMAL)
 			continue;
+		if (fast)
+		{
+			/*
+			 * Fast path for MVCC snapshots (as HeapTupleSatisfiesMVCC
+			 * decides it): inserter committed (hint) before every xid the
+			 * snapshot could consider running, never deleted or locked.
+			 */
+			uint32		len;
+			HeapTupleHeader h = L->get_header(page, off, &scratch, &len);
+
+			if ((h->t_infomask & HEAP_XMAX_INVALID) &&
+				(HeapTupleHeaderXminFrozen(h) ||
+				 (HeapTupleHeaderXminCommitted(h) &&
+				  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h),
+										snapshot->xmin))))
+			{
+				if (lock_tids)
+				{
+					ItemPointerData tid;
+
+					ItemPointerSet(&tid, BufferGetBlockNumber(buf), off);
+					PredicateLockTID(rel, &tid, snapshot,
+									 HeapTupleHeaderGetXmin(h));
+				}
+				out[n++] = off;
+				continue;
+			}
+		}
 		valid = qs_record_visible(L, rel, buf, page, off, snapshot,
 								  &tup, &scratch);
 		HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);

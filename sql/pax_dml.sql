@@ -1,0 +1,11 @@
+-- test/sql/row_dml.sql on quickstep_pax, in a schema of its own.
+-- Differs from expected/nsm_dml.out only in a physical limit: the largest
+-- record a PAX page takes ("row is too big ... maximum size").
+\set am quickstep_pax
+CREATE SCHEMA pax_dml;
+SET search_path = pax_dml, public;
+\i test/sql/row_dml.sql
+RESET search_path;
+SET client_min_messages = warning;
+DROP SCHEMA pax_dml CASCADE;
+RESET client_min_messages;
