@@ -151,8 +151,15 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 			break;
 
 		bslot = (BufferHeapTupleTableSlot *) slot;
-		buf = bslot->buffer;
 		off = ItemPointerGetOffsetNumber(&slot->tts_tid);
+		/* layouts with virtual slots (HPL) hold no pin in the slot */
+		if (TTS_IS_BUFFERTUPLE(slot) && BufferIsValid(bslot->buffer))
+		{
+			buf = bslot->buffer;
+			IncrBufferRefCount(buf);
+		}
+		else
+			buf = ReadBuffer(OldTable, ItemPointerGetBlockNumber(&slot->tts_tid));
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		tup.t_data = Lold->get_header(BufferGetPage(buf), off, &scratch, &len);
 		tup.t_len = len;
@@ -182,7 +189,7 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 			Lold->set_header(BufferGetPage(buf), off, &scratch);
 		copy = keep ? Lold->copy_record(OldTable, BufferGetPage(buf),
 										BufferGetBlockNumber(buf), off) : NULL;
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		UnlockReleaseBuffer(buf);
 		if (copy)
 		{
 			HeapTuple	tocopy = copy;

@@ -127,6 +127,13 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			return buf;
 		}
 		freespace = L->free_space(page);
+		/*
+		 * A layout may refuse a record for its shape, not its size (HPL: a
+		 * page formatted before ADD COLUMN): never send the FSM back here
+		 * for this request.
+		 */
+		if (freespace >= need)
+			freespace = need - 1;
 		UnlockReleaseBuffer(buf);
 		if (!use_fsm)
 			break;

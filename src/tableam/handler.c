@@ -180,3 +180,11 @@ nsm_handler(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(qs_engine_routine(&qs_nsm_layout));
 }
+
+PG_FUNCTION_INFO_V1(hpl_handler);
+
+Datum
+hpl_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(qs_engine_routine(&qs_hpl_layout));
+}
