@@ -281,11 +281,26 @@ hpl_compute_geom(const HplDir *dir)
 static inline bool
 hpl_key_equal(const HplGeom *g, const HplDir *dir)
 {
-	if (memcmp(g->key, dir, HPL_KEY1) != 0)
+	uint64		a,
+				b;
+	const uint32 *x,
+			   *y;
+
+	StaticAssertStmt(HPL_KEY1 == sizeof(uint64) && sizeof(HplAtt) == sizeof(uint32),
+					 "HPL directory key layout");
+	memcpy(&a, g->key, sizeof(a));
+	memcpy(&b, dir, sizeof(b));
+	if (a != b)
 		return false;
 	if (g->wide)
 		return true;
-	return memcmp(g->atts, dir->atts, sizeof(HplAtt) * g->natts) == 0;
+	/* word compares: cheaper than a memcmp call for a few attributes */
+	x = (const uint32 *) g->atts;
+	y = (const uint32 *) dir->atts;
+	for (int i = 0; i < g->natts; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
 }
 
 static void
@@ -505,7 +520,7 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 static const TupleTableSlotOps *
 hpl_slot_ops(void)
 {
-	return &TTSOpsVirtual;
+	return &TTSOpsHeapTuple;
 }
 
 static void
@@ -839,13 +854,20 @@ hpl_set_header(Page page, OffsetNumber off, HeapTupleHeader h)
 	HplGeom    *g = hpl_geom(page);
 	int			k = off - 1;
 
-	hpl_put32(page, FLD(g, F_XMIN), k, h->t_choice.t_heap.t_xmin);
-	hpl_put32(page, FLD(g, F_XMAX), k, h->t_choice.t_heap.t_xmax);
-	hpl_put32(page, FLD(g, F_CID), k, h->t_choice.t_heap.t_field3.t_cid);
-	hpl_put32(page, FLD(g, F_CTIDBLK), k, ItemPointerGetBlockNumberNoCheck(&h->t_ctid));
-	hpl_put16(page, FLD(g, F_CTIDOFF), k, ItemPointerGetOffsetNumberNoCheck(&h->t_ctid));
-	hpl_put16(page, FLD(g, F_INFOMASK), k, h->t_infomask);
-	hpl_put16(page, FLD(g, F_INFOMASK2), k, h->t_infomask2);
+	/* write only what changed (mostly nothing, or hint bits) */
+#define HPL_SET(kind, bits, v) \
+	do { \
+		if (hpl_get##bits(page, FLD(g, kind), k) != (v)) \
+			hpl_put##bits(page, FLD(g, kind), k, (v)); \
+	} while (0)
+	HPL_SET(F_INFOMASK, 16, h->t_infomask);
+	HPL_SET(F_XMAX, 32, h->t_choice.t_heap.t_xmax);
+	HPL_SET(F_XMIN, 32, h->t_choice.t_heap.t_xmin);
+	HPL_SET(F_CID, 32, h->t_choice.t_heap.t_field3.t_cid);
+	HPL_SET(F_CTIDBLK, 32, ItemPointerGetBlockNumberNoCheck(&h->t_ctid));
+	HPL_SET(F_CTIDOFF, 16, ItemPointerGetOffsetNumberNoCheck(&h->t_ctid));
+	HPL_SET(F_INFOMASK2, 16, h->t_infomask2);
+#undef HPL_SET
 }
 
 /* the formed tuple stored for record k of a wide page (header stale) */
@@ -884,65 +906,39 @@ hpl_getattr(Page page, HplGeom *g, TupleDesc desc, int k, int i, bool *isnull)
 	return fetch_att(hpl_addr(page, &g->f[g->attval[i]], k), true, a->attlen);
 }
 
-static HeapTuple hpl_copy_record(Relation rel, Page page, BlockNumber blkno,
-								 OffsetNumber off);
+static HeapTuple hpl_copy_desc(Relation rel, TupleDesc desc, Page page,
+							   BlockNumber blkno, OffsetNumber off);
 
+/*
+ * Records go to the executor as formed heap tuples in a heap-tuple slot:
+ * the slot holds no pin (values are copied out of the page) and system
+ * columns (xmin, cmin, ...: slot_getsysattr, ON CONFLICT's "row affected
+ * twice" test) read the assembled header.  QuickstepScan does not come
+ * here: it reads columns with read_column into a virtual slot.
+ */
 static void
 hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 				 TupleTableSlot *slot, const Bitmapset *attrs)
 {
-	HplGeom    *g = hpl_geom(page);
-	TupleDesc	desc = slot->tts_tupleDescriptor;
-	int			k = off - 1;
-	bool		byref = false;
+	MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+	/* the slot's descriptor: ALTER TABLE rewrites read with the old one */
+	HeapTuple	tup = hpl_copy_desc(rel, slot->tts_tupleDescriptor, page,
+									BufferGetBlockNumber(buf), off);
 
-	if (!TTS_IS_VIRTUAL(slot))
-	{
-		/* a slot of another kind: hand it a formed copy */
-		HeapTuple	tup = hpl_copy_record(rel, page, BufferGetBlockNumber(buf), off);
-
-		ExecForceStoreHeapTuple(tup, slot, true);
-		slot->tts_tid = tup->t_self;
-		slot->tts_tableOid = RelationGetRelid(rel);
-		return;
-	}
-	ExecClearTuple(slot);
-	if (g->wide)
-	{
-		HeapTupleData tup;
-
-		hpl_wide_tuple(page, g, k, &tup);
-		heap_deform_tuple(&tup, desc, slot->tts_values, slot->tts_isnull);
-		byref = true;
-	}
+	MemoryContextSwitchTo(oldcxt);
+	if (TTS_IS_HEAPTUPLE(slot))
+		ExecStoreHeapTuple(tup, slot, true);
 	else
-	{
-		for (int i = 0; i < desc->natts; i++)
-		{
-			if (attrs && !bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs))
-			{
-				slot->tts_values[i] = (Datum) 0;
-				slot->tts_isnull[i] = true;
-				continue;
-			}
-			slot->tts_values[i] = hpl_getattr(page, g, desc, k, i, &slot->tts_isnull[i]);
-			if (!slot->tts_isnull[i] && !TupleDescAttr(desc, i)->attbyval)
-				byref = true;
-		}
-	}
-	ExecStoreVirtualTuple(slot);
-	/* the slot holds no pin: copy by-reference values out of the page */
-	if (byref)
-		ExecMaterializeSlot(slot);
-	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buf), off);
+		ExecForceStoreHeapTuple(tup, slot, true);
+	slot->tts_tid = tup->t_self;
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
 static HeapTuple
-hpl_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
+hpl_copy_desc(Relation rel, TupleDesc desc, Page page, BlockNumber blkno,
+			  OffsetNumber off)
 {
 	HplGeom    *g = hpl_geom(page);
-	TupleDesc	desc = RelationGetDescr(rel);
 	int			k = off - 1;
 	HeapTuple	tup;
 	HeapTupleHeaderData hdr;
@@ -979,6 +975,12 @@ hpl_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 	ItemPointerSet(&tup->t_self, blkno, off);
 	tup->t_tableOid = RelationGetRelid(rel);
 	return tup;
+}
+
+static HeapTuple
+hpl_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
+{
+	return hpl_copy_desc(rel, RelationGetDescr(rel), page, blkno, off);
 }
 
 /* ------------------------------------------------------------------------
