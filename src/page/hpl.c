@@ -14,8 +14,8 @@
  *
  * Fixed-size fields.  Every record has the fields
  *	 used bit, live bit (the ghost bits: unused = 00, dead = 10, normal = 11),
- *	 one null bit per attribute that may be NULL (attnotnull off or dropped
- *	 at format time),
+ *	 one null bit per attribute that was NULL in the record the page was
+ *	 formatted for (or dropped): null bit fields are made lazily,
  *	 xmin 4, xmax 4, cid/xvac 4, ctid block 4, ctid offset 2, infomask 2,
  *	 infomask2 2 (holds the record's natts), logical length 2,
  *	 per attribute: the value (pass-by-value types of 1, 2, 4, 8 bytes) or a
@@ -100,6 +100,10 @@ typedef struct HplDir
 	uint8		flags;
 	uint16		natts;
 	uint16		segstart;
+	/* fields by width (bit fields, 1-, 2-, 4-, 8-byte): fix the MVCC fields' places */
+	uint8		nbits;
+	uint8		nw[4];
+	uint8		pad[3];
 	/* mutable part */
 	uint16		nrecs;			/* slots allocated: the max offset */
 	uint16		minnatts;		/* fewest attributes of a record put here */
@@ -143,11 +147,14 @@ typedef struct HplGeom
 	int16	   *attnull;		/* natts: null bit field or -1 */
 	int16	   *attpmnk;		/* natts: prefix field or -1 */
 	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
+	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
+	uint16		hoff[HPL_MAX_RECS][F_LEN + 1];
 } HplGeom;
 
 #define HPL_CACHE 8
 static HplGeom *hpl_cache[HPL_CACHE];
 static int	hpl_cache_next;
+static HplGeom *hpl_hlast;		/* last geometry hpl_hgeom returned */
 
 /* ------------------------------------------------------------------------
  * Geometry
@@ -201,6 +208,36 @@ hpl_count_fields(const HplAtt *atts, int natts, bool wide)
 			n++;
 	}
 	return n;
+}
+
+/* fields by width class: bits, 1, 2, 4, 8 bytes */
+static void
+hpl_count_widths(const HplAtt *atts, int natts, bool wide, uint8 *nbits,
+				 uint8 *nw)
+{
+	*nbits = 2;
+	nw[0] = 0;
+	nw[1] = 4;					/* ctid offset, infomask, infomask2, length */
+	nw[2] = 4;					/* xmin, xmax, cid, ctid block */
+	nw[3] = 0;
+	if (wide)
+	{
+		nw[1]++;				/* the row's offset */
+		return;
+	}
+	for (int i = 0; i < natts; i++)
+	{
+		if (atts[i].flags & HPL_ATT_NULLS)
+			(*nbits)++;
+		if (atts[i].flags & HPL_ATT_VAR)
+		{
+			nw[1]++;
+			if (atts[i].flags & HPL_ATT_PMNK)
+				nw[2]++;
+		}
+		else
+			nw[atts[i].attlen == 1 ? 0 : atts[i].attlen == 2 ? 1 : atts[i].attlen == 4 ? 2 : 3]++;
+	}
 }
 
 /* build the geometry of a (validated) directory */
@@ -275,6 +312,21 @@ hpl_compute_geom(const HplDir *dir)
 		}
 		g->lines[k + 1] = line * HPL_LINE;
 	}
+	for (int k = 0; k < HPL_MAX_RECS; k++)
+	{
+		g->hoff[k][F_USED] = g->f[g->fmvcc[F_USED]].unitoff[0] + (k >> 3);
+		g->hoff[k][F_LIVE] = g->f[g->fmvcc[F_LIVE]].unitoff[0] + (k >> 3);
+		g->hoff[k][F_NULL] = 0;
+		for (int kind = F_XMIN; kind <= F_LEN; kind++)
+		{
+			HplField   *f = &g->f[g->fmvcc[kind]];
+			uint32		o = f->unitoff[k >> f->shift] +
+				(k & ((1 << f->shift) - 1)) * f->width;
+
+			/* beyond the page only for slots a page can never have */
+			g->hoff[k][kind] = Min(o, BLCKSZ - f->width);
+		}
+	}
 	return g;
 }
 
@@ -286,10 +338,14 @@ hpl_key_equal(const HplGeom *g, const HplDir *dir)
 	const uint32 *x,
 			   *y;
 
-	StaticAssertStmt(HPL_KEY1 == sizeof(uint64) && sizeof(HplAtt) == sizeof(uint32),
+	StaticAssertStmt(HPL_KEY1 == 2 * sizeof(uint64) && sizeof(HplAtt) == sizeof(uint32),
 					 "HPL directory key layout");
 	memcpy(&a, g->key, sizeof(a));
 	memcpy(&b, dir, sizeof(b));
+	if (a != b)
+		return false;
+	memcpy(&a, g->key + sizeof(a), sizeof(a));
+	memcpy(&b, (const char *) dir + sizeof(b), sizeof(b));
 	if (a != b)
 		return false;
 	if (g->wide)
@@ -334,7 +390,11 @@ hpl_geom_dir(const HplDir *dir)
 	}
 	g = hpl_compute_geom(dir);
 	if (hpl_cache[hpl_cache_next])
+	{
+		if (hpl_cache[hpl_cache_next] == hpl_hlast)
+			hpl_hlast = NULL;
 		hpl_free_geom(hpl_cache[hpl_cache_next]);
+	}
 	hpl_cache[hpl_cache_next] = g;
 	last = hpl_cache_next;
 	hpl_cache_next = (hpl_cache_next + 1) % HPL_CACHE;
@@ -342,6 +402,36 @@ hpl_geom_dir(const HplDir *dir)
 }
 
 #define hpl_geom(page) hpl_geom_dir(HplDirOf(page))
+
+/*
+ * A geometry good for the ghost bits and MVCC fields of 'page' (the
+ * per-record path of every scan): their places depend only on the segment
+ * start and the number of fields of each width, which the first 16 bytes
+ * of the directory hold, so two 8-byte compares identify it.  Attribute
+ * fields must come from hpl_geom.
+ */
+static inline HplGeom *
+hpl_hgeom(Page page)
+{
+	const HplDir *dir = HplDirOf(page);
+
+	if (likely(hpl_hlast != NULL))
+	{
+		uint64		a,
+					b,
+					c,
+					d;
+
+		memcpy(&a, hpl_hlast->key, 8);
+		memcpy(&b, dir, 8);
+		memcpy(&c, hpl_hlast->key + 8, 8);
+		memcpy(&d, (const char *) dir + 8, 8);
+		if (a == b && c == d)
+			return hpl_hlast;
+	}
+	hpl_hlast = hpl_geom_dir(dir);
+	return hpl_hlast;
+}
 
 /* ------------------------------------------------------------------------
  * Field access
@@ -462,9 +552,13 @@ qs_hpl_prefix_of(const char *data, Size len)
  */
 
 /*
- * Write the directory for 'desc' into 'page' (already PageInit'ed).
- * 'nulls' (may be NULL) marks attributes that need null bits besides the
- * nullable ones; 'allnull' gives every attribute null bits.
+ * Format 'page' for 'desc'.  Null bit fields are made lazily: for the
+ * attributes 'nulls' marks (those NULL in the first record put on the
+ * page; put_record formats an empty page for the record it puts) and
+ * dropped ones; 'allnull' gives every attribute one.  A later record with a
+ * NULL where the page has no null bits goes to another page, which is
+ * formatted for it.  Most pages of tables whose NULLs are rare or in fixed
+ * columns so spend no cache line per nullable attribute.
  */
 static void
 hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
@@ -495,8 +589,7 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 		if (!(att->attbyval && (att->attlen == 1 || att->attlen == 2 ||
 								att->attlen == 4 || att->attlen == 8)))
 			a->flags |= HPL_ATT_VAR;
-		if (allnull || !att->attnotnull || att->attisdropped ||
-			(nulls && nulls[i]))
+		if (allnull || att->attisdropped || (nulls && nulls[i]))
 			a->flags |= HPL_ATT_NULLS;
 		if (!att->attisdropped &&
 			(att->atttypid == TEXTOID || att->atttypid == VARCHAROID))
@@ -505,6 +598,8 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 	wide = natts >= HPL_MAX_FIELDS ||
 		hpl_count_fields(dir->atts, natts, false) > HPL_MAX_FIELDS;
 	dir->flags = wide ? HPL_PAGE_WIDE : 0;
+	hpl_count_widths(dir->atts, natts, wide, &dir->nbits, dir->nw);
+	memset(dir->pad, 0, sizeof(dir->pad));
 	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, wide));
 	dir->segstart = segstart;
 	if (wide)
@@ -815,10 +910,15 @@ hpl_record_state(Page page, OffsetNumber off)
 	if (PageIsNew(page) || off < FirstOffsetNumber ||
 		off > HplDirOf(page)->nrecs)
 		return QS_REC_UNUSED;
-	g = hpl_geom(page);
-	if (!hpl_bit(page, FLD(g, F_USED), off - 1))
-		return QS_REC_UNUSED;
-	return hpl_bit(page, FLD(g, F_LIVE), off - 1) ? QS_REC_NORMAL : QS_REC_DEAD;
+	g = hpl_hgeom(page);
+	{
+		int			k = off - 1;
+		const uint8 *p = (const uint8 *) page;
+
+		if (!((p[g->hoff[k][F_USED]] >> (k & 7)) & 1))
+			return QS_REC_UNUSED;
+		return ((p[g->hoff[k][F_LIVE]] >> (k & 7)) & 1) ? QS_REC_NORMAL : QS_REC_DEAD;
+	}
 }
 
 static inline void
@@ -826,39 +926,54 @@ hpl_fill_header(Page page, HplGeom *g, int k, HeapTupleHeader h, uint32 *len)
 {
 	int			natts;
 
-	h->t_choice.t_heap.t_xmin = hpl_get32(page, FLD(g, F_XMIN), k);
-	h->t_choice.t_heap.t_xmax = hpl_get32(page, FLD(g, F_XMAX), k);
-	h->t_choice.t_heap.t_field3.t_cid = hpl_get32(page, FLD(g, F_CID), k);
-	ItemPointerSet(&h->t_ctid, hpl_get32(page, FLD(g, F_CTIDBLK), k),
-				   hpl_get16(page, FLD(g, F_CTIDOFF), k));
-	h->t_infomask = hpl_get16(page, FLD(g, F_INFOMASK), k);
-	h->t_infomask2 = hpl_get16(page, FLD(g, F_INFOMASK2), k);
+	const uint16 *o = g->hoff[k];
+	const char *p = (const char *) page;
+	uint32		blk;
+	uint16		posid;
+
+	memcpy(&h->t_choice.t_heap.t_xmin, p + o[F_XMIN], 4);
+	memcpy(&h->t_choice.t_heap.t_xmax, p + o[F_XMAX], 4);
+	memcpy(&h->t_choice.t_heap.t_field3.t_cid, p + o[F_CID], 4);
+	memcpy(&blk, p + o[F_CTIDBLK], 4);
+	memcpy(&posid, p + o[F_CTIDOFF], 2);
+	ItemPointerSet(&h->t_ctid, blk, posid);
+	memcpy(&h->t_infomask, p + o[F_INFOMASK], 2);
+	memcpy(&h->t_infomask2, p + o[F_INFOMASK2], 2);
 	natts = h->t_infomask2 & HEAP_NATTS_MASK;
 	h->t_hoff = MAXALIGN(SizeofHeapTupleHeader +
 						 ((h->t_infomask & HEAP_HASNULL) ? BITMAPLEN(natts) : 0));
 	if (len)
-		*len = hpl_get16(page, FLD(g, F_LEN), k);
+	{
+		uint16		l;
+
+		memcpy(&l, p + o[F_LEN], 2);
+		*len = l;
+	}
 }
 
 static HeapTupleHeader
 hpl_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 			   uint32 *len)
 {
-	hpl_fill_header(page, hpl_geom(page), off - 1, scratch, len);
+	hpl_fill_header(page, hpl_hgeom(page), off - 1, scratch, len);
 	return scratch;
 }
 
 static void
 hpl_set_header(Page page, OffsetNumber off, HeapTupleHeader h)
 {
-	HplGeom    *g = hpl_geom(page);
+	HplGeom    *g = hpl_hgeom(page);
 	int			k = off - 1;
+
+	const uint16 *o = g->hoff[k];
 
 	/* write only what changed (mostly nothing, or hint bits) */
 #define HPL_SET(kind, bits, v) \
 	do { \
-		if (hpl_get##bits(page, FLD(g, kind), k) != (v)) \
-			hpl_put##bits(page, FLD(g, kind), k, (v)); \
+		uint##bits	cur_, new_ = (v); \
+		memcpy(&cur_, (char *) page + o[kind], sizeof(cur_)); \
+		if (cur_ != new_) \
+			memcpy((char *) page + o[kind], &new_, sizeof(new_)); \
 	} while (0)
 	HPL_SET(F_INFOMASK, 16, h->t_infomask);
 	HPL_SET(F_XMAX, 32, h->t_choice.t_heap.t_xmax);
@@ -1287,6 +1402,19 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 		if (hpl_count_fields(dir->atts, dir->natts, false) > HPL_MAX_FIELDS)
 		{
 			snprintf(errbuf, errlen, "block %u: too many fields for a segment", blkno);
+			return false;
+		}
+	}
+	{
+		uint8		nbits;
+		uint8		nw[4];
+
+		hpl_count_widths(dir->atts, dir->natts, wide, &nbits, nw);
+		if (nbits != dir->nbits || memcmp(nw, dir->nw, 4) != 0 ||
+			dir->pad[0] || dir->pad[1] || dir->pad[2])
+		{
+			snprintf(errbuf, errlen, "block %u: directory field counts disagree with its attributes",
+					 blkno);
 			return false;
 		}
 	}
