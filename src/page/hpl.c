@@ -612,10 +612,45 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 	ph->pd_upper = ph->pd_special;
 }
 
+/*
+ * The slot records come in: a virtual slot (values only, no formed tuple)
+ * that also keeps the record's MVCC header, so that system columns (xmin,
+ * cmin, ...: slot_getsysattr, ON CONFLICT's "row affected twice" test)
+ * work.  TTSOpsVirtual's callbacks but getsysattr and the slot size.
+ */
+typedef struct HplSlot
+{
+	VirtualTupleTableSlot base;
+	HeapTupleHeaderData hdr;
+} HplSlot;
+
+static TupleTableSlotOps hpl_slot_ops_data;
+static bool hpl_slot_ops_ready = false;
+
+static Datum
+hpl_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+	HeapTupleData tup;
+
+	tup.t_data = &hs->hdr;
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = slot->tts_tid;
+	tup.t_tableOid = slot->tts_tableOid;
+	return heap_getsysattr(&tup, attnum, slot->tts_tupleDescriptor, isnull);
+}
+
 static const TupleTableSlotOps *
 hpl_slot_ops(void)
 {
-	return &TTSOpsHeapTuple;
+	if (!hpl_slot_ops_ready)
+	{
+		hpl_slot_ops_data = TTSOpsVirtual;
+		hpl_slot_ops_data.base_slot_size = sizeof(HplSlot);
+		hpl_slot_ops_data.getsysattr = hpl_slot_getsysattr;
+		hpl_slot_ops_ready = true;
+	}
+	return &hpl_slot_ops_data;
 }
 
 static void
@@ -1025,27 +1060,61 @@ static HeapTuple hpl_copy_desc(Relation rel, TupleDesc desc, Page page,
 							   BlockNumber blkno, OffsetNumber off);
 
 /*
- * Records go to the executor as formed heap tuples in a heap-tuple slot:
- * the slot holds no pin (values are copied out of the page) and system
- * columns (xmin, cmin, ...: slot_getsysattr, ON CONFLICT's "row affected
- * twice" test) read the assembled header.  QuickstepScan does not come
- * here: it reads columns with read_column into a virtual slot.
+ * store_record: the attributes into our virtual slot (by-reference values
+ * copied out of the page: the slot holds no pin), the header beside them.
+ * A slot of another kind gets a formed copy.
  */
 static void
 hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 				 TupleTableSlot *slot, const Bitmapset *attrs)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-	/* the slot's descriptor: ALTER TABLE rewrites read with the old one */
-	HeapTuple	tup = hpl_copy_desc(rel, slot->tts_tupleDescriptor, page,
-									BufferGetBlockNumber(buf), off);
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	HplGeom    *g;
+	int			k = off - 1;
+	bool		byref = false;
 
-	MemoryContextSwitchTo(oldcxt);
-	if (TTS_IS_HEAPTUPLE(slot))
-		ExecStoreHeapTuple(tup, slot, true);
-	else
+	if (slot->tts_ops != hpl_slot_ops())
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+		HeapTuple	tup = hpl_copy_desc(rel, desc, page,
+										BufferGetBlockNumber(buf), off);
+
+		MemoryContextSwitchTo(oldcxt);
 		ExecForceStoreHeapTuple(tup, slot, true);
-	slot->tts_tid = tup->t_self;
+		slot->tts_tid = tup->t_self;
+		slot->tts_tableOid = RelationGetRelid(rel);
+		return;
+	}
+	ExecClearTuple(slot);
+	g = hpl_geom(page);
+	hpl_fill_header(page, g, k, &((HplSlot *) slot)->hdr, NULL);
+	if (g->wide)
+	{
+		HeapTupleData tup;
+
+		hpl_wide_tuple(page, g, k, &tup);
+		heap_deform_tuple(&tup, desc, slot->tts_values, slot->tts_isnull);
+		byref = true;
+	}
+	else
+	{
+		for (int i = 0; i < desc->natts; i++)
+		{
+			if (attrs && !bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs))
+			{
+				slot->tts_values[i] = (Datum) 0;
+				slot->tts_isnull[i] = true;
+				continue;
+			}
+			slot->tts_values[i] = hpl_getattr(page, g, desc, k, i, &slot->tts_isnull[i]);
+			if (!slot->tts_isnull[i] && !TupleDescAttr(desc, i)->attbyval)
+				byref = true;
+		}
+	}
+	ExecStoreVirtualTuple(slot);
+	if (byref)
+		ExecMaterializeSlot(slot);
+	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buf), off);
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
 
