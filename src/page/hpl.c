@@ -613,19 +613,92 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 }
 
 /*
- * The slot records come in: a virtual slot (values only, no formed tuple)
- * that also keeps the record's MVCC header, so that system columns (xmin,
- * cmin, ...: slot_getsysattr, ON CONFLICT's "row affected twice" test)
- * work.  TTSOpsVirtual's callbacks but getsysattr and the slot size.
+ * The slot records come in: a virtual slot that keeps the record's MVCC
+ * header (system columns: getsysattr; is_current_xact_tuple) and a pin on
+ * the page, from which it reads attributes only when asked
+ * (getsomeattrs), as heap's buffer slots deform lazily.  By-reference
+ * values point into the page while the pin is held; materialize copies
+ * them out and drops the pin.  Otherwise TTSOpsVirtual's callbacks.
  */
 typedef struct HplSlot
 {
 	VirtualTupleTableSlot base;
 	HeapTupleHeaderData hdr;
+	Buffer		buf;			/* pinned page while attributes are unread */
+	int			k;				/* record index on it */
 } HplSlot;
 
 static TupleTableSlotOps hpl_slot_ops_data;
 static bool hpl_slot_ops_ready = false;
+
+static Datum hpl_getattr(Page page, struct HplGeom *g, TupleDesc desc, int k,
+						 int i, bool *isnull);
+
+static void
+hpl_slot_init(TupleTableSlot *slot)
+{
+	((HplSlot *) slot)->buf = InvalidBuffer;
+	TTSOpsVirtual.init(slot);
+}
+
+static void
+hpl_slot_unpin(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	if (BufferIsValid(hs->buf))
+	{
+		ReleaseBuffer(hs->buf);
+		hs->buf = InvalidBuffer;
+	}
+}
+
+static void
+hpl_slot_clear(TupleTableSlot *slot)
+{
+	hpl_slot_unpin(slot);
+	TTSOpsVirtual.clear(slot);
+}
+
+static void
+hpl_slot_release(TupleTableSlot *slot)
+{
+	hpl_slot_unpin(slot);
+	TTSOpsVirtual.release(slot);
+}
+
+static void
+hpl_slot_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+	Page		page;
+	HplGeom    *g;
+
+	if (!BufferIsValid(hs->buf))
+		elog(ERROR, "HPL slot has no page to read attributes from");
+	page = BufferGetPage(hs->buf);
+	g = hpl_geom(page);
+	for (int i = slot->tts_nvalid; i < natts; i++)
+		slot->tts_values[i] = hpl_getattr(page, g, slot->tts_tupleDescriptor,
+										  hs->k, i, &slot->tts_isnull[i]);
+	slot->tts_nvalid = natts;
+}
+
+static void
+hpl_slot_materialize(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	if (BufferIsValid(hs->buf))
+	{
+		slot_getallattrs(slot);
+		/* values may point into the page: copy them, then drop the pin */
+		TTSOpsVirtual.materialize(slot);
+		hpl_slot_unpin(slot);
+	}
+	else
+		TTSOpsVirtual.materialize(slot);
+}
 
 static Datum
 hpl_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
@@ -640,6 +713,38 @@ hpl_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 	return heap_getsysattr(&tup, attnum, slot->tts_tupleDescriptor, isnull);
 }
 
+static HeapTuple
+hpl_slot_copy_heap_tuple(TupleTableSlot *slot)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_heap_tuple(slot);
+}
+
+#if QS_PG_MAJOR >= 18
+static MinimalTuple
+hpl_slot_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_minimal_tuple(slot, extra);
+}
+#else
+static MinimalTuple
+hpl_slot_copy_minimal_tuple(TupleTableSlot *slot)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_minimal_tuple(slot);
+}
+#endif
+
+#if QS_PG_MAJOR >= 17
+static bool
+hpl_slot_is_current_xact_tuple(TupleTableSlot *slot)
+{
+	return TransactionIdIsCurrentTransactionId(
+		HeapTupleHeaderGetRawXmin(&((HplSlot *) slot)->hdr));
+}
+#endif
+
 static const TupleTableSlotOps *
 hpl_slot_ops(void)
 {
@@ -647,7 +752,17 @@ hpl_slot_ops(void)
 	{
 		hpl_slot_ops_data = TTSOpsVirtual;
 		hpl_slot_ops_data.base_slot_size = sizeof(HplSlot);
+		hpl_slot_ops_data.init = hpl_slot_init;
+		hpl_slot_ops_data.release = hpl_slot_release;
+		hpl_slot_ops_data.clear = hpl_slot_clear;
+		hpl_slot_ops_data.getsomeattrs = hpl_slot_getsomeattrs;
 		hpl_slot_ops_data.getsysattr = hpl_slot_getsysattr;
+		hpl_slot_ops_data.materialize = hpl_slot_materialize;
+		hpl_slot_ops_data.copy_heap_tuple = hpl_slot_copy_heap_tuple;
+		hpl_slot_ops_data.copy_minimal_tuple = hpl_slot_copy_minimal_tuple;
+#if QS_PG_MAJOR >= 17
+		hpl_slot_ops_data.is_current_xact_tuple = hpl_slot_is_current_xact_tuple;
+#endif
 		hpl_slot_ops_ready = true;
 	}
 	return &hpl_slot_ops_data;
@@ -1071,7 +1186,6 @@ hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	HplGeom    *g;
 	int			k = off - 1;
-	bool		byref = false;
 
 	if (slot->tts_ops != hpl_slot_ops())
 	{
@@ -1094,26 +1208,18 @@ hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 
 		hpl_wide_tuple(page, g, k, &tup);
 		heap_deform_tuple(&tup, desc, slot->tts_values, slot->tts_isnull);
-		byref = true;
+		ExecStoreVirtualTuple(slot);
+		ExecMaterializeSlot(slot);
 	}
 	else
 	{
-		for (int i = 0; i < desc->natts; i++)
-		{
-			if (attrs && !bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber, attrs))
-			{
-				slot->tts_values[i] = (Datum) 0;
-				slot->tts_isnull[i] = true;
-				continue;
-			}
-			slot->tts_values[i] = hpl_getattr(page, g, desc, k, i, &slot->tts_isnull[i]);
-			if (!slot->tts_isnull[i] && !TupleDescAttr(desc, i)->attbyval)
-				byref = true;
-		}
+		/* attributes are read when asked for, from the pinned page */
+		((HplSlot *) slot)->buf = buf;
+		((HplSlot *) slot)->k = k;
+		IncrBufferRefCount(buf);
+		slot->tts_flags &= ~TTS_FLAG_EMPTY;
+		slot->tts_nvalid = 0;
 	}
-	ExecStoreVirtualTuple(slot);
-	if (byref)
-		ExecMaterializeSlot(slot);
 	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buf), off);
 	slot->tts_tableOid = RelationGetRelid(rel);
 }
