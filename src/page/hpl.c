@@ -626,6 +626,7 @@ typedef struct HplSlot
 	HeapTupleHeaderData hdr;
 	Buffer		buf;			/* pinned page while attributes are unread */
 	int			k;				/* record index on it */
+	HeapTuple	tuple;			/* formed by get_heap_tuple, or NULL */
 } HplSlot;
 
 static TupleTableSlotOps hpl_slot_ops_data;
@@ -638,6 +639,7 @@ static void
 hpl_slot_init(TupleTableSlot *slot)
 {
 	((HplSlot *) slot)->buf = InvalidBuffer;
+	((HplSlot *) slot)->tuple = NULL;
 	TTSOpsVirtual.init(slot);
 }
 
@@ -656,8 +658,55 @@ hpl_slot_unpin(TupleTableSlot *slot)
 static void
 hpl_slot_clear(TupleTableSlot *slot)
 {
+	HplSlot    *hs = (HplSlot *) slot;
+
 	hpl_slot_unpin(slot);
+	if (hs->tuple)
+	{
+		heap_freetuple(hs->tuple);
+		hs->tuple = NULL;
+	}
+	memset(&hs->hdr, 0, sizeof(hs->hdr));
 	TTSOpsVirtual.clear(slot);
+}
+
+/*
+ * A formed tuple owned by the slot (ExecFetchSlotHeapTuple): the engine
+ * sets the header of a new record's version on it (xmin, ctid), which the
+ * slot's system columns then show (RETURNING xmin).
+ */
+static HeapTuple
+hpl_slot_get_heap_tuple(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	if (hs->tuple == NULL)
+	{
+		MemoryContext oldcxt;
+
+		slot_getallattrs(slot);
+		oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+		hs->tuple = heap_form_tuple(slot->tts_tupleDescriptor,
+									slot->tts_values, slot->tts_isnull);
+		MemoryContextSwitchTo(oldcxt);
+		/* a stored record's header (all zero for a new tuple) */
+		hs->tuple->t_data->t_choice = hs->hdr.t_choice;
+		hs->tuple->t_data->t_ctid = hs->hdr.t_ctid;
+		hs->tuple->t_data->t_infomask |=
+			hs->hdr.t_infomask & ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
+		hs->tuple->t_data->t_infomask2 |= hs->hdr.t_infomask2 & ~HEAP_NATTS_MASK;
+		hs->tuple->t_self = slot->tts_tid;
+		hs->tuple->t_tableOid = slot->tts_tableOid;
+	}
+	return hs->tuple;
+}
+
+static inline HeapTupleHeader
+hpl_slot_header(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	return hs->tuple ? hs->tuple->t_data : &hs->hdr;
 }
 
 static void
@@ -703,19 +752,28 @@ hpl_slot_materialize(TupleTableSlot *slot)
 static Datum
 hpl_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 {
-	HplSlot    *hs = (HplSlot *) slot;
 	HeapTupleData tup;
 
-	tup.t_data = &hs->hdr;
+	tup.t_data = hpl_slot_header(slot);
 	tup.t_len = SizeofHeapTupleHeader;
 	tup.t_self = slot->tts_tid;
 	tup.t_tableOid = slot->tts_tableOid;
 	return heap_getsysattr(&tup, attnum, slot->tts_tupleDescriptor, isnull);
 }
 
+/* TTSOpsVirtual's copyslot clears with its own clear: ours first */
+static void
+hpl_slot_copyslot(TupleTableSlot *dst, TupleTableSlot *src)
+{
+	hpl_slot_clear(dst);
+	TTSOpsVirtual.copyslot(dst, src);
+}
+
 static HeapTuple
 hpl_slot_copy_heap_tuple(TupleTableSlot *slot)
 {
+	if (((HplSlot *) slot)->tuple)
+		return heap_copytuple(((HplSlot *) slot)->tuple);
 	slot_getallattrs(slot);
 	return TTSOpsVirtual.copy_heap_tuple(slot);
 }
@@ -741,7 +799,7 @@ static bool
 hpl_slot_is_current_xact_tuple(TupleTableSlot *slot)
 {
 	return TransactionIdIsCurrentTransactionId(
-		HeapTupleHeaderGetRawXmin(&((HplSlot *) slot)->hdr));
+		HeapTupleHeaderGetRawXmin(hpl_slot_header(slot)));
 }
 #endif
 
@@ -759,6 +817,8 @@ hpl_slot_ops(void)
 		hpl_slot_ops_data.getsysattr = hpl_slot_getsysattr;
 		hpl_slot_ops_data.materialize = hpl_slot_materialize;
 		hpl_slot_ops_data.copy_heap_tuple = hpl_slot_copy_heap_tuple;
+		hpl_slot_ops_data.get_heap_tuple = hpl_slot_get_heap_tuple;
+		hpl_slot_ops_data.copyslot = hpl_slot_copyslot;
 		hpl_slot_ops_data.copy_minimal_tuple = hpl_slot_copy_minimal_tuple;
 #if QS_PG_MAJOR >= 17
 		hpl_slot_ops_data.is_current_xact_tuple = hpl_slot_is_current_xact_tuple;
