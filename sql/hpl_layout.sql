@@ -56,7 +56,7 @@ INSERT INTO mixed SELECT g, 'a' || g, 'b' || (g % 17), g * 3, g / 7.0,
   g % 3 = 0, decode(lpad(to_hex(g), 8, '0'), 'hex'), (g % 100)::int2,
   g * 1.5, CASE WHEN g % 5 = 0 THEN NULL ELSE repeat('k', g % 40) END
   FROM generate_series(1, 3000) g;
-SELECT count(*), sum(id), sum(length(a)), count(DISTINCT b), sum(c), sum(d)::int,
+SELECT count(*), sum(id), sum(length(a)), count(DISTINCT b), sum(c), round(sum(d::numeric), 1),
   max(e), max(f), count(*) FILTER (WHERE g), sum(length(h)), sum(i), sum(j),
   count(k), sum(length(k)) FROM mixed;
 
@@ -111,8 +111,16 @@ DELETE FROM ps WHERE a % 13 = 0;
 ANALYZE ps;
 -- (seq scans disabled so that the planner takes QuickstepScan where it can)
 SET enable_seqscan = off;
-EXPLAIN (COSTS off)
-  SELECT a, b, c, d, e FROM ps WHERE a BETWEEN 100 AND 15000 AND e > 5 AND c >= 'c5';
+CREATE FUNCTION plan_has(q text, s text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS off) ' || q LOOP
+    IF l LIKE '%' || s || '%' THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+SELECT plan_has($$SELECT a, b, c, d, e FROM ps WHERE a BETWEEN 100 AND 15000 AND e > 5 AND c >= 'c5'$$,
+  'QuickstepScan') AS uses_quickstepscan;
 CREATE TEMP TABLE r_on AS
   SELECT a, b, c, d, e FROM ps WHERE a BETWEEN 100 AND 15000 AND e > 5 AND c >= 'c5';
 SET quickstep.enable_pushdown = off;
@@ -124,12 +132,20 @@ SELECT count(*) AS agg_on, sum(b), sum(e), count(e) FROM ps WHERE a > 50;
 SELECT (SELECT count(*) FROM r_on) AS n,
   (SELECT count(*) FROM (SELECT * FROM r_on EXCEPT ALL SELECT * FROM r_off) x) AS on_not_off,
   (SELECT count(*) FROM (SELECT * FROM r_off EXCEPT ALL SELECT * FROM r_on) x) AS off_not_on;
-EXPLAIN (COSTS off) SELECT count(*) FROM ps WHERE a > 50;
 RESET enable_seqscan;
 SELECT quickstep.check_table('ps') > 0 AS checked;
 
 -- system columns are readable (records come as formed tuples)
 SELECT count(*) FROM ps WHERE xmin::text::bigint > 0 AND cmin = cmin;
+CREATE TABLE ret (a int PRIMARY KEY, b text) USING quickstep_hpl;
+INSERT INTO ret VALUES (1, 'x') ON CONFLICT (a) DO UPDATE SET b = 'y'
+  RETURNING xmin = pg_current_xact_id()::xid AS xmin_ok;
+INSERT INTO ret VALUES (1, 'x') ON CONFLICT (a) DO UPDATE SET b = 'y'
+  RETURNING b, xmin = pg_current_xact_id()::xid AS xmin_ok;
+UPDATE ret SET b = 'z' RETURNING b, xmin = pg_current_xact_id()::xid AS xmin_ok;
+BEGIN;
+INSERT INTO ret VALUES (2, 'p'), (2, 'q') ON CONFLICT (a) DO UPDATE SET b = excluded.b;
+ROLLBACK;
 
 RESET search_path;
 SET client_min_messages = warning;
