@@ -191,5 +191,6 @@ typedef struct QsPageLayout
 /* The layouts (src/page/). */
 extern const QsPageLayout qs_nsm_layout;
 extern const QsPageLayout qs_pax_layout;
+extern const QsPageLayout qs_hpl_layout;
 
 #endif							/* QS_PAGE_LAYOUT_H */

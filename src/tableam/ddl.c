@@ -151,7 +151,8 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 			break;
 
 		bslot = (BufferHeapTupleTableSlot *) slot;
-		/* a layout's slot need not hold the buffer (PAX: virtual slots) */
+		off = ItemPointerGetOffsetNumber(&slot->tts_tid);
+		/* a layout's slot need not hold the buffer (PAX, HPL: virtual slots) */
 		if (TTS_IS_BUFFERTUPLE(slot) && BufferIsValid(bslot->buffer))
 		{
 			buf = bslot->buffer;
@@ -159,7 +160,6 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 		}
 		else
 			buf = ReadBuffer(OldTable, ItemPointerGetBlockNumber(&slot->tts_tid));
-		off = ItemPointerGetOffsetNumber(&slot->tts_tid);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		tup.t_data = Lold->get_header(BufferGetPage(buf), off, &scratch, &len);
 		tup.t_len = len;

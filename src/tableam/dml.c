@@ -157,7 +157,11 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			page = BufferGetPage(buf);
 		}
 		freespace = L->free_space(page);
-		/* the record did not fit: never send the FSM back to this page */
+		/*
+		 * The record did not fit: never send the FSM back to this page for
+		 * this request (a layout may refuse a record for its shape, not its
+		 * size: a page formatted before ADD COLUMN; PAX's split areas).
+		 */
 		if (freespace >= need)
 			freespace = need > 0 ? need - 1 : 0;
 		UnlockReleaseBuffer(buf);

@@ -188,3 +188,11 @@ pax_handler(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(qs_engine_routine(&qs_pax_layout));
 }
+
+PG_FUNCTION_INFO_V1(hpl_handler);
+
+Datum
+hpl_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(qs_engine_routine(&qs_hpl_layout));
+}

@@ -1,0 +1,1761 @@
+/*-------------------------------------------------------------------------
+ *
+ * hpl.c
+ *	  HPL: the incremental hybrid page layout of paper 003 (§5).
+ *
+ * Page format (8 kB page, offsets from the page start):
+ *
+ *	 [PageHeaderData 24 B][directory][pad to 64][ segment ... ->   hole   <- variable-size area ]
+ *														^pd_lower		   ^pd_upper
+ *
+ * The directory describes the page by itself (magic, version, flags,
+ * natts, segment start, slot count, fewest attributes of any record put on
+ * the page, and per attribute: attlen, attalign, flags VAR / NULLS / PMNK).
+ *
+ * Fixed-size fields.  Every record has the fields
+ *	 used bit, live bit (the ghost bits: unused = 00, dead = 10, normal = 11),
+ *	 one null bit per attribute that was NULL in the record the page was
+ *	 formatted for (or dropped): null bit fields are made lazily,
+ *	 xmin 4, xmax 4, cid/xvac 4, ctid block 4, ctid offset 2, infomask 2,
+ *	 infomask2 2 (holds the record's natts), logical length 2,
+ *	 per attribute: the value (pass-by-value types of 1, 2, 4, 8 bytes) or a
+ *	 2-byte offset into the variable-size area (every other type; the size
+ *	 is in the value itself, varlena header or attlen -- the paper's §3.1
+ *	 alternative "size information integrated into the values"), plus a
+ *	 4-byte poor man's normalized key for text/varchar (§4.2, include/page/hpl.h).
+ * Fields are stored column-wise in cache lines of 64 bytes (units): a unit
+ * of a field holds 512 bits, 64 1-byte, 32 2-byte, 16 4-byte or 8 8-byte
+ * values.  Units are allocated incrementally (§5.1): record k (0-based)
+ * allocates, for each field in the order above, a new unit when k is a
+ * multiple of that field's values per unit.  So a page with n records has
+ * exactly lines(n) cache lines of fixed fields (no unit is allocated before
+ * a record needs it), a field's unit j lies at a position computed from
+ * the field widths alone, and the unit for a bit field (512 records) is
+ * allocated with the first record.  With at most 291 records on a page
+ * (MaxHeapTuplesPerPage, TIDs fit tidbitmap) and 512 ghost bits per cache
+ * line, an 8 kB page holds exactly one (incremental) segment.
+ *
+ * Variable-size values are stored as in the formed tuple (varlena with its
+ * header, possibly short or a toast pointer; cstring; by-reference
+ * fixed-length), aligned as heap aligns them, allocated downwards from
+ * pd_special; pd_upper is the lowest.  The hole pd_lower..pd_upper is the
+ * only free space and holds nothing.
+ *
+ * Wide tables.  The smallest segment needs one cache line per field; a
+ * table needing more than HPL_MAX_FIELDS fields (64 lines = half a page)
+ * gets "wide-row" pages: the same ghost bits and MVCC fields, plus one
+ * offset field pointing at the whole formed tuple in the variable-size
+ * area (its header copy is ignored; the MVCC fields are authoritative).
+ *
+ * Slots never move; an unused slot (VACUUM) is reused by the next put.  An
+ * empty page (no used slot) is reformatted for the record being put, so a
+ * page formatted before ALTER TABLE ADD COLUMN / DROP NOT NULL becomes
+ * usable again once empty; a non-empty page refuses records it cannot
+ * describe (more attributes than the page, or a NULL where the page keeps
+ * no null bit).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "page/hpl.h"
+#include "page/layout.h"
+
+#define HPL_LINE		64		/* bytes per cache line (allocation unit) */
+#define HPL_MAGIC		0x4C48	/* "HL" */
+#define HPL_VERSION		1
+#define HPL_MAX_RECS	MaxHeapTuplesPerPage
+#define HPL_MAX_FIELDS	64
+#define HPL_MAX_UNITS	((HPL_MAX_RECS + 7) / 8)	/* of an 8-byte field */
+
+/* page flags */
+#define HPL_PAGE_WIDE	0x01
+
+/* attribute flags */
+#define HPL_ATT_VAR		0x01	/* offset into the variable-size area */
+#define HPL_ATT_NULLS	0x02	/* has a null bit field */
+#define HPL_ATT_PMNK	0x04	/* has a 4-byte prefix field */
+
+typedef struct HplAtt
+{
+	int16		attlen;
+	char		attalign;
+	uint8		flags;
+} HplAtt;
+
+typedef struct HplDir
+{
+	uint16		magic;
+	uint8		version;
+	uint8		flags;
+	uint16		natts;
+	uint16		segstart;
+	/* fields by width (bit fields, 1-, 2-, 4-, 8-byte): fix the MVCC fields' places */
+	uint8		nbits;
+	uint8		nw[4];
+	uint8		pad[3];
+	/* mutable part */
+	uint16		nrecs;			/* slots allocated: the max offset */
+	uint16		minnatts;		/* fewest attributes of a record put here */
+	HplAtt		atts[FLEXIBLE_ARRAY_MEMBER];	/* none on wide pages */
+} HplDir;
+
+#define HPL_DIR_FIXED	offsetof(HplDir, atts)
+#define HPL_KEY1		offsetof(HplDir, nrecs)
+#define HplDirOf(page)	((HplDir *) ((char *) (page) + SizeOfPageHeaderData))
+#define HplDirSize(natts, wide) \
+	(HPL_DIR_FIXED + ((wide) ? 0 : (natts) * sizeof(HplAtt)))
+
+typedef enum HplFieldKind
+{
+	F_USED, F_LIVE, F_NULL, F_XMIN, F_XMAX, F_CID, F_CTIDBLK, F_CTIDOFF,
+	F_INFOMASK, F_INFOMASK2, F_LEN, F_FIXED, F_VAROFF, F_PMNK, F_ROW
+} HplFieldKind;
+
+typedef struct HplField
+{
+	uint8		kind;
+	uint8		width;			/* bytes; 0 for a bit field */
+	uint8		shift;			/* log2(values per unit) */
+	int16		attno;			/* 0-based attribute, or -1 */
+	uint32		unitoff[HPL_MAX_UNITS];	/* unit j at page + unitoff[j] */
+} HplField;
+
+typedef struct HplGeom
+{
+	/* key: the directory minus its mutable part */
+	char		key[HPL_KEY1];
+	int			natts;
+	HplAtt	   *atts;
+	bool		wide;
+	int			segstart;
+	int			nfields;
+	HplField	f[HPL_MAX_FIELDS];
+	int			fmvcc[F_LEN + 1];	/* field of each MVCC kind, F_USED.. */
+	int			frow;
+	int16	   *attval;			/* natts: value / offset field */
+	int16	   *attnull;		/* natts: null bit field or -1 */
+	int16	   *attpmnk;		/* natts: prefix field or -1 */
+	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
+	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
+	uint16		hoff[HPL_MAX_RECS][F_LEN + 1];
+} HplGeom;
+
+#define HPL_CACHE 8
+static HplGeom *hpl_cache[HPL_CACHE];
+static int	hpl_cache_next;
+static HplGeom *hpl_hlast;		/* last geometry hpl_hgeom returned */
+
+/* ------------------------------------------------------------------------
+ * Geometry
+ * ------------------------------------------------------------------------
+ */
+
+static int
+hpl_add_field(HplGeom *g, HplFieldKind kind, int width, int attno)
+{
+	HplField   *f = &g->f[g->nfields];
+
+	Assert(g->nfields < HPL_MAX_FIELDS);
+	f->kind = kind;
+	f->width = width;
+	f->attno = attno;
+	switch (width)
+	{
+		case 0:
+			f->shift = 9;
+			break;
+		case 1:
+			f->shift = 6;
+			break;
+		case 2:
+			f->shift = 5;
+			break;
+		case 4:
+			f->shift = 4;
+			break;
+		default:
+			f->shift = 3;
+			break;
+	}
+	return g->nfields++;
+}
+
+/* number of fields a directory implies (for validation and the wide rule) */
+static int
+hpl_count_fields(const HplAtt *atts, int natts, bool wide)
+{
+	int			n = 2 + 8;
+
+	if (wide)
+		return n + 1;
+	for (int i = 0; i < natts; i++)
+	{
+		n++;
+		if (atts[i].flags & HPL_ATT_NULLS)
+			n++;
+		if (atts[i].flags & HPL_ATT_PMNK)
+			n++;
+	}
+	return n;
+}
+
+/* fields by width class: bits, 1, 2, 4, 8 bytes */
+static void
+hpl_count_widths(const HplAtt *atts, int natts, bool wide, uint8 *nbits,
+				 uint8 *nw)
+{
+	*nbits = 2;
+	nw[0] = 0;
+	nw[1] = 4;					/* ctid offset, infomask, infomask2, length */
+	nw[2] = 4;					/* xmin, xmax, cid, ctid block */
+	nw[3] = 0;
+	if (wide)
+	{
+		nw[1]++;				/* the row's offset */
+		return;
+	}
+	for (int i = 0; i < natts; i++)
+	{
+		if (atts[i].flags & HPL_ATT_NULLS)
+			(*nbits)++;
+		if (atts[i].flags & HPL_ATT_VAR)
+		{
+			nw[1]++;
+			if (atts[i].flags & HPL_ATT_PMNK)
+				nw[2]++;
+		}
+		else
+			nw[atts[i].attlen == 1 ? 0 : atts[i].attlen == 2 ? 1 : atts[i].attlen == 4 ? 2 : 3]++;
+	}
+}
+
+/* build the geometry of a (validated) directory */
+static HplGeom *
+hpl_compute_geom(const HplDir *dir)
+{
+	HplGeom    *g;
+	int			natts = dir->natts;
+	int			line = 0;
+
+	g = MemoryContextAllocZero(TopMemoryContext, sizeof(HplGeom));
+	memcpy(g->key, dir, HPL_KEY1);
+	g->natts = natts;
+	g->wide = (dir->flags & HPL_PAGE_WIDE) != 0;
+	g->segstart = dir->segstart;
+	g->atts = MemoryContextAlloc(TopMemoryContext, sizeof(HplAtt) * Max(natts, 1));
+	g->attval = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	g->attnull = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	g->attpmnk = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	if (!g->wide)
+		memcpy(g->atts, dir->atts, sizeof(HplAtt) * natts);
+	for (int i = 0; i < natts; i++)
+	{
+		g->attval[i] = -1;
+		g->attnull[i] = -1;
+		g->attpmnk[i] = -1;
+	}
+
+	g->fmvcc[F_USED] = hpl_add_field(g, F_USED, 0, -1);
+	g->fmvcc[F_LIVE] = hpl_add_field(g, F_LIVE, 0, -1);
+	if (!g->wide)
+		for (int i = 0; i < natts; i++)
+			if (g->atts[i].flags & HPL_ATT_NULLS)
+				g->attnull[i] = hpl_add_field(g, F_NULL, 0, i);
+	g->fmvcc[F_XMIN] = hpl_add_field(g, F_XMIN, 4, -1);
+	g->fmvcc[F_XMAX] = hpl_add_field(g, F_XMAX, 4, -1);
+	g->fmvcc[F_CID] = hpl_add_field(g, F_CID, 4, -1);
+	g->fmvcc[F_CTIDBLK] = hpl_add_field(g, F_CTIDBLK, 4, -1);
+	g->fmvcc[F_CTIDOFF] = hpl_add_field(g, F_CTIDOFF, 2, -1);
+	g->fmvcc[F_INFOMASK] = hpl_add_field(g, F_INFOMASK, 2, -1);
+	g->fmvcc[F_INFOMASK2] = hpl_add_field(g, F_INFOMASK2, 2, -1);
+	g->fmvcc[F_LEN] = hpl_add_field(g, F_LEN, 2, -1);
+	g->frow = -1;
+	if (g->wide)
+		g->frow = hpl_add_field(g, F_ROW, 2, -1);
+	else
+		for (int i = 0; i < natts; i++)
+		{
+			if (g->atts[i].flags & HPL_ATT_VAR)
+			{
+				g->attval[i] = hpl_add_field(g, F_VAROFF, 2, i);
+				if (g->atts[i].flags & HPL_ATT_PMNK)
+					g->attpmnk[i] = hpl_add_field(g, F_PMNK, 4, i);
+			}
+			else
+				g->attval[i] = hpl_add_field(g, F_FIXED, g->atts[i].attlen, i);
+		}
+
+	/* incremental allocation: record k takes a unit of field f when needed */
+	g->lines[0] = 0;
+	for (int k = 0; k < HPL_MAX_RECS; k++)
+	{
+		for (int fi = 0; fi < g->nfields; fi++)
+		{
+			HplField   *f = &g->f[fi];
+
+			if ((k & ((1 << f->shift) - 1)) == 0)
+			{
+				f->unitoff[k >> f->shift] = g->segstart + line * HPL_LINE;
+				line++;
+			}
+		}
+		g->lines[k + 1] = line * HPL_LINE;
+	}
+	for (int k = 0; k < HPL_MAX_RECS; k++)
+	{
+		g->hoff[k][F_USED] = g->f[g->fmvcc[F_USED]].unitoff[0] + (k >> 3);
+		g->hoff[k][F_LIVE] = g->f[g->fmvcc[F_LIVE]].unitoff[0] + (k >> 3);
+		g->hoff[k][F_NULL] = 0;
+		for (int kind = F_XMIN; kind <= F_LEN; kind++)
+		{
+			HplField   *f = &g->f[g->fmvcc[kind]];
+			uint32		o = f->unitoff[k >> f->shift] +
+				(k & ((1 << f->shift) - 1)) * f->width;
+
+			/* beyond the page only for slots a page can never have */
+			g->hoff[k][kind] = Min(o, BLCKSZ - f->width);
+		}
+	}
+	return g;
+}
+
+static inline bool
+hpl_key_equal(const HplGeom *g, const HplDir *dir)
+{
+	uint64		a,
+				b;
+	const uint32 *x,
+			   *y;
+
+	StaticAssertStmt(HPL_KEY1 == 2 * sizeof(uint64) && sizeof(HplAtt) == sizeof(uint32),
+					 "HPL directory key layout");
+	memcpy(&a, g->key, sizeof(a));
+	memcpy(&b, dir, sizeof(b));
+	if (a != b)
+		return false;
+	memcpy(&a, g->key + sizeof(a), sizeof(a));
+	memcpy(&b, (const char *) dir + sizeof(b), sizeof(b));
+	if (a != b)
+		return false;
+	if (g->wide)
+		return true;
+	/* word compares: cheaper than a memcmp call for a few attributes */
+	x = (const uint32 *) g->atts;
+	y = (const uint32 *) dir->atts;
+	for (int i = 0; i < g->natts; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+static void
+hpl_free_geom(HplGeom *g)
+{
+	pfree(g->atts);
+	pfree(g->attval);
+	pfree(g->attnull);
+	pfree(g->attpmnk);
+	pfree(g);
+}
+
+/* geometry of a page whose directory is valid */
+static HplGeom *
+hpl_geom_dir(const HplDir *dir)
+{
+	static int	last = 0;
+	HplGeom    *g;
+
+	g = hpl_cache[last];
+	if (g && hpl_key_equal(g, dir))
+		return g;
+	for (int i = 0; i < HPL_CACHE; i++)
+	{
+		g = hpl_cache[i];
+		if (g && hpl_key_equal(g, dir))
+		{
+			last = i;
+			return g;
+		}
+	}
+	g = hpl_compute_geom(dir);
+	if (hpl_cache[hpl_cache_next])
+	{
+		if (hpl_cache[hpl_cache_next] == hpl_hlast)
+			hpl_hlast = NULL;
+		hpl_free_geom(hpl_cache[hpl_cache_next]);
+	}
+	hpl_cache[hpl_cache_next] = g;
+	last = hpl_cache_next;
+	hpl_cache_next = (hpl_cache_next + 1) % HPL_CACHE;
+	return g;
+}
+
+#define hpl_geom(page) hpl_geom_dir(HplDirOf(page))
+
+/*
+ * A geometry good for the ghost bits and MVCC fields of 'page' (the
+ * per-record path of every scan): their places depend only on the segment
+ * start and the number of fields of each width, which the first 16 bytes
+ * of the directory hold, so two 8-byte compares identify it.  Attribute
+ * fields must come from hpl_geom.
+ */
+static inline HplGeom *
+hpl_hgeom(Page page)
+{
+	const HplDir *dir = HplDirOf(page);
+
+	if (likely(hpl_hlast != NULL))
+	{
+		uint64		a,
+					b,
+					c,
+					d;
+
+		memcpy(&a, hpl_hlast->key, 8);
+		memcpy(&b, dir, 8);
+		memcpy(&c, hpl_hlast->key + 8, 8);
+		memcpy(&d, (const char *) dir + 8, 8);
+		if (a == b && c == d)
+			return hpl_hlast;
+	}
+	hpl_hlast = hpl_geom_dir(dir);
+	return hpl_hlast;
+}
+
+/* ------------------------------------------------------------------------
+ * Field access
+ * ------------------------------------------------------------------------
+ */
+
+static inline char *
+hpl_addr(Page page, const HplField *f, int k)
+{
+	return (char *) page + f->unitoff[k >> f->shift] +
+		(k & ((1 << f->shift) - 1)) * f->width;
+}
+
+static inline bool
+hpl_bit(Page page, const HplField *f, int k)
+{
+	return (((uint8 *) page)[f->unitoff[0] + (k >> 3)] >> (k & 7)) & 1;
+}
+
+static inline void
+hpl_setbit(Page page, const HplField *f, int k, bool on)
+{
+	uint8	   *b = (uint8 *) page + f->unitoff[0] + (k >> 3);
+
+	if (on)
+		*b |= (1 << (k & 7));
+	else
+		*b &= ~(1 << (k & 7));
+}
+
+#define FLD(g, kind) (&(g)->f[(g)->fmvcc[kind]])
+
+static inline uint32
+hpl_get32(Page page, const HplField *f, int k)
+{
+	uint32		v;
+
+	memcpy(&v, hpl_addr(page, f, k), 4);
+	return v;
+}
+
+static inline uint16
+hpl_get16(Page page, const HplField *f, int k)
+{
+	uint16		v;
+
+	memcpy(&v, hpl_addr(page, f, k), 2);
+	return v;
+}
+
+static inline void
+hpl_put32(Page page, const HplField *f, int k, uint32 v)
+{
+	memcpy(hpl_addr(page, f, k), &v, 4);
+}
+
+static inline void
+hpl_put16(Page page, const HplField *f, int k, uint16 v)
+{
+	memcpy(hpl_addr(page, f, k), &v, 2);
+}
+
+/* length of a value in the variable-size area */
+static inline Size
+hpl_varlen(const char *p, int16 attlen)
+{
+	if (attlen > 0)
+		return attlen;
+	if (attlen == -1)
+		return VARSIZE_ANY(p);
+	return strlen(p) + 1;
+}
+
+static inline int
+hpl_alignby(char attalign)
+{
+	switch (attalign)
+	{
+		case TYPALIGN_CHAR:
+			return 1;
+		case TYPALIGN_SHORT:
+			return ALIGNOF_SHORT;
+		case TYPALIGN_INT:
+			return ALIGNOF_INT;
+		default:
+			return ALIGNOF_DOUBLE;
+	}
+}
+
+/* alignment of a value as heap aligns it (short varlenas are not aligned) */
+static inline int
+hpl_valalign(const char *p, int16 attlen, char attalign)
+{
+	if (attlen == -1 && VARATT_IS_1B(p))
+		return 1;
+	return hpl_alignby(attalign);
+}
+
+static inline int
+hpl_rec_natts(Page page, HplGeom *g, int k)
+{
+	return hpl_get16(page, FLD(g, F_INFOMASK2), k) & HEAP_NATTS_MASK;
+}
+
+uint32
+qs_hpl_prefix_of(const char *data, Size len)
+{
+	uint32		p = 0;
+
+	for (int i = 0; i < 4; i++)
+		p = (p << 8) | (i < len ? (uint8) data[i] : 0);
+	return p;
+}
+
+/* ------------------------------------------------------------------------
+ * Formatting
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Format 'page' for 'desc'.  Null bit fields are made lazily: for the
+ * attributes 'nulls' marks (those NULL in the first record put on the
+ * page; put_record formats an empty page for the record it puts) and
+ * dropped ones; 'allnull' gives every attribute one.  A later record with a
+ * NULL where the page has no null bits goes to another page, which is
+ * formatted for it.  Most pages of tables whose NULLs are rare or in fixed
+ * columns so spend no cache line per nullable attribute.
+ */
+static void
+hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
+		   bool allnull)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	int			natts = desc->natts;
+	bool		wide;
+	int			segstart;
+	XLogRecPtr	lsn = PageGetLSN(page);
+
+	PageInit(page, page_size, 0);
+	PageSetLSN(page, lsn);
+	dir->magic = HPL_MAGIC;
+	dir->version = HPL_VERSION;
+	dir->natts = natts;
+	dir->nrecs = 0;
+	dir->minnatts = natts;
+	for (int i = 0; i < natts && i < HPL_MAX_FIELDS; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		HplAtt	   *a = &dir->atts[i];
+
+		a->attlen = att->attlen;
+		a->attalign = att->attalign;
+		a->flags = 0;
+		if (!(att->attbyval && (att->attlen == 1 || att->attlen == 2 ||
+								att->attlen == 4 || att->attlen == 8)))
+			a->flags |= HPL_ATT_VAR;
+		if (allnull || att->attisdropped || (nulls && nulls[i]))
+			a->flags |= HPL_ATT_NULLS;
+		if (!att->attisdropped &&
+			(att->atttypid == TEXTOID || att->atttypid == VARCHAROID))
+			a->flags |= HPL_ATT_PMNK;
+	}
+	wide = natts >= HPL_MAX_FIELDS ||
+		hpl_count_fields(dir->atts, natts, false) > HPL_MAX_FIELDS;
+	dir->flags = wide ? HPL_PAGE_WIDE : 0;
+	hpl_count_widths(dir->atts, natts, wide, &dir->nbits, dir->nw);
+	memset(dir->pad, 0, sizeof(dir->pad));
+	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, wide));
+	dir->segstart = segstart;
+	if (wide)
+		memset(&dir->atts[0], 0,
+			   segstart - SizeOfPageHeaderData - HPL_DIR_FIXED);
+	else
+		memset((char *) &dir->atts[natts], 0,
+			   segstart - SizeOfPageHeaderData - HplDirSize(natts, false));
+	ph->pd_lower = segstart;
+	ph->pd_upper = ph->pd_special;
+}
+
+/*
+ * The slot records come in: a virtual slot that keeps the record's MVCC
+ * header (system columns: getsysattr; is_current_xact_tuple) and a pin on
+ * the page, from which it reads attributes only when asked
+ * (getsomeattrs), as heap's buffer slots deform lazily.  By-reference
+ * values point into the page while the pin is held; materialize copies
+ * them out and drops the pin.  Otherwise TTSOpsVirtual's callbacks.
+ */
+typedef struct HplSlot
+{
+	VirtualTupleTableSlot base;
+	HeapTupleHeaderData hdr;
+	Buffer		buf;			/* pinned page while attributes are unread */
+	int			k;				/* record index on it */
+	HeapTuple	tuple;			/* formed by get_heap_tuple, or NULL */
+} HplSlot;
+
+static TupleTableSlotOps hpl_slot_ops_data;
+static bool hpl_slot_ops_ready = false;
+
+static Datum hpl_getattr(Page page, struct HplGeom *g, TupleDesc desc, int k,
+						 int i, bool *isnull);
+
+static void
+hpl_slot_init(TupleTableSlot *slot)
+{
+	((HplSlot *) slot)->buf = InvalidBuffer;
+	((HplSlot *) slot)->tuple = NULL;
+	TTSOpsVirtual.init(slot);
+}
+
+static void
+hpl_slot_unpin(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	if (BufferIsValid(hs->buf))
+	{
+		ReleaseBuffer(hs->buf);
+		hs->buf = InvalidBuffer;
+	}
+}
+
+static void
+hpl_slot_clear(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	hpl_slot_unpin(slot);
+	if (hs->tuple)
+	{
+		heap_freetuple(hs->tuple);
+		hs->tuple = NULL;
+	}
+	memset(&hs->hdr, 0, sizeof(hs->hdr));
+	TTSOpsVirtual.clear(slot);
+}
+
+/*
+ * A formed tuple owned by the slot (ExecFetchSlotHeapTuple): the engine
+ * sets the header of a new record's version on it (xmin, ctid), which the
+ * slot's system columns then show (RETURNING xmin).
+ */
+static HeapTuple
+hpl_slot_get_heap_tuple(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	if (hs->tuple == NULL)
+	{
+		MemoryContext oldcxt;
+
+		slot_getallattrs(slot);
+		oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+		hs->tuple = heap_form_tuple(slot->tts_tupleDescriptor,
+									slot->tts_values, slot->tts_isnull);
+		MemoryContextSwitchTo(oldcxt);
+		/* a stored record's header (all zero for a new tuple) */
+		hs->tuple->t_data->t_choice = hs->hdr.t_choice;
+		hs->tuple->t_data->t_ctid = hs->hdr.t_ctid;
+		hs->tuple->t_data->t_infomask |=
+			hs->hdr.t_infomask & ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
+		hs->tuple->t_data->t_infomask2 |= hs->hdr.t_infomask2 & ~HEAP_NATTS_MASK;
+		hs->tuple->t_self = slot->tts_tid;
+		hs->tuple->t_tableOid = slot->tts_tableOid;
+	}
+	return hs->tuple;
+}
+
+static inline HeapTupleHeader
+hpl_slot_header(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	return hs->tuple ? hs->tuple->t_data : &hs->hdr;
+}
+
+static void
+hpl_slot_release(TupleTableSlot *slot)
+{
+	hpl_slot_unpin(slot);
+	TTSOpsVirtual.release(slot);
+}
+
+static void
+hpl_slot_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+	Page		page;
+	HplGeom    *g;
+
+	if (!BufferIsValid(hs->buf))
+		elog(ERROR, "HPL slot has no page to read attributes from");
+	page = BufferGetPage(hs->buf);
+	g = hpl_geom(page);
+	for (int i = slot->tts_nvalid; i < natts; i++)
+		slot->tts_values[i] = hpl_getattr(page, g, slot->tts_tupleDescriptor,
+										  hs->k, i, &slot->tts_isnull[i]);
+	slot->tts_nvalid = natts;
+}
+
+static void
+hpl_slot_materialize(TupleTableSlot *slot)
+{
+	HplSlot    *hs = (HplSlot *) slot;
+
+	if (BufferIsValid(hs->buf))
+	{
+		slot_getallattrs(slot);
+		/* values may point into the page: copy them, then drop the pin */
+		TTSOpsVirtual.materialize(slot);
+		hpl_slot_unpin(slot);
+	}
+	else
+		TTSOpsVirtual.materialize(slot);
+}
+
+static Datum
+hpl_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+{
+	HeapTupleData tup;
+
+	tup.t_data = hpl_slot_header(slot);
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = slot->tts_tid;
+	tup.t_tableOid = slot->tts_tableOid;
+	return heap_getsysattr(&tup, attnum, slot->tts_tupleDescriptor, isnull);
+}
+
+/* TTSOpsVirtual's copyslot clears with its own clear: ours first */
+static void
+hpl_slot_copyslot(TupleTableSlot *dst, TupleTableSlot *src)
+{
+	hpl_slot_clear(dst);
+	TTSOpsVirtual.copyslot(dst, src);
+}
+
+static HeapTuple
+hpl_slot_copy_heap_tuple(TupleTableSlot *slot)
+{
+	if (((HplSlot *) slot)->tuple)
+		return heap_copytuple(((HplSlot *) slot)->tuple);
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_heap_tuple(slot);
+}
+
+#if QS_PG_MAJOR >= 18
+static MinimalTuple
+hpl_slot_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_minimal_tuple(slot, extra);
+}
+#else
+static MinimalTuple
+hpl_slot_copy_minimal_tuple(TupleTableSlot *slot)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_minimal_tuple(slot);
+}
+#endif
+
+#if QS_PG_MAJOR >= 17
+static bool
+hpl_slot_is_current_xact_tuple(TupleTableSlot *slot)
+{
+	return TransactionIdIsCurrentTransactionId(
+		HeapTupleHeaderGetRawXmin(hpl_slot_header(slot)));
+}
+#endif
+
+static const TupleTableSlotOps *
+hpl_slot_ops(void)
+{
+	if (!hpl_slot_ops_ready)
+	{
+		hpl_slot_ops_data = TTSOpsVirtual;
+		hpl_slot_ops_data.base_slot_size = sizeof(HplSlot);
+		hpl_slot_ops_data.init = hpl_slot_init;
+		hpl_slot_ops_data.release = hpl_slot_release;
+		hpl_slot_ops_data.clear = hpl_slot_clear;
+		hpl_slot_ops_data.getsomeattrs = hpl_slot_getsomeattrs;
+		hpl_slot_ops_data.getsysattr = hpl_slot_getsysattr;
+		hpl_slot_ops_data.materialize = hpl_slot_materialize;
+		hpl_slot_ops_data.copy_heap_tuple = hpl_slot_copy_heap_tuple;
+		hpl_slot_ops_data.get_heap_tuple = hpl_slot_get_heap_tuple;
+		hpl_slot_ops_data.copyslot = hpl_slot_copyslot;
+		hpl_slot_ops_data.copy_minimal_tuple = hpl_slot_copy_minimal_tuple;
+#if QS_PG_MAJOR >= 17
+		hpl_slot_ops_data.is_current_xact_tuple = hpl_slot_is_current_xact_tuple;
+#endif
+		hpl_slot_ops_ready = true;
+	}
+	return &hpl_slot_ops_data;
+}
+
+static void
+hpl_init_page(Page page, Size page_size, TupleDesc desc)
+{
+	hpl_format(page, page_size, desc, NULL, false);
+}
+
+static Size
+hpl_max_record_size(TupleDesc desc)
+{
+	PGAlignedBlock tmp;
+	HplGeom    *g;
+	Size		used;
+
+	/* worst case: every attribute nullable */
+	hpl_format(tmp.data, BLCKSZ, desc, NULL, true);
+	g = hpl_geom(tmp.data);
+	used = g->segstart + g->lines[1];
+	/* alignment padding of the variable-size values */
+	used += g->wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
+	if (used >= BLCKSZ)
+		return 0;
+	return MAXALIGN_DOWN(BLCKSZ - used);
+}
+
+static int
+hpl_nused(Page page, HplGeom *g)
+{
+	HplDir	   *dir = HplDirOf(page);
+	int			n = 0;
+
+	for (int k = 0; k < dir->nrecs; k++)
+		if (hpl_bit(page, FLD(g, F_USED), k))
+			n++;
+	return n;
+}
+
+static int
+hpl_free_slot(Page page, HplGeom *g)
+{
+	HplDir	   *dir = HplDirOf(page);
+
+	for (int k = 0; k < dir->nrecs; k++)
+		if (!hpl_bit(page, FLD(g, F_USED), k))
+			return k;
+	return dir->nrecs < HPL_MAX_RECS ? dir->nrecs : -1;
+}
+
+static Size
+hpl_free_space(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplGeom    *g;
+	int			k;
+	int			grow = 0;
+
+	if (PageIsNew(page))
+		return BLCKSZ - SizeOfPageHeaderData - 1024;
+	g = hpl_geom(page);
+	k = hpl_free_slot(page, g);
+	if (k < 0)
+		return 0;
+	if (k == HplDirOf(page)->nrecs)
+		grow = g->lines[k + 1] - g->lines[k];
+	if ((int) ph->pd_upper - (int) ph->pd_lower - grow <= 0)
+		return 0;
+	return ph->pd_upper - ph->pd_lower - grow;
+}
+
+/* ------------------------------------------------------------------------
+ * Putting a record
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct HplPlan
+{
+	int			slot;
+	int			newlower;
+	int			newupper;
+} HplPlan;
+
+/*
+ * Can 'page' take the record (values/isnull of its first 'tnatts'
+ * attributes)?  Fills the plan (slot, new pd_lower/pd_upper).
+ */
+static bool
+hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
+		 const Datum *values, const bool *isnull, HplPlan *plan)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	int			upper = ph->pd_upper;
+	int			k;
+
+	if (tnatts > g->natts)
+		return false;
+	if (g->wide)
+	{
+		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - (int) tuple->t_len);
+	}
+	else
+	{
+		for (int i = 0; i < tnatts; i++)
+		{
+			const HplAtt *a = &g->atts[i];
+
+			if (isnull[i])
+			{
+				if (!(a->flags & HPL_ATT_NULLS))
+					return false;
+				continue;
+			}
+			if (a->flags & HPL_ATT_VAR)
+			{
+				const char *p = DatumGetPointer(values[i]);
+				Size		len = hpl_varlen(p, a->attlen);
+
+				upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
+									   upper - (int) len);
+			}
+		}
+	}
+	k = hpl_free_slot(page, g);
+	if (k < 0)
+		return false;
+	plan->slot = k;
+	plan->newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
+	plan->newupper = upper;
+	return plan->newlower <= plan->newupper;
+}
+
+static int
+hpl_deform(TupleDesc desc, HeapTuple tuple, Datum **values, bool **isnull)
+{
+	int			tnatts = HeapTupleHeaderGetNatts(tuple->t_data);
+	int			n = Max(desc->natts, tnatts);
+
+	*values = palloc(sizeof(Datum) * Max(n, 1));
+	*isnull = palloc(sizeof(bool) * Max(n, 1));
+	if (tnatts > desc->natts)
+		return tnatts;			/* refused by the caller */
+	heap_deform_tuple(tuple, desc, *values, *isnull);
+	return tnatts;
+}
+
+static bool
+hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
+{
+	Datum	   *values;
+	bool	   *isnull;
+	int			tnatts;
+	HplPlan		plan;
+	bool		ok;
+	PGAlignedBlock tmp;
+	Page		target = page;
+
+	tnatts = hpl_deform(desc, tuple, &values, &isnull);
+	if (PageIsNew(page) || hpl_nused(page, hpl_geom(page)) == 0)
+	{
+		/* put_record reformats an empty page for the record */
+		target = tmp.data;
+		hpl_format(target, BLCKSZ, desc, isnull, false);
+	}
+	ok = hpl_plan(target, hpl_geom(target), tuple, tnatts, values, isnull, &plan) &&
+		plan.newupper - plan.newlower >= (int) reserve;
+	pfree(values);
+	pfree(isnull);
+	return ok;
+}
+
+static OffsetNumber
+hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir;
+	HplGeom    *g;
+	Datum	   *values;
+	bool	   *isnull;
+	int			tnatts;
+	HplPlan		plan;
+	int			k;
+	int			upper;
+	HeapTupleHeader th = tuple->t_data;
+	OffsetNumber off;
+
+	tnatts = hpl_deform(desc, tuple, &values, &isnull);
+	if (PageIsNew(page) || hpl_nused(page, hpl_geom(page)) == 0)
+		hpl_format(page, PageGetPageSize(page), desc, isnull, false);
+	dir = HplDirOf(page);
+	g = hpl_geom(page);
+	if (!hpl_plan(page, g, tuple, tnatts, values, isnull, &plan))
+	{
+		pfree(values);
+		pfree(isnull);
+		return InvalidOffsetNumber;
+	}
+	k = plan.slot;
+	if (k >= dir->nrecs)
+	{
+		/* new units come out of the hole, which holds zeros by rule */
+		memset((char *) page + ph->pd_lower, 0, plan.newlower - ph->pd_lower);
+		dir->nrecs = k + 1;
+		ph->pd_lower = plan.newlower;
+	}
+	off = k + 1;
+
+	/* variable-size values, downwards from pd_upper */
+	upper = ph->pd_upper;
+	if (g->wide)
+	{
+		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - (int) tuple->t_len);
+		memcpy((char *) page + upper, th, tuple->t_len);
+		hpl_put16(page, &g->f[g->frow], k, upper);
+	}
+	else
+	{
+		for (int i = 0; i < tnatts; i++)
+		{
+			const HplAtt *a = &g->atts[i];
+
+			if (g->attnull[i] >= 0)
+				hpl_setbit(page, &g->f[g->attnull[i]], k, isnull[i]);
+			if (isnull[i])
+				continue;
+			if (a->flags & HPL_ATT_VAR)
+			{
+				const char *p = DatumGetPointer(values[i]);
+				Size		len = hpl_varlen(p, a->attlen);
+
+				upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
+									   upper - (int) len);
+				memcpy((char *) page + upper, p, len);
+				hpl_put16(page, &g->f[g->attval[i]], k, upper);
+				if (g->attpmnk[i] >= 0)
+				{
+					uint32		pfx = 0;
+
+					if (!VARATT_IS_EXTENDED(p) || VARATT_IS_SHORT(p))
+						pfx = qs_hpl_prefix_of(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+					hpl_put32(page, &g->f[g->attpmnk[i]], k, pfx);
+				}
+			}
+			else
+				store_att_byval(hpl_addr(page, &g->f[g->attval[i]], k),
+								values[i], a->attlen);
+		}
+	}
+	Assert(upper == plan.newupper);
+	ph->pd_upper = upper;
+
+	/* the MVCC fields */
+	ItemPointerSet(&tuple->t_self, blkno, off);
+	if (!HeapTupleHeaderIsSpeculative(th))
+		th->t_ctid = tuple->t_self;
+	hpl_put32(page, FLD(g, F_XMIN), k, HeapTupleHeaderGetRawXmin(th));
+	hpl_put32(page, FLD(g, F_XMAX), k, HeapTupleHeaderGetRawXmax(th));
+	hpl_put32(page, FLD(g, F_CID), k, th->t_choice.t_heap.t_field3.t_cid);
+	hpl_put32(page, FLD(g, F_CTIDBLK), k, ItemPointerGetBlockNumberNoCheck(&th->t_ctid));
+	hpl_put16(page, FLD(g, F_CTIDOFF), k, ItemPointerGetOffsetNumberNoCheck(&th->t_ctid));
+	hpl_put16(page, FLD(g, F_INFOMASK), k, th->t_infomask);
+	hpl_put16(page, FLD(g, F_INFOMASK2), k, th->t_infomask2);
+	hpl_put16(page, FLD(g, F_LEN), k, tuple->t_len);
+	hpl_setbit(page, FLD(g, F_USED), k, true);
+	hpl_setbit(page, FLD(g, F_LIVE), k, true);
+	if (tnatts < dir->minnatts)
+		dir->minnatts = tnatts;
+
+	pfree(values);
+	pfree(isnull);
+	return off;
+}
+
+/* ------------------------------------------------------------------------
+ * Slots and headers
+ * ------------------------------------------------------------------------
+ */
+
+static OffsetNumber
+hpl_max_offset(Page page)
+{
+	if (PageIsNew(page))
+		return 0;
+	return HplDirOf(page)->nrecs;
+}
+
+static QsRecordState
+hpl_record_state(Page page, OffsetNumber off)
+{
+	HplGeom    *g;
+
+	if (PageIsNew(page) || off < FirstOffsetNumber ||
+		off > HplDirOf(page)->nrecs)
+		return QS_REC_UNUSED;
+	g = hpl_hgeom(page);
+	{
+		int			k = off - 1;
+		const uint8 *p = (const uint8 *) page;
+
+		if (!((p[g->hoff[k][F_USED]] >> (k & 7)) & 1))
+			return QS_REC_UNUSED;
+		return ((p[g->hoff[k][F_LIVE]] >> (k & 7)) & 1) ? QS_REC_NORMAL : QS_REC_DEAD;
+	}
+}
+
+static inline void
+hpl_fill_header(Page page, HplGeom *g, int k, HeapTupleHeader h, uint32 *len)
+{
+	int			natts;
+
+	const uint16 *o = g->hoff[k];
+	const char *p = (const char *) page;
+	uint32		blk;
+	uint16		posid;
+
+	memcpy(&h->t_choice.t_heap.t_xmin, p + o[F_XMIN], 4);
+	memcpy(&h->t_choice.t_heap.t_xmax, p + o[F_XMAX], 4);
+	memcpy(&h->t_choice.t_heap.t_field3.t_cid, p + o[F_CID], 4);
+	memcpy(&blk, p + o[F_CTIDBLK], 4);
+	memcpy(&posid, p + o[F_CTIDOFF], 2);
+	ItemPointerSet(&h->t_ctid, blk, posid);
+	memcpy(&h->t_infomask, p + o[F_INFOMASK], 2);
+	memcpy(&h->t_infomask2, p + o[F_INFOMASK2], 2);
+	natts = h->t_infomask2 & HEAP_NATTS_MASK;
+	h->t_hoff = MAXALIGN(SizeofHeapTupleHeader +
+						 ((h->t_infomask & HEAP_HASNULL) ? BITMAPLEN(natts) : 0));
+	if (len)
+	{
+		uint16		l;
+
+		memcpy(&l, p + o[F_LEN], 2);
+		*len = l;
+	}
+}
+
+static HeapTupleHeader
+hpl_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
+			   uint32 *len)
+{
+	hpl_fill_header(page, hpl_hgeom(page), off - 1, scratch, len);
+	return scratch;
+}
+
+static void
+hpl_set_header(Page page, OffsetNumber off, HeapTupleHeader h)
+{
+	HplGeom    *g = hpl_hgeom(page);
+	int			k = off - 1;
+
+	const uint16 *o = g->hoff[k];
+
+	/* write only what changed (mostly nothing, or hint bits) */
+#define HPL_SET(kind, bits, v) \
+	do { \
+		uint##bits	cur_, new_ = (v); \
+		memcpy(&cur_, (char *) page + o[kind], sizeof(cur_)); \
+		if (cur_ != new_) \
+			memcpy((char *) page + o[kind], &new_, sizeof(new_)); \
+	} while (0)
+	HPL_SET(F_INFOMASK, 16, h->t_infomask);
+	HPL_SET(F_XMAX, 32, h->t_choice.t_heap.t_xmax);
+	HPL_SET(F_XMIN, 32, h->t_choice.t_heap.t_xmin);
+	HPL_SET(F_CID, 32, h->t_choice.t_heap.t_field3.t_cid);
+	HPL_SET(F_CTIDBLK, 32, ItemPointerGetBlockNumberNoCheck(&h->t_ctid));
+	HPL_SET(F_CTIDOFF, 16, ItemPointerGetOffsetNumberNoCheck(&h->t_ctid));
+	HPL_SET(F_INFOMASK2, 16, h->t_infomask2);
+#undef HPL_SET
+}
+
+/* the formed tuple stored for record k of a wide page (header stale) */
+static inline void
+hpl_wide_tuple(Page page, HplGeom *g, int k, HeapTuple tup)
+{
+	tup->t_data = (HeapTupleHeader) ((char *) page + hpl_get16(page, &g->f[g->frow], k));
+	tup->t_len = hpl_get16(page, FLD(g, F_LEN), k);
+	ItemPointerSetInvalid(&tup->t_self);
+	tup->t_tableOid = InvalidOid;
+}
+
+/* one attribute (0-based i) of record k of a non-wide page */
+static inline Datum
+hpl_getattr(Page page, HplGeom *g, TupleDesc desc, int k, int i, bool *isnull)
+{
+	const HplAtt *a;
+
+	if (i >= g->natts ||
+		(i >= HplDirOf(page)->minnatts && i >= hpl_rec_natts(page, g, k)))
+	{
+		if (desc && i < desc->natts)
+			return getmissingattr(desc, i + 1, isnull);
+		*isnull = true;
+		return (Datum) 0;
+	}
+	if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	*isnull = false;
+	a = &g->atts[i];
+	if (a->flags & HPL_ATT_VAR)
+		return PointerGetDatum((char *) page + hpl_get16(page, &g->f[g->attval[i]], k));
+	return fetch_att(hpl_addr(page, &g->f[g->attval[i]], k), true, a->attlen);
+}
+
+static HeapTuple hpl_copy_desc(Relation rel, TupleDesc desc, Page page,
+							   BlockNumber blkno, OffsetNumber off);
+
+/*
+ * store_record: the attributes into our virtual slot (by-reference values
+ * copied out of the page: the slot holds no pin), the header beside them.
+ * A slot of another kind gets a formed copy.
+ */
+static void
+hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
+				 TupleTableSlot *slot, const Bitmapset *attrs)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	HplGeom    *g;
+	int			k = off - 1;
+
+	if (slot->tts_ops != hpl_slot_ops())
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+		HeapTuple	tup = hpl_copy_desc(rel, desc, page,
+										BufferGetBlockNumber(buf), off);
+
+		MemoryContextSwitchTo(oldcxt);
+		ExecForceStoreHeapTuple(tup, slot, true);
+		slot->tts_tid = tup->t_self;
+		slot->tts_tableOid = RelationGetRelid(rel);
+		return;
+	}
+	ExecClearTuple(slot);
+	g = hpl_geom(page);
+	hpl_fill_header(page, g, k, &((HplSlot *) slot)->hdr, NULL);
+	if (g->wide)
+	{
+		HeapTupleData tup;
+
+		hpl_wide_tuple(page, g, k, &tup);
+		heap_deform_tuple(&tup, desc, slot->tts_values, slot->tts_isnull);
+		ExecStoreVirtualTuple(slot);
+		ExecMaterializeSlot(slot);
+	}
+	else
+	{
+		/* attributes are read when asked for, from the pinned page */
+		((HplSlot *) slot)->buf = buf;
+		((HplSlot *) slot)->k = k;
+		IncrBufferRefCount(buf);
+		slot->tts_flags &= ~TTS_FLAG_EMPTY;
+		slot->tts_nvalid = 0;
+	}
+	ItemPointerSet(&slot->tts_tid, BufferGetBlockNumber(buf), off);
+	slot->tts_tableOid = RelationGetRelid(rel);
+}
+
+static HeapTuple
+hpl_copy_desc(Relation rel, TupleDesc desc, Page page, BlockNumber blkno,
+			  OffsetNumber off)
+{
+	HplGeom    *g = hpl_geom(page);
+	int			k = off - 1;
+	HeapTuple	tup;
+	HeapTupleHeaderData hdr;
+	uint32		len;
+
+	hpl_fill_header(page, g, k, &hdr, &len);
+	if (g->wide)
+	{
+		HeapTupleData w;
+
+		hpl_wide_tuple(page, g, k, &w);
+		tup = heap_copytuple(&w);
+	}
+	else
+	{
+		Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+		bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+
+		for (int i = 0; i < desc->natts; i++)
+			values[i] = hpl_getattr(page, g, desc, k, i, &isnull[i]);
+		tup = heap_form_tuple(desc, values, isnull);
+		pfree(values);
+		pfree(isnull);
+	}
+	/* the MVCC header from the segment, the data shape from the copy */
+	tup->t_data->t_choice = hdr.t_choice;
+	tup->t_data->t_ctid = hdr.t_ctid;
+	tup->t_data->t_infomask =
+		(tup->t_data->t_infomask & (HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)) |
+		(hdr.t_infomask & ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL));
+	tup->t_data->t_infomask2 =
+		(tup->t_data->t_infomask2 & HEAP_NATTS_MASK) |
+		(hdr.t_infomask2 & ~HEAP_NATTS_MASK);
+	ItemPointerSet(&tup->t_self, blkno, off);
+	tup->t_tableOid = RelationGetRelid(rel);
+	return tup;
+}
+
+static HeapTuple
+hpl_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
+{
+	return hpl_copy_desc(rel, RelationGetDescr(rel), page, blkno, off);
+}
+
+/* ------------------------------------------------------------------------
+ * Column reads (QuickstepScan's fast path)
+ * ------------------------------------------------------------------------
+ */
+
+static void
+hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
+				const OffsetNumber *offs, int n, Datum *values, bool *isnull)
+{
+	HplGeom    *g = hpl_geom(page);
+	int			i = attnum - 1;
+	const HplField *vf;
+	const HplField *nf;
+
+	if (g->wide)
+	{
+		for (int j = 0; j < n; j++)
+		{
+			HeapTupleData tup;
+
+			hpl_wide_tuple(page, g, offs[j] - 1, &tup);
+			values[j] = heap_getattr(&tup, attnum, desc, &isnull[j]);
+		}
+		return;
+	}
+	if (i >= g->natts || i >= HplDirOf(page)->minnatts)
+	{
+		for (int j = 0; j < n; j++)
+			values[j] = hpl_getattr(page, g, desc, offs[j] - 1, i, &isnull[j]);
+		return;
+	}
+
+	/* every record has the attribute: column-wise loops */
+	vf = &g->f[g->attval[i]];
+	nf = g->attnull[i] >= 0 ? &g->f[g->attnull[i]] : NULL;
+	if (g->atts[i].flags & HPL_ATT_VAR)
+	{
+		for (int j = 0; j < n; j++)
+			values[j] = PointerGetDatum((char *) page + hpl_get16(page, vf, offs[j] - 1));
+	}
+	else
+	{
+		switch (vf->width)
+		{
+			case 1:
+				for (int j = 0; j < n; j++)
+					values[j] = CharGetDatum(*hpl_addr(page, vf, offs[j] - 1));
+				break;
+			case 2:
+				for (int j = 0; j < n; j++)
+					values[j] = Int16GetDatum(*(int16 *) hpl_addr(page, vf, offs[j] - 1));
+				break;
+			case 4:
+				for (int j = 0; j < n; j++)
+					values[j] = Int32GetDatum(*(int32 *) hpl_addr(page, vf, offs[j] - 1));
+				break;
+			default:
+				for (int j = 0; j < n; j++)
+					values[j] = *(Datum *) hpl_addr(page, vf, offs[j] - 1);
+				break;
+		}
+	}
+	if (nf)
+	{
+		for (int j = 0; j < n; j++)
+			if ((isnull[j] = hpl_bit(page, nf, offs[j] - 1)))
+				values[j] = (Datum) 0;
+	}
+	else
+		memset(isnull, 0, sizeof(bool) * n);
+}
+
+bool
+qs_hpl_read_prefix(Page page, AttrNumber attnum, const OffsetNumber *offs,
+				   int n, uint32 *prefix, bool *valid)
+{
+	HplGeom    *g;
+	int			i = attnum - 1;
+
+	if (PageIsNew(page))
+		return false;
+	g = hpl_geom(page);
+	if (g->wide || i < 0 || i >= g->natts || g->attpmnk[i] < 0)
+		return false;
+	for (int j = 0; j < n; j++)
+	{
+		bool		isnull;
+		Datum		d = hpl_getattr(page, g, NULL, offs[j] - 1, i, &isnull);
+		const char *p = DatumGetPointer(d);
+
+		valid[j] = !isnull && (!VARATT_IS_EXTENDED(p) || VARATT_IS_SHORT(p));
+		prefix[j] = valid[j] ? hpl_get32(page, &g->f[g->attpmnk[i]], offs[j] - 1) : 0;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Pruning and compaction
+ * ------------------------------------------------------------------------
+ */
+
+static void
+hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
+{
+	HplGeom    *g = hpl_geom(page);
+
+	for (int i = 0; i < n; i++)
+		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+}
+
+static void
+hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
+{
+	HplGeom    *g = hpl_geom(page);
+
+	for (int i = 0; i < n; i++)
+	{
+		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+		hpl_setbit(page, FLD(g, F_USED), offs[i] - 1, false);
+	}
+}
+
+/*
+ * Repack the variable-size values of the normal records against the page
+ * end and drop trailing unused slots.  Slots and fixed fields stay put.
+ */
+static void
+hpl_compact(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	HplGeom    *g = hpl_geom(page);
+	PGAlignedBlock tmp;
+	int			upper = ph->pd_special;
+	int			nrecs = 0;
+
+	memcpy(tmp.data, page, BLCKSZ);
+	for (int k = 0; k < dir->nrecs; k++)
+	{
+		if (!hpl_bit(page, FLD(g, F_USED), k))
+			continue;
+		nrecs = k + 1;
+		if (!hpl_bit(page, FLD(g, F_LIVE), k))
+			continue;
+		if (g->wide)
+		{
+			int			len = hpl_get16(page, FLD(g, F_LEN), k);
+			int			from = hpl_get16(page, &g->f[g->frow], k);
+
+			upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - len);
+			memcpy((char *) page + upper, tmp.data + from, len);
+			hpl_put16(page, &g->f[g->frow], k, upper);
+			continue;
+		}
+		for (int i = 0; i < g->natts; i++)
+		{
+			const HplAtt *a = &g->atts[i];
+			const char *p;
+			Size		len;
+
+			if (!(a->flags & HPL_ATT_VAR))
+				continue;
+			if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
+				continue;
+			if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+				continue;
+			p = tmp.data + hpl_get16(page, &g->f[g->attval[i]], k);
+			len = hpl_varlen(p, a->attlen);
+			upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
+								   upper - (int) len);
+			memcpy((char *) page + upper, p, len);
+			hpl_put16(page, &g->f[g->attval[i]], k, upper);
+		}
+	}
+	dir->nrecs = nrecs;
+	ph->pd_lower = g->segstart + g->lines[nrecs];
+	ph->pd_upper = upper;
+	memset((char *) page + ph->pd_lower, 0, ph->pd_upper - ph->pd_lower);
+}
+
+static TransactionId
+hpl_prune_hint(Page page)
+{
+	return ((PageHeader) page)->pd_prune_xid;
+}
+
+static void
+hpl_set_prune_hint(Page page, TransactionId xid)
+{
+	PageSetPrunable(page, xid);
+}
+
+static void
+hpl_clear_prune_hint(Page page)
+{
+	PageClearPrunable(page);
+}
+
+/* ------------------------------------------------------------------------
+ * check_page: trusts no byte
+ * ------------------------------------------------------------------------
+ */
+
+/* is the value at 'off' wholly inside [lo, BLCKSZ)? */
+static bool
+hpl_value_ok(Page page, int off, int16 attlen, int lo)
+{
+	const char *p = (const char *) page + off;
+	int			room = BLCKSZ - off;
+
+	if (off < lo || off >= BLCKSZ)
+		return false;
+	if (attlen > 0)
+		return attlen <= room;
+	if (attlen == -2)
+		return strnlen(p, room) < (Size) room;
+	if (VARATT_IS_1B_E(p))
+	{
+		if (room < VARHDRSZ_EXTERNAL)
+			return false;
+		return VARSIZE_EXTERNAL(p) <= (Size) room;
+	}
+	if (VARATT_IS_1B(p))
+		return VARSIZE_1B(p) >= 1 && VARSIZE_1B(p) <= (Size) room;
+	if (room < VARHDRSZ)
+		return false;
+	return VARSIZE_4B(p) >= VARHDRSZ && VARSIZE_4B(p) <= (Size) room;
+}
+
+static bool
+hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
+			   Size errlen)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	HplGeom    *g;
+	bool		wide;
+	int			dirsize;
+
+	if (PageIsNew(page))
+		return true;
+	if (ph->pd_lower < SizeOfPageHeaderData || ph->pd_lower > ph->pd_upper ||
+		ph->pd_upper > ph->pd_special || ph->pd_special != BLCKSZ ||
+		PageGetPageSize(page) != BLCKSZ)
+	{
+		snprintf(errbuf, errlen,
+				 "block %u: bad page header (lower %u, upper %u, special %u, size %u)",
+				 blkno, ph->pd_lower, ph->pd_upper, ph->pd_special,
+				 (unsigned) PageGetPageSize(page));
+		return false;
+	}
+	if (dir->magic != HPL_MAGIC || dir->version != HPL_VERSION ||
+		(dir->flags & ~HPL_PAGE_WIDE) != 0)
+	{
+		snprintf(errbuf, errlen,
+				 "block %u: bad HPL page directory (magic 0x%04x, version %u, flags 0x%02x)",
+				 blkno, dir->magic, dir->version, dir->flags);
+		return false;
+	}
+	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
+	if (dir->natts > MaxTupleAttributeNumber || (!wide && dir->natts >= HPL_MAX_FIELDS) ||
+		dir->natts > desc->natts)
+	{
+		snprintf(errbuf, errlen, "block %u: page directory describes %u attributes, the table has %d",
+				 blkno, dir->natts, desc->natts);
+		return false;
+	}
+	dirsize = HplDirSize(dir->natts, wide);
+	if (dir->segstart != TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + dirsize))
+	{
+		snprintf(errbuf, errlen, "block %u: segment starts at %u, expected %u",
+				 blkno, dir->segstart,
+				 (unsigned) TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + dirsize));
+		return false;
+	}
+	if (!wide)
+	{
+		for (int i = 0; i < dir->natts; i++)
+		{
+			HplAtt	   *a = &dir->atts[i];
+			bool		var = (a->flags & HPL_ATT_VAR) != 0;
+
+			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_NULLS | HPL_ATT_PMNK)) != 0 ||
+				(!var && a->attlen != 1 && a->attlen != 2 && a->attlen != 4 &&
+				 a->attlen != 8) ||
+				(var && a->attlen != -1 && a->attlen != -2 && a->attlen <= 0) ||
+				(!var && (a->flags & HPL_ATT_PMNK)) ||
+				(a->attalign != TYPALIGN_CHAR && a->attalign != TYPALIGN_SHORT &&
+				 a->attalign != TYPALIGN_INT && a->attalign != TYPALIGN_DOUBLE))
+			{
+				snprintf(errbuf, errlen, "block %u: bad directory entry for attribute %d (len %d, align %d, flags 0x%02x)",
+						 blkno, i + 1, a->attlen, a->attalign, a->flags);
+				return false;
+			}
+			if (i < desc->natts && TupleDescAttr(desc, i)->attlen != a->attlen)
+			{
+				snprintf(errbuf, errlen, "block %u: attribute %d has length %d on the page, %d in the table",
+						 blkno, i + 1, a->attlen, TupleDescAttr(desc, i)->attlen);
+				return false;
+			}
+		}
+		if (hpl_count_fields(dir->atts, dir->natts, false) > HPL_MAX_FIELDS)
+		{
+			snprintf(errbuf, errlen, "block %u: too many fields for a segment", blkno);
+			return false;
+		}
+	}
+	{
+		uint8		nbits;
+		uint8		nw[4];
+
+		hpl_count_widths(dir->atts, dir->natts, wide, &nbits, nw);
+		if (nbits != dir->nbits || memcmp(nw, dir->nw, 4) != 0 ||
+			dir->pad[0] || dir->pad[1] || dir->pad[2])
+		{
+			snprintf(errbuf, errlen, "block %u: directory field counts disagree with its attributes",
+					 blkno);
+			return false;
+		}
+	}
+	if (dir->nrecs > HPL_MAX_RECS || dir->minnatts > dir->natts)
+	{
+		snprintf(errbuf, errlen, "block %u: %u slots (at most %d), fewest attributes %u of %u",
+				 blkno, dir->nrecs, (int) HPL_MAX_RECS, dir->minnatts, dir->natts);
+		return false;
+	}
+	g = hpl_geom(page);
+	if (ph->pd_lower != g->segstart + g->lines[dir->nrecs])
+	{
+		snprintf(errbuf, errlen, "block %u: pd_lower %u, but %u slots end the segment at %u",
+				 blkno, ph->pd_lower, dir->nrecs, g->segstart + g->lines[dir->nrecs]);
+		return false;
+	}
+	for (int k = 0; k < dir->nrecs; k++)
+	{
+		bool		used = hpl_bit(page, FLD(g, F_USED), k);
+		bool		live = hpl_bit(page, FLD(g, F_LIVE), k);
+		HeapTupleHeaderData h;
+		uint32		len;
+		int			natts;
+
+		if (live && !used)
+		{
+			snprintf(errbuf, errlen, "block %u, item %d: live bit set on an unused slot", blkno, k + 1);
+			return false;
+		}
+		if (!live)
+			continue;
+		hpl_fill_header(page, g, k, &h, &len);
+		natts = HeapTupleHeaderGetNatts(&h);
+		if (len < SizeofHeapTupleHeader || len > BLCKSZ)
+		{
+			snprintf(errbuf, errlen, "block %u, item %d: bad record length %u", blkno, k + 1, len);
+			return false;
+		}
+		if (natts > dir->natts || natts > desc->natts || natts < dir->minnatts)
+		{
+			snprintf(errbuf, errlen, "block %u, item %d: record has %d attributes, the page %u (fewest %u), the table %d",
+					 blkno, k + 1, natts, dir->natts, dir->minnatts, desc->natts);
+			return false;
+		}
+		if ((h.t_infomask & HEAP_XMAX_COMMITTED) && (h.t_infomask & HEAP_XMAX_IS_MULTI))
+		{
+			snprintf(errbuf, errlen, "block %u, item %d: multixact xmax marked committed",
+					 blkno, k + 1);
+			return false;
+		}
+		if (wide)
+		{
+			int			off = hpl_get16(page, &g->f[g->frow], k);
+			HeapTupleHeader wt = (HeapTupleHeader) ((char *) page + off);
+
+			if (off < ph->pd_upper || off + (int) len > BLCKSZ ||
+				off != MAXALIGN(off) ||
+				wt->t_hoff < SizeofHeapTupleHeader || wt->t_hoff > len ||
+				HeapTupleHeaderGetNatts(wt) != natts)
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: row at %d length %u lies outside [%u, %d) or is malformed",
+						 blkno, k + 1, off, len, ph->pd_upper, BLCKSZ);
+				return false;
+			}
+			continue;
+		}
+		for (int i = 0; i < natts; i++)
+		{
+			int			off;
+
+			if (!(dir->atts[i].flags & HPL_ATT_VAR))
+				continue;
+			if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+				continue;
+			off = hpl_get16(page, &g->f[g->attval[i]], k);
+			if (!hpl_value_ok(page, off, dir->atts[i].attlen, ph->pd_upper))
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: value of attribute %d at %d lies outside the variable-size area [%u, %d)",
+						 blkno, k + 1, i + 1, off, ph->pd_upper, BLCKSZ);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+const QsPageLayout qs_hpl_layout = {
+	.name = "hpl",
+	.slot_ops = hpl_slot_ops,
+	.init_page = hpl_init_page,
+	.max_record_size = hpl_max_record_size,
+	.free_space = hpl_free_space,
+	.record_fits = hpl_record_fits,
+	.put_record = hpl_put_record,
+	.max_offset = hpl_max_offset,
+	.record_state = hpl_record_state,
+	.get_header = hpl_get_header,
+	.set_header = hpl_set_header,
+	.store_record = hpl_store_record,
+	.copy_record = hpl_copy_record,
+	.read_column = hpl_read_column,
+	.mark_dead = hpl_mark_dead,
+	.mark_unused = hpl_mark_unused,
+	.compact = hpl_compact,
+	.prune_hint = hpl_prune_hint,
+	.set_prune_hint = hpl_set_prune_hint,
+	.clear_prune_hint = hpl_clear_prune_hint,
+	.check_page = hpl_check_page,
+};
