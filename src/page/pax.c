@@ -60,6 +60,7 @@
 #include "utils/rel.h"
 
 #include "page/layout.h"
+#include "page/recslot.h"
 #include "tableam/engine.h"
 
 #define PAX_MAGIC		0x5058	/* "PX" */
@@ -560,55 +561,19 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
  * ------------------------------------------------------------------------
  */
 /*
- * Records come back in a virtual slot that also keeps the record's MVCC
- * header, so that system columns (xmin, xmax, cmin, cmax) can be read, as
- * ON CONFLICT DO UPDATE and RI checks do.
+ * Records come back in a record slot (recslot.h): a virtual slot that also
+ * keeps the record's MVCC header, so that system columns (xmin, xmax,
+ * cmin, cmax) can be read, as ON CONFLICT DO UPDATE and RI checks do.
  */
-typedef struct PaxSlot
-{
-	VirtualTupleTableSlot base;
-	HeapTupleHeaderData hdr;
-} PaxSlot;
-
 static TupleTableSlotOps pax_slot_ops_data;
 static bool pax_slot_ops_ready = false;
-
-static Datum
-pax_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
-{
-	PaxSlot    *ps = (PaxSlot *) slot;
-	HeapTupleData tup;
-
-	if (TTS_EMPTY(slot))
-		elog(ERROR, "cannot retrieve a system column of an empty slot");
-	tup.t_data = &ps->hdr;
-	tup.t_len = SizeofHeapTupleHeader;
-	tup.t_self = slot->tts_tid;
-	tup.t_tableOid = slot->tts_tableOid;
-	return heap_getsysattr(&tup, attnum, NULL, isnull);
-}
-
-#if PG_VERSION_NUM >= 170000
-static bool
-pax_slot_is_current_xact_tuple(TupleTableSlot *slot)
-{
-	PaxSlot    *ps = (PaxSlot *) slot;
-
-	return TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(&ps->hdr));
-}
-#endif
 
 static const TupleTableSlotOps *
 pax_slot_ops(void)
 {
 	if (!pax_slot_ops_ready)
 	{
-		pax_slot_ops_data = TTSOpsVirtual;
-		pax_slot_ops_data.base_slot_size = sizeof(PaxSlot);
-		pax_slot_ops_data.getsysattr = pax_slot_getsysattr;
-#if PG_VERSION_NUM >= 170000
-		pax_slot_ops_data.is_current_xact_tuple = pax_slot_is_current_xact_tuple;
-#endif
+		qs_recslot_ops_init(&pax_slot_ops_data, sizeof(QsRecSlot));
 		pax_slot_ops_ready = true;
 	}
 	return &pax_slot_ops_data;
@@ -1077,7 +1042,7 @@ pax_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 	{
 		uint32		len;
 
-		pax_get_header(page, off, &((PaxSlot *) slot)->hdr, &len);
+		pax_get_header(page, off, &((QsRecSlot *) slot)->hdr, &len);
 	}
 }
 

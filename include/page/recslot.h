@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * recslot.h
+ *	  A virtual tuple slot that also carries a stored record's MVCC header:
+ *	  the slot kind of layouts whose records are not heap tuples in the page
+ *	  (PAX).  System columns (xmin, xmax, cmin, cmax) read the header; a
+ *	  formed tuple asked for with ExecFetchSlotHeapTuple is owned by the
+ *	  slot, so the header the engine writes on a new version (xmin, ctid)
+ *	  is what the slot shows afterwards (RETURNING xmin, ON CONFLICT).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_PAGE_RECSLOT_H
+#define QS_PAGE_RECSLOT_H
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+
+typedef struct QsRecSlot
+{
+	VirtualTupleTableSlot base;
+	HeapTupleHeaderData hdr;	/* the stored record's header (zero: none) */
+	HeapTuple	tuple;			/* formed by get_heap_tuple, or NULL */
+} QsRecSlot;
+
+/*
+ * Fill 'ops' with TTSOpsVirtual's callbacks and the record slot's own;
+ * slot_size >= sizeof(QsRecSlot) (a layout may extend the struct).
+ */
+extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
+
+/* The header system columns read: the owned tuple's, else the stored one. */
+extern HeapTupleHeader qs_recslot_header(TupleTableSlot *slot);
+
+#endif							/* QS_PAGE_RECSLOT_H */

@@ -1,0 +1,141 @@
+/*-------------------------------------------------------------------------
+ *
+ * recslot.c
+ *	  The record slot (include/page/recslot.h): TTSOpsVirtual plus a
+ *	  stored record's MVCC header and a slot-owned formed tuple.
+ *
+ * Why a formed tuple owned by the slot: the engine writes a new version's
+ * header (xmin, cmin, ctid) on the tuple ExecFetchSlotHeapTuple returns.
+ * TTSOpsVirtual has no get_heap_tuple, so that would be a throw-away copy
+ * and the slot would keep showing the old header (RETURNING xmin, xmax of
+ * an ON CONFLICT DO UPDATE).  Heap's buffer slots avoid this the same way:
+ * they hand out their own tuple.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "utils/memutils.h"
+
+#include "core/compat.h"
+#include "page/recslot.h"
+
+HeapTupleHeader
+qs_recslot_header(TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
+	return rs->tuple ? rs->tuple->t_data : &rs->hdr;
+}
+
+static void
+recslot_init(TupleTableSlot *slot)
+{
+	((QsRecSlot *) slot)->tuple = NULL;
+	memset(&((QsRecSlot *) slot)->hdr, 0, sizeof(HeapTupleHeaderData));
+	TTSOpsVirtual.init(slot);
+}
+
+static void
+recslot_clear(TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
+	if (rs->tuple)
+	{
+		heap_freetuple(rs->tuple);
+		rs->tuple = NULL;
+	}
+	memset(&rs->hdr, 0, sizeof(rs->hdr));
+	TTSOpsVirtual.clear(slot);
+}
+
+static Datum
+recslot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+{
+	HeapTupleData tup;
+
+	if (TTS_EMPTY(slot))
+		elog(ERROR, "cannot retrieve a system column of an empty slot");
+	tup.t_data = qs_recslot_header(slot);
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = slot->tts_tid;
+	tup.t_tableOid = slot->tts_tableOid;
+	return heap_getsysattr(&tup, attnum, slot->tts_tupleDescriptor, isnull);
+}
+
+static HeapTuple
+recslot_get_heap_tuple(TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
+	if (rs->tuple == NULL)
+	{
+		MemoryContext oldcxt;
+		HeapTupleHeader t;
+
+		slot_getallattrs(slot);
+		oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+		rs->tuple = heap_form_tuple(slot->tts_tupleDescriptor,
+									slot->tts_values, slot->tts_isnull);
+		MemoryContextSwitchTo(oldcxt);
+		/* the stored record's header (all zero for a new row) */
+		t = rs->tuple->t_data;
+		t->t_choice = rs->hdr.t_choice;
+		t->t_ctid = rs->hdr.t_ctid;
+		t->t_infomask |= rs->hdr.t_infomask &
+			~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
+		t->t_infomask2 |= rs->hdr.t_infomask2 & ~HEAP_NATTS_MASK;
+		rs->tuple->t_self = slot->tts_tid;
+		rs->tuple->t_tableOid = slot->tts_tableOid;
+	}
+	return rs->tuple;
+}
+
+static HeapTuple
+recslot_copy_heap_tuple(TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
+	if (rs->tuple)
+		return heap_copytuple(rs->tuple);
+	return TTSOpsVirtual.copy_heap_tuple(slot);
+}
+
+/* TTSOpsVirtual's copyslot clears with its own clear: ours first */
+static void
+recslot_copyslot(TupleTableSlot *dst, TupleTableSlot *src)
+{
+	recslot_clear(dst);
+	TTSOpsVirtual.copyslot(dst, src);
+}
+
+#if PG_VERSION_NUM >= 170000
+static bool
+recslot_is_current_xact_tuple(TupleTableSlot *slot)
+{
+	return TransactionIdIsCurrentTransactionId(
+		HeapTupleHeaderGetRawXmin(qs_recslot_header(slot)));
+}
+#endif
+
+void
+qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size)
+{
+	Assert(slot_size >= sizeof(QsRecSlot));
+	*ops = TTSOpsVirtual;
+	ops->base_slot_size = slot_size;
+	ops->init = recslot_init;
+	ops->clear = recslot_clear;
+	ops->getsysattr = recslot_getsysattr;
+	ops->get_heap_tuple = recslot_get_heap_tuple;
+	ops->copy_heap_tuple = recslot_copy_heap_tuple;
+	ops->copyslot = recslot_copyslot;
+#if PG_VERSION_NUM >= 170000
+	ops->is_current_xact_tuple = recslot_is_current_xact_tuple;
+#endif
+}
