@@ -64,8 +64,12 @@ qs_extend_fork(Relation rel, ForkNumber fork, BufferAccessStrategy strategy)
 
 	if (!local)
 		LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBufferExtended(rel, fork, P_NEW, RBM_NORMAL, strategy);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	/*
+	 * Locked inside ReadBuffer, as heap's hio.c does: between a plain
+	 * P_NEW read and LockBuffer, an inserter that picked the new last page
+	 * as its target could take the content lock first and fill the page.
+	 */
+	buf = ReadBufferExtended(rel, fork, P_NEW, RBM_ZERO_AND_LOCK, strategy);
 	if (!local)
 		UnlockRelationForExtension(rel, ExclusiveLock);
 	return buf;

@@ -80,7 +80,10 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
-						(size_t) tup->t_len, maxsize)));
+						(size_t) tup->t_len, maxsize),
+				 maxsize < MaxHeapTupleSize ?
+				 errhint("The %s page layout holds smaller records than heap (%zu bytes); store wide values toastable (STORAGE EXTENDED or EXTERNAL) or use quickstep_nsm.",
+						 L->name, (size_t) MaxHeapTupleSize) : 0));
 	/*
 	 * A record too big for the fillfactor still goes on an empty page; the
 	 * FSM request must not exceed what any page can hold either.
