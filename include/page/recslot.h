@@ -29,6 +29,10 @@ typedef struct QsRecSlot
  */
 extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
 
+/* Its init and clear, for a layout that extends the slot and chains them. */
+extern void qs_recslot_init(TupleTableSlot *slot);
+extern void qs_recslot_clear(TupleTableSlot *slot);
+
 /* The header system columns read: the owned tuple's, else the stored one. */
 extern HeapTupleHeader qs_recslot_header(TupleTableSlot *slot);
 

@@ -70,6 +70,7 @@
 
 #include "page/hpl.h"
 #include "page/layout.h"
+#include "page/recslot.h"
 
 #define HPL_LINE		64		/* bytes per cache line (allocation unit) */
 #define HPL_MAGIC		0x4C48	/* "HL" */
@@ -613,20 +614,18 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 }
 
 /*
- * The slot records come in: a virtual slot that keeps the record's MVCC
- * header (system columns: getsysattr; is_current_xact_tuple) and a pin on
- * the page, from which it reads attributes only when asked
- * (getsomeattrs), as heap's buffer slots deform lazily.  By-reference
- * values point into the page while the pin is held; materialize copies
- * them out and drops the pin.  Otherwise TTSOpsVirtual's callbacks.
+ * The slot records come in: a record slot (recslot.h: the record's MVCC
+ * header for system columns, a slot-owned formed tuple for the engine)
+ * extended with a pin on the page, from which it reads attributes only
+ * when asked (getsomeattrs), as heap's buffer slots deform lazily.
+ * By-reference values point into the page while the pin is held;
+ * materialize copies them out and drops the pin.
  */
 typedef struct HplSlot
 {
-	VirtualTupleTableSlot base;
-	HeapTupleHeaderData hdr;
+	QsRecSlot	rec;			/* header and owned tuple (recslot.h) */
 	Buffer		buf;			/* pinned page while attributes are unread */
 	int			k;				/* record index on it */
-	HeapTuple	tuple;			/* formed by get_heap_tuple, or NULL */
 } HplSlot;
 
 static TupleTableSlotOps hpl_slot_ops_data;
@@ -639,8 +638,7 @@ static void
 hpl_slot_init(TupleTableSlot *slot)
 {
 	((HplSlot *) slot)->buf = InvalidBuffer;
-	((HplSlot *) slot)->tuple = NULL;
-	TTSOpsVirtual.init(slot);
+	qs_recslot_init(slot);
 }
 
 static void
@@ -658,55 +656,8 @@ hpl_slot_unpin(TupleTableSlot *slot)
 static void
 hpl_slot_clear(TupleTableSlot *slot)
 {
-	HplSlot    *hs = (HplSlot *) slot;
-
 	hpl_slot_unpin(slot);
-	if (hs->tuple)
-	{
-		heap_freetuple(hs->tuple);
-		hs->tuple = NULL;
-	}
-	memset(&hs->hdr, 0, sizeof(hs->hdr));
-	TTSOpsVirtual.clear(slot);
-}
-
-/*
- * A formed tuple owned by the slot (ExecFetchSlotHeapTuple): the engine
- * sets the header of a new record's version on it (xmin, ctid), which the
- * slot's system columns then show (RETURNING xmin).
- */
-static HeapTuple
-hpl_slot_get_heap_tuple(TupleTableSlot *slot)
-{
-	HplSlot    *hs = (HplSlot *) slot;
-
-	if (hs->tuple == NULL)
-	{
-		MemoryContext oldcxt;
-
-		slot_getallattrs(slot);
-		oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-		hs->tuple = heap_form_tuple(slot->tts_tupleDescriptor,
-									slot->tts_values, slot->tts_isnull);
-		MemoryContextSwitchTo(oldcxt);
-		/* a stored record's header (all zero for a new tuple) */
-		hs->tuple->t_data->t_choice = hs->hdr.t_choice;
-		hs->tuple->t_data->t_ctid = hs->hdr.t_ctid;
-		hs->tuple->t_data->t_infomask |=
-			hs->hdr.t_infomask & ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
-		hs->tuple->t_data->t_infomask2 |= hs->hdr.t_infomask2 & ~HEAP_NATTS_MASK;
-		hs->tuple->t_self = slot->tts_tid;
-		hs->tuple->t_tableOid = slot->tts_tableOid;
-	}
-	return hs->tuple;
-}
-
-static inline HeapTupleHeader
-hpl_slot_header(TupleTableSlot *slot)
-{
-	HplSlot    *hs = (HplSlot *) slot;
-
-	return hs->tuple ? hs->tuple->t_data : &hs->hdr;
+	qs_recslot_clear(slot);
 }
 
 static void
@@ -749,80 +700,17 @@ hpl_slot_materialize(TupleTableSlot *slot)
 		TTSOpsVirtual.materialize(slot);
 }
 
-static Datum
-hpl_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
-{
-	HeapTupleData tup;
-
-	tup.t_data = hpl_slot_header(slot);
-	tup.t_len = SizeofHeapTupleHeader;
-	tup.t_self = slot->tts_tid;
-	tup.t_tableOid = slot->tts_tableOid;
-	return heap_getsysattr(&tup, attnum, slot->tts_tupleDescriptor, isnull);
-}
-
-/* TTSOpsVirtual's copyslot clears with its own clear: ours first */
-static void
-hpl_slot_copyslot(TupleTableSlot *dst, TupleTableSlot *src)
-{
-	hpl_slot_clear(dst);
-	TTSOpsVirtual.copyslot(dst, src);
-}
-
-static HeapTuple
-hpl_slot_copy_heap_tuple(TupleTableSlot *slot)
-{
-	if (((HplSlot *) slot)->tuple)
-		return heap_copytuple(((HplSlot *) slot)->tuple);
-	slot_getallattrs(slot);
-	return TTSOpsVirtual.copy_heap_tuple(slot);
-}
-
-#if QS_PG_MAJOR >= 18
-static MinimalTuple
-hpl_slot_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
-{
-	slot_getallattrs(slot);
-	return TTSOpsVirtual.copy_minimal_tuple(slot, extra);
-}
-#else
-static MinimalTuple
-hpl_slot_copy_minimal_tuple(TupleTableSlot *slot)
-{
-	slot_getallattrs(slot);
-	return TTSOpsVirtual.copy_minimal_tuple(slot);
-}
-#endif
-
-#if QS_PG_MAJOR >= 17
-static bool
-hpl_slot_is_current_xact_tuple(TupleTableSlot *slot)
-{
-	return TransactionIdIsCurrentTransactionId(
-		HeapTupleHeaderGetRawXmin(hpl_slot_header(slot)));
-}
-#endif
-
 static const TupleTableSlotOps *
 hpl_slot_ops(void)
 {
 	if (!hpl_slot_ops_ready)
 	{
-		hpl_slot_ops_data = TTSOpsVirtual;
-		hpl_slot_ops_data.base_slot_size = sizeof(HplSlot);
+		qs_recslot_ops_init(&hpl_slot_ops_data, sizeof(HplSlot));
 		hpl_slot_ops_data.init = hpl_slot_init;
 		hpl_slot_ops_data.release = hpl_slot_release;
 		hpl_slot_ops_data.clear = hpl_slot_clear;
 		hpl_slot_ops_data.getsomeattrs = hpl_slot_getsomeattrs;
-		hpl_slot_ops_data.getsysattr = hpl_slot_getsysattr;
 		hpl_slot_ops_data.materialize = hpl_slot_materialize;
-		hpl_slot_ops_data.copy_heap_tuple = hpl_slot_copy_heap_tuple;
-		hpl_slot_ops_data.get_heap_tuple = hpl_slot_get_heap_tuple;
-		hpl_slot_ops_data.copyslot = hpl_slot_copyslot;
-		hpl_slot_ops_data.copy_minimal_tuple = hpl_slot_copy_minimal_tuple;
-#if QS_PG_MAJOR >= 17
-		hpl_slot_ops_data.is_current_xact_tuple = hpl_slot_is_current_xact_tuple;
-#endif
 		hpl_slot_ops_ready = true;
 	}
 	return &hpl_slot_ops_data;
@@ -1261,7 +1149,7 @@ hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 	}
 	ExecClearTuple(slot);
 	g = hpl_geom(page);
-	hpl_fill_header(page, g, k, &((HplSlot *) slot)->hdr, NULL);
+	hpl_fill_header(page, g, k, &((HplSlot *) slot)->rec.hdr, NULL);
 	if (g->wide)
 	{
 		HeapTupleData tup;

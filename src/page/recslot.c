@@ -32,16 +32,16 @@ qs_recslot_header(TupleTableSlot *slot)
 	return rs->tuple ? rs->tuple->t_data : &rs->hdr;
 }
 
-static void
-recslot_init(TupleTableSlot *slot)
+void
+qs_recslot_init(TupleTableSlot *slot)
 {
 	((QsRecSlot *) slot)->tuple = NULL;
 	memset(&((QsRecSlot *) slot)->hdr, 0, sizeof(HeapTupleHeaderData));
 	TTSOpsVirtual.init(slot);
 }
 
-static void
-recslot_clear(TupleTableSlot *slot)
+void
+qs_recslot_clear(TupleTableSlot *slot)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
 
@@ -103,14 +103,35 @@ recslot_copy_heap_tuple(TupleTableSlot *slot)
 
 	if (rs->tuple)
 		return heap_copytuple(rs->tuple);
+	/* a layout's slot may read attributes lazily (getsomeattrs) */
+	slot_getallattrs(slot);
 	return TTSOpsVirtual.copy_heap_tuple(slot);
 }
 
-/* TTSOpsVirtual's copyslot clears with its own clear: ours first */
+#if PG_VERSION_NUM >= 180000
+static MinimalTuple
+recslot_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_minimal_tuple(slot, extra);
+}
+#else
+static MinimalTuple
+recslot_copy_minimal_tuple(TupleTableSlot *slot)
+{
+	slot_getallattrs(slot);
+	return TTSOpsVirtual.copy_minimal_tuple(slot);
+}
+#endif
+
+/*
+ * TTSOpsVirtual's copyslot clears with its own clear: the slot's first
+ * (a layout's extension of it may hold a pin).
+ */
 static void
 recslot_copyslot(TupleTableSlot *dst, TupleTableSlot *src)
 {
-	recslot_clear(dst);
+	dst->tts_ops->clear(dst);
 	TTSOpsVirtual.copyslot(dst, src);
 }
 
@@ -129,12 +150,13 @@ qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size)
 	Assert(slot_size >= sizeof(QsRecSlot));
 	*ops = TTSOpsVirtual;
 	ops->base_slot_size = slot_size;
-	ops->init = recslot_init;
-	ops->clear = recslot_clear;
+	ops->init = qs_recslot_init;
+	ops->clear = qs_recslot_clear;
 	ops->getsysattr = recslot_getsysattr;
 	ops->get_heap_tuple = recslot_get_heap_tuple;
 	ops->copy_heap_tuple = recslot_copy_heap_tuple;
 	ops->copyslot = recslot_copyslot;
+	ops->copy_minimal_tuple = recslot_copy_minimal_tuple;
 #if PG_VERSION_NUM >= 170000
 	ops->is_current_xact_tuple = recslot_is_current_xact_tuple;
 #endif
