@@ -164,15 +164,6 @@ typedef struct QsPageLayout
 	void		(*compact) (Page page);
 
 	/*
-	 * Prune hint: the oldest xid that deleted or updated a record of the
-	 * page (InvalidTransactionId: none).  set_prune_hint keeps the older of
-	 * the current hint and xid; clear_prune_hint resets it.
-	 */
-	TransactionId (*prune_hint) (Page page);
-	void		(*set_prune_hint) (Page page, TransactionId xid);
-	void		(*clear_prune_hint) (Page page);
-
-	/*
 	 * Structural check of one page; false with a message in errbuf when
 	 * the page is corrupt.  Must not trust any byte of the page.
 	 */
@@ -182,8 +173,9 @@ typedef struct QsPageLayout
 
 /*
  * Every layout keeps PostgreSQL's standard page header valid (PageInit, so
- * checksums and PageIsVerified work) and keeps the bytes between pd_lower
- * and pd_upper unused: generic WAL and full page images omit that hole
+ * checksums and PageIsVerified work, and the engine keeps its prune hint in
+ * pd_prune_xid with PageSetPrunable/PageClearPrunable, as heap does) and
+ * keeps the bytes between pd_lower and pd_upper unused: generic WAL and full page images omit that hole
  * (REGBUF_STANDARD).  A layout without one free hole sets pd_upper =
  * pd_lower.
  */

@@ -1401,24 +1401,6 @@ hpl_compact(Page page)
 	memset((char *) page + ph->pd_lower, 0, ph->pd_upper - ph->pd_lower);
 }
 
-static TransactionId
-hpl_prune_hint(Page page)
-{
-	return ((PageHeader) page)->pd_prune_xid;
-}
-
-static void
-hpl_set_prune_hint(Page page, TransactionId xid)
-{
-	PageSetPrunable(page, xid);
-}
-
-static void
-hpl_clear_prune_hint(Page page)
-{
-	PageClearPrunable(page);
-}
-
 /* ------------------------------------------------------------------------
  * check_page: trusts no byte
  * ------------------------------------------------------------------------
@@ -1642,8 +1624,5 @@ const QsPageLayout qs_hpl_layout = {
 	.mark_dead = hpl_mark_dead,
 	.mark_unused = hpl_mark_unused,
 	.compact = hpl_compact,
-	.prune_hint = hpl_prune_hint,
-	.set_prune_hint = hpl_set_prune_hint,
-	.clear_prune_hint = hpl_clear_prune_hint,
 	.check_page = hpl_check_page,
 };

@@ -256,24 +256,6 @@ nsm_compact(Page page)
 	PageTruncateLinePointerArray(page);
 }
 
-static TransactionId
-nsm_prune_hint(Page page)
-{
-	return ((PageHeader) page)->pd_prune_xid;
-}
-
-static void
-nsm_set_prune_hint(Page page, TransactionId xid)
-{
-	PageSetPrunable(page, xid);
-}
-
-static void
-nsm_clear_prune_hint(Page page)
-{
-	PageClearPrunable(page);
-}
-
 static bool
 nsm_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			   Size errlen)
@@ -389,8 +371,5 @@ const QsPageLayout qs_nsm_layout = {
 	.mark_dead = nsm_mark_dead,
 	.mark_unused = nsm_mark_unused,
 	.compact = nsm_compact,
-	.prune_hint = nsm_prune_hint,
-	.set_prune_hint = nsm_set_prune_hint,
-	.clear_prune_hint = nsm_clear_prune_hint,
 	.check_page = nsm_check_page,
 };

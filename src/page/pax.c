@@ -1210,24 +1210,6 @@ pax_compact(Page page)
 	pax_relayout(page, h->capacity, dsize);
 }
 
-static TransactionId
-pax_prune_hint(Page page)
-{
-	return ((PageHeader) page)->pd_prune_xid;
-}
-
-static void
-pax_set_prune_hint(Page page, TransactionId xid)
-{
-	PageSetPrunable(page, xid);
-}
-
-static void
-pax_clear_prune_hint(Page page)
-{
-	PageClearPrunable(page);
-}
-
 static bool
 pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			   Size errlen)
@@ -1416,9 +1398,6 @@ const QsPageLayout qs_pax_layout = {
 	.mark_dead = pax_mark_dead,
 	.mark_unused = pax_mark_unused,
 	.compact = pax_compact,
-	.prune_hint = pax_prune_hint,
-	.set_prune_hint = pax_set_prune_hint,
-	.clear_prune_hint = pax_clear_prune_hint,
 	.check_page = pax_check_page,
 };
 

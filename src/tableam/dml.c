@@ -424,7 +424,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		hdr->t_infomask |= HEAP_XMAX_INVALID;
 		HeapTupleHeaderSetXmin(hdr, InvalidTransactionId);
 		hdr->t_ctid = *tid;
-		L->set_prune_hint(page, RecentXmin);
+		PageSetPrunable(page, RecentXmin);
 	}
 	L->set_header(page, off, hdr);
 	GenericXLogFinish(state);
@@ -1199,7 +1199,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	if (changingPart)
 		HeapTupleHeaderSetMovedPartitions(hdr);
 	L->set_header(page, off, hdr);
-	L->set_prune_hint(page, xid);
+	PageSetPrunable(page, xid);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -1472,7 +1472,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		hdr = L->get_header(page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &newtup->t_self);
 		L->set_header(page, off, hdr);
-		L->set_prune_hint(page, xid);
+		PageSetPrunable(page, xid);
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		heaptup = newtup;
@@ -1593,7 +1593,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		hdr = L->get_header(page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);
 		L->set_header(page, off, hdr);
-		L->set_prune_hint(page, xid);
+		PageSetPrunable(page, xid);
 		GenericXLogFinish(state);
 		if (newbuf != buf)
 			UnlockReleaseBuffer(newbuf);

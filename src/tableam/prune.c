@@ -44,7 +44,7 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	if (RecoveryInProgress())
 		return;
 	/* unlocked peeks, as heap's: only a hint */
-	hint = L->prune_hint(page);
+	hint = ((PageHeader) page)->pd_prune_xid;
 	if (!TransactionIdIsNormal(hint))
 		return;
 	vistest = GlobalVisTestFor(rel);
@@ -112,9 +112,9 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		START_CRIT_SECTION();
 		L->mark_dead(page, dead, ndead);
 		L->compact(page);
-		L->clear_prune_hint(page);
+		PageClearPrunable(page);
 		if (TransactionIdIsValid(newhint))
-			L->set_prune_hint(page, newhint);
+			PageSetPrunable(page, newhint);
 		MarkBufferDirty(buf);
 		qs_log_cleanup(rel, buf, horizon);
 		END_CRIT_SECTION();
@@ -126,9 +126,9 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 
 		state = GenericXLogStart(rel);
 		wpage = GenericXLogRegisterBuffer(state, buf, 0);
-		L->clear_prune_hint(wpage);
+		PageClearPrunable(wpage);
 		if (TransactionIdIsValid(newhint))
-			L->set_prune_hint(wpage, newhint);
+			PageSetPrunable(wpage, newhint);
 		GenericXLogFinish(state);
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
