@@ -1,6 +1,4 @@
 -- test/sql/row_dml.sql on quickstep_hpl, in a schema of its own.
--- Differs from expected/nsm_dml.out only in the maximum record size in one
--- error message (HPL: 8 kB minus the directory and one cache line per field).
 \set am quickstep_hpl
 CREATE SCHEMA hpl_dml;
 SET search_path = hpl_dml, public;

@@ -1,6 +1,4 @@
 -- test/sql/row_dml.sql on quickstep_pax, in a schema of its own.
--- Differs from expected/nsm_dml.out only in a physical limit: the largest
--- record a PAX page takes ("row is too big ... maximum size").
 \set am quickstep_pax
 CREATE SCHEMA pax_dml;
 SET search_path = pax_dml, public;

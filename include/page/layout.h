@@ -51,6 +51,15 @@ typedef struct QsPageLayout
 {
 	const char *name;			/* "nsm", "pax", "hpl" */
 
+	/*
+	 * Nonzero: every page in this layout's format starts, right after the
+	 * page header, with this uint16, and a table of this layout may also
+	 * have NSM pages (see qs_page_layout below).  The value has bit 14 set,
+	 * which the first line pointer of an NSM page never has (lp_off <
+	 * BLCKSZ <= 16384), and an all-zero hole never matches.  NSM: 0.
+	 */
+	uint16		page_magic;
+
 	/* The slot kind records are returned in (slot_callbacks). */
 	const TupleTableSlotOps *(*slot_ops) (void);
 
@@ -184,5 +193,121 @@ typedef struct QsPageLayout
 extern const QsPageLayout qs_nsm_layout;
 extern const QsPageLayout qs_pax_layout;
 extern const QsPageLayout qs_hpl_layout;
+
+StaticAssertDecl(BLCKSZ <= 16384,
+				 "page_magic relies on line pointer offsets below 16384");
+
+/*
+ * NSM pages in tables of other layouts.  A record a layout cannot store
+ * (longer than its max_record_size, e.g. an 8 kB row on PAX, or any row of
+ * a descriptor too wide for its directory) goes on a standard NSM page of
+ * the same relation instead of being refused, so every layout takes every
+ * row heap takes.  Such a page is told apart by the magic: a page that is
+ * not new and does not start with the relation layout's magic is NSM.
+ * The engine calls a layout on a page only through the qs_page_* wrappers
+ * below, which resolve the page's own layout first; it chooses NSM pages
+ * only for records the relation's layout cannot take (dml.c).
+ */
+static inline const QsPageLayout *
+qs_page_layout(const QsPageLayout *L, Page page)
+{
+	if (L->page_magic != 0 && !PageIsNew(page) &&
+		*(const uint16 *) ((const char *) page + SizeOfPageHeaderData) != L->page_magic)
+		return &qs_nsm_layout;
+	return L;
+}
+
+static inline Size
+qs_page_free_space(const QsPageLayout *L, Page page)
+{
+	return qs_page_layout(L, page)->free_space(page);
+}
+
+static inline OffsetNumber
+qs_page_max_offset(const QsPageLayout *L, Page page)
+{
+	return qs_page_layout(L, page)->max_offset(page);
+}
+
+static inline QsRecordState
+qs_page_record_state(const QsPageLayout *L, Page page, OffsetNumber off)
+{
+	return qs_page_layout(L, page)->record_state(page, off);
+}
+
+static inline HeapTupleHeader
+qs_page_get_header(const QsPageLayout *L, Page page, OffsetNumber off,
+				   HeapTupleHeaderData *scratch, uint32 *len)
+{
+	return qs_page_layout(L, page)->get_header(page, off, scratch, len);
+}
+
+static inline void
+qs_page_set_header(const QsPageLayout *L, Page page, OffsetNumber off,
+				   HeapTupleHeader hdr)
+{
+	qs_page_layout(L, page)->set_header(page, off, hdr);
+}
+
+static inline void
+qs_page_store_record(const QsPageLayout *L, Relation rel, Buffer buf,
+					 Page page, OffsetNumber off, TupleTableSlot *slot,
+					 const Bitmapset *attrs)
+{
+	qs_page_layout(L, page)->store_record(rel, buf, page, off, slot, attrs);
+}
+
+static inline HeapTuple
+qs_page_copy_record(const QsPageLayout *L, Relation rel, Page page,
+					BlockNumber blkno, OffsetNumber off)
+{
+	return qs_page_layout(L, page)->copy_record(rel, page, blkno, off);
+}
+
+static inline void
+qs_page_read_column(const QsPageLayout *L, Page page, TupleDesc desc,
+					AttrNumber attnum, const OffsetNumber *offs, int n,
+					Datum *values, bool *isnull)
+{
+	qs_page_layout(L, page)->read_column(page, desc, attnum, offs, n,
+										 values, isnull);
+}
+
+static inline void
+qs_page_mark_dead(const QsPageLayout *L, Page page, const OffsetNumber *offs,
+				  int n)
+{
+	qs_page_layout(L, page)->mark_dead(page, offs, n);
+}
+
+static inline void
+qs_page_mark_unused(const QsPageLayout *L, Page page,
+					const OffsetNumber *offs, int n)
+{
+	qs_page_layout(L, page)->mark_unused(page, offs, n);
+}
+
+static inline void
+qs_page_compact(const QsPageLayout *L, Page page)
+{
+	qs_page_layout(L, page)->compact(page);
+}
+
+/* Does the page hold a record (a slot not UNUSED)? */
+static inline bool
+qs_page_has_records(const QsPageLayout *L, Page page)
+{
+	const QsPageLayout *PL;
+	OffsetNumber maxoff;
+
+	if (PageIsNew(page))
+		return false;
+	PL = qs_page_layout(L, page);
+	maxoff = PL->max_offset(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		if (PL->record_state(page, off) != QS_REC_UNUSED)
+			return true;
+	return false;
+}
 
 #endif							/* QS_PAGE_LAYOUT_H */

@@ -33,6 +33,12 @@ extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
 extern void qs_recslot_init(TupleTableSlot *slot);
 extern void qs_recslot_clear(TupleTableSlot *slot);
 
+/*
+ * Copy a formed tuple (values, and the header if 'slot' is a record slot)
+ * into a slot of any kind but a buffer slot.
+ */
+extern void qs_recslot_store_tuple(TupleTableSlot *slot, HeapTuple tup);
+
 /* The header system columns read: the owned tuple's, else the stored one. */
 extern HeapTupleHeader qs_recslot_header(TupleTableSlot *slot);
 

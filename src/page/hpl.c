@@ -114,6 +114,9 @@ typedef struct HplDir
 #define HPL_DIR_FIXED	offsetof(HplDir, atts)
 #define HPL_KEY1		offsetof(HplDir, nrecs)
 #define HplDirOf(page)	((HplDir *) ((char *) (page) + SizeOfPageHeaderData))
+/* the magic is where qs_page_layout looks for it, and has bit 14 set */
+StaticAssertDecl(offsetof(HplDir, magic) == 0 && (HPL_MAGIC & 0x4000) != 0,
+				 "HPL page magic");
 #define HplDirSize(natts, wide) \
 	(HPL_DIR_FIXED + ((wide) ? 0 : (natts) * sizeof(HplAtt)))
 
@@ -1608,6 +1611,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 
 const QsPageLayout qs_hpl_layout = {
 	.name = "hpl",
+	.page_magic = HPL_MAGIC,
 	.slot_ops = hpl_slot_ops,
 	.init_page = hpl_init_page,
 	.max_record_size = hpl_max_record_size,

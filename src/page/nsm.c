@@ -23,6 +23,7 @@
 #include "utils/rel.h"
 
 #include "page/layout.h"
+#include "page/recslot.h"
 
 static const TupleTableSlotOps *
 nsm_slot_ops(void)
@@ -133,11 +134,25 @@ static void
 nsm_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 				 TupleTableSlot *slot, const Bitmapset *attrs)
 {
-	/* the slot keeps a pointer to the HeapTupleData: use its own */
-	HeapTuple	tup = &((BufferHeapTupleTableSlot *) slot)->base.tupdata;
+	HeapTuple	tup;
 	ItemId		lp = PageGetItemId(page, off);
 
-	Assert(TTS_IS_BUFFERTUPLE(slot));
+	if (!TTS_IS_BUFFERTUPLE(slot))
+	{
+		/* an NSM page of a PAX or HPL table: that layout's record slot */
+		HeapTupleData copy;
+
+		copy.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		copy.t_len = ItemIdGetLength(lp);
+		ItemPointerSet(&copy.t_self, BufferGetBlockNumber(buf), off);
+		copy.t_tableOid = RelationGetRelid(rel);
+		qs_recslot_store_tuple(slot, &copy);
+		slot->tts_tid = copy.t_self;
+		slot->tts_tableOid = RelationGetRelid(rel);
+		return;
+	}
+	/* the slot keeps a pointer to the HeapTupleData: use its own */
+	tup = &((BufferHeapTupleTableSlot *) slot)->base.tupdata;
 	tup->t_data = (HeapTupleHeader) PageGetItem(page, lp);
 	tup->t_len = ItemIdGetLength(lp);
 	ItemPointerSet(&tup->t_self, BufferGetBlockNumber(buf), off);

@@ -111,6 +111,10 @@ StaticAssertDecl(sizeof(PaxRecHdr) == 24, "PaxRecHdr is 24 bytes");
 
 #define PAX_HDR_OFF		MAXALIGN(SizeOfPageHeaderData)
 #define PaxHeaderOf(page) ((PaxPageHeader *) ((char *) (page) + PAX_HDR_OFF))
+/* the magic is where qs_page_layout looks for it, and has bit 14 set */
+StaticAssertDecl(PAX_HDR_OFF == SizeOfPageHeaderData &&
+				 offsetof(PaxPageHeader, magic) == 0 &&
+				 (PAX_MAGIC & 0x4000) != 0, "PAX page magic");
 #define PAX_DIR_END(natts) \
 	MAXALIGN(PAX_HDR_OFF + offsetof(PaxPageHeader, mini) + (Size) (natts) * sizeof(PaxMini))
 #define PaxRecs(page, h) ((PaxRecHdr *) ((char *) (page) + (h)->hdrs))
@@ -1380,6 +1384,7 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 
 const QsPageLayout qs_pax_layout = {
 	.name = "pax",
+	.page_magic = PAX_MAGIC,
 	.slot_ops = pax_slot_ops,
 	.init_page = pax_init_page,
 	.max_record_size = pax_max_record_size,

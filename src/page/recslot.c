@@ -144,6 +144,21 @@ recslot_is_current_xact_tuple(TupleTableSlot *slot)
 }
 #endif
 
+/*
+ * A formed tuple into a slot that is not a buffer slot (a record of an NSM
+ * page of a PAX or HPL table, include/page/layout.h): its values copied out
+ * of the page, and its header kept when the slot is a record slot.
+ */
+void
+qs_recslot_store_tuple(TupleTableSlot *slot, HeapTuple tup)
+{
+	ExecForceStoreHeapTuple(tup, slot, false);
+	ExecMaterializeSlot(slot);
+	if (slot->tts_ops->getsysattr == recslot_getsysattr)
+		memcpy(&((QsRecSlot *) slot)->hdr, tup->t_data,
+			   sizeof(HeapTupleHeaderData));
+}
+
 void
 qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size)
 {

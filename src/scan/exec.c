@@ -229,6 +229,7 @@ next_page(QsScanState *st, ScanDirection dir)
 	{
 		BlockNumber blkno = adjacent_block(st, dir);
 		Page		page;
+		const QsPageLayout *PL;
 		int			n,
 					visible;
 
@@ -255,26 +256,28 @@ next_page(QsScanState *st, ScanDirection dir)
 		for (int i = 0; i < visible; i++)
 			pgstat_count_heap_getnext(rel);
 		page = BufferGetPage(st->buf);
+		/* an NSM page of a PAX/HPL table (records too big for the layout) */
+		PL = qs_page_layout(st->layout, page);
 
 		for (int i = 0; i < st->nquals && n > 0; i++)
 		{
 			QsQual	   *q = st->quals[i];
 
-			st->layout->read_column(page, desc, q->attno, st->offs, n,
-									st->tmpvals, st->tmpnulls);
+			PL->read_column(page, desc, q->attno, st->offs, n,
+							st->tmpvals, st->tmpnulls);
 			n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);
 		}
 		InstrCountFiltered2(st, visible - n);
 		if (n == 0)
 			continue;
 
-		if (st->layout->read_columns && st->nneeded > 1)
-			st->layout->read_columns(page, desc, st->needed, st->nneeded,
-									 st->offs, n, st->colvals, st->colnulls);
+		if (PL->read_columns && st->nneeded > 1)
+			PL->read_columns(page, desc, st->needed, st->nneeded,
+							 st->offs, n, st->colvals, st->colnulls);
 		else
 			for (int c = 0; c < st->nneeded; c++)
-				st->layout->read_column(page, desc, st->needed[c], st->offs, n,
-										st->colvals[c], st->colnulls[c]);
+				PL->read_column(page, desc, st->needed[c], st->offs, n,
+								st->colvals[c], st->colnulls[c]);
 		st->nsel = n;
 		st->cur = ScanDirectionIsForward(dir) ? -1 : n;
 		return true;

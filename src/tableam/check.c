@@ -62,16 +62,17 @@ qs_check_table(PG_FUNCTION_ARGS)
 		UnlockReleaseBuffer(buf);
 
 		msg[0] = '\0';
-		if (!L->check_page((Page) page_copy, blk,
-						   RelationGetDescr(rel), msg, sizeof(msg)))
+		if (!qs_page_layout(L, (Page) page_copy)->check_page((Page) page_copy, blk,
+															 RelationGetDescr(rel),
+															 msg, sizeof(msg)))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("quickstep table \"%s\" is corrupt",
 							RelationGetRelationName(rel)),
 					 errdetail("%s", msg)));
-		maxoff = L->max_offset((Page) page_copy);
+		maxoff = qs_page_max_offset(L, (Page) page_copy);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			if (L->record_state((Page) page_copy, off) == QS_REC_NORMAL)
+			if (qs_page_record_state(L, (Page) page_copy, off) == QS_REC_NORMAL)
 				records++;
 	}
 	pfree(page_copy);

@@ -161,7 +161,7 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 		else
 			buf = ReadBuffer(OldTable, ItemPointerGetBlockNumber(&slot->tts_tid));
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		tup.t_data = Lold->get_header(BufferGetPage(buf), off, &scratch, &len);
+		tup.t_data = qs_page_get_header(Lold, BufferGetPage(buf), off, &scratch, &len);
 		tup.t_len = len;
 		tup.t_self = slot->tts_tid;
 		tup.t_tableOid = RelationGetRelid(OldTable);
@@ -186,8 +186,8 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 				break;
 		}
 		if (tup.t_data == &scratch)
-			Lold->set_header(BufferGetPage(buf), off, &scratch);
-		copy = keep ? Lold->copy_record(OldTable, BufferGetPage(buf),
+			qs_page_set_header(Lold, BufferGetPage(buf), off, &scratch);
+		copy = keep ? qs_page_copy_record(Lold, OldTable, BufferGetPage(buf),
 										BufferGetBlockNumber(buf), off) : NULL;
 		UnlockReleaseBuffer(buf);
 		if (copy)

@@ -47,6 +47,7 @@
 #include "storage/procarray.h"
 #include "utils/combocid.h"
 #include "utils/datum.h"
+#include "utils/memutils.h"
 #include "utils/relcache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -60,30 +61,87 @@
  */
 
 /*
+ * The largest record the relation's own layout takes (max_record_size of
+ * its descriptor), cached in rd_amcache: HPL computes it by formatting a
+ * page.  Every relcache invalidation (ALTER TABLE) frees the cache.
+ */
+static Size
+qs_layout_max_record(Relation rel, const QsPageLayout *L)
+{
+	if (rel->rd_amcache == NULL)
+	{
+		Size	   *m = MemoryContextAlloc(CacheMemoryContext, sizeof(Size));
+
+		*m = L->max_record_size(RelationGetDescr(rel));
+		rel->rd_amcache = m;
+	}
+	return *(Size *) rel->rd_amcache;
+}
+
+/*
+ * The layout a record is stored in: the relation's, or NSM for a record the
+ * relation's layout cannot take (layout.h, qs_page_layout).
+ */
+static const QsPageLayout *
+qs_record_layout(Relation rel, const QsPageLayout *L, HeapTuple tup)
+{
+	if (L->page_magic != 0 &&
+		MAXALIGN(tup->t_len) > qs_layout_max_record(rel, L))
+		return &qs_nsm_layout;
+	return L;
+}
+
+/*
+ * Would 'tup', to be stored in layout RL, fit 'page' (of a relation of
+ * layout L) leaving 'reserve' bytes?  Only a page in RL's format takes it.
+ */
+static bool
+qs_record_fits(const QsPageLayout *L, const QsPageLayout *RL, Page page,
+			   TupleDesc desc, HeapTuple tup, Size reserve)
+{
+	return qs_page_layout(L, page) == RL &&
+		RL->record_fits(page, desc, tup, reserve);
+}
+
+/*
+ * Must the page be formatted before a record of layout RL goes on it: new,
+ * or empty in the other format (an NSM page of a PAX table whose big
+ * record VACUUM removed)?
+ */
+static bool
+qs_page_needs_format(const QsPageLayout *L, const QsPageLayout *RL, Page page)
+{
+	return PageIsNew(page) ||
+		(qs_page_layout(L, page) != RL && !qs_page_has_records(L, page));
+}
+
+/*
  * qs_get_buffer
  *		A buffer, exclusively locked, whose page fits 'tup', never block
- *		'exclude'.  New pages are returned all-zero (*isnew): the caller
- *		formats them inside its WAL section.
+ *		'exclude'.  *RL gets the layout the record is stored in.  *isnew:
+ *		the caller formats the page for *RL inside its WAL section (a new,
+ *		all-zero page, or an empty page of the other format).
  */
 static Buffer
 qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			  BufferAccessStrategy strategy, BlockNumber exclude, bool use_fsm,
-			  bool *isnew)
+			  const QsPageLayout **RL, bool *isnew)
 {
+	TupleDesc	desc = RelationGetDescr(rel);
 	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	Size		need;
 	BlockNumber target = InvalidBlockNumber;
 	Buffer		buf;
-	Size		maxsize = L->max_record_size(RelationGetDescr(rel));
+	const QsPageLayout *R = qs_record_layout(rel, L, tup);
+	Size		maxsize = R == L ? qs_layout_max_record(rel, L) :
+		R->max_record_size(desc);
 
+	*RL = R;
 	if (MAXALIGN(tup->t_len) > maxsize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
-						(size_t) tup->t_len, maxsize),
-				 maxsize < MaxHeapTupleSize ?
-				 errhint("The %s page layout holds smaller records than heap (%zu bytes); store wide values toastable (STORAGE EXTENDED or EXTERNAL) or use quickstep_nsm.",
-						 L->name, (size_t) MaxHeapTupleSize) : 0));
+						(size_t) tup->t_len, maxsize)));
 	/*
 	 * A record too big for the fillfactor still goes on an empty page; the
 	 * FSM request must not exceed what any page can hold either.
@@ -119,36 +177,36 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
-		if (PageIsNew(page))
+		if (qs_page_needs_format(L, R, page))
 		{
 			*isnew = true;
 			RelationSetTargetBlock(rel, target);
 			return buf;
 		}
-		if (L->record_fits(page, RelationGetDescr(rel), tup, reserve))
+		if (qs_record_fits(L, R, page, desc, tup, reserve))
 		{
 			RelationSetTargetBlock(rel, target);
 			return buf;
 		}
 		/* a layout that can make room by moving record bytes (PAX) */
-		if (L->can_make_room &&
-			L->can_make_room(page, RelationGetDescr(rel), tup, reserve))
+		if (R->can_make_room && qs_page_layout(L, page) == R &&
+			R->can_make_room(page, desc, tup, reserve))
 		{
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			if (ConditionalLockBufferForCleanup(buf))
 			{
 				page = BufferGetPage(buf);
-				if (!PageIsNew(page) &&
-					L->can_make_room(page, RelationGetDescr(rel), tup, reserve))
+				if (!PageIsNew(page) && qs_page_layout(L, page) == R &&
+					R->can_make_room(page, desc, tup, reserve))
 				{
 					START_CRIT_SECTION();
-					L->make_room(page, RelationGetDescr(rel), tup);
+					R->make_room(page, desc, tup);
 					MarkBufferDirty(buf);
 					qs_log_cleanup(rel, buf, InvalidTransactionId);
 					END_CRIT_SECTION();
 				}
 				if (PageIsNew(page) ||
-					L->record_fits(page, RelationGetDescr(rel), tup, reserve))
+					qs_record_fits(L, R, page, desc, tup, reserve))
 				{
 					*isnew = PageIsNew(page);
 					RelationSetTargetBlock(rel, target);
@@ -159,11 +217,12 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			page = BufferGetPage(buf);
 		}
-		freespace = L->free_space(page);
+		freespace = qs_page_free_space(L, page);
 		/*
 		 * The record did not fit: never send the FSM back to this page for
 		 * this request (a layout may refuse a record for its shape, not its
-		 * size: a page formatted before ADD COLUMN; PAX's split areas).
+		 * size: a page formatted before ADD COLUMN; PAX's split areas; a
+		 * page of the other format).
 		 */
 		if (freespace >= need)
 			freespace = need > 0 ? need - 1 : 0;
@@ -218,12 +277,14 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 {
 	Buffer		buf;
 	bool		isnew;
+	const QsPageLayout *RL;
 	GenericXLogState *state;
 	Page		page;
 	OffsetNumber off;
 	BlockNumber blkno;
 
-	buf = qs_get_buffer(rel, L, tup, strategy, InvalidBlockNumber, use_fsm, &isnew);
+	buf = qs_get_buffer(rel, L, tup, strategy, InvalidBlockNumber, use_fsm,
+						&RL, &isnew);
 	blkno = BufferGetBlockNumber(buf);
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber); /* as heap_insert */
@@ -231,8 +292,8 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	state = GenericXLogStart(rel);
 	page = GenericXLogRegisterBuffer(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (isnew)
-		L->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
-	off = L->put_record(page, RelationGetDescr(rel), blkno, tup);
+		RL->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
+	off = RL->put_record(page, RelationGetDescr(rel), blkno, tup);
 	if (off == InvalidOffsetNumber)
 	{
 		GenericXLogAbort(state);
@@ -325,18 +386,19 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	while (i < ntuples)
 	{
 		bool		isnew;
+		const QsPageLayout *RL;
 		Buffer		buf = qs_get_buffer(rel, L, tups[i], strategy,
-										InvalidBlockNumber, use_fsm, &isnew);
+										InvalidBlockNumber, use_fsm, &RL, &isnew);
 		BlockNumber blkno = BufferGetBlockNumber(buf);
 		GenericXLogState *state = GenericXLogStart(rel);
 		Page		page = GenericXLogRegisterBuffer(state, buf,
 													 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 
 		if (isnew)
-			L->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
+			RL->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
 		do
 		{
-			if (L->put_record(page, RelationGetDescr(rel), blkno, tups[i]) == InvalidOffsetNumber)
+			if (RL->put_record(page, RelationGetDescr(rel), blkno, tups[i]) == InvalidOffsetNumber)
 			{
 				GenericXLogAbort(state);
 				UnlockReleaseBuffer(buf);
@@ -345,7 +407,9 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 			}
 			slots[i]->tts_tid = tups[i]->t_self;
 			i++;
-		} while (i < ntuples && L->record_fits(page, RelationGetDescr(rel), tups[i], reserve));
+		} while (i < ntuples &&
+				 qs_record_fits(L, qs_record_layout(rel, L, tups[i]), page,
+								RelationGetDescr(rel), tups[i], reserve));
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 	}
@@ -393,21 +457,21 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 
 	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (L->record_state(BufferGetPage(buf), off) != QS_REC_NORMAL)
+	if (qs_page_record_state(L, BufferGetPage(buf), off) != QS_REC_NORMAL)
 		elog(ERROR, "speculatively inserted record (%u,%u) of \"%s\" is gone",
 			 ItemPointerGetBlockNumber(tid), off, RelationGetRelationName(rel));
 
 	if (!succeeded)
 	{
-		hdr = L->get_header(BufferGetPage(buf), off, &scratch, NULL);
+		hdr = qs_page_get_header(L, BufferGetPage(buf), off, &scratch, NULL);
 		if (HeapTupleHeaderHasExternal(hdr))
-			oldcopy = L->copy_record(rel, BufferGetPage(buf),
+			oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
 									 ItemPointerGetBlockNumber(tid), off);
 	}
 
 	state = GenericXLogStart(rel);
 	page = GenericXLogRegisterBuffer(state, buf, 0);
-	hdr = L->get_header(page, off, &scratch, NULL);
+	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 	if (!HeapTupleHeaderIsSpeculative(hdr))
 	{
 		GenericXLogAbort(state);
@@ -426,7 +490,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		hdr->t_ctid = *tid;
 		PageSetPrunable(page, RecentXmin);
 	}
-	L->set_header(page, off, hdr);
+	qs_page_set_header(L, page, off, hdr);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -450,7 +514,7 @@ qs_load_header(const QsPageLayout *L, Relation rel, Buffer buf,
 {
 	uint32		len;
 
-	tp->t_data = L->get_header(BufferGetPage(buf), off, scratch, &len);
+	tp->t_data = qs_page_get_header(L, BufferGetPage(buf), off, scratch, &len);
 	tp->t_len = len;
 	ItemPointerSet(&tp->t_self, BufferGetBlockNumber(buf), off);
 	tp->t_tableOid = RelationGetRelid(rel);
@@ -461,7 +525,7 @@ qs_sync_header(const QsPageLayout *L, Buffer buf, OffsetNumber off,
 			   HeapTuple tp, HeapTupleHeaderData *scratch)
 {
 	if (tp->t_data == scratch)
-		L->set_header(BufferGetPage(buf), off, scratch);
+		qs_page_set_header(L, BufferGetPage(buf), off, scratch);
 }
 
 /* ------------------------------------------------------------------------
@@ -938,7 +1002,7 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 
 	state = GenericXLogStart(rel);
 	page = GenericXLogRegisterBuffer(state, buf, 0);
-	hdr = L->get_header(page, off, &scratch, NULL);
+	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 	hdr->t_infomask &= ~HEAP_XMAX_BITS;
 	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 	hdr->t_infomask |= infomask;
@@ -948,7 +1012,7 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 	HeapTupleHeaderSetXmax(hdr, xmax);
 	if (self != NULL && HEAP_XMAX_IS_LOCKED_ONLY(infomask))
 		hdr->t_ctid = *self;
-	L->set_header(page, off, hdr);
+	qs_page_set_header(L, page, off, hdr);
 	GenericXLogFinish(state);
 }
 
@@ -997,7 +1061,7 @@ qs_key_changed(Relation rel, const QsPageLayout *L, Page page, OffsetNumber off,
 			break;
 		}
 		att = TupleDescAttr(desc, attnum - 1);
-		L->read_column(page, desc, attnum, &off, 1, &oldv, &oldnull);
+		qs_page_read_column(L, page, desc, attnum, &off, 1, &oldv, &oldnull);
 		newv = heap_getattr(newtup, attnum, desc, &newnull);
 		if (oldnull != newnull)
 			changed = true;
@@ -1027,7 +1091,7 @@ qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	Buffer		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (L->record_state(BufferGetPage(buf), ItemPointerGetOffsetNumber(tid)) != QS_REC_NORMAL)
+	if (qs_page_record_state(L, BufferGetPage(buf), ItemPointerGetOffsetNumber(tid)) != QS_REC_NORMAL)
 	{
 		UnlockReleaseBuffer(buf);
 		ereport(ERROR,
@@ -1170,7 +1234,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	CheckForSerializableConflictIn(rel, tid, BufferGetBlockNumber(buf));
 	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
-		toastcopy = L->copy_record(rel, BufferGetPage(buf),
+		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
 								   BufferGetBlockNumber(buf), off);
 
 	{
@@ -1186,7 +1250,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
-		hdr = L->get_header(page, off, &scratch, NULL);
+		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 		HeapTupleHeaderClearHotUpdated(hdr);
@@ -1198,7 +1262,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	hdr->t_ctid = *tid;
 	if (changingPart)
 		HeapTupleHeaderSetMovedPartitions(hdr);
-	L->set_header(page, off, hdr);
+	qs_page_set_header(L, page, off, hdr);
 	PageSetPrunable(page, xid);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
@@ -1348,6 +1412,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				QS_UPDATE_INDEXES_T *update_indexes)
 {
 	const QsPageLayout *L = qs_layout_of(rel);
+	const QsPageLayout *RL;
 	TransactionId xid = GetCurrentTransactionId();
 	OffsetNumber off = ItemPointerGetOffsetNumber(otid);
 	BlockNumber oblk = ItemPointerGetBlockNumber(otid);
@@ -1458,20 +1523,21 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		(HeapTupleHasExternal(&tp) || HeapTupleHasExternal(newtup) ||
 		 newtup->t_len > TOAST_TUPLE_THRESHOLD);
 
+	RL = qs_record_layout(rel, L, newtup);
 	if (!need_toast &&
-		L->record_fits(BufferGetPage(buf), RelationGetDescr(rel), newtup, 0))
+		qs_record_fits(L, RL, BufferGetPage(buf), RelationGetDescr(rel), newtup, 0))
 	{
 		/* same page: one WAL record */
 		OffsetNumber noff;
 
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
-		noff = L->put_record(page, RelationGetDescr(rel), oblk, newtup);
+		noff = RL->put_record(page, RelationGetDescr(rel), oblk, newtup);
 		if (noff == InvalidOffsetNumber)
 			elog(PANIC, "record does not fit although it should");
-		hdr = L->get_header(page, off, &scratch, NULL);
+		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &newtup->t_self);
-		L->set_header(page, off, hdr);
+		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
@@ -1496,7 +1562,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 									 false, &lxmax, &lim, &lim2);
 		state = GenericXLogStart(rel);
 		page = GenericXLogRegisterBuffer(state, buf, 0);
-		hdr = L->get_header(page, off, &scratch, NULL);
+		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 		HeapTupleHeaderClearHotUpdated(hdr);
@@ -1505,16 +1571,17 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		HeapTupleHeaderSetXmax(hdr, lxmax);
 		HeapTupleHeaderSetCmax(hdr, ocid, iscombo);
 		hdr->t_ctid = *otid;
-		L->set_header(page, off, hdr);
+		qs_page_set_header(L, page, off, hdr);
 		GenericXLogFinish(state);
 		if (need_toast)
-			oldcopy = L->copy_record(rel, BufferGetPage(buf), oblk, off);
+			oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf), oblk, off);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 		if (need_toast)
 			heaptup = heap_toast_insert_or_update(rel, newtup, oldcopy, 0);
 		else
 			heaptup = newtup;
+		RL = qs_record_layout(rel, L, heaptup);
 
 		for (;;)
 		{
@@ -1522,13 +1589,13 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			BlockNumber nblk;
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			if (L->record_fits(BufferGetPage(buf), RelationGetDescr(rel), heaptup, 0))
+			if (qs_record_fits(L, RL, BufferGetPage(buf), RelationGetDescr(rel), heaptup, 0))
 			{
 				newbuf = buf;
 				break;
 			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			newbuf = qs_get_buffer(rel, L, heaptup, NULL, oblk, true, &isnew);
+			newbuf = qs_get_buffer(rel, L, heaptup, NULL, oblk, true, &RL, &isnew);
 			nblk = BufferGetBlockNumber(newbuf);
 			if (nblk < oblk)
 			{
@@ -1539,8 +1606,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			LockBuffer(newbuf, BUFFER_LOCK_UNLOCK);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			LockBuffer(newbuf, BUFFER_LOCK_EXCLUSIVE);
-			if (PageIsNew(BufferGetPage(newbuf)) ||
-				L->record_fits(BufferGetPage(newbuf), RelationGetDescr(rel), heaptup, 0))
+			if (qs_page_needs_format(L, RL, BufferGetPage(newbuf)) ||
+				qs_record_fits(L, RL, BufferGetPage(newbuf), RelationGetDescr(rel), heaptup, 0))
 				break;
 			UnlockReleaseBuffer(newbuf);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -1554,7 +1621,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 */
 		{
 			HeapTupleHeaderData scratch2;
-			HeapTupleHeader cur = L->get_header(BufferGetPage(buf), off,
+			HeapTupleHeader cur = qs_page_get_header(L, BufferGetPage(buf), off,
 												&scratch2, NULL);
 
 			if (!TransactionIdEquals(HeapTupleHeaderGetRawXmax(cur), lxmax) ||
@@ -1572,27 +1639,27 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			OffsetNumber noff;
 
 			page = GenericXLogRegisterBuffer(state, buf, 0);
-			noff = L->put_record(page, RelationGetDescr(rel), oblk, heaptup);
+			noff = RL->put_record(page, RelationGetDescr(rel), oblk, heaptup);
 			if (noff == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 		}
 		else
 		{
 			Page		npage;
-			bool		isnew = PageIsNew(BufferGetPage(newbuf));
+			bool		isnew = qs_page_needs_format(L, RL, BufferGetPage(newbuf));
 
 			page = GenericXLogRegisterBuffer(state, buf, 0);
 			npage = GenericXLogRegisterBuffer(state, newbuf,
 											  isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 			if (isnew)
-				L->init_page(npage, BufferGetPageSize(newbuf), RelationGetDescr(rel));
-			if (L->put_record(npage, RelationGetDescr(rel), BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
+				RL->init_page(npage, BufferGetPageSize(newbuf), RelationGetDescr(rel));
+			if (RL->put_record(npage, RelationGetDescr(rel), BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 			newpage = true;
 		}
-		hdr = L->get_header(page, off, &scratch, NULL);
+		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);
-		L->set_header(page, off, hdr);
+		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		GenericXLogFinish(state);
 		if (newbuf != buf)
@@ -1709,7 +1776,7 @@ qs_lock_updated_tuple_rec(Relation rel, const QsPageLayout *L,
 l4:
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		if (L->record_state(BufferGetPage(buf), off) != QS_REC_NORMAL)
+		if (qs_page_record_state(L, BufferGetPage(buf), off) != QS_REC_NORMAL)
 		{
 			result = TM_Ok;
 			goto out_locked;
@@ -2375,7 +2442,7 @@ retry:
 	}
 
 	/* as heap: the record goes into the slot whatever the result */
-	L->store_record(rel, buf, BufferGetPage(buf),
+	qs_page_store_record(L, rel, buf, BufferGetPage(buf),
 					ItemPointerGetOffsetNumber(tid), slot, NULL);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	ReleaseBuffer(buf);

@@ -116,7 +116,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 		buf = ReadBufferExtended(tableRelation, MAIN_FORKNUM, blkno,
 								 RBM_NORMAL, NULL);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		maxoff = L->max_offset(BufferGetPage(buf));
+		maxoff = qs_page_max_offset(L, BufferGetPage(buf));
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
@@ -129,7 +129,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 
 	recheck:
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			if (L->record_state(page, off) != QS_REC_NORMAL)
+			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 			{
 				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 				continue;
@@ -139,7 +139,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 				uint32		len;
 				TransactionId xwait;
 
-				tup.t_data = L->get_header(page, off, &scratch, &len);
+				tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
 				tup.t_len = len;
 				ItemPointerSet(&tup.t_self, blkno, off);
 				tup.t_tableOid = RelationGetRelid(tableRelation);
@@ -170,7 +170,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 						}
 						xwait = HeapTupleHeaderGetXmin(tup.t_data);
 						if (tup.t_data == &scratch)
-							L->set_header(page, off, &scratch);
+							qs_page_set_header(L, page, off, &scratch);
 						LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 						if (!is_system_catalog)
 							elog(WARNING, "concurrent insert in progress within table \"%s\"",
@@ -193,7 +193,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 							if (checking_uniqueness)
 							{
 								if (tup.t_data == &scratch)
-									L->set_header(page, off, &scratch);
+									qs_page_set_header(L, page, off, &scratch);
 								LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 								XactLockTableWait(xwait, tableRelation,
 												  &tup.t_self,
@@ -210,7 +210,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 						elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
 				}
 				if (tup.t_data == &scratch)
-					L->set_header(page, off, &scratch);
+					qs_page_set_header(L, page, off, &scratch);
 			}
 			else
 			{
@@ -225,7 +225,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 				continue;
 
 			MemoryContextReset(econtext->ecxt_per_tuple_memory);
-			L->store_record(tableRelation, buf, page, off, slot, NULL);
+			qs_page_store_record(L, tableRelation, buf, page, off, slot, NULL);
 			if (predicate != NULL && !ExecQual(predicate, econtext))
 				continue;
 			FormIndexDatum(indexInfo, slot, estate, values, isnull);
@@ -347,19 +347,19 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 		}
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (L->record_state(page, off) == QS_REC_DEAD)
+		if (qs_page_record_state(L, page, off) == QS_REC_DEAD)
 		{
 			/* pruned: dead to everyone, its horizon was logged then */
 			st->knowndeletable = true;
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			continue;
 		}
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 		{
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			continue;
 		}
-		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
 		tup.t_len = len;
 		tup.t_self = d->tid;
 		tup.t_tableOid = RelationGetRelid(rel);
@@ -368,7 +368,7 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 		if (st->knowndeletable)
 			QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &horizon);
 		if (tup.t_data == &scratch)
-			L->set_header(page, off, &scratch);
+			qs_page_set_header(L, page, off, &scratch);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	}
 	if (BufferIsValid(buf))

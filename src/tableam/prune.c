@@ -52,12 +52,12 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		return;
 	minfree = Max(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR),
 				  BLCKSZ / 10);
-	if (L->free_space(page) >= minfree)
+	if (qs_page_free_space(L, page) >= minfree)
 		return;
 	if (!ConditionalLockBufferForCleanup(buf))
 		return;
 
-	maxoff = L->max_offset(page);
+	maxoff = qs_page_max_offset(L, page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		HeapTupleData tup;
@@ -65,9 +65,9 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		uint32		len;
 		bool		is_dead;
 
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 			continue;
-		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
 		tup.t_len = len;
 		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
 		tup.t_tableOid = RelationGetRelid(rel);
@@ -103,15 +103,15 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 				newhint = x;
 		}
 		if (tup.t_data == &scratch)
-			L->set_header(page, off, &scratch);
+			qs_page_set_header(L, page, off, &scratch);
 	}
 
 	if (ndead > 0)
 	{
 		/* record bytes move: a full page image replayed under cleanup lock */
 		START_CRIT_SECTION();
-		L->mark_dead(page, dead, ndead);
-		L->compact(page);
+		qs_page_mark_dead(L, page, dead, ndead);
+		qs_page_compact(L, page);
 		PageClearPrunable(page);
 		if (TransactionIdIsValid(newhint))
 			PageSetPrunable(page, newhint);

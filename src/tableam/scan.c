@@ -46,13 +46,13 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 	bool		valid;
 	uint32		len;
 
-	tup->t_data = L->get_header(page, off, scratch, &len);
+	tup->t_data = qs_page_get_header(L, page, off, scratch, &len);
 	tup->t_len = len;
 	ItemPointerSet(&tup->t_self, BufferGetBlockNumber(buf), off);
 	tup->t_tableOid = RelationGetRelid(rel);
 	valid = HeapTupleSatisfiesVisibility(tup, snapshot, buf);
 	if (tup->t_data == scratch)
-		L->set_header(page, off, scratch);
+		qs_page_set_header(L, page, off, scratch);
 	return valid;
 }
 
@@ -70,7 +70,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				bool lock_tids, OffsetNumber *out)
 {
 	Page		page = BufferGetPage(buf);
-	OffsetNumber maxoff = L->max_offset(page);
+	OffsetNumber maxoff = qs_page_max_offset(L, page);
 	int			n = 0;
 	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC &&
 		!CheckForSerializableConflictOutNeeded(rel, snapshot);
@@ -96,7 +96,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				break;
 			off = FirstOffsetNumber + i;
 		}
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 			continue;
 		if (fast)
 		{
@@ -106,7 +106,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 			 * snapshot could consider running, never deleted or locked.
 			 */
 			uint32		len;
-			HeapTupleHeader h = L->get_header(page, off, &scratch, &len);
+			HeapTupleHeader h = qs_page_get_header(L, page, off, &scratch, &len);
 
 			if ((h->t_infomask & HEAP_XMAX_INVALID) &&
 				(HeapTupleHeaderXminFrozen(h) ||
@@ -399,7 +399,7 @@ qs_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 					continue;
 				}
 			}
-			scan->layout->store_record(scan->base.rs_rd, scan->cbuf, page,
+			qs_page_store_record(scan->layout, scan->base.rs_rd, scan->cbuf, page,
 									   scan->vis[scan->cindex], slot, NULL);
 			pgstat_count_heap_getnext(scan->base.rs_rd);
 			return true;
@@ -516,7 +516,7 @@ qs_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
 
 	if (scan->cindex < 0 || scan->cindex >= scan->ntuples)
 		return false;
-	scan->layout->store_record(scan->base.rs_rd, scan->cbuf,
+	qs_page_store_record(scan->layout, scan->base.rs_rd, scan->cbuf,
 							   BufferGetPage(scan->cbuf),
 							   scan->vis[scan->cindex], slot, NULL);
 	scan->cindex++;
@@ -554,7 +554,7 @@ qs_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
 			(*exact_pages)++;
 	}
 	*recheck = scan->recheck;
-	scan->layout->store_record(scan->base.rs_rd, scan->cbuf,
+	qs_page_store_record(scan->layout, scan->base.rs_rd, scan->cbuf,
 							   BufferGetPage(scan->cbuf),
 							   scan->vis[scan->cindex], slot, NULL);
 	scan->cindex++;
@@ -610,7 +610,7 @@ qs_scan_sample_next_tuple(TableScanDesc sscan, SampleScanState *scanstate,
 	QsScanDesc	scan = (QsScanDesc) sscan;
 	TsmRoutine *tsm = scanstate->tsmroutine;
 	Page		page = BufferGetPage(scan->cbuf);
-	OffsetNumber maxoff = scan->layout->max_offset(page);
+	OffsetNumber maxoff = qs_page_max_offset(scan->layout, page);
 
 	for (;;)
 	{
@@ -646,7 +646,7 @@ qs_scan_sample_next_tuple(TableScanDesc sscan, SampleScanState *scanstate,
 		}
 		if (!found)
 			continue;
-		scan->layout->store_record(scan->base.rs_rd, scan->cbuf, page, off,
+		qs_page_store_record(scan->layout, scan->base.rs_rd, scan->cbuf, page, off,
 								   slot, NULL);
 		pgstat_count_heap_getnext(scan->base.rs_rd);
 		return true;
@@ -696,12 +696,12 @@ qs_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 	const QsPageLayout *L = scan->layout;
 	Relation	rel = scan->base.rs_rd;
 	Page		page = BufferGetPage(scan->cbuf);
-	OffsetNumber maxoff = L->max_offset(page);
+	OffsetNumber maxoff = qs_page_max_offset(L, page);
 
 	for (; scan->analyze_off <= maxoff; scan->analyze_off++)
 	{
 		OffsetNumber off = scan->analyze_off;
-		QsRecordState st = L->record_state(page, off);
+		QsRecordState st = qs_page_record_state(L, page, off);
 		HeapTupleData tup;
 		HeapTupleHeaderData scratch;
 		uint32		len;
@@ -714,7 +714,7 @@ qs_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 		}
 		if (st != QS_REC_NORMAL)
 			continue;
-		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
 		tup.t_len = len;
 		ItemPointerSet(&tup.t_self, scan->cblock, off);
 		tup.t_tableOid = RelationGetRelid(rel);
@@ -746,10 +746,10 @@ qs_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 				break;
 		}
 		if (tup.t_data == &scratch)
-			L->set_header(page, off, &scratch);
+			qs_page_set_header(L, page, off, &scratch);
 		if (sample_it)
 		{
-			L->store_record(rel, scan->cbuf, page, off, slot, NULL);
+			qs_page_store_record(L, rel, scan->cbuf, page, off, slot, NULL);
 			scan->analyze_off++;
 			return true;
 		}
@@ -789,7 +789,7 @@ qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	*buf = ReadBuffer(rel, blkno);
 	LockBuffer(*buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(*buf);
-	if (L->record_state(page, off) != QS_REC_NORMAL)
+	if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 	{
 		UnlockReleaseBuffer(*buf);
 		*buf = InvalidBuffer;
@@ -816,7 +816,7 @@ qs_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 	if (qs_fetch(rel, L, tid, snapshot, &tup, &scratch, &buf))
 	{
 		if (TTS_IS_BUFFERTUPLE(slot))
-			L->store_record(rel, buf, BufferGetPage(buf),
+			qs_page_store_record(L, rel, buf, BufferGetPage(buf),
 							ItemPointerGetOffsetNumber(tid), slot, NULL);
 		else
 		{
@@ -829,7 +829,7 @@ qs_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 			HeapTuple	copy;
 
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			copy = L->copy_record(rel, BufferGetPage(buf),
+			copy = qs_page_copy_record(L, rel, BufferGetPage(buf),
 								  ItemPointerGetBlockNumber(tid),
 								  ItemPointerGetOffsetNumber(tid));
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -901,7 +901,7 @@ qs_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&ctid));
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 		{
 			UnlockReleaseBuffer(buf);
 			break;
@@ -997,9 +997,9 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	}
 	LockBuffer(f->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(f->buf);
-	if (L->record_state(page, off) == QS_REC_DEAD && all_dead)
+	if (qs_page_record_state(L, page, off) == QS_REC_DEAD && all_dead)
 		*all_dead = true;		/* pruned: dead to everyone */
-	else if (L->record_state(page, off) == QS_REC_NORMAL)
+	else if (qs_page_record_state(L, page, off) == QS_REC_NORMAL)
 	{
 		valid = qs_record_visible(L, rel, f->buf, page, off, snapshot, &tup, &scratch);
 		HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
@@ -1013,6 +1013,6 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	if (!valid)
 		return false;
 	pgstat_count_heap_fetch(rel);
-	L->store_record(rel, f->buf, page, off, slot, NULL);
+	qs_page_store_record(L, rel, f->buf, page, off, slot, NULL);
 	return true;
 }

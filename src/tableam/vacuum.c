@@ -109,20 +109,6 @@ track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxi
 		track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
 }
 
-static bool
-page_has_records(const QsPageLayout *L, Page page)
-{
-	OffsetNumber maxoff;
-
-	if (PageIsNew(page))
-		return false;
-	maxoff = L->max_offset(page);
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-		if (L->record_state(page, off) != QS_REC_UNUSED)
-			return true;
-	return false;
-}
-
 void
 qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			  BufferAccessStrategy bstrategy)
@@ -177,7 +163,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
-		maxoff = L->max_offset(page);
+		maxoff = qs_page_max_offset(L, page);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
 			HeapTupleData tup;
@@ -186,7 +172,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			HeapTupleHeader h;
 			bool		freeze = false;
 			HTSV_Result status;
-			QsRecordState st = L->record_state(page, off);
+			QsRecordState st = qs_page_record_state(L, page, off);
 
 			if (st == QS_REC_DEAD)
 			{
@@ -198,7 +184,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			if (st != QS_REC_NORMAL)
 				continue;
 			nonempty = true;
-			h = L->get_header(page, off, &scratch, &len);
+			h = qs_page_get_header(L, page, off, &scratch, &len);
 			tup.t_data = h;
 			tup.t_len = len;
 			ItemPointerSet(&tup.t_self, blk, off);
@@ -270,7 +256,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					break;
 			}
 			if (tup.t_data == &scratch)
-				L->set_header(page, off, &scratch);
+				qs_page_set_header(L, page, off, &scratch);
 			if (freeze)
 				tofreeze[nfreeze++] = off;
 		}
@@ -283,7 +269,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			for (int i = 0; i < nfreeze; i++)
 			{
 				HeapTupleHeaderData scratch;
-				HeapTupleHeader h = L->get_header(page, tofreeze[i], &scratch, NULL);
+				HeapTupleHeader h = qs_page_get_header(L, page, tofreeze[i], &scratch, NULL);
 				TransactionId xmin = HeapTupleHeaderGetXmin(h);
 
 				if (frz_xmin[tofreeze[i]] &&
@@ -299,7 +285,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			{
 				HeapTupleHeaderData scratch;
 				OffsetNumber off = tofreeze[i];
-				HeapTupleHeader h = L->get_header(wpage, off, &scratch, NULL);
+				HeapTupleHeader h = qs_page_get_header(L, wpage, off, &scratch, NULL);
 
 				if (frz_xmin[off])
 					HeapTupleHeaderSetXminFrozen(h);
@@ -310,14 +296,14 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					h->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 					HeapTupleHeaderSetXmax(h, InvalidTransactionId);
 				}
-				L->set_header(wpage, off, h);
+				qs_page_set_header(L, wpage, off, h);
 			}
 			GenericXLogFinish(state);
 		}
 		if (nonempty)
 			last_nonempty = blk;
 		else
-			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
+			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
 		UnlockReleaseBuffer(buf);
 	}
 
@@ -356,8 +342,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			if (ConditionalLockBufferForCleanup(buf))
 			{
 				START_CRIT_SECTION();
-				L->mark_unused(page, offs, n);
-				L->compact(page);
+				qs_page_mark_unused(L, page, offs, n);
+				qs_page_compact(L, page);
 				MarkBufferDirty(buf);
 				qs_log_cleanup(rel, buf, rm_horizon);
 				END_CRIT_SECTION();
@@ -377,11 +363,11 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				qs_log_conflict(rel, rm_horizon);
 				state = GenericXLogStart(rel);
 				wpage = GenericXLogRegisterBuffer(state, buf, 0);
-				L->mark_unused(wpage, offs, n);
+				qs_page_mark_unused(L, wpage, offs, n);
 				GenericXLogFinish(state);
 			}
-			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
-			if (!page_has_records(L, page))
+			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
+			if (!qs_page_has_records(L, page))
 				emptied_tail_candidate = true;
 			UnlockReleaseBuffer(buf);
 		}
@@ -430,7 +416,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
-			empty = !page_has_records(L, page);
+			empty = !qs_page_has_records(L, page);
 			UnlockReleaseBuffer(buf);
 			if (!empty)
 				break;

@@ -30,9 +30,18 @@ $node->safe_psql('postgres', qq{
 	DELETE FROM c WHERE id % 5 = 0;
 	INSERT INTO big SELECT g, repeat(md5(g::text), 300) FROM generate_series(1, 50) g;
 	INSERT INTO u SELECT generate_series(1, 100);
+	CREATE TABLE w (id int, b text) USING $am;
+	ALTER TABLE w ALTER COLUMN b SET STORAGE plain;
+	INSERT INTO w SELECT g, CASE WHEN g % 10 = 0 THEN repeat(chr(65 + g % 26), 8000)
+		ELSE 'small' || g END FROM generate_series(1, 300) g;
+	UPDATE w SET b = repeat('u', 8000) WHERE id = 1;
+	UPDATE w SET b = 'small again' WHERE id = 20;
+	DELETE FROM w WHERE id = 10;
 });
 my $expect = $node->safe_psql('postgres',
 	q{SELECT count(*), sum(id), md5(string_agg(v, ',' ORDER BY id)) FROM c});
+my $wq = q{SELECT count(*), sum(length(b)), md5(string_agg(b, ',' ORDER BY id)) FROM w};
+my $wexpect = $node->safe_psql('postgres', $wq);
 
 # an uncommitted load in progress when the server dies
 my $bg = $node->background_psql('postgres');
@@ -49,6 +58,10 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM c WHERE v = 'uncommitted'
 	'0', 'no uncommitted row or change is visible');
 is($node->safe_psql('postgres', q{SELECT count(*), sum(length(b)) FROM big}),
 	'50|480000', 'toasted values survive the crash');
+is($node->safe_psql('postgres', $wq), $wexpect,
+	'untoasted 8 kB rows (NSM pages in tables of other layouts) survive the crash');
+is($node->safe_psql('postgres', q{SELECT quickstep.check_table('w')}), '299',
+	'check_table is clean on the table with 8 kB rows');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM u}), '0',
 	'an unlogged table is empty after a crash');
 is($node->safe_psql('postgres', q{SELECT quickstep.check_table('c') >= count(*) FROM c}),
