@@ -815,9 +815,10 @@ qs_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 
 	if (qs_fetch(rel, L, tid, snapshot, &tup, &scratch, &buf))
 	{
-		if (TTS_IS_BUFFERTUPLE(slot))
+		/* the table's own slot kind (which keeps the record's header) */
+		if (slot->tts_ops == L->slot_ops())
 			qs_page_store_record(L, rel, buf, BufferGetPage(buf),
-							ItemPointerGetOffsetNumber(tid), slot, NULL);
+								 ItemPointerGetOffsetNumber(tid), slot, NULL);
 		else
 		{
 			/*

@@ -96,6 +96,17 @@ SELECT (SELECT count(*) FROM (TABLE hu EXCEPT ALL TABLE qu) a) AS only_heap,
        (SELECT count(*) FROM (TABLE qu EXCEPT ALL TABLE hu) b) AS only_nsm;
 INSERT INTO qu VALUES (1, 'dup');
 INSERT INTO qu VALUES (2, 'a'), (2, 'b') ON CONFLICT (k) DO UPDATE SET v = excluded.v;
+-- DO NOTHING under REPEATABLE READ / SERIALIZABLE checks that the conflicting
+-- row is visible or our own (its xmin, read from the table's own slot kind):
+-- a row the same statement inserted is no serialization failure
+-- (PostgreSQL's isolation spec insert-conflict-do-nothing-2)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+INSERT INTO qu VALUES (500, 'rr1'), (500, 'rr2') ON CONFLICT DO NOTHING;
+COMMIT;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+INSERT INTO qu VALUES (501, 'sr1'), (501, 'sr2') ON CONFLICT DO NOTHING;
+COMMIT;
+SELECT k, v FROM qu WHERE k >= 500 ORDER BY k;
 
 -- row locks in all four strengths, NOWAIT and SKIP LOCKED (single session)
 BEGIN;
