@@ -747,22 +747,24 @@ hpl_init_page(Page page, Size page_size, TupleDesc desc)
 static Size
 hpl_max_record_size(TupleDesc desc)
 {
-	HplDir	   *dir;
-	HplGeom    *g;
+	PGAlignedBlock buf;
+	HplDir	   *dir = (HplDir *) buf.data;
+	bool		wide;
 	Size		used;
 
 	/*
-	 * Worst case: every attribute nullable.  Only the directory is needed
-	 * for the geometry; the engine asks on every insert and update, so no
-	 * page is formatted (PageInit would clear 8 kB each time).
+	 * Worst case: every attribute nullable.  The first record takes one
+	 * unit of every field, so only the directory is needed, no geometry:
+	 * the engine asks on every insert and update.  (At most 1600
+	 * attributes: the directory fits the block.)
 	 */
-	dir = palloc(HPL_DIR_FIXED + Max(desc->natts, 1) * sizeof(HplAtt));
-	hpl_fill_dir(dir, desc, NULL, true);
-	g = hpl_geom_dir(dir);
-	pfree(dir);
-	used = g->segstart + g->lines[1];
+	StaticAssertStmt(HPL_DIR_FIXED + MaxHeapAttributeNumber * sizeof(HplAtt) <= BLCKSZ,
+					 "HPL directory fits a block");
+	used = hpl_fill_dir(dir, desc, NULL, true);
+	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
+	used += (Size) hpl_count_fields(dir->atts, desc->natts, wide) * HPL_LINE;
 	/* alignment padding of the variable-size values */
-	used += g->wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
+	used += wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
 	if (used >= BLCKSZ)
 		return 0;
 	return MAXALIGN_DOWN(BLCKSZ - used);
