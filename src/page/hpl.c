@@ -63,6 +63,7 @@
 #include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
 #include "executor/tuptable.h"
+#include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/memutils.h"
@@ -407,32 +408,43 @@ hpl_geom_dir(const HplDir *dir)
 
 #define hpl_geom(page) hpl_geom_dir(HplDirOf(page))
 
+static inline bool
+hpl_key16_equal(const HplGeom *g, uint64 b, uint64 d)
+{
+	uint64		a,
+				c;
+
+	memcpy(&a, g->key, 8);
+	memcpy(&c, g->key + 8, 8);
+	return a == b && c == d;
+}
+
 /*
  * A geometry good for the ghost bits and MVCC fields of 'page' (the
  * per-record path of every scan): their places depend only on the segment
  * start and the number of fields of each width, which the first 16 bytes
- * of the directory hold, so two 8-byte compares identify it.  Attribute
- * fields must come from hpl_geom.
+ * of the directory hold, so two 8-byte compares identify it.  So do the
+ * page's natts and wide flag and its growth (lines[]: how many units
+ * record k adds depends on the fields' widths, not their order), which is
+ * all free_space and record_fits' quick answer need.  Attribute fields
+ * must come from hpl_geom.
  */
 static inline HplGeom *
 hpl_hgeom(Page page)
 {
 	const HplDir *dir = HplDirOf(page);
 
-	if (likely(hpl_hlast != NULL))
-	{
-		uint64		a,
-					b,
-					c,
-					d;
+	uint64		b,
+				d;
 
-		memcpy(&a, hpl_hlast->key, 8);
-		memcpy(&b, dir, 8);
-		memcpy(&c, hpl_hlast->key + 8, 8);
-		memcpy(&d, (const char *) dir + 8, 8);
-		if (a == b && c == d)
-			return hpl_hlast;
-	}
+	memcpy(&b, dir, 8);
+	memcpy(&d, (const char *) dir + 8, 8);
+	if (likely(hpl_hlast != NULL) && hpl_key16_equal(hpl_hlast, b, d))
+		return hpl_hlast;
+	/* statements alternate between tables: any cached geometry will do */
+	for (int i = 0; i < HPL_CACHE; i++)
+		if (hpl_cache[i] && hpl_key16_equal(hpl_cache[i], b, d))
+			return hpl_hlast = hpl_cache[i];
 	hpl_hlast = hpl_geom_dir(dir);
 	return hpl_hlast;
 }
@@ -564,19 +576,13 @@ qs_hpl_prefix_of(const char *data, Size len)
  * formatted for it.  Most pages of tables whose NULLs are rare or in fixed
  * columns so spend no cache line per nullable attribute.
  */
-static void
-hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
-		   bool allnull)
+static int
+hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *nulls, bool allnull)
 {
-	PageHeader	ph = (PageHeader) page;
-	HplDir	   *dir = HplDirOf(page);
 	int			natts = desc->natts;
 	bool		wide;
 	int			segstart;
-	XLogRecPtr	lsn = PageGetLSN(page);
 
-	PageInit(page, page_size, 0);
-	PageSetLSN(page, lsn);
 	dir->magic = HPL_MAGIC;
 	dir->version = HPL_VERSION;
 	dir->natts = natts;
@@ -606,7 +612,23 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 	memset(dir->pad, 0, sizeof(dir->pad));
 	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, wide));
 	dir->segstart = segstart;
-	if (wide)
+	return segstart;
+}
+
+static void
+hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
+		   bool allnull)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	int			natts = desc->natts;
+	int			segstart;
+	XLogRecPtr	lsn = PageGetLSN(page);
+
+	PageInit(page, page_size, 0);
+	PageSetLSN(page, lsn);
+	segstart = hpl_fill_dir(dir, desc, nulls, allnull);
+	if (dir->flags & HPL_PAGE_WIDE)
 		memset(&dir->atts[0], 0,
 			   segstart - SizeOfPageHeaderData - HPL_DIR_FIXED);
 	else
@@ -728,42 +750,69 @@ hpl_init_page(Page page, Size page_size, TupleDesc desc)
 static Size
 hpl_max_record_size(TupleDesc desc)
 {
-	PGAlignedBlock tmp;
-	HplGeom    *g;
+	PGAlignedBlock buf;
+	HplDir	   *dir = (HplDir *) buf.data;
+	bool		wide;
 	Size		used;
 
-	/* worst case: every attribute nullable */
-	hpl_format(tmp.data, BLCKSZ, desc, NULL, true);
-	g = hpl_geom(tmp.data);
-	used = g->segstart + g->lines[1];
+	/*
+	 * Worst case: every attribute nullable.  The first record takes one
+	 * unit of every field, so only the directory is needed, no geometry:
+	 * the engine asks on every insert and update.  (At most 1600
+	 * attributes: the directory fits the block.)
+	 */
+	StaticAssertStmt(HPL_DIR_FIXED + MaxHeapAttributeNumber * sizeof(HplAtt) <= BLCKSZ,
+					 "HPL directory fits a block");
+	used = hpl_fill_dir(dir, desc, NULL, true);
+	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
+	used += (Size) hpl_count_fields(dir->atts, desc->natts, wide) * HPL_LINE;
 	/* alignment padding of the variable-size values */
-	used += g->wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
+	used += wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
 	if (used >= BLCKSZ)
 		return 0;
 	return MAXALIGN_DOWN(BLCKSZ - used);
 }
 
-static int
-hpl_nused(Page page, HplGeom *g)
+/*
+ * The used bits of records 0..nrecs-1 lie in the first bytes of the used
+ * field's only unit.  These two are on every insert and update and,
+ * through free_space, on every index fetch's pruning check, so they look
+ * at a byte (eight slots) at a time.
+ */
+static bool
+hpl_is_empty(Page page, HplGeom *g)
 {
-	HplDir	   *dir = HplDirOf(page);
-	int			n = 0;
+	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
+	int			nrecs = HplDirOf(page)->nrecs;
 
-	for (int k = 0; k < dir->nrecs; k++)
-		if (hpl_bit(page, FLD(g, F_USED), k))
-			n++;
-	return n;
+	for (int i = 0; i < nrecs / 8; i++)
+		if (used[i] != 0)
+			return false;
+	/* a partial last byte: only its bits of records < nrecs count */
+	if ((nrecs & 7) && (used[nrecs / 8] & ((1 << (nrecs & 7)) - 1)))
+		return false;
+	return true;
 }
 
+/* first unused slot, or nrecs (a new slot) if none, or -1 if the page has no more */
 static int
 hpl_free_slot(Page page, HplGeom *g)
 {
-	HplDir	   *dir = HplDirOf(page);
+	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
+	int			nrecs = HplDirOf(page)->nrecs;
 
-	for (int k = 0; k < dir->nrecs; k++)
-		if (!hpl_bit(page, FLD(g, F_USED), k))
-			return k;
-	return dir->nrecs < HPL_MAX_RECS ? dir->nrecs : -1;
+	for (int i = 0; i * 8 < nrecs; i++)
+	{
+		if (used[i] != 0xFF)
+		{
+			int			k = i * 8 + pg_rightmost_one_pos32(~used[i] & 0xFF);
+
+			if (k < nrecs)
+				return k;
+			break;
+		}
+	}
+	return nrecs < HPL_MAX_RECS ? nrecs : -1;
 }
 
 static Size
@@ -776,7 +825,7 @@ hpl_free_space(Page page)
 
 	if (PageIsNew(page))
 		return BLCKSZ - SizeOfPageHeaderData - 1024;
-	g = hpl_geom(page);
+	g = hpl_hgeom(page);
 	k = hpl_free_slot(page, g);
 	if (k < 0)
 		return 0;
@@ -874,8 +923,42 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	PGAlignedBlock tmp;
 	Page		target = page;
 
+	if (!PageIsNew(page))
+	{
+		HplGeom    *g = hpl_hgeom(page);
+
+		/*
+		 * Most records fit with room to spare, and the engine asks before
+		 * every put: say yes without deforming the record when even a
+		 * generous bound fits.  The variable-size values are at most the
+		 * formed tuple's data (t_len) plus alignment padding (below 8 bytes
+		 * each); a record without NULLs needs no null bits; a non-empty
+		 * page is not reformatted.  Anything else takes the exact plan.
+		 */
+		tnatts = HeapTupleHeaderGetNatts(tuple->t_data);
+		if (!HeapTupleHasNulls(tuple) && tnatts <= g->natts &&
+			!hpl_is_empty(page, g))
+		{
+			PageHeader	ph = (PageHeader) page;
+			HplDir	   *dir = HplDirOf(page);
+			int			k = hpl_free_slot(page, g);
+			int			newlower;
+
+			if (k < 0)
+				return false;
+			newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
+			if ((int) ph->pd_upper - (int) tuple->t_len -
+				MAXIMUM_ALIGNOF * (tnatts + 1) - newlower >= (int) reserve)
+				return true;
+			/* nor when the new fixed fields alone leave too little */
+			if ((int) ph->pd_upper - newlower < (int) reserve ||
+				newlower > (int) ph->pd_upper)
+				return false;
+		}
+	}
+
 	tnatts = hpl_deform(desc, tuple, &values, &isnull);
-	if (PageIsNew(page) || hpl_nused(page, hpl_geom(page)) == 0)
+	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
 	{
 		/* put_record reformats an empty page for the record */
 		target = tmp.data;
@@ -904,7 +987,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	OffsetNumber off;
 
 	tnatts = hpl_deform(desc, tuple, &values, &isnull);
-	if (PageIsNew(page) || hpl_nused(page, hpl_geom(page)) == 0)
+	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
 		hpl_format(page, PageGetPageSize(page), desc, isnull, false);
 	dir = HplDirOf(page);
 	g = hpl_geom(page);
@@ -1328,7 +1411,7 @@ qs_hpl_read_prefix(Page page, AttrNumber attnum, const OffsetNumber *offs,
 static void
 hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
-	HplGeom    *g = hpl_geom(page);
+	HplGeom    *g = hpl_hgeom(page);
 
 	for (int i = 0; i < n; i++)
 		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
@@ -1337,7 +1420,7 @@ hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
 static void
 hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 {
-	HplGeom    *g = hpl_geom(page);
+	HplGeom    *g = hpl_hgeom(page);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -1360,7 +1443,9 @@ hpl_compact(Page page)
 	int			upper = ph->pd_special;
 	int			nrecs = 0;
 
-	memcpy(tmp.data, page, BLCKSZ);
+	/* values are read from a copy of the variable-size area only */
+	memcpy(tmp.data + ph->pd_upper, (char *) page + ph->pd_upper,
+		   ph->pd_special - ph->pd_upper);
 	for (int k = 0; k < dir->nrecs; k++)
 	{
 		if (!hpl_bit(page, FLD(g, F_USED), k))
