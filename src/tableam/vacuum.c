@@ -15,6 +15,9 @@
  *	   somebody keeps pinned only gets its slots freed (generic WAL), as
  *	   heap's second pass never waits either; then note its free space in
  *	   the FSM.
+ * A page whose records are all visible to everyone gets PD_ALL_VISIBLE
+ * (page_all_visible), in pass 1 or, once its dead records are gone, pass 2;
+ * scans then skip the per-record visibility test, as heap's do.
  * Then index cleanup, truncation of empty tail pages (when the
  * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
  * relminmxid (the oldest multixact left in an xmax, else OldestMxact).
@@ -121,6 +124,44 @@ page_has_records(const QsPageLayout *L, Page page)
 		if (L->record_state(page, off) != QS_REC_UNUSED)
 			return true;
 	return false;
+}
+
+/*
+ * page_all_visible
+ *		Whether every record of the exclusively locked 'page' is visible to
+ *		every snapshot, present and future, so that PD_ALL_VISIBLE may be set:
+ *		no dead slot, and every record's inserter committed (hinted, as heap
+ *		requires: an asynchronous commit not yet flushed gets no hint) before
+ *		OldestXmin, and no xmax (HEAP_XMAX_INVALID: none, an aborted updater
+ *		or a finished locker, as HeapTupleSatisfiesVacuum hints them).
+ *		Decided from header bits alone, so that it may run in a critical
+ *		section.
+ */
+static bool
+page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
+{
+	OffsetNumber maxoff = L->max_offset(page);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		QsRecordState st = L->record_state(page, off);
+
+		if (st == QS_REC_UNUSED)
+			continue;
+		if (st != QS_REC_NORMAL)
+			return false;
+		h = L->get_header(page, off, &scratch, NULL);
+		if (!HeapTupleHeaderXminCommitted(h) ||
+			!(h->t_infomask & HEAP_XMAX_INVALID) ||
+			HeapTupleHeaderIsSpeculative(h))
+			return false;
+		if (!HeapTupleHeaderXminFrozen(h) &&
+			!TransactionIdPrecedes(HeapTupleHeaderGetXmin(h), OldestXmin))
+			return false;
+	}
+	return true;
 }
 
 void
@@ -274,7 +315,14 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			if (freeze)
 				tofreeze[nfreeze++] = off;
 		}
-		if (nfreeze > 0)
+		/*
+		 * Freeze, and set PD_ALL_VISIBLE when the page (frozen as it will be)
+		 * qualifies, in one WAL record.  The flag is decided on the page
+		 * copy after freezing: a cleared xmax counts as none.
+		 */
+		if (nfreeze > 0 ||
+			(!PageIsAllVisible(page) &&
+			 page_all_visible(L, page, cut.OldestXmin)))
 		{
 			GenericXLogState *state;
 			Page		wpage;
@@ -291,7 +339,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					 TransactionIdFollows(xmin, frz_horizon)))
 					frz_horizon = xmin;
 			}
-			qs_log_conflict(rel, frz_horizon);
+			if (nfreeze > 0)
+				qs_log_conflict(rel, frz_horizon);
 			state = GenericXLogStart(rel);
 			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 
@@ -312,6 +361,9 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				}
 				L->set_header(wpage, off, h);
 			}
+			if (!PageIsAllVisible(wpage) &&
+				page_all_visible(L, wpage, cut.OldestXmin))
+				PageSetAllVisible(wpage);
 			GenericXLogFinish(state);
 		}
 		if (nonempty)
@@ -358,6 +410,9 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				START_CRIT_SECTION();
 				L->mark_unused(page, offs, n);
 				L->compact(page);
+				/* its dead records gone, the page may be all-visible now */
+				if (page_all_visible(L, page, cut.OldestXmin))
+					PageSetAllVisible(page);
 				MarkBufferDirty(buf);
 				qs_log_cleanup(rel, buf, rm_horizon);
 				END_CRIT_SECTION();
@@ -378,6 +433,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				state = GenericXLogStart(rel);
 				wpage = GenericXLogRegisterBuffer(state, buf, 0);
 				L->mark_unused(wpage, offs, n);
+				if (page_all_visible(L, wpage, cut.OldestXmin))
+					PageSetAllVisible(wpage);
 				GenericXLogFinish(state);
 			}
 			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
