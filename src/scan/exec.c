@@ -252,14 +252,16 @@ next_page(QsScanState *st, ScanDirection dir)
 									  NULL, -1, false, st->offs);
 		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
 		/* seq_tup_read: rows read from storage, before the storage filter */
-		for (int i = 0; i < visible; i++)
-			pgstat_count_heap_getnext(rel);
+		qs_pgstat_count_heap_getnext_n(rel, visible);
 		page = BufferGetPage(st->buf);
 
 		for (int i = 0; i < st->nquals && n > 0; i++)
 		{
 			QsQual	   *q = st->quals[i];
 
+			/* integer comparisons in place when the layout can */
+			if (qs_qual_filter_page(q, st->layout, page, desc, st->offs, &n))
+				continue;
 			st->layout->read_column(page, desc, q->attno, st->offs, n,
 									st->tmpvals, st->tmpnulls);
 			n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);

@@ -6,7 +6,8 @@
  *	  raises ERRCODE_DATA_CORRUPTED naming the block and what is wrong; it
  *	  never crashes the server.  On a PD_ALL_VISIBLE page it also checks
  *	  that every record is visible to all: inserter committed, no updater
- *	  (committed or running) and no running locker in its xmax.
+ *	  (committed or running) and no running locker in its xmax; and, when
+ *	  PD_HAS_FREE_LINES is clear too, that every slot holds a record.
  *
  *	  quickstep.page_visibility(regclass): every block and whether it carries
  *	  PD_ALL_VISIBLE (tests, debugging).
@@ -126,7 +127,17 @@ qs_check_table(PG_FUNCTION_ARGS)
 			const char *why;
 
 			if (L->record_state((Page) page_copy, off) != QS_REC_NORMAL)
+			{
+				if (PageIsAllVisible((Page) page_copy) &&
+					!PageHasFreeLinePointers((Page) page_copy))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_CORRUPTED),
+							 errmsg("quickstep table \"%s\" is corrupt",
+									RelationGetRelationName(rel)),
+							 errdetail("block %u is all-visible without free slots, but slot %u holds no record",
+									   blk, off)));
 				continue;
+			}
 			records++;
 			if (!PageIsAllVisible((Page) page_copy))
 				continue;

@@ -85,6 +85,24 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	bool		all_visible = snapshot->snapshot_type == SNAPSHOT_MVCC &&
 		!snapshot->takenDuringRecovery && PageIsAllVisible(page);
 
+	/*
+	 * The common case of a whole all-visible page: no per-record test.
+	 * Without free slots (PD_HAS_FREE_LINES clear, which VACUUM decided
+	 * together with the flag, vacuum.c) the records are exactly the offsets
+	 * 1..maxoff; else the layout lists them.
+	 */
+	if (all_visible && !ssi && noffs < 0)
+	{
+		if (!PageHasFreeLinePointers(page))
+		{
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+				out[n++] = off;
+			return n;
+		}
+		if (L->normal_offsets)
+			return L->normal_offsets(page, out);
+	}
+
 	for (int i = 0;; i++)
 	{
 		OffsetNumber off;

@@ -138,10 +138,12 @@ page_has_records(const QsPageLayout *L, Page page)
  *		section.
  */
 static bool
-page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
+page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
+				 bool *dense)
 {
 	OffsetNumber maxoff = L->max_offset(page);
 
+	*dense = true;
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		HeapTupleHeaderData scratch;
@@ -149,7 +151,10 @@ page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
 		QsRecordState st = L->record_state(page, off);
 
 		if (st == QS_REC_UNUSED)
+		{
+			*dense = false;
 			continue;
+		}
 		if (st != QS_REC_NORMAL)
 			return false;
 		h = L->get_header(page, off, &scratch, NULL);
@@ -162,6 +167,30 @@ page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * set_all_visible
+ *		PD_ALL_VISIBLE on 'page' (of the current WAL-logged change) when
+ *		page_all_visible says so.  With it PD_HAS_FREE_LINES says whether
+ *		some slot up to max_offset is unused (its heap meaning): while the
+ *		flag stays, the set of NORMAL records cannot change (every write
+ *		that could change it clears the flag, and pruning finds nothing dead
+ *		on such a page), so a flagged page without free slots lets a scan
+ *		take offsets 1..max_offset without reading a slot.
+ */
+static void
+set_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
+{
+	bool		dense;
+
+	if (PageIsAllVisible(page) || !page_all_visible(L, page, OldestXmin, &dense))
+		return;
+	if (dense)
+		PageClearHasFreeLinePointers(page);
+	else
+		PageSetHasFreeLinePointers(page);
+	PageSetAllVisible(page);
 }
 
 void
@@ -208,6 +237,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		bool		clr_xmax[MaxHeapTuplesPerPage + 1] = {0};
 		int			nfreeze = 0;
 		bool		nonempty = false;
+		bool		dense;
 
 		qs_vacuum_delay_point();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
@@ -322,7 +352,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		 */
 		if (nfreeze > 0 ||
 			(!PageIsAllVisible(page) &&
-			 page_all_visible(L, page, cut.OldestXmin)))
+			 page_all_visible(L, page, cut.OldestXmin, &dense)))
 		{
 			GenericXLogState *state;
 			Page		wpage;
@@ -361,9 +391,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				}
 				L->set_header(wpage, off, h);
 			}
-			if (!PageIsAllVisible(wpage) &&
-				page_all_visible(L, wpage, cut.OldestXmin))
-				PageSetAllVisible(wpage);
+			set_all_visible(L, wpage, cut.OldestXmin);
 			GenericXLogFinish(state);
 		}
 		if (nonempty)
@@ -411,8 +439,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				L->mark_unused(page, offs, n);
 				L->compact(page);
 				/* its dead records gone, the page may be all-visible now */
-				if (page_all_visible(L, page, cut.OldestXmin))
-					PageSetAllVisible(page);
+				set_all_visible(L, page, cut.OldestXmin);
 				MarkBufferDirty(buf);
 				qs_log_cleanup(rel, buf, rm_horizon);
 				END_CRIT_SECTION();
@@ -433,8 +460,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				state = GenericXLogStart(rel);
 				wpage = GenericXLogRegisterBuffer(state, buf, 0);
 				L->mark_unused(wpage, offs, n);
-				if (page_all_visible(L, wpage, cut.OldestXmin))
-					PageSetAllVisible(wpage);
+				set_all_visible(L, wpage, cut.OldestXmin);
 				GenericXLogFinish(state);
 			}
 			RecordPageWithFreeSpace(rel, blk, L->free_space(page));
