@@ -16,7 +16,7 @@
  *	   heap's second pass never waits either; then note its free space in
  *	   the FSM.
  * A page whose records are all visible to everyone gets PD_ALL_VISIBLE
- * (page_all_visible), in pass 1 or, once its dead records are gone, pass 2;
+ * in pass 1 or, once its dead records are gone, pass 2 (page_all_visible);
  * scans then skip the per-record visibility test, as heap's do.
  * Then index cleanup, truncation of empty tail pages (when the
  * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
@@ -128,7 +128,9 @@ page_has_records(const QsPageLayout *L, Page page)
 
 /*
  * page_all_visible
- *		Whether every record of the exclusively locked 'page' is visible to
+ *		For pass 2, after dead records were removed (pass 1 decides from
+ *		HeapTupleSatisfiesVacuum's verdicts as it goes):
+ *		whether every record of the exclusively locked 'page' is visible to
  *		every snapshot, present and future, so that PD_ALL_VISIBLE may be set:
  *		no dead slot, and every record's inserter committed (hinted, as heap
  *		requires: an asynchronous commit not yet flushed gets no hint) before
@@ -237,7 +239,9 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		bool		clr_xmax[MaxHeapTuplesPerPage + 1] = {0};
 		int			nfreeze = 0;
 		bool		nonempty = false;
-		bool		dense;
+		bool		pv_ok = true;	/* every record visible to all */
+		bool		pv_dense = true;	/* and no unused slot */
+		bool		setvis;
 
 		qs_vacuum_delay_point();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
@@ -262,12 +266,16 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			if (st == QS_REC_DEAD)
 			{
 				nonempty = true;
+				pv_ok = false;
 				if (do_index)
 					dead_add(&dead, blk, off);
 				continue;
 			}
 			if (st != QS_REC_NORMAL)
+			{
+				pv_dense = false;
 				continue;
+			}
 			nonempty = true;
 			h = L->get_header(page, off, &scratch, &len);
 			tup.t_data = h;
@@ -340,6 +348,19 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					live += 1;
 					break;
 			}
+
+			/*
+			 * Visible to all: inserted by a committed transaction (LIVE says
+			 * so, from the commit log) older than every snapshot, and no xmax
+			 * left after this pass (none, an aborted updater, a finished
+			 * locker: HeapTupleSatisfiesVacuum hints those invalid).
+			 */
+			if (status != HEAPTUPLE_LIVE ||
+				HeapTupleHeaderIsSpeculative(h) ||
+				(!HeapTupleHeaderXminFrozen(h) &&
+				 !TransactionIdPrecedes(HeapTupleHeaderGetXmin(h), cut.OldestXmin)) ||
+				(!(h->t_infomask & HEAP_XMAX_INVALID) && !clr_xmax[off]))
+				pv_ok = false;
 			if (tup.t_data == &scratch)
 				L->set_header(page, off, &scratch);
 			if (freeze)
@@ -347,12 +368,13 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		}
 		/*
 		 * Freeze, and set PD_ALL_VISIBLE when the page (frozen as it will be)
-		 * qualifies, in one WAL record.  The flag is decided on the page
-		 * copy after freezing: a cleared xmax counts as none.
+		 * qualifies, in one WAL record.  Unlike heap, an inserter whose
+		 * asynchronous commit is not flushed yet (no hint bit) does not keep
+		 * the flag off: this WAL record follows the commit record, so the
+		 * flag cannot reach disk without the commit.
 		 */
-		if (nfreeze > 0 ||
-			(!PageIsAllVisible(page) &&
-			 page_all_visible(L, page, cut.OldestXmin, &dense)))
+		setvis = pv_ok && !PageIsAllVisible(page);
+		if (nfreeze > 0 || setvis)
 		{
 			GenericXLogState *state;
 			Page		wpage;
@@ -391,7 +413,15 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				}
 				L->set_header(wpage, off, h);
 			}
-			set_all_visible(L, wpage, cut.OldestXmin);
+			if (setvis)
+			{
+				/* see set_all_visible */
+				if (pv_dense)
+					PageClearHasFreeLinePointers(wpage);
+				else
+					PageSetHasFreeLinePointers(wpage);
+				PageSetAllVisible(wpage);
+			}
 			GenericXLogFinish(state);
 		}
 		if (nonempty)
