@@ -91,6 +91,17 @@ COMMIT;
 VACUUM qv;
 SELECT qv_flags() AS after_vacuum;
 
+-- an asynchronous commit, flushed or not, does not keep VACUUM from
+-- flagging (the flag's WAL record follows the commit record)
+SET synchronous_commit = off;
+INSERT INTO qv SELECT g, g FROM generate_series(2001, 2100) g;
+RESET synchronous_commit;
+VACUUM qv;
+SELECT qv_flags() AS after_async_insert_vacuum;
+SELECT quickstep.check_table('qv');
+DELETE FROM qv WHERE id > 2000;
+VACUUM qv;
+
 -- flagged pages read the same through every scan
 SELECT count(*), sum(v) FROM qv;
 SET enable_seqscan = off;
