@@ -159,6 +159,12 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #define qs_tuplesort_getdatum(st, fwd, val, isnull) \
 	tuplesort_getdatum((st), (fwd), (val), (isnull), NULL)
 #define qs_pgstat_count_heap_update(rel, newpage) ((void) (newpage), pgstat_count_heap_update((rel), false))
+/* pgstat_count_heap_getnext n times at once (PG 16 renamed the counter) */
+#define qs_pgstat_count_heap_getnext_n(rel, n) \
+	do { \
+		if (pgstat_should_count_relation(rel)) \
+			(rel)->pgstat_info->t_counts.t_tuples_returned += (n); \
+	} while (0)
 #else
 #define QS_AM_SET_NEW_FILELOCATOR relation_set_new_filelocator
 #define QS_UPDATE_INDEXES_T TU_UpdateIndexes
@@ -167,6 +173,11 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #define qs_tuplesort_getdatum(st, fwd, val, isnull) \
 	tuplesort_getdatum((st), (fwd), false, (val), (isnull), NULL)
 #define qs_pgstat_count_heap_update(rel, newpage) pgstat_count_heap_update((rel), false, (newpage))
+#define qs_pgstat_count_heap_getnext_n(rel, n) \
+	do { \
+		if (pgstat_should_count_relation(rel)) \
+			(rel)->pgstat_info->counts.tuples_returned += (n); \
+	} while (0)
 #endif
 
 /* PG 18 added logLockFailure to the conditional lock waits. */

@@ -119,6 +119,14 @@ typedef struct QsPageLayout
 	QsRecordState (*record_state) (Page page, OffsetNumber off);
 
 	/*
+	 * Optional (NULL: the engine asks record_state offset by offset): the
+	 * offsets of the NORMAL records, ascending, into out[] (room for
+	 * MaxHeapTuplesPerPage); returns how many.  Scans of all-visible pages
+	 * need nothing else per record, so this is their whole visibility cost.
+	 */
+	int			(*normal_offsets) (Page page, OffsetNumber *out);
+
+	/*
 	 * The MVCC header of a NORMAL record: a pointer into the page or into
 	 * *scratch.  *len gets the logical (formed tuple) length.
 	 */
@@ -161,6 +169,22 @@ typedef struct QsPageLayout
 								 const OffsetNumber *offs, int n,
 								 Datum **values, bool **isnull);
 
+	/*
+	 * Optional (NULL, or false returned: the engine reads the column and
+	 * compares): keep in offs[0..*n-1], in order, the records whose
+	 * attribute 'attnum' is not NULL and, read as a signed integer of
+	 * 'width' bytes (2, 4 or 8), lies in [lo, hi] (outside it when
+	 * 'outside'); *n gets the new count.  Returns false without touching
+	 * anything when the page cannot decide from its stored values alone:
+	 * the attribute is not a by-value integer of that width there, or some
+	 * record may lack it while it has a non-NULL missing value.  Lets a
+	 * layout that keeps a column's values together filter them in place,
+	 * without materializing a Datum per record.
+	 */
+	bool		(*filter_range) (Page page, TupleDesc desc, AttrNumber attnum,
+								 int width, int64 lo, int64 hi, bool outside,
+								 OffsetNumber *offs, int *n);
+
 	/* Mark records dead (keep slot for index pointers) or unused. */
 	void		(*mark_dead) (Page page, const OffsetNumber *offs, int n);
 	void		(*mark_unused) (Page page, const OffsetNumber *offs, int n);
@@ -188,6 +212,42 @@ typedef struct QsPageLayout
  * (REGBUF_STANDARD).  A layout without one free hole sets pd_upper =
  * pd_lower.
  */
+
+/*
+ * QS_RANGE_FILTER: the compare-and-compact loop of a filter_range
+ * implementation.  PRESENT and VALUE are expressions of the slot 's'
+ * (offset - 1): whether the record has a non-NULL value, and the value as a
+ * signed integer.  VALUE is read for every record, so it must be safe to
+ * read for any slot of the page.  Branch-free: lo <= v <= hi is one
+ * unsigned comparison.
+ */
+#define QS_RANGE_FILTER(offs, n, lo, hi, outside, PRESENT, VALUE) \
+	do { \
+		uint64		span_ = (uint64) (hi) - (uint64) (lo); \
+		int			k_ = 0; \
+		int			n_ = *(n); \
+		\
+		for (int j_ = 0; j_ < n_; j_++) \
+		{ \
+			int			s = (offs)[j_] - 1; \
+			bool		in_ = ((uint64) (int64) (VALUE) - (uint64) (lo)) <= span_; \
+			\
+			(offs)[k_] = (offs)[j_]; \
+			k_ += ((PRESENT) && in_ != (outside)); \
+		} \
+		*(n) = k_; \
+	} while (0)
+
+/*
+ * QS_PREFETCH: ask for the cache line at 'p' ahead of use.  A filter over a
+ * page touches a few lines per column, each a cache miss when the page was
+ * not read lately; prefetching them all first overlaps those misses.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define QS_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define QS_PREFETCH(p) ((void) (p))
+#endif
 
 /* The layouts (src/page/). */
 extern const QsPageLayout qs_nsm_layout;

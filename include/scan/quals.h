@@ -26,9 +26,11 @@
 
 #include "core/compat.h"
 
+#include "access/tupdesc.h"
 #include "fmgr.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
+#include "storage/bufpage.h"
 #include "storage/off.h"
 
 typedef enum QsQualKind
@@ -86,6 +88,10 @@ extern bool qs_qual_pushable(Expr *clause, Index relid, AttrNumber *attno);
 /* Executor side. */
 extern QsQual *qs_qual_compile(Expr *clause, Index relid, PlanState *parent);
 extern void qs_qual_prepare(QsQual *qual, ExprContext *econtext, MemoryContext argcxt);
+struct QsPageLayout;
+extern bool qs_qual_filter_page(QsQual *qual, const struct QsPageLayout *L,
+								Page page, TupleDesc desc,
+								OffsetNumber *offs, int *n);
 extern int	qs_qual_filter(QsQual *qual, const Datum *values, const bool *isnull,
 						   OffsetNumber *offs, int n);
 

@@ -1105,6 +1105,27 @@ hpl_record_state(Page page, OffsetNumber off)
 	}
 }
 
+static int
+hpl_normal_offsets(Page page, OffsetNumber *out)
+{
+	HplGeom    *g;
+	const uint8 *p = (const uint8 *) page;
+	int			nrecs;
+	int			n = 0;
+
+	if (PageIsNew(page))
+		return 0;
+	nrecs = HplDirOf(page)->nrecs;
+	g = hpl_hgeom(page);
+	for (int k = 0; k < nrecs; k++)
+	{
+		/* NORMAL = used and live, as hpl_record_state decides */
+		out[n] = k + 1;
+		n += ((p[g->hoff[k][F_USED]] & p[g->hoff[k][F_LIVE]]) >> (k & 7)) & 1;
+	}
+	return n;
+}
+
 static inline void
 hpl_fill_header(Page page, HplGeom *g, int k, HeapTupleHeader h, uint32 *len)
 {
@@ -1377,6 +1398,56 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 	}
 	else
 		memset(isnull, 0, sizeof(bool) * n);
+}
+
+static bool
+hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
+				 int64 lo, int64 hi, bool outside, OffsetNumber *offs, int *n)
+{
+	HplGeom    *g;
+	int			i = attnum - 1;
+	const HplField *vf;
+	const HplField *nf;
+
+	if (PageIsNew(page))
+		return false;
+	g = hpl_geom(page);
+	/* only where read_column's column-wise loops apply */
+	if (g->wide || i >= g->natts || i >= HplDirOf(page)->minnatts ||
+		i >= desc->natts || (g->atts[i].flags & HPL_ATT_VAR))
+		return false;
+	vf = &g->f[g->attval[i]];
+	if (vf->width != width)
+		return false;
+	nf = g->attnull[i] >= 0 ? &g->f[g->attnull[i]] : NULL;
+	if (*n > 0)
+	{
+		/* the units holding the values are spread over the page */
+		int			last = (offs[*n - 1] - 1) >> vf->shift;
+
+		for (int u = (offs[0] - 1) >> vf->shift; u <= last; u++)
+			QS_PREFETCH((const char *) page + vf->unitoff[u]);
+	}
+#define HPL_PRESENT (nf == NULL || !hpl_bit(page, nf, s))
+	switch (width)
+	{
+		case 2:
+			QS_RANGE_FILTER(offs, n, lo, hi, outside, HPL_PRESENT,
+							*(const int16 *) hpl_addr(page, vf, s));
+			break;
+		case 4:
+			QS_RANGE_FILTER(offs, n, lo, hi, outside, HPL_PRESENT,
+							*(const int32 *) hpl_addr(page, vf, s));
+			break;
+		case 8:
+			QS_RANGE_FILTER(offs, n, lo, hi, outside, HPL_PRESENT,
+							*(const int64 *) hpl_addr(page, vf, s));
+			break;
+		default:
+			return false;
+	}
+#undef HPL_PRESENT
+	return true;
 }
 
 bool
@@ -1705,11 +1776,13 @@ const QsPageLayout qs_hpl_layout = {
 	.put_record = hpl_put_record,
 	.max_offset = hpl_max_offset,
 	.record_state = hpl_record_state,
+	.normal_offsets = hpl_normal_offsets,
 	.get_header = hpl_get_header,
 	.set_header = hpl_set_header,
 	.store_record = hpl_store_record,
 	.copy_record = hpl_copy_record,
 	.read_column = hpl_read_column,
+	.filter_range = hpl_filter_range,
 	.mark_dead = hpl_mark_dead,
 	.mark_unused = hpl_mark_unused,
 	.compact = hpl_compact,

@@ -108,6 +108,23 @@ nsm_record_state(Page page, OffsetNumber off)
 	return QS_REC_UNUSED;
 }
 
+static int
+nsm_normal_offsets(Page page, OffsetNumber *out)
+{
+	OffsetNumber maxoff;
+	int			n = 0;
+
+	if (PageIsNew(page))
+		return 0;
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		out[n] = off;
+		n += ItemIdIsNormal(PageGetItemId(page, off));
+	}
+	return n;
+}
+
 static HeapTupleHeader
 nsm_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 			   uint32 *len)
@@ -377,6 +394,7 @@ const QsPageLayout qs_nsm_layout = {
 	.put_record = nsm_put_record,
 	.max_offset = nsm_max_offset,
 	.record_state = nsm_record_state,
+	.normal_offsets = nsm_normal_offsets,
 	.get_header = nsm_get_header,
 	.set_header = nsm_set_header,
 	.store_record = nsm_store_record,

@@ -930,6 +930,25 @@ pax_record_state(Page page, OffsetNumber off)
 	return QS_REC_UNUSED;
 }
 
+static int
+pax_normal_offsets(Page page, OffsetNumber *out)
+{
+	PaxPageHeader *h;
+	const PaxRecHdr *recs;
+	int			n = 0;
+
+	if (PageIsNew(page))
+		return 0;
+	h = PaxHeaderOf(page);
+	recs = PaxRecs(page, h);
+	for (int k = 0; k < h->nslots; k++)
+	{
+		out[n] = k + 1;
+		n += (recs[k].state == PAX_NORMAL);
+	}
+	return n;
+}
+
 static HeapTupleHeader
 pax_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 			   uint32 *len)
@@ -1182,6 +1201,59 @@ pax_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 #undef PAX_LOOP
 }
 
+static bool
+pax_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
+				 int64 lo, int64 hi, bool outside, OffsetNumber *offs, int *n)
+{
+	PaxPageHeader *h = PaxHeaderOf(page);
+	int			i = attnum - 1;
+	PaxMini    *m;
+	const uint8 *bits;
+	const char *vals;
+
+	if (i >= h->natts || i >= desc->natts)
+		return false;
+	m = &h->mini[i];
+	if (m->attlen != width || !m->attbyval)
+		return false;
+
+	/*
+	 * A record stored without the attribute has its presence bit clear:
+	 * that reads as NULL only when the attribute has no missing value.
+	 */
+	if (TupleDescAttr(desc, i)->atthasmissing)
+		return false;
+	bits = (const uint8 *) page + m->start;
+	vals = (const char *) page + m->vals;
+	if (*n > 0)
+	{
+		const char *end = vals + (Size) offs[*n - 1] * width;
+
+		for (const char *p = vals + (Size) (offs[0] - 1) * width; p < end; p += 64)
+			QS_PREFETCH(p);
+	}
+#define PAX_PRESENT ((bits[s >> 3] >> (s & 7)) & 1)
+	switch (width)
+	{
+		case 2:
+			QS_RANGE_FILTER(offs, n, lo, hi, outside, PAX_PRESENT,
+							((const int16 *) vals)[s]);
+			break;
+		case 4:
+			QS_RANGE_FILTER(offs, n, lo, hi, outside, PAX_PRESENT,
+							((const int32 *) vals)[s]);
+			break;
+		case 8:
+			QS_RANGE_FILTER(offs, n, lo, hi, outside, PAX_PRESENT,
+							((const int64 *) vals)[s]);
+			break;
+		default:
+			return false;
+	}
+#undef PAX_PRESENT
+	return true;
+}
+
 static void
 pax_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
@@ -1395,11 +1467,13 @@ const QsPageLayout qs_pax_layout = {
 	.put_record = pax_put_record,
 	.max_offset = pax_max_offset,
 	.record_state = pax_record_state,
+	.normal_offsets = pax_normal_offsets,
 	.get_header = pax_get_header,
 	.set_header = pax_set_header,
 	.store_record = pax_store_record,
 	.copy_record = pax_copy_record,
 	.read_column = pax_read_column,
+	.filter_range = pax_filter_range,
 	.mark_dead = pax_mark_dead,
 	.mark_unused = pax_mark_unused,
 	.compact = pax_compact,

@@ -253,8 +253,7 @@ next_page(QsScanState *st, ScanDirection dir)
 									  NULL, -1, false, st->offs);
 		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
 		/* seq_tup_read: rows read from storage, before the storage filter */
-		for (int i = 0; i < visible; i++)
-			pgstat_count_heap_getnext(rel);
+		qs_pgstat_count_heap_getnext_n(rel, visible);
 		page = BufferGetPage(st->buf);
 		/* an NSM page of a PAX/HPL table (records too big for the layout) */
 		PL = qs_page_layout(st->layout, page);
@@ -263,6 +262,9 @@ next_page(QsScanState *st, ScanDirection dir)
 		{
 			QsQual	   *q = st->quals[i];
 
+			/* integer comparisons in place when the layout can */
+			if (qs_qual_filter_page(q, PL, page, desc, st->offs, &n))
+				continue;
 			PL->read_column(page, desc, q->attno, st->offs, n,
 							st->tmpvals, st->tmpnulls);
 			n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);

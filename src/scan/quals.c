@@ -18,6 +18,8 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
+#include "page/layout.h"
+
 /* Strip binary-compatible relabelings (varchar -> text and the like). */
 static Expr *
 strip_relabel(Expr *e)
@@ -410,4 +412,63 @@ qs_qual_filter(QsQual *q, const Datum *values, const bool *isnull,
 	}
 	q->rows_out += k;
 	return k;
+}
+
+/*
+ * qs_qual_filter_page
+ *		Run a native integer comparison (fast_cmp) over the records
+ *		offs[0..*n-1] of 'page' inside the layout (filter_range), without
+ *		reading the column into Datums first; same result as read_column
+ *		followed by qs_qual_filter.  False, with nothing done, when the qual
+ *		is of another kind or the layout cannot do it on this page: the
+ *		caller then takes the generic path.
+ */
+bool
+qs_qual_filter_page(QsQual *q, const QsPageLayout *L, Page page,
+					TupleDesc desc, OffsetNumber *offs, int *n)
+{
+	int64		b = q->arg_int;
+	int64		lo = PG_INT64_MIN;
+	int64		hi = PG_INT64_MAX;
+	bool		outside = false;
+	bool		empty = false;
+	int			nin = *n;
+
+	if (q->kind != QS_QUAL_OP || q->fast_cmp == QS_CMP_NONE ||
+		L->filter_range == NULL)
+		return false;
+	switch (q->fast_cmp)
+	{
+		case QS_CMP_LT:
+			empty = (b == PG_INT64_MIN);
+			hi = b - (empty ? 0 : 1);
+			break;
+		case QS_CMP_LE:
+			hi = b;
+			break;
+		case QS_CMP_EQ:
+			lo = hi = b;
+			break;
+		case QS_CMP_NE:
+			lo = hi = b;
+			outside = true;
+			break;
+		case QS_CMP_GE:
+			lo = b;
+			break;
+		case QS_CMP_GT:
+			empty = (b == PG_INT64_MAX);
+			lo = b + (empty ? 0 : 1);
+			break;
+		case QS_CMP_NONE:
+			return false;
+	}
+	if (q->arg_isnull || empty)
+		*n = 0;					/* nothing compares true with NULL */
+	else if (!L->filter_range(page, desc, q->attno, q->col_width,
+							  lo, hi, outside, offs, n))
+		return false;
+	q->rows_in += nin;
+	q->rows_out += *n;
+	return true;
 }

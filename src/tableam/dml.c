@@ -293,6 +293,7 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	page = GenericXLogRegisterBuffer(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (isnew)
 		RL->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
+	PageClearAllVisible(page);	/* the new record is not visible to all */
 	off = RL->put_record(page, RelationGetDescr(rel), blkno, tup);
 	if (off == InvalidOffsetNumber)
 	{
@@ -396,6 +397,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 		if (isnew)
 			RL->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
+		PageClearAllVisible(page);	/* new records are not visible to all */
 		do
 		{
 			if (RL->put_record(page, RelationGetDescr(rel), blkno, tups[i]) == InvalidOffsetNumber)
@@ -490,6 +492,8 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		hdr->t_ctid = *tid;
 		PageSetPrunable(page, RecentXmin);
 	}
+	/* a speculative record never was visible to all; stay conservative */
+	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
@@ -1012,6 +1016,8 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 	HeapTupleHeaderSetXmax(hdr, xmax);
 	if (self != NULL && HEAP_XMAX_IS_LOCKED_ONLY(infomask))
 		hdr->t_ctid = *self;
+	/* every valid xmax clears the flag, a locker's too (no VM to say more) */
+	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
 	GenericXLogFinish(state);
 }
@@ -1264,6 +1270,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		HeapTupleHeaderSetMovedPartitions(hdr);
 	qs_page_set_header(L, page, off, hdr);
 	PageSetPrunable(page, xid);
+	PageClearAllVisible(page);	/* xmax set: no longer visible to all */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -1539,6 +1546,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &newtup->t_self);
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
+		PageClearAllVisible(page);	/* new version, old one's xmax */
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		heaptup = newtup;
@@ -1571,6 +1579,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		HeapTupleHeaderSetXmax(hdr, lxmax);
 		HeapTupleHeaderSetCmax(hdr, ocid, iscombo);
 		hdr->t_ctid = *otid;
+		PageClearAllVisible(page);	/* xmax set (lock) */
 		qs_page_set_header(L, page, off, hdr);
 		GenericXLogFinish(state);
 		if (need_toast)
@@ -1653,6 +1662,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 											  isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 			if (isnew)
 				RL->init_page(npage, BufferGetPageSize(newbuf), RelationGetDescr(rel));
+			PageClearAllVisible(npage); /* the new version */
 			if (RL->put_record(npage, RelationGetDescr(rel), BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 			newpage = true;
@@ -1661,6 +1671,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
+		PageClearAllVisible(page);	/* new version, old one's xmax */
 		GenericXLogFinish(state);
 		if (newbuf != buf)
 			UnlockReleaseBuffer(newbuf);

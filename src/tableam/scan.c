@@ -63,6 +63,14 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
  *		offs[0..noffs-1] when noffs >= 0.  Checks serializable conflicts as a
  *		heap scan does, and with lock_tids predicate-locks each visible record
  *		(bitmap scans).  Used by the engine's scans and by QuickstepScan.
+ *
+ *		On a PD_ALL_VISIBLE page every record is visible to every MVCC
+ *		snapshot (see vacuum.c), so the per-record test is skipped, as heap's
+ *		page-at-a-time scan skips it; not for snapshots taken during
+ *		recovery, as heap does not trust the page flag there either (it may
+ *		reach a standby ahead of the recovery conflict that would cancel
+ *		snapshots which still miss an insert).  Serializable transactions
+ *		still check every record for a conflict out, as heap does.
  */
 int
 qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
@@ -70,10 +78,33 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				bool lock_tids, OffsetNumber *out)
 {
 	Page		page = BufferGetPage(buf);
-	OffsetNumber maxoff = qs_page_max_offset(L, page);
+	OffsetNumber maxoff;
 	int			n = 0;
-	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC &&
-		!CheckForSerializableConflictOutNeeded(rel, snapshot);
+	bool		ssi = CheckForSerializableConflictOutNeeded(rel, snapshot);
+	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC && !ssi;
+	bool		all_visible = snapshot->snapshot_type == SNAPSHOT_MVCC &&
+		!snapshot->takenDuringRecovery && PageIsAllVisible(page);
+
+	L = qs_page_layout(L, page);	/* an NSM page of a PAX/HPL table */
+	maxoff = L->max_offset(page);
+
+	/*
+	 * The common case of a whole all-visible page: no per-record test.
+	 * Without free slots (PD_HAS_FREE_LINES clear, which VACUUM decided
+	 * together with the flag, vacuum.c) the records are exactly the offsets
+	 * 1..maxoff; else the layout lists them.
+	 */
+	if (all_visible && !ssi && noffs < 0)
+	{
+		if (!PageHasFreeLinePointers(page))
+		{
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+				out[n++] = off;
+			return n;
+		}
+		if (L->normal_offsets)
+			return L->normal_offsets(page, out);
+	}
 
 	for (int i = 0;; i++)
 	{
@@ -98,6 +129,27 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		}
 		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 			continue;
+		if (all_visible)
+		{
+			uint32		len;
+
+			if (!ssi)
+			{
+				/* nothing to lock either: PredicateLockTID would do nothing */
+				out[n++] = off;
+				continue;
+			}
+			tup.t_data = L->get_header(page, off, &scratch, &len);
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
+			tup.t_tableOid = RelationGetRelid(rel);
+			HeapCheckForSerializableConflictOut(true, rel, &tup, buf, snapshot);
+			if (lock_tids)
+				PredicateLockTID(rel, &tup.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tup.t_data));
+			out[n++] = off;
+			continue;
+		}
 		if (fast)
 		{
 			/*

@@ -15,6 +15,9 @@
  *	   somebody keeps pinned only gets its slots freed (generic WAL), as
  *	   heap's second pass never waits either; then note its free space in
  *	   the FSM.
+ * A page whose records are all visible to everyone gets PD_ALL_VISIBLE
+ * in pass 1 or, once its dead records are gone, pass 2 (page_all_visible);
+ * scans then skip the per-record visibility test, as heap's do.
  * Then index cleanup, truncation of empty tail pages (when the
  * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
  * relminmxid (the oldest multixact left in an xmax, else OldestMxact).
@@ -109,6 +112,77 @@ track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxi
 		track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
 }
 
+/*
+ * page_all_visible
+ *		For pass 2, after dead records were removed (pass 1 decides from
+ *		HeapTupleSatisfiesVacuum's verdicts as it goes):
+ *		whether every record of the exclusively locked 'page' is visible to
+ *		every snapshot, present and future, so that PD_ALL_VISIBLE may be set:
+ *		no dead slot, and every record's inserter committed (hinted, as heap
+ *		requires: an asynchronous commit not yet flushed gets no hint) before
+ *		OldestXmin, and no xmax (HEAP_XMAX_INVALID: none, an aborted updater
+ *		or a finished locker, as HeapTupleSatisfiesVacuum hints them).
+ *		Decided from header bits alone, so that it may run in a critical
+ *		section.
+ */
+static bool
+page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
+				 bool *dense)
+{
+	OffsetNumber maxoff;
+
+	L = qs_page_layout(L, page);	/* an NSM page of a PAX/HPL table */
+	maxoff = L->max_offset(page);
+	*dense = true;
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		QsRecordState st = L->record_state(page, off);
+
+		if (st == QS_REC_UNUSED)
+		{
+			*dense = false;
+			continue;
+		}
+		if (st != QS_REC_NORMAL)
+			return false;
+		h = L->get_header(page, off, &scratch, NULL);
+		if (!HeapTupleHeaderXminCommitted(h) ||
+			!(h->t_infomask & HEAP_XMAX_INVALID) ||
+			HeapTupleHeaderIsSpeculative(h))
+			return false;
+		if (!HeapTupleHeaderXminFrozen(h) &&
+			!TransactionIdPrecedes(HeapTupleHeaderGetXmin(h), OldestXmin))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * set_all_visible
+ *		PD_ALL_VISIBLE on 'page' (of the current WAL-logged change) when
+ *		page_all_visible says so.  With it PD_HAS_FREE_LINES says whether
+ *		some slot up to max_offset is unused (its heap meaning): while the
+ *		flag stays, the set of NORMAL records cannot change (every write
+ *		that could change it clears the flag, and pruning finds nothing dead
+ *		on such a page), so a flagged page without free slots lets a scan
+ *		take offsets 1..max_offset without reading a slot.
+ */
+static void
+set_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
+{
+	bool		dense;
+
+	if (PageIsAllVisible(page) || !page_all_visible(L, page, OldestXmin, &dense))
+		return;
+	if (dense)
+		PageClearHasFreeLinePointers(page);
+	else
+		PageSetHasFreeLinePointers(page);
+	PageSetAllVisible(page);
+}
+
 void
 qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			  BufferAccessStrategy bstrategy)
@@ -153,6 +227,10 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		bool		clr_xmax[MaxHeapTuplesPerPage + 1] = {0};
 		int			nfreeze = 0;
 		bool		nonempty = false;
+		bool		pv_ok = true;	/* every record visible to all */
+		bool		pv_dense = true;	/* and no unused slot */
+		bool		setvis;
+		int			ndead_before = dead.n;
 
 		qs_vacuum_delay_point();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
@@ -177,12 +255,16 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			if (st == QS_REC_DEAD)
 			{
 				nonempty = true;
+				pv_ok = false;
 				if (do_index)
 					dead_add(&dead, blk, off);
 				continue;
 			}
 			if (st != QS_REC_NORMAL)
+			{
+				pv_dense = false;
 				continue;
+			}
 			nonempty = true;
 			h = qs_page_get_header(L, page, off, &scratch, &len);
 			tup.t_data = h;
@@ -255,12 +337,33 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					live += 1;
 					break;
 			}
+
+			/*
+			 * Visible to all: inserted by a committed transaction (LIVE says
+			 * so, from the commit log) older than every snapshot, and no xmax
+			 * left after this pass (none, an aborted updater, a finished
+			 * locker: HeapTupleSatisfiesVacuum hints those invalid).
+			 */
+			if (status != HEAPTUPLE_LIVE ||
+				HeapTupleHeaderIsSpeculative(h) ||
+				(!HeapTupleHeaderXminFrozen(h) &&
+				 !TransactionIdPrecedes(HeapTupleHeaderGetXmin(h), cut.OldestXmin)) ||
+				(!(h->t_infomask & HEAP_XMAX_INVALID) && !clr_xmax[off]))
+				pv_ok = false;
 			if (tup.t_data == &scratch)
 				qs_page_set_header(L, page, off, &scratch);
 			if (freeze)
 				tofreeze[nfreeze++] = off;
 		}
-		if (nfreeze > 0)
+		/*
+		 * Freeze, and set PD_ALL_VISIBLE when the page (frozen as it will be)
+		 * qualifies, in one WAL record.  Unlike heap, an inserter whose
+		 * asynchronous commit is not flushed yet (no hint bit) does not keep
+		 * the flag off: this WAL record follows the commit record, so the
+		 * flag cannot reach disk without the commit.
+		 */
+		setvis = pv_ok && !PageIsAllVisible(page);
+		if (nfreeze > 0 || setvis)
 		{
 			GenericXLogState *state;
 			Page		wpage;
@@ -277,7 +380,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					 TransactionIdFollows(xmin, frz_horizon)))
 					frz_horizon = xmin;
 			}
-			qs_log_conflict(rel, frz_horizon);
+			if (nfreeze > 0)
+				qs_log_conflict(rel, frz_horizon);
 			state = GenericXLogStart(rel);
 			wpage = GenericXLogRegisterBuffer(state, buf, 0);
 
@@ -298,11 +402,21 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				}
 				qs_page_set_header(L, wpage, off, h);
 			}
+			if (setvis)
+			{
+				/* see set_all_visible */
+				if (pv_dense)
+					PageClearHasFreeLinePointers(wpage);
+				else
+					PageSetHasFreeLinePointers(wpage);
+				PageSetAllVisible(wpage);
+			}
 			GenericXLogFinish(state);
 		}
 		if (nonempty)
 			last_nonempty = blk;
-		else
+		/* pass 2 records the free space of the pages it visits */
+		if (dead.n == ndead_before)
 			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
 		UnlockReleaseBuffer(buf);
 	}
@@ -344,6 +458,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				START_CRIT_SECTION();
 				qs_page_mark_unused(L, page, offs, n);
 				qs_page_compact(L, page);
+				/* its dead records gone, the page may be all-visible now */
+				set_all_visible(L, page, cut.OldestXmin);
 				MarkBufferDirty(buf);
 				qs_log_cleanup(rel, buf, rm_horizon);
 				END_CRIT_SECTION();
@@ -364,6 +480,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				state = GenericXLogStart(rel);
 				wpage = GenericXLogRegisterBuffer(state, buf, 0);
 				qs_page_mark_unused(L, wpage, offs, n);
+				set_all_visible(L, wpage, cut.OldestXmin);
 				GenericXLogFinish(state);
 			}
 			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
