@@ -35,6 +35,7 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	TransactionId hint;
 	GlobalVisState *vistest;
 	Size		minfree;
+	Size		freespace;
 	OffsetNumber dead[MaxHeapTuplesPerPage];
 	int			ndead = 0;
 	TransactionId horizon = InvalidTransactionId;
@@ -52,7 +53,16 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		return;
 	minfree = Max(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR),
 				  BLCKSZ / 10);
-	if (qs_page_free_space(L, page) >= minfree)
+	/*
+	 * Unlike heap's, the free space is not a peek at two header fields: a
+	 * layout reads its directory, and an inserter may reformat a page that
+	 * holds no record (another layout, new geometry) under the exclusive
+	 * lock, so read it under a share lock.
+	 */
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	freespace = qs_page_free_space(L, page);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (freespace >= minfree)
 		return;
 	if (!ConditionalLockBufferForCleanup(buf))
 		return;

@@ -41,6 +41,7 @@
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "tableam/engine.h"
@@ -160,6 +161,22 @@ page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
 }
 
 /*
+ * May VACUUM set the flag at all?  Not while old_snapshot_threshold is
+ * active (PG 15/16): its OldestXmin may pass live snapshots, which would
+ * then see rows inserted after them on a flagged page (and the engine has
+ * no "snapshot too old" test).
+ */
+static bool
+qs_allvis_allowed(void)
+{
+#if PG_VERSION_NUM < 170000
+	return !OldSnapshotThresholdActive();
+#else
+	return true;
+#endif
+}
+
+/*
  * set_all_visible
  *		PD_ALL_VISIBLE on 'page' (of the current WAL-logged change) when
  *		page_all_visible says so.  With it PD_HAS_FREE_LINES says whether
@@ -174,7 +191,8 @@ set_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
 {
 	bool		dense;
 
-	if (PageIsAllVisible(page) || !page_all_visible(L, page, OldestXmin, &dense))
+	if (PageIsAllVisible(page) || !qs_allvis_allowed() ||
+		!page_all_visible(L, page, OldestXmin, &dense))
 		return;
 	if (dense)
 		PageClearHasFreeLinePointers(page);
@@ -230,6 +248,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		bool		pv_ok = true;	/* every record visible to all */
 		bool		pv_dense = true;	/* and no unused slot */
 		bool		setvis;
+		bool		allvis_ok = qs_allvis_allowed();
 		int			ndead_before = dead.n;
 
 		qs_vacuum_delay_point();
@@ -362,7 +381,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		 * the flag off: this WAL record follows the commit record, so the
 		 * flag cannot reach disk without the commit.
 		 */
-		setvis = pv_ok && !PageIsAllVisible(page);
+		setvis = pv_ok && allvis_ok && !PageIsAllVisible(page);
 		if (nfreeze > 0 || setvis)
 		{
 			GenericXLogState *state;
