@@ -437,10 +437,13 @@ qs_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 				bool		valid;
 
 				LockBuffer(scan->cbuf, BUFFER_LOCK_SHARE);
-				valid = qs_record_visible(scan->layout, scan->base.rs_rd,
-										  scan->cbuf, page,
-										  scan->vis[scan->cindex], snapshot,
-										  &tup, &scratch);
+				/* VACUUM may have freed the slot since (a dirty snapshot) */
+				valid = qs_page_record_state(scan->layout, page,
+											 scan->vis[scan->cindex]) == QS_REC_NORMAL &&
+					qs_record_visible(scan->layout, scan->base.rs_rd,
+									  scan->cbuf, page,
+									  scan->vis[scan->cindex], snapshot,
+									  &tup, &scratch);
 				LockBuffer(scan->cbuf, BUFFER_LOCK_UNLOCK);
 				if (!valid)
 				{
