@@ -804,6 +804,30 @@ qs_multi_wait(MultiXactId multi, MultiXactStatus status, uint16 infomask,
 }
 
 /*
+ * The MultiXactStatus a single-xid xmax stands for, as heapam.c derives it
+ * in compute_new_xmax_infomask and heap_lock_updated_tuple_rec; false for
+ * LOCK_ONLY without a lock bit (a pg_upgrade'd share lock), which each
+ * caller treats as heap does there.
+ */
+static bool
+qs_xmax_status(uint16 infomask, uint16 infomask2, MultiXactStatus *status)
+{
+	if (!HEAP_XMAX_IS_LOCKED_ONLY(infomask))
+		*status = (infomask2 & HEAP_KEYS_UPDATED) ?
+			MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate;
+	else if (HEAP_XMAX_IS_KEYSHR_LOCKED(infomask))
+		*status = MultiXactStatusForKeyShare;
+	else if (HEAP_XMAX_IS_SHR_LOCKED(infomask))
+		*status = MultiXactStatusForShare;
+	else if (HEAP_XMAX_IS_EXCL_LOCKED(infomask))
+		*status = (infomask2 & HEAP_KEYS_UPDATED) ?
+			MultiXactStatusForUpdate : MultiXactStatusForNoKeyUpdate;
+	else
+		return false;
+	return true;
+}
+
+/*
  * qs_compute_new_xmax_infomask
  *		The xmax (and its infomask bits) to store when 'add_to_xmax' locks
  *		(or, with is_update, updates or deletes) a record whose xmax is
@@ -903,31 +927,14 @@ l5:
 		MultiXactStatus old_status;
 		LockTupleMode old_mode;
 
-		if (HEAP_XMAX_IS_LOCKED_ONLY(old_infomask))
+		if (!qs_xmax_status(old_infomask, old_infomask2, &old_status))
 		{
-			if (HEAP_XMAX_IS_KEYSHR_LOCKED(old_infomask))
-				old_status = MultiXactStatusForKeyShare;
-			else if (HEAP_XMAX_IS_SHR_LOCKED(old_infomask))
-				old_status = MultiXactStatusForShare;
-			else if (HEAP_XMAX_IS_EXCL_LOCKED(old_infomask))
-			{
-				if (old_infomask2 & HEAP_KEYS_UPDATED)
-					old_status = MultiXactStatusForUpdate;
-				else
-					old_status = MultiXactStatusForNoKeyUpdate;
-			}
-			else
-			{
-				/* LOCK_ONLY alone: a pg_upgrade'd page; not locked */
-				elog(WARNING, "LOCK_ONLY found for Xid in progress %u", xmax);
-				old_infomask |= HEAP_XMAX_INVALID;
-				old_infomask &= ~HEAP_XMAX_LOCK_ONLY;
-				goto l5;
-			}
+			/* LOCK_ONLY alone: a pg_upgrade'd page; not locked */
+			elog(WARNING, "LOCK_ONLY found for Xid in progress %u", xmax);
+			old_infomask |= HEAP_XMAX_INVALID;
+			old_infomask &= ~HEAP_XMAX_LOCK_ONLY;
+			goto l5;
 		}
-		else
-			old_status = (old_infomask2 & HEAP_KEYS_UPDATED) ?
-				MultiXactStatusUpdate : MultiXactStatusNoKeyUpdate;
 
 		old_mode = QS_TUPLOCK_FROM_MXSTATUS(old_status);
 
@@ -1866,29 +1873,9 @@ l4:
 			{
 				MultiXactStatus status;
 
-				if (HEAP_XMAX_IS_LOCKED_ONLY(old_infomask))
-				{
-					if (HEAP_XMAX_IS_KEYSHR_LOCKED(old_infomask))
-						status = MultiXactStatusForKeyShare;
-					else if (HEAP_XMAX_IS_SHR_LOCKED(old_infomask))
-						status = MultiXactStatusForShare;
-					else if (HEAP_XMAX_IS_EXCL_LOCKED(old_infomask))
-					{
-						if (old_infomask2 & HEAP_KEYS_UPDATED)
-							status = MultiXactStatusForUpdate;
-						else
-							status = MultiXactStatusForNoKeyUpdate;
-					}
-					else
-					{
-						/* a pg_upgrade'd share lock, never inside a chain */
-						elog(ERROR, "invalid lock status in tuple");
-					}
-				}
-				else if (old_infomask2 & HEAP_KEYS_UPDATED)
-					status = MultiXactStatusUpdate;
-				else
-					status = MultiXactStatusNoKeyUpdate;
+				/* a pg_upgrade'd share lock, never inside a chain */
+				if (!qs_xmax_status(old_infomask, old_infomask2, &status))
+					elog(ERROR, "invalid lock status in tuple");
 
 				result = qs_test_lockmode_for_conflict(status, xmax, mode,
 													   &mytup, &needwait);

@@ -67,7 +67,9 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	if (!ConditionalLockBufferForCleanup(buf))
 		return;
 
-	maxoff = qs_page_max_offset(L, page);
+	/* the format cannot change under the cleanup lock: resolve it once */
+	L = qs_page_layout(L, page);
+	maxoff = L->max_offset(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		HeapTupleData tup;
@@ -75,9 +77,9 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 		uint32		len;
 		bool		is_dead;
 
-		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+		if (L->record_state(page, off) != QS_REC_NORMAL)
 			continue;
-		tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+		tup.t_data = L->get_header(page, off, &scratch, &len);
 		tup.t_len = len;
 		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
 		tup.t_tableOid = RelationGetRelid(rel);
@@ -113,15 +115,15 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 				newhint = x;
 		}
 		if (tup.t_data == &scratch)
-			qs_page_set_header(L, page, off, &scratch);
+			L->set_header(page, off, &scratch);
 	}
 
 	if (ndead > 0)
 	{
 		/* record bytes move: a full page image replayed under cleanup lock */
 		START_CRIT_SECTION();
-		qs_page_mark_dead(L, page, dead, ndead);
-		qs_page_compact(L, page);
+		L->mark_dead(page, dead, ndead);
+		L->compact(page);
 		PageClearPrunable(page);
 		if (TransactionIdIsValid(newhint))
 			PageSetPrunable(page, newhint);

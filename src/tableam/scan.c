@@ -85,7 +85,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	bool		all_visible = snapshot->snapshot_type == SNAPSHOT_MVCC &&
 		!snapshot->takenDuringRecovery && PageIsAllVisible(page);
 
-	L = qs_page_layout(L, page);	/* an NSM page of a PAX/HPL table */
+	/* an NSM page of a PAX/HPL table: resolved once, called directly */
+	L = qs_page_layout(L, page);
 	maxoff = L->max_offset(page);
 
 	/*
@@ -127,7 +128,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				break;
 			off = FirstOffsetNumber + i;
 		}
-		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+		if (L->record_state(page, off) != QS_REC_NORMAL)
 			continue;
 		if (all_visible)
 		{
@@ -158,7 +159,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 			 * snapshot could consider running, never deleted or locked.
 			 */
 			uint32		len;
-			HeapTupleHeader h = qs_page_get_header(L, page, off, &scratch, &len);
+			HeapTupleHeader h = L->get_header(page, off, &scratch, &len);
 
 			if ((h->t_infomask & HEAP_XMAX_INVALID) &&
 				(HeapTupleHeaderXminFrozen(h) ||
