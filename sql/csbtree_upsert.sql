@@ -17,3 +17,16 @@ INSERT INTO ups SELECT i, 'bulk' FROM generate_series(4990, 5010) i
 	ON CONFLICT (k) DO UPDATE SET v = 'upd';
 SELECT v, count(*) FROM ups WHERE k >= 4990 GROUP BY v ORDER BY v;
 SELECT leaf_tuples >= (SELECT count(*) FROM ups) AS clean FROM quickstep.check_index('ups_k');
+
+-- PostgreSQL before 18 builds speculative-insertion info for every unique
+-- index of the table, and accepts only btree: with a unique csbtree index
+-- beside a btree primary key, ON CONFLICT fails even naming the btree
+-- arbiter (the WARNING at CREATE UNIQUE INDEX says so); PostgreSQL 18
+-- takes it.
+CREATE TABLE ups2 (k int PRIMARY KEY, u int);
+CREATE UNIQUE INDEX ups2_u ON ups2 USING csbtree (u);
+INSERT INTO ups2 VALUES (1, 1);
+INSERT INTO ups2 VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET u = excluded.u;
+SELECT * FROM ups2;
+REINDEX INDEX ups2_u;
+DROP TABLE ups2;

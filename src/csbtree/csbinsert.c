@@ -245,6 +245,24 @@ csb_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data", RelationGetRelationName(index));
 
+#if PG_VERSION_NUM < 180000
+
+	/*
+	 * Before PostgreSQL 18, the executor builds speculative-insertion info
+	 * for every unique index of a table that takes INSERT ... ON CONFLICT
+	 * (BuildSpeculativeIndexInfo), whichever index is the arbiter, and that
+	 * function accepts only btree.  Say so when the index is made, not when
+	 * the first upsert fails.
+	 */
+	if (indexInfo->ii_Unique)
+		ereport(WARNING,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("INSERT ... ON CONFLICT on table \"%s\" will fail while it has the unique csbtree index \"%s\"",
+						RelationGetRelationName(heap), RelationGetRelationName(index)),
+				 errdetail("PostgreSQL before 18 accepts only btree indexes among the unique indexes of a table that takes INSERT ... ON CONFLICT, even when another index is the arbiter."),
+				 errhint("Enforce uniqueness with a btree index on such tables, or use PostgreSQL 18.")));
+#endif
+
 	memset(&bs, 0, sizeof(bs));
 	bs.st = csb_init_state(index);
 	bs.natts = bs.st->natts;
