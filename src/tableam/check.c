@@ -9,6 +9,14 @@
  *	  (committed or running) and no running locker in its xmax; and, when
  *	  PD_HAS_FREE_LINES is clear too, that every slot holds a record.
  *
+ *	  Every record of a page the layout found sound is then read back as the
+ *	  layout hands it to the executor, and each stored value is decoded
+ *	  with bounds: a varlena's length must lie inside the record, a
+ *	  compressed value must name a compression method and a sane raw size,
+ *	  and a TOAST pointer must be an on-disk one into this table's own TOAST
+ *	  table with consistent sizes.  That catches values a layout damaged
+ *	  whatever its format, before a reader trips over them.
+ *
  *	  quickstep.page_visibility(regclass): every block and whether it carries
  *	  PD_ALL_VISIBLE (tests, debugging).
  *
@@ -16,8 +24,10 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/multixact.h"
+#include "access/toast_compression.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
@@ -69,6 +79,142 @@ all_visible_violation(HeapTupleHeader h)
 	if (TransactionIdIsValid(xmax) &&
 		(TransactionIdIsInProgress(xmax) || TransactionIdDidCommit(xmax)))
 		return "it is deleted or updated by a transaction that did not abort";
+	return NULL;
+}
+
+/* The largest value PostgreSQL stores (a varlena of 1 GB less one byte). */
+#define QS_MAX_VALUE_SIZE	((Size) MaxAllocSize)
+
+static bool
+compression_method_ok(int method)
+{
+	return method == TOAST_PGLZ_COMPRESSION_ID || method == TOAST_LZ4_COMPRESSION_ID;
+}
+
+/*
+ * varlena_violation
+ *		NULL when the varlena at p, with at most 'avail' bytes of the record
+ *		left, decodes: else what is wrong.  *len gets its stored length.
+ */
+static const char *
+varlena_violation(const char *p, Size avail, Oid toastrelid, Size *len)
+{
+	if (avail < 1)
+		return "a value starts past the end of the record";
+	if (VARATT_IS_1B_E(p))
+	{
+		varatt_external ext;
+		Size		extsize;
+
+		if (avail < VARHDRSZ_EXTERNAL)
+			return "a TOAST pointer is cut off by the end of the record";
+		if (VARTAG_1B_E(p) != VARTAG_ONDISK)
+			return "a stored TOAST pointer is not an on-disk one";
+		*len = VARSIZE_EXTERNAL(p);
+		if (*len > avail)
+			return "a TOAST pointer runs past the end of the record";
+		VARATT_EXTERNAL_GET_POINTER(ext, p);
+		extsize = VARATT_EXTERNAL_GET_EXTSIZE(ext);
+		if (ext.va_rawsize < VARHDRSZ || (Size) ext.va_rawsize > QS_MAX_VALUE_SIZE)
+			return "a TOAST pointer has an impossible raw size";
+		if (extsize > (Size) ext.va_rawsize - VARHDRSZ)
+			return "a TOAST pointer stores more bytes than its raw size";
+		if (VARATT_EXTERNAL_IS_COMPRESSED(ext) &&
+			!compression_method_ok(VARATT_EXTERNAL_GET_COMPRESS_METHOD(ext)))
+			return "a TOAST pointer names an unknown compression method";
+		if (ext.va_toastrelid != toastrelid)
+			return "a TOAST pointer points outside the table's TOAST relation";
+		return NULL;
+	}
+	if (VARATT_IS_1B(p))
+	{
+		*len = VARSIZE_1B(p);
+		return *len > avail ? "a short value runs past the end of the record" : NULL;
+	}
+	if (avail < VARHDRSZ)
+		return "a value header is cut off by the end of the record";
+	*len = VARSIZE_4B(p);
+	if (*len < VARHDRSZ || *len > avail)
+		return "a value's length runs past the end of the record";
+	if (VARATT_IS_4B_C(p))
+	{
+		if (*len < VARHDRSZ_COMPRESSED)
+			return "a compressed value is shorter than its header";
+		if (VARDATA_COMPRESSED_GET_EXTSIZE(p) > QS_MAX_VALUE_SIZE - VARHDRSZ)
+			return "a compressed value has an impossible raw size";
+		if (!compression_method_ok(VARDATA_COMPRESSED_GET_COMPRESS_METHOD(p)))
+			return "a compressed value names an unknown compression method";
+	}
+	return NULL;
+}
+
+/*
+ * record_value_violation
+ *		NULL when every stored value of the formed record decodes inside it
+ *		(see varlena_violation), else what is wrong, with the attribute in
+ *		*attnum.
+ */
+static const char *
+record_value_violation(TupleDesc desc, HeapTuple tup, Oid toastrelid,
+					   int *attnum)
+{
+	HeapTupleHeader h = tup->t_data;
+	int			natts = HeapTupleHeaderGetNatts(h);
+	bool		hasnulls = HeapTupleHasNulls(tup);
+	const char *base;
+	Size		datalen;
+	Size		off = 0;
+
+	*attnum = 0;
+	if (natts > desc->natts)
+		return "the record has more attributes than the table";
+	if (h->t_hoff > tup->t_len)
+		return "the record's data offset lies past its end";
+	base = (const char *) h + h->t_hoff;
+	datalen = tup->t_len - h->t_hoff;
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Size		len;
+		const char *why;
+
+		*attnum = i + 1;
+		if (hasnulls && att_isnull(i, h->t_bits))
+			continue;
+		if (att->attlen == -1)
+		{
+			/* a short-header varlena is not aligned: peek inside the bounds */
+			if (off >= datalen)
+				return "a value starts past the end of the record";
+			off = att_align_pointer(off, att->attalign, -1, base + off);
+			if (off > datalen)
+				return "a value starts past the end of the record";
+			why = varlena_violation(base + off, datalen - off, toastrelid, &len);
+			if (why)
+				return why;
+		}
+		else
+		{
+			off = att_align_nominal(off, att->attalign);
+			if (off > datalen)
+				return "a value starts past the end of the record";
+			if (att->attlen == -2)
+			{
+				const char *nul = memchr(base + off, '\0', datalen - off);
+
+				if (nul == NULL)
+					return "a cstring value is not terminated inside the record";
+				len = nul - (base + off) + 1;
+			}
+			else
+			{
+				len = att->attlen;
+				if (len > datalen - off)
+					return "a fixed-width value runs past the end of the record";
+			}
+		}
+		off += len;
+	}
 	return NULL;
 }
 
@@ -126,6 +272,8 @@ qs_check_table(PG_FUNCTION_ARGS)
 		{
 			HeapTupleHeaderData scratch;
 			const char *why;
+			HeapTuple	tup;
+			int			attnum;
 
 			if (qs_page_record_state(L, (Page) page_copy, off) != QS_REC_NORMAL)
 			{
@@ -140,6 +288,17 @@ qs_check_table(PG_FUNCTION_ARGS)
 				continue;
 			}
 			records++;
+			tup = qs_page_copy_record(L, rel, (Page) page_copy, blk, off);
+			why = record_value_violation(RelationGetDescr(rel), tup,
+										 rel->rd_rel->reltoastrelid, &attnum);
+			if (why)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("quickstep table \"%s\" is corrupt",
+								RelationGetRelationName(rel)),
+						 errdetail("block %u, record %u, attribute %d: %s",
+								   blk, off, attnum, why)));
+			heap_freetuple(tup);
 			if (!PageIsAllVisible((Page) page_copy))
 				continue;
 			why = all_visible_violation(qs_page_get_header(L, (Page) page_copy,
