@@ -1633,18 +1633,21 @@ qs_colpage_fill(uint8_t *page, const uint8_t *image, uint64_t image_len,
 				uint32_t block_id, uint32_t pageno)
 {
 	uint64_t	start = (uint64_t) pageno * QS_COLPAGE_PAYLOAD;
-	size_t		n = image_len - start < QS_COLPAGE_PAYLOAD ?
-		(size_t) (image_len - start) : QS_COLPAGE_PAYLOAD;
-	uint8_t    *sp = page + SPECIAL_OFF;
+	size_t		n;
 
+	/* a page past the image gets no payload (and fails qs_colpage_check) */
+	if (start > image_len)
+		start = image_len;
+	n = image_len - start < QS_COLPAGE_PAYLOAD ?
+		(size_t) (image_len - start) : QS_COLPAGE_PAYLOAD;
 	memcpy(page + QS_COLPAGE_HDR, image + start, n);
 	memset(page + QS_COLPAGE_HDR + n, 0, QS_COLPAGE_PAYLOAD - n);
 	/* pd_lower ends the payload, so the rest is the page's "hole" */
 	qs_store16(page + PG_LOWER, (uint16_t) (QS_COLPAGE_HDR + n));
-	qs_store32(sp, QS_COLPAGE_MAGIC);
-	qs_store32(sp + 4, block_id);
-	qs_store32(sp + 8, pageno);
-	qs_store32(sp + 12, qs_colblock_npages(image_len));
+	qs_store32(page + SPECIAL_OFF, QS_COLPAGE_MAGIC);
+	qs_store32(page + SPECIAL_OFF + 4, block_id);
+	qs_store32(page + SPECIAL_OFF + 8, pageno);
+	qs_store32(page + SPECIAL_OFF + 12, qs_colblock_npages(image_len));
 }
 
 QsCodecStatus

@@ -229,6 +229,21 @@ build(TCol *cols, int ncols, uint32_t nrows, int nindexes, size_t *len,
 	return img;
 }
 
+/* Two test columns (kinds k0, k1; encodings e0, e1) in one block. */
+static uint8_t *
+build_two(TCol *cols, int k0, QsEncoding e0, int k1, QsEncoding e1, uint32_t nrows,
+		  int nindexes, uint64_t seed, size_t *len)
+{
+	QsCodecStatus st;
+	uint8_t    *img;
+
+	cols[0] = make_col(k0, e0, nrows, 3, seed);
+	cols[1] = make_col(k1, e1, nrows, 2, seed + 1);
+	img = build(cols, 2, nrows, nindexes, len, &st);
+	UT_CHECK(img != NULL);
+	return img;
+}
+
 /*
  * Read every row of every column back through the validating reader and
  * compare with the originals.  Returns the number of mismatches, or -1 if
@@ -499,17 +514,13 @@ test_structure_behind_checksums(void)
 	TCol		cols[2];
 	size_t		len,
 				i;
-	QsCodecStatus st;
 	uint8_t    *img,
 			   *mut;
 	long		rejected = 0,
 				accepted = 0;
 	int			bit;
 
-	cols[0] = make_col(0, QS_ENC_DICT, 50, 3, 41);
-	cols[1] = make_col(2, QS_ENC_PLAIN, 50, 2, 42);
-	img = build(cols, 2, 50, 1, &len, &st);
-	UT_CHECK(img != NULL);
+	img = build_two(cols, 0, QS_ENC_DICT, 2, QS_ENC_PLAIN, 50, 1, 41, &len);
 	if (img == NULL)
 		return;
 	mut = malloc(len);
@@ -564,7 +575,6 @@ test_pages(void)
 {
 	TCol		cols[2];
 	size_t		len;
-	QsCodecStatus st;
 	uint8_t    *img,
 			   *back;
 	Run			run;
@@ -573,10 +583,7 @@ test_pages(void)
 	uint64_t	il;
 	QsCodecErr	err;
 
-	cols[0] = make_col(2, QS_ENC_PLAIN, 5000, 3, 51);
-	cols[1] = make_col(1, QS_ENC_PLAIN, 5000, 0, 52);
-	img = build(cols, 2, 5000, 0, &len, &st);
-	UT_CHECK(img != NULL);
+	img = build_two(cols, 2, QS_ENC_PLAIN, 1, QS_ENC_PLAIN, 5000, 0, 51, &len);
 	if (img == NULL)
 		return;
 	run.npages = qs_colblock_npages(len);
