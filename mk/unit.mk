@@ -9,6 +9,9 @@
 # -Werror, so that what passes here also builds inside the extension.
 
 CODEC_SRCS := $(sort $(wildcard src/codec/*.c))
+# The plain-C parts of src/column (no backend calls) are tested the same way;
+# its backend files must not be named colblock*.c.
+COLFMT_SRCS := $(sort $(wildcard src/column/colblock*.c))
 UNIT_TESTS := $(sort $(wildcard test/unit/test_*.c))
 FUZZ_TARGETS := $(sort $(wildcard test/fuzz/fuzz_*.c))
 UNIT_CC ?= gcc
@@ -23,12 +26,18 @@ UNIT_LIBS := -llz4 -lm
 # The codec is compiled once per flavour (unit, fuzz) and linked into every
 # program of that flavour; these builds do not depend on the PostgreSQL
 # version, so `make clean-pg` (scripts/build.sh) keeps them.
-CODEC_HDRS := $(wildcard include/codec/*.h)
-UNIT_OBJS := $(patsubst src/codec/%.c,test/unit/obj/%.o,$(CODEC_SRCS))
-FUZZ_OBJS := $(patsubst src/codec/%.c,test/fuzz/obj/%.o,$(CODEC_SRCS))
+CODEC_HDRS := $(wildcard include/codec/*.h) $(wildcard include/column/colblock*.h)
+UNIT_OBJS := $(patsubst src/codec/%.c,test/unit/obj/%.o,$(CODEC_SRCS)) \
+	$(patsubst src/column/%.c,test/unit/obj/%.o,$(COLFMT_SRCS))
+FUZZ_OBJS := $(patsubst src/codec/%.c,test/fuzz/obj/%.o,$(CODEC_SRCS)) \
+	$(patsubst src/column/%.c,test/fuzz/obj/%.o,$(COLFMT_SRCS))
 FUZZ_CFLAGS := -std=gnu99 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude
 
 test/unit/obj/%.o: src/codec/%.c $(CODEC_HDRS)
+	@mkdir -p $(dir $@)
+	$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+test/unit/obj/%.o: src/column/%.c $(CODEC_HDRS)
 	@mkdir -p $(dir $@)
 	$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
 
@@ -54,6 +63,10 @@ unittest: $(patsubst test/unit/%.c,test/unit/bin/%,$(UNIT_TESTS))
 	[ $$fail -eq 0 ]
 
 test/fuzz/obj/%.o: src/codec/%.c $(CODEC_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+test/fuzz/obj/%.o: src/column/%.c $(CODEC_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -1,0 +1,375 @@
+/*-------------------------------------------------------------------------
+ *
+ * colblock.h
+ *	  The self-describing column block of quickstep_column tables (paper 000
+ *	  section 2): one immutable byte image holding a header, and per column
+ *	  a NULL bitmap, a dictionary and a value stripe encoded by the codec
+ *	  library, plus optional index sub-blocks; stored over a run of 8 kB
+ *	  pages of the relation's main fork.
+ *
+ * Like the codec library this module is plain C without backend calls, so
+ * the same file is unit tested, fuzzed and compiled into the extension.
+ * The reader validates every byte it hands out: a damaged image yields
+ * QS_CODEC_CORRUPT (or QS_CODEC_BAD_VERSION) with a message naming what is
+ * wrong; the backend turns that into ERRCODE_DATA_CORRUPTED naming the
+ * relation and block.  See src/column/README.md for the design.
+ *
+ * Image format, version 1 (little-endian; every offset is from the start
+ * of the image, every section offset a multiple of 8):
+ *
+ *	 fixed header (64 bytes)
+ *	   0 u32 magic "QSCB"   4 u16 version = 1   6 u16 flags (0)
+ *	   8 u32 header_len (fixed part + descriptors + min/max area, mult. of 8)
+ *	  12 u32 block_id (the directory's id of this block, also in each page)
+ *	  16 u64 image_len   24 u32 nrows   28 u16 ncols   30 u16 nindexes
+ *	  32 i16 sort_col (-1: none)   34 u16 0   36 u32 page payload (8152)
+ *	  40..59 zero   60 u32 CRC-32C of [0, header_len) with bytes 60..63 zero
+ *	 ncols column descriptors (104 bytes each)
+ *	   0 i16 typlen (> 0 fixed, -1 varlena, -2 cstring)   2 u8 typbyval
+ *	   3 u8 typalign ('c' 's' 'i' 'd')   4 u8 encoding (QsEncoding)
+ *	   5 u8 code bytes (DICT_PADDED: 1, 2 or 4; else 0)   6 u16 flags
+ *	   8 u32 nvalues (non-NULL rows)   12 u32 0
+ *	  16 three sections {u64 offset, u64 length, u32 CRC-32C, u32 0}:
+ *		 NULL bitmap, dictionary, stripe (an empty section is all zero)
+ *	  88 u32 min offset, u32 min length, u32 max offset, u32 max length
+ *		 (into the header; both 0 unless HAS_MINMAX)
+ *	 nindexes index descriptors (32 bytes each)
+ *	   0 u16 column   2 u16 kind (1 = CSB+-tree over codes)   4 u32 0
+ *	   8 section {u64 offset, u64 length, u32 CRC-32C, u32 0}
+ *	 min/max area: the values' bytes
+ *	 sections, in descriptor order (col 0 nulls, dict, stripe, col 1 ...,
+ *	 then index sub-blocks), each at or after the end of the previous one;
+ *	 padding between them is zero.
+ *
+ * Sections: the NULL bitmap is qs_bitmap_words(nrows) little-endian 64-bit
+ * words, bit set = value present (heap's convention), bits past nrows
+ * zero; absent when the column has no NULL.  Stripes hold the nvalues
+ * non-NULL values only, in row order:
+ *	 PLAIN		 fixed: nvalues * typlen bytes; variable: (nvalues + 1) u32
+ *				 offsets (0, non-decreasing, last = data length) then data
+ *	 FOR, FOR_DELTA  codec QSFR stripe (typlen 4 or 8, by value)
+ *	 DICT		 codec QSDC dictionary + QSBP stripe of codes (< nvalues of
+ *				 the dictionary, checked on open)
+ *	 DICT_PADDED codec QSDC dictionary + nvalues codes of "code bytes"
+ *	 LZ4		 codec QSLZ stripe
+ * A variable-width value is its bytes without varlena header or
+ * terminating NUL (the backend re-forms the datum).
+ *
+ * Pages: the image is cut into QS_COLPAGE_PAYLOAD-byte pieces, piece k at
+ * byte QS_COLPAGE_HDR of page k of the run; pd_lower marks its end (as
+ * GIN data pages do, so full-page images drop the unused tail) and a
+ * 16-byte special space {u32 magic "QSCP", u32 block_id, u32 page number
+ * in the run, u32 pages in the run} ties the page to its block.
+ *
+ * include/column/colblock.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_COLBLOCK_H
+#define QS_COLUMN_COLBLOCK_H
+
+#include <stdbool.h>
+
+#include "codec/codec.h"
+#include "codec/bitpack.h"
+#include "codec/choose.h"
+#include "codec/dict.h"
+#include "codec/for.h"
+#include "codec/lz4chunk.h"
+
+#define QS_COLBLOCK_MAGIC		0x42435351	/* "QSCB" */
+#define QS_COLBLOCK_VERSION		1
+#define QS_COLBLOCK_FIXEDSZ		64
+#define QS_COLBLOCK_COLDESCSZ	104
+#define QS_COLBLOCK_IDXDESCSZ	32
+
+/*
+ * Limits.  Rows: 4096 virtual pages of 291 TIDs (MaxHeapTuplesPerPage) per
+ * block; columns: MaxHeapAttributeNumber; min/max values longer than
+ * QS_COLBLOCK_MAX_MINMAX are not kept (the column then has no min/max);
+ * the header is bounded by these (< 1 MB); the image by u32 page numbers.
+ */
+#define QS_COLBLOCK_TIDS_PER_PAGE	291
+#define QS_COLBLOCK_MAX_ROWS	(QS_COLBLOCK_TIDS_PER_PAGE * 4096)
+#define QS_COLBLOCK_MAX_COLS	1600
+#define QS_COLBLOCK_MAX_INDEXES 64
+#define QS_COLBLOCK_MAX_MINMAX	256
+#define QS_COLBLOCK_MAX_TYPLEN	8192
+#define QS_COLBLOCK_MAX_HEADER	(1 << 20)
+#define QS_COLBLOCK_MAX_IMAGE	(UINT64_C(1) << 42)
+
+/* column descriptor flags */
+#define QS_COLDESC_HAS_NULLS	0x0001	/* NULL bitmap present */
+#define QS_COLDESC_HAS_MINMAX	0x0002	/* min and max present */
+#define QS_COLDESC_SORTED		0x0004	/* values ascending in row order */
+#define QS_COLDESC_KNOWN_FLAGS	0x0007
+
+/* the three sections of a column */
+#define QS_COLSEC_NULLS			0
+#define QS_COLSEC_DICT			1
+#define QS_COLSEC_STRIPE		2
+#define QS_COLSEC_COUNT			3
+
+#define QS_COLINDEX_CSBTREE		1
+
+/* pages */
+#define QS_COLPAGE_SIZE			8192
+#define QS_COLPAGE_HDR			24	/* SizeOfPageHeaderData */
+#define QS_COLPAGE_SPECIAL		16
+#define QS_COLPAGE_PAYLOAD		(QS_COLPAGE_SIZE - QS_COLPAGE_HDR - QS_COLPAGE_SPECIAL)
+#define QS_COLPAGE_MAGIC		0x50435351	/* "QSCP" */
+
+/* CRC-32C (Castagnoli), the same value as PostgreSQL's pg_crc32c. */
+extern uint32_t qs_crc32c(uint32_t crc, const void *data, size_t len);
+
+#define QS_CRC32C_INIT			0xFFFFFFFFu
+#define QS_CRC32C_FINISH(c)		((c) ^ 0xFFFFFFFFu)
+
+/* ---------------------------------------------------------------------
+ * Building
+ * ---------------------------------------------------------------------
+ */
+
+/* A column's physical type, from pg_attribute/pg_type. */
+typedef struct QsColType
+{
+	int16_t		typlen;
+	bool		typbyval;
+	char		typalign;
+} QsColType;
+
+/* One encoded column, as given to the serializer. */
+typedef struct QsColBlockColumn
+{
+	QsColType	type;
+	uint8_t		encoding;		/* QsEncoding */
+	uint8_t		code_bytes;		/* DICT_PADDED only */
+	uint16_t	flags;			/* QS_COLDESC_SORTED; the others are derived */
+	uint32_t	nvalues;		/* non-NULL rows */
+	const uint64_t *nulls;		/* presence bitmap of nrows bits, or NULL */
+	const uint8_t *dict;
+	size_t		dict_len;
+	const uint8_t *stripe;
+	size_t		stripe_len;
+	const uint8_t *min;			/* NULL: no min/max */
+	uint32_t	min_len;
+	const uint8_t *max;
+	uint32_t	max_len;
+} QsColBlockColumn;
+
+typedef struct QsColBlockIndex
+{
+	uint16_t	column;
+	uint16_t	kind;
+	const uint8_t *data;
+	size_t		len;
+} QsColBlockIndex;
+
+typedef struct QsColBlockSpec
+{
+	uint32_t	block_id;
+	uint32_t	nrows;
+	uint16_t	ncols;
+	int16_t		sort_col;		/* -1: none */
+	const QsColBlockColumn *cols;
+	uint16_t	nindexes;
+	const QsColBlockIndex *indexes;
+} QsColBlockSpec;
+
+/*
+ * Encode the n non-NULL values of one column with encoding enc through the
+ * codec library (dictionary build, bit-packing, FOR, LZ4) into buffers
+ * allocated with alloc; fills every field of *out except nulls and flags.
+ * With cmp (the column's btree order) min and max are computed and kept
+ * if not longer than QS_COLBLOCK_MAX_MINMAX; without, there is no min/max
+ * and DICT encodings are refused.  A column without values is PLAIN.
+ */
+extern QsCodecStatus qs_colblock_encode_column(const QsValues *vals, QsColType type,
+											   QsEncoding enc, QsCmpFn cmp, void *cmp_arg,
+											   const QsCodecAllocator *alloc,
+											   QsColBlockColumn *out, QsCodecErr *err);
+extern void qs_colblock_column_free(const QsCodecAllocator *alloc, QsColBlockColumn *col);
+
+/* Exact image size of spec, after checking it as the reader would. */
+extern QsCodecStatus qs_colblock_image_size(const QsColBlockSpec *spec, size_t *len,
+											QsCodecErr *err);
+
+/* Serialize spec into out (outcap bytes; qs_colblock_image_size long). */
+extern QsCodecStatus qs_colblock_serialize(const QsColBlockSpec *spec, uint8_t *out,
+										   size_t outcap, size_t *outlen,
+										   QsCodecErr *err);
+
+/* ---------------------------------------------------------------------
+ * Reading
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct QsColBlockSection
+{
+	uint64_t	off;
+	uint64_t	len;
+	uint32_t	crc;
+} QsColBlockSection;
+
+typedef struct QsColBlockColDesc
+{
+	QsColType	type;
+	uint8_t		encoding;
+	uint8_t		code_bytes;
+	uint16_t	flags;
+	uint32_t	nvalues;
+	QsColBlockSection sec[QS_COLSEC_COUNT];
+	const uint8_t *min;			/* into the header; NULL if no min/max */
+	uint32_t	min_len;
+	const uint8_t *max;
+	uint32_t	max_len;
+} QsColBlockColDesc;
+
+/* A validated header; points into the caller's header bytes. */
+typedef struct QsColBlock
+{
+	const uint8_t *hdr;
+	uint32_t	header_len;
+	uint32_t	block_id;
+	uint64_t	image_len;
+	uint32_t	nrows;
+	uint16_t	ncols;
+	uint16_t	nindexes;
+	int16_t		sort_col;
+} QsColBlock;
+
+/*
+ * From the first QS_COLBLOCK_FIXEDSZ bytes: check magic, version and the
+ * lengths, and return how many header bytes to read.  Lets a reader fetch
+ * the first page, then exactly the header, then only the sections it needs.
+ */
+extern QsCodecStatus qs_colblock_peek(const uint8_t *buf, size_t len,
+									  uint32_t *header_len, uint64_t *image_len,
+									  QsCodecErr *err);
+
+/*
+ * Validate the whole header (len >= header_len bytes): checksum, counts,
+ * limits, every descriptor (types, encodings, flags, section bounds inside
+ * the image, in order and not overlapping, min/max inside the header).
+ */
+extern QsCodecStatus qs_colblock_open(const uint8_t *buf, size_t len, QsColBlock *blk,
+									  QsCodecErr *err);
+
+/* Descriptor of column col (< ncols) of an opened block. */
+extern void qs_colblock_coldesc(const QsColBlock *blk, int col, QsColBlockColDesc *d);
+
+/* Index sub-block i (< nindexes): its column, kind and section. */
+extern void qs_colblock_index(const QsColBlock *blk, int i, uint16_t *column,
+							  uint16_t *kind, QsColBlockSection *sec);
+
+/*
+ * Point sec[] at column col's sections inside a whole image held in memory
+ * (image_len bytes, as qs_colblock_open checked against the header).
+ */
+extern void qs_colblock_column_sections(const QsColBlock *blk, const uint8_t *image,
+										int col, const uint8_t *sec[QS_COLSEC_COUNT]);
+
+/* Check an index sub-block's checksum; sec points at its bytes. */
+extern QsCodecStatus qs_colblock_check_index(const QsColBlock *blk, int i,
+											 const uint8_t *sec, QsCodecErr *err);
+
+/*
+ * Reader of one column.  qs_colreader_open checks the sections' checksums
+ * and opens them with the codec's validating decoders, then checks what
+ * ties them together (NULL count, value counts, codes below the dictionary
+ * size, plain offsets, min/max = dictionary ends).  With check_order (and
+ * cmp) the dictionary's strict order is checked too.  Memory for rank
+ * tables and decode buffers comes from alloc; close frees it.
+ */
+typedef struct QsColReader
+{
+	QsColBlockColDesc d;
+	uint32_t	nrows;
+	const QsCodecAllocator *alloc;
+	const uint8_t *nulls;		/* NULL if no NULLs */
+	uint32_t   *rank;			/* non-NULL rows before each bitmap word */
+	QsDict		dict;
+	QsPackedView codes;
+	const uint8_t *padded;
+	QsForView	forv;
+	uint64_t   *decoded;		/* FOR-delta: every value, decoded on open */
+	QsLz4Reader lz;
+	const uint8_t *plain;		/* fixed: values; variable: offsets */
+	const uint8_t *plain_data;	/* variable: value bytes */
+	uint8_t		tmp[8];			/* the value FOR decoded last */
+} QsColReader;
+
+extern QsCodecStatus qs_colreader_open(const QsColBlock *blk, int col,
+									   const uint8_t *const sec[QS_COLSEC_COUNT],
+									   QsCmpFn cmp, void *cmp_arg, bool check_order,
+									   const QsCodecAllocator *alloc,
+									   QsColReader *r, QsCodecErr *err);
+
+/*
+ * Row row (< nrows): *isnull, or the value's bytes (typlen bytes for fixed
+ * width, little-endian for by-value types).  *val stays valid until the
+ * next call on r or close.  Fails only on damage the open could not see
+ * (an LZ4 chunk or a fixed-width LZ4 value of the wrong length).
+ */
+extern QsCodecStatus qs_colreader_get(QsColReader *r, uint32_t row, bool *isnull,
+									  const uint8_t **val, size_t *len,
+									  QsCodecErr *err);
+extern void qs_colreader_close(QsColReader *r);
+
+/*
+ * The structural checker's pass over a whole image: open the header and
+ * every column, read every row, check index checksums and that all padding
+ * is zero.  With cmps (one comparator per column, or NULL entries; cmps
+ * itself may be NULL) also dictionary order, values within min/max and the
+ * order of SORTED columns.
+ */
+extern QsCodecStatus qs_colblock_verify(const uint8_t *image, size_t len,
+										const QsCmpFn *cmps, void *const *cmp_args,
+										const QsCodecAllocator *alloc,
+										QsCodecErr *err);
+
+/*
+ * Tests and fuzzing only: recompute every checksum the header describes
+ * (as far as the bytes allow), so that a fuzzer's mutations reach the
+ * structural checks behind the checksums.  Safe on any input.
+ */
+extern void qs_colblock_fix_checksums(uint8_t *image, size_t len);
+
+/* ---------------------------------------------------------------------
+ * Pages
+ * ---------------------------------------------------------------------
+ */
+
+/* Pages of a run holding image_len bytes (0 for an empty image). */
+static inline uint32_t
+qs_colblock_npages(uint64_t image_len)
+{
+	return (uint32_t) ((image_len + QS_COLPAGE_PAYLOAD - 1) / QS_COLPAGE_PAYLOAD);
+}
+
+/*
+ * Fill page pageno of the run from the image: payload, pd_lower and the
+ * special space.  The caller has initialized the page header (PageInit
+ * with QS_COLPAGE_SPECIAL bytes of special space).
+ */
+extern void qs_colpage_fill(uint8_t *page, const uint8_t *image, uint64_t image_len,
+							uint32_t block_id, uint32_t pageno);
+
+/* Check that page is page pageno of block block_id's run of npages. */
+extern QsCodecStatus qs_colpage_check(const uint8_t *page, uint32_t block_id,
+									  uint32_t pageno, uint32_t npages,
+									  QsCodecErr *err);
+
+/*
+ * Copy image bytes [off, off + len) out of a run of npages pages (from the
+ * block directory).  get_page returns page pageno (valid until its next
+ * call) or NULL; each page is checked with qs_colpage_check before use.
+ */
+typedef const uint8_t *(*QsColPageFn) (void *arg, uint32_t pageno);
+
+extern QsCodecStatus qs_colblock_gather(QsColPageFn get_page, void *arg,
+										uint32_t block_id, uint32_t npages,
+										uint64_t off, uint64_t len, uint8_t *out,
+										QsCodecErr *err);
+
+#endif							/* QS_COLUMN_COLBLOCK_H */

@@ -1,0 +1,252 @@
+/*
+ * fuzz_colblock.c - libFuzzer target for the column block reader
+ * (src/column/colblock.c).
+ *
+ * Input: one mode byte, then a block image.  Mode bit 0: recompute the
+ * checksums first (qs_colblock_fix_checksums), so that mutations reach the
+ * structural checks behind the CRCs; bit 1: check order with a bytewise
+ * comparator on every column; bit 2: also cut the image into pages and
+ * gather it back.
+ *
+ * Invariants when the reader accepts an image: every row of every column
+ * reads without error; values lie inside the image or the reader's own
+ * buffers; re-encoding the decoded values with the same encodings gives a
+ * block that decodes to the same rows; the page round trip is exact.
+ */
+#include "fuzz_common.h"
+#include "column/colblock.h"
+
+typedef struct FzRun
+{
+	uint8_t    *pages;
+	uint32_t	npages;
+} FzRun;
+
+static const uint8_t *
+fz_get_page(void *arg, uint32_t pageno)
+{
+	FzRun	   *r = arg;
+
+	return pageno < r->npages ? r->pages + (size_t) pageno * QS_COLPAGE_SIZE : NULL;
+}
+
+/* Decoded column: per row NULL flag and a private copy of the value. */
+typedef struct FzCol
+{
+	QsColBlockColDesc d;
+	bool	   *isnull;
+	uint8_t   **vals;
+	uint32_t   *lens;
+} FzCol;
+
+static void
+check_pages(const uint8_t *img, size_t len)
+{
+	FzRun		run;
+	uint8_t    *back;
+	uint32_t	p;
+
+	run.npages = qs_colblock_npages(len);
+	run.pages = calloc((size_t) run.npages + 1, QS_COLPAGE_SIZE);
+	for (p = 0; p < run.npages; p++)
+	{
+		uint8_t    *pg = run.pages + (size_t) p * QS_COLPAGE_SIZE;
+
+		qs_store16(pg + 16, QS_COLPAGE_SIZE - QS_COLPAGE_SPECIAL);	/* pd_special */
+		qs_colpage_fill(pg, img, len, 5, p);
+	}
+	back = malloc(len + 1);
+	FZ_ASSERT(qs_colblock_gather(fz_get_page, &run, 5, run.npages, 0, len, back, NULL)
+			  == QS_CODEC_OK);
+	FZ_ASSERT(memcmp(back, img, len) == 0);
+	free(back);
+	free(run.pages);
+}
+
+/* Rebuild the block from decoded columns and compare what it decodes to. */
+static void
+rebuild(const QsColBlock *blk, FzCol *cols)
+{
+	QsColBlockColumn *bc = calloc(blk->ncols, sizeof(QsColBlockColumn));
+	uint64_t  **nulls = calloc(blk->ncols, sizeof(uint64_t *));
+	QsColBlockSpec spec;
+	size_t		len;
+	uint8_t    *img;
+	QsColBlock	b2;
+	int			c;
+
+	for (c = 0; c < blk->ncols; c++)
+	{
+		FzCol	   *fc = &cols[c];
+		uint32_t	n = 0,
+					i;
+		int			tl = fc->d.type.typlen;
+		uint8_t    *fixed = malloc((size_t) blk->nrows * (tl > 0 ? tl : 0) + 1);
+		const uint8_t **ptrs = malloc(((size_t) blk->nrows + 1) * sizeof(uint8_t *));
+		uint32_t   *lens = malloc(((size_t) blk->nrows + 1) * sizeof(uint32_t));
+		QsValues	qv;
+		QsCodecStatus st;
+
+		nulls[c] = calloc(qs_bitmap_words(blk->nrows) + 1, 8);
+		for (i = 0; i < blk->nrows; i++)
+		{
+			if (fc->isnull[i])
+				continue;
+			nulls[c][i / 64] |= UINT64_C(1) << (i % 64);
+			if (tl > 0)
+				memcpy(fixed + (size_t) n * tl, fc->vals[i], tl);
+			ptrs[n] = fc->vals[i];
+			lens[n] = fc->lens[i];
+			n++;
+		}
+		memset(&qv, 0, sizeof(qv));
+		qv.n = n;
+		if (tl > 0)
+		{
+			qv.width = (uint32_t) tl;
+			qv.data = fixed;
+		}
+		else
+		{
+			qv.ptrs = ptrs;
+			qv.lens = lens;
+		}
+		st = qs_colblock_encode_column(&qv, fc->d.type, (QsEncoding) fc->d.encoding,
+									   qs_cmp_bytes, NULL, &fz_allocator, &bc[c], NULL);
+		/* plain variable stripes and dictionaries are bounded by 4 GB: fine here */
+		FZ_ASSERT(st == QS_CODEC_OK);
+		bc[c].nulls = nulls[c];
+		free(fixed);
+		free(ptrs);
+		free(lens);
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.block_id = blk->block_id;
+	spec.nrows = blk->nrows;
+	spec.ncols = blk->ncols;
+	spec.sort_col = -1;
+	spec.cols = bc;
+	FZ_ASSERT(qs_colblock_image_size(&spec, &len, NULL) == QS_CODEC_OK);
+	img = malloc(len);
+	FZ_ASSERT(qs_colblock_serialize(&spec, img, len, &len, NULL) == QS_CODEC_OK);
+	FZ_ASSERT(qs_colblock_open(img, len, &b2, NULL) == QS_CODEC_OK);
+	for (c = 0; c < blk->ncols; c++)
+	{
+		const uint8_t *sec[QS_COLSEC_COUNT];
+		QsColReader r;
+		uint32_t	i;
+
+		qs_colblock_column_sections(&b2, img, c, sec);
+		FZ_ASSERT(qs_colreader_open(&b2, c, sec, qs_cmp_bytes, NULL, true, &fz_allocator,
+									&r, NULL) == QS_CODEC_OK);
+		for (i = 0; i < blk->nrows; i++)
+		{
+			bool		isnull;
+			const uint8_t *v;
+			size_t		vl;
+
+			FZ_ASSERT(qs_colreader_get(&r, i, &isnull, &v, &vl, NULL) == QS_CODEC_OK);
+			FZ_ASSERT(isnull == cols[c].isnull[i]);
+			if (!isnull)
+				FZ_ASSERT(vl == cols[c].lens[i] &&
+						  (vl == 0 || memcmp(v, cols[c].vals[i], vl) == 0));
+		}
+		qs_colreader_close(&r);
+		qs_colblock_column_free(&fz_allocator, &bc[c]);
+		free(nulls[c]);
+	}
+	free(img);
+	free(bc);
+	free(nulls);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t		mode;
+	uint8_t    *img;
+	size_t		len;
+	QsColBlock	blk;
+	FzCol	   *cols;
+	QsCmpFn    *cmps = NULL;
+	int			c;
+
+	if (size < 1 || size > (1 << 20))
+		return 0;
+	mode = data[0];
+	len = size - 1;
+	img = malloc(len + 1);
+	memcpy(img, data + 1, len);
+	if (mode & 1)
+		qs_colblock_fix_checksums(img, len);
+	if (mode & 2)
+	{
+		cmps = malloc(QS_COLBLOCK_MAX_COLS * sizeof(QsCmpFn));
+		for (c = 0; c < QS_COLBLOCK_MAX_COLS; c++)
+			cmps[c] = qs_cmp_bytes;
+	}
+	if (qs_colblock_verify(img, len, cmps, NULL, &fz_allocator, NULL) != QS_CODEC_OK)
+	{
+		free(cmps);
+		free(img);
+		return 0;
+	}
+	free(cmps);
+
+	/* accepted: read everything again, keeping copies of the values */
+	FZ_ASSERT(qs_colblock_open(img, len, &blk, NULL) == QS_CODEC_OK);
+	cols = calloc(blk.ncols, sizeof(FzCol));
+	for (c = 0; c < blk.ncols; c++)
+	{
+		const uint8_t *sec[QS_COLSEC_COUNT];
+		QsColReader r;
+		uint32_t	i;
+
+		qs_colblock_column_sections(&blk, img, c, sec);
+		FZ_ASSERT(qs_colreader_open(&blk, c, sec, NULL, NULL, false, &fz_allocator, &r, NULL)
+				  == QS_CODEC_OK);
+		cols[c].d = r.d;
+		cols[c].isnull = calloc((size_t) blk.nrows + 1, sizeof(bool));
+		cols[c].vals = calloc((size_t) blk.nrows + 1, sizeof(uint8_t *));
+		cols[c].lens = calloc((size_t) blk.nrows + 1, sizeof(uint32_t));
+		for (i = 0; i < blk.nrows; i++)
+		{
+			bool		isnull;
+			const uint8_t *v;
+			size_t		vl;
+
+			FZ_ASSERT(qs_colreader_get(&r, i, &isnull, &v, &vl, NULL) == QS_CODEC_OK);
+			cols[c].isnull[i] = isnull;
+			if (isnull)
+				continue;
+			/* inside the image, or inside the reader's own buffers */
+			FZ_ASSERT((v >= img && v + vl <= img + len) ||
+					  (v >= r.tmp && v + vl <= r.tmp + sizeof(r.tmp)) ||
+					  (r.lz.scratch != NULL && v >= r.lz.scratch &&
+					   v + vl <= r.lz.scratch + r.lz.max_raw));
+			if (r.d.type.typlen > 0)
+				FZ_ASSERT(vl == (size_t) r.d.type.typlen);
+			cols[c].vals[i] = malloc(vl + 1);
+			if (vl)
+				memcpy(cols[c].vals[i], v, vl);
+			cols[c].lens[i] = (uint32_t) vl;
+		}
+		qs_colreader_close(&r);
+	}
+	rebuild(&blk, cols);
+	if (mode & 4)
+		check_pages(img, len);
+	for (c = 0; c < blk.ncols; c++)
+	{
+		uint32_t	i;
+
+		for (i = 0; i < blk.nrows; i++)
+			free(cols[c].vals[i]);
+		free(cols[c].isnull);
+		free(cols[c].vals);
+		free(cols[c].lens);
+	}
+	free(cols);
+	free(img);
+	return 0;
+}

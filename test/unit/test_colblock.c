@@ -1,0 +1,743 @@
+/*
+ * test_colblock.c - the self-describing column block (src/column/colblock.c):
+ * round trips over every encoding and NULL pattern, empty and full blocks,
+ * the page mapping, and the promise that matters most: every single-byte
+ * corruption of a block is rejected or decodes to exactly the original.
+ */
+#include "unit.h"
+#include "column/colblock.h"
+
+#define MAXCOLS 8
+
+/* One test column: its type, encoding, values (as bytes) and NULLs. */
+typedef struct TCol
+{
+	QsColType	type;
+	QsEncoding	enc;
+	QsCmpFn		cmp;
+	uint32_t	nrows;
+	bool	   *isnull;
+	const uint8_t **vals;		/* per row, NULL if isnull */
+	uint32_t   *lens;
+} TCol;
+
+static uint8_t *
+arena_alloc(size_t n)
+{
+	uint8_t    *p = malloc(n ? n : 1);
+
+	memset(p, 0, n ? n : 1);
+	return p;
+}
+
+/*
+ * Make a column of nrows rows: kind 0 int32, 1 int64, 2 text, 3 16-byte
+ * fixed; null_mode 0 none, 1 all, 2 every other, 3 ~30% random.
+ */
+static TCol
+make_col(int kind, QsEncoding enc, uint32_t nrows, int null_mode, uint64_t seed)
+{
+	TCol		c;
+	uint32_t	i;
+	static const char *words[] = {"", "apple", "banana", "cherry", "date", "elderberry",
+	"fig", "grape-grape-grape-grape"};
+
+	memset(&c, 0, sizeof(c));
+	c.enc = enc;
+	c.nrows = nrows;
+	c.isnull = (bool *) arena_alloc(nrows * sizeof(bool));
+	c.vals = (const uint8_t **) arena_alloc(nrows * sizeof(uint8_t *));
+	c.lens = (uint32_t *) arena_alloc(nrows * sizeof(uint32_t));
+	switch (kind)
+	{
+		case 0:
+			c.type = (QsColType) {4, true, 'i'};
+			c.cmp = qs_cmp_int32;
+			break;
+		case 1:
+			c.type = (QsColType) {8, true, 'd'};
+			c.cmp = qs_cmp_int64;
+			break;
+		case 2:
+			c.type = (QsColType) {-1, false, 'i'};
+			c.cmp = qs_cmp_bytes;
+			break;
+		default:
+			c.type = (QsColType) {16, false, 'c'};
+			c.cmp = qs_cmp_bytes;
+			break;
+	}
+	for (i = 0; i < nrows; i++)
+	{
+		uint64_t	r = ut_rand(&seed);
+		uint8_t    *v;
+
+		c.isnull[i] = null_mode == 1 || (null_mode == 2 && i % 2 == 1) ||
+			(null_mode == 3 && r % 10 < 3);
+		if (c.isnull[i])
+			continue;
+		switch (kind)
+		{
+			case 0:
+				{
+					int32_t		x = (int32_t) (1000 + i * 3 + (int32_t) (r % 50)) * ((r >> 20) % 7 == 0 ? -1 : 1);
+
+					v = arena_alloc(4);
+					memcpy(v, &x, 4);
+					c.lens[i] = 4;
+					break;
+				}
+			case 1:
+				{
+					int64_t		x = (int64_t) (r % 1000) * INT64_C(1000000007) - INT64_C(500000000000);
+
+					v = arena_alloc(8);
+					memcpy(v, &x, 8);
+					c.lens[i] = 8;
+					break;
+				}
+			case 2:
+				{
+					const char *w = words[r % 8];
+					size_t		l = strlen(w);
+
+					v = arena_alloc(l + 8);
+					memcpy(v, w, l);
+					/* some distinct suffixes so dictionaries are not trivial */
+					if ((r >> 8) % 3 == 0)
+					{
+						v[l] = (uint8_t) ('0' + (r >> 16) % 10);
+						l++;
+					}
+					c.lens[i] = (uint32_t) l;
+					break;
+				}
+			default:
+				v = arena_alloc(16);
+				memset(v, (int) (r % 5), 16);
+				v[15] = (uint8_t) (r >> 40) % 3;
+				c.lens[i] = 16;
+				break;
+		}
+		c.vals[i] = v;
+	}
+	return c;
+}
+
+static void
+free_col(TCol *c)
+{
+	uint32_t	i;
+
+	for (i = 0; i < c->nrows; i++)
+		free((void *) c->vals[i]);
+	free(c->isnull);
+	free(c->vals);
+	free(c->lens);
+}
+
+/* Encode test columns into an image (malloc'd); NULL on failure. */
+static uint8_t *
+build(TCol *cols, int ncols, uint32_t nrows, int nindexes, size_t *len,
+	  QsCodecStatus *stp)
+{
+	QsColBlockColumn bc[MAXCOLS];
+	uint64_t   *nulls[MAXCOLS];
+	QsColBlockIndex ix[2];
+	static const uint8_t idxbytes[13] = "csb-sub-block";
+	QsColBlockSpec spec;
+	uint8_t    *img = NULL;
+	QsCodecStatus st = QS_CODEC_OK;
+	QsCodecErr	err;
+	int			c;
+
+	memset(bc, 0, sizeof(bc));
+	for (c = 0; c < ncols; c++)
+	{
+		TCol	   *t = &cols[c];
+		uint32_t	n = 0,
+					i;
+		uint8_t    *fixed = NULL;
+		const uint8_t **ptrs = malloc((nrows + 1) * sizeof(uint8_t *));
+		uint32_t   *lens = malloc((nrows + 1) * sizeof(uint32_t));
+		QsValues	qv;
+
+		nulls[c] = calloc(qs_bitmap_words(nrows) + 1, 8);
+		if (t->type.typlen > 0)
+			fixed = malloc((size_t) nrows * t->type.typlen + 1);
+		for (i = 0; i < nrows; i++)
+		{
+			if (t->isnull[i])
+				continue;
+			nulls[c][i / 64] |= UINT64_C(1) << (i % 64);
+			if (fixed)
+				memcpy(fixed + (size_t) n * t->type.typlen, t->vals[i], t->type.typlen);
+			ptrs[n] = t->vals[i];
+			lens[n] = t->lens[i];
+			n++;
+		}
+		memset(&qv, 0, sizeof(qv));
+		qv.n = n;
+		if (fixed)
+		{
+			qv.width = (uint32_t) t->type.typlen;
+			qv.data = fixed;
+		}
+		else
+		{
+			qv.ptrs = ptrs;
+			qv.lens = lens;
+		}
+		if (st == QS_CODEC_OK)
+			st = qs_colblock_encode_column(&qv, t->type, t->enc, t->cmp, NULL, &talloc,
+										   &bc[c], &err);
+		if (st != QS_CODEC_OK)
+			printf("#   encode column %d: %s\n", c, err.msg);
+		bc[c].nulls = nulls[c];
+		free(fixed);
+		free(ptrs);
+		free(lens);
+	}
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_CSBTREE, idxbytes, sizeof(idxbytes)};
+	ix[1] = (QsColBlockIndex) {(uint16_t) (ncols - 1), QS_COLINDEX_CSBTREE, idxbytes, 5};
+	memset(&spec, 0, sizeof(spec));
+	spec.block_id = 77;
+	spec.nrows = nrows;
+	spec.ncols = (uint16_t) ncols;
+	spec.sort_col = -1;
+	spec.cols = bc;
+	spec.nindexes = (uint16_t) nindexes;
+	spec.indexes = ix;
+	if (st == QS_CODEC_OK)
+		st = qs_colblock_image_size(&spec, len, &err);
+	if (st == QS_CODEC_OK)
+	{
+		img = malloc(*len);
+		st = qs_colblock_serialize(&spec, img, *len, len, &err);
+		if (st != QS_CODEC_OK)
+		{
+			free(img);
+			img = NULL;
+		}
+	}
+	for (c = 0; c < ncols; c++)
+	{
+		qs_colblock_column_free(&talloc, &bc[c]);
+		free(nulls[c]);
+	}
+	*stp = st;
+	return img;
+}
+
+/* Two test columns (kinds k0, k1; encodings e0, e1) in one block. */
+static uint8_t *
+build_two(TCol *cols, int k0, QsEncoding e0, int k1, QsEncoding e1, uint32_t nrows,
+		  int nindexes, uint64_t seed, size_t *len)
+{
+	QsCodecStatus st;
+	uint8_t    *img;
+
+	cols[0] = make_col(k0, e0, nrows, 3, seed);
+	cols[1] = make_col(k1, e1, nrows, 2, seed + 1);
+	img = build(cols, 2, nrows, nindexes, len, &st);
+	UT_CHECK(img != NULL);
+	return img;
+}
+
+/*
+ * Read every row of every column back through the validating reader and
+ * compare with the originals.  Returns the number of mismatches, or -1 if
+ * the image was rejected.
+ */
+static long
+read_back(const uint8_t *img, size_t len, TCol *cols, int ncols, uint32_t nrows)
+{
+	QsColBlock	blk;
+	QsCodecErr	err;
+	long		bad = 0;
+	int			c;
+
+	if (qs_colblock_open(img, len, &blk, &err) != QS_CODEC_OK)
+		return -1;
+	if (blk.nrows != nrows || blk.ncols != ncols || blk.image_len != len)
+		return -1;
+	for (c = 0; c < ncols; c++)
+	{
+		const uint8_t *sec[QS_COLSEC_COUNT];
+		QsColReader r;
+		uint32_t	i;
+
+		qs_colblock_column_sections(&blk, img, c, sec);
+		if (qs_colreader_open(&blk, c, sec, cols[c].cmp, NULL, true, &talloc, &r, &err)
+			!= QS_CODEC_OK)
+			return -1;
+		for (i = 0; i < nrows; i++)
+		{
+			bool		isnull;
+			const uint8_t *v;
+			size_t		vl;
+
+			if (qs_colreader_get(&r, i, &isnull, &v, &vl, &err) != QS_CODEC_OK)
+			{
+				qs_colreader_close(&r);
+				return -1;
+			}
+			if (isnull != cols[c].isnull[i] ||
+				(!isnull && (vl != cols[c].lens[i] ||
+							 (vl > 0 && memcmp(v, cols[c].vals[i], vl) != 0))))
+				bad++;
+		}
+		qs_colreader_close(&r);
+	}
+	return bad;
+}
+
+static void
+test_crc32c(void)
+{
+	const char *s = "123456789";
+	uint32_t	c;
+	uint8_t		buf[1000];
+	int			i,
+				k;
+
+	/* the standard CRC-32C check value, as pg_crc32c computes it */
+	UT_CHECK_EQ(QS_CRC32C_FINISH(qs_crc32c(QS_CRC32C_INIT, s, 9)), 0xE3069283u);
+	/* any split gives the same CRC (hardware and table paths mix) */
+	for (i = 0; i < 1000; i++)
+		buf[i] = (uint8_t) (i * 7 + 3);
+	c = QS_CRC32C_FINISH(qs_crc32c(QS_CRC32C_INIT, buf, 1000));
+	for (k = 0; k < 1000; k += 37)
+		UT_CHECK_EQ(QS_CRC32C_FINISH(qs_crc32c(qs_crc32c(QS_CRC32C_INIT, buf, k),
+											   buf + k, 1000 - k)), c);
+}
+
+/* Every encoding x type it applies to x NULL pattern. */
+static void
+test_roundtrip_encodings(void)
+{
+	static const int kinds[] = {0, 1, 2, 3};
+	int			e,
+				k,
+				nm;
+	uint32_t	nrows = 700;
+
+	for (k = 0; k < 4; k++)
+		for (e = 0; e < QS_ENC_COUNT; e++)
+			for (nm = 0; nm < 4; nm++)
+			{
+				TCol		cols[2];
+				size_t		len;
+				QsCodecStatus st;
+				uint8_t    *img;
+				QsCodecErr	err;
+
+				if ((e == QS_ENC_FOR || e == QS_ENC_FOR_DELTA) && kinds[k] >= 2)
+					continue;
+				cols[0] = make_col(kinds[k], (QsEncoding) e, nrows, nm, 1000 + k * 10 + e);
+				cols[1] = make_col(2, QS_ENC_DICT, nrows, 3, 99);
+				img = build(cols, 2, nrows, 1, &len, &st);
+				UT_CHECK(img != NULL);
+				if (img)
+				{
+					QsCmpFn		cmps[2] = {cols[0].cmp, cols[1].cmp};
+
+					UT_CHECK_EQ(read_back(img, len, cols, 2, nrows), 0);
+					UT_CHECK_EQ(qs_colblock_verify(img, len, cmps, NULL, &talloc, &err),
+								QS_CODEC_OK);
+					free(img);
+				}
+				free_col(&cols[0]);
+				free_col(&cols[1]);
+			}
+}
+
+static void
+test_empty_and_single(void)
+{
+	uint32_t	sizes[] = {0, 1, 63, 64, 65};
+	int			i,
+				e;
+
+	for (i = 0; i < 5; i++)
+		for (e = 0; e < QS_ENC_COUNT; e++)
+		{
+			TCol		cols[3];
+			size_t		len;
+			QsCodecStatus st;
+			uint8_t    *img;
+
+			cols[0] = make_col(0, (QsEncoding) e, sizes[i], 0, 5);
+			cols[1] = make_col(2, e == QS_ENC_FOR || e == QS_ENC_FOR_DELTA ? QS_ENC_LZ4 : (QsEncoding) e,
+							   sizes[i], 2, 6);
+			cols[2] = make_col(3, QS_ENC_PLAIN, sizes[i], 1, 7);
+			img = build(cols, 3, sizes[i], 0, &len, &st);
+			UT_CHECK(img != NULL);
+			if (img)
+			{
+				QsCmpFn		cmps[3] = {cols[0].cmp, cols[1].cmp, cols[2].cmp};
+
+				UT_CHECK_EQ(read_back(img, len, cols, 3, sizes[i]), 0);
+				UT_CHECK_EQ(qs_colblock_verify(img, len, cmps, NULL, &talloc, NULL),
+							QS_CODEC_OK);
+				free(img);
+			}
+			free_col(&cols[0]);
+			free_col(&cols[1]);
+			free_col(&cols[2]);
+		}
+}
+
+/* The largest block: QS_COLBLOCK_MAX_ROWS rows; one more is refused. */
+static void
+test_max_rows(void)
+{
+	TCol		cols[2];
+	size_t		len;
+	QsCodecStatus st;
+	uint8_t    *img;
+
+	cols[0] = make_col(0, QS_ENC_DICT, QS_COLBLOCK_MAX_ROWS, 3, 11);
+	cols[1] = make_col(1, QS_ENC_FOR_DELTA, QS_COLBLOCK_MAX_ROWS, 0, 12);
+	img = build(cols, 2, QS_COLBLOCK_MAX_ROWS, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(read_back(img, len, cols, 2, QS_COLBLOCK_MAX_ROWS), 0);
+		free(img);
+	}
+	free_col(&cols[0]);
+	free_col(&cols[1]);
+
+	cols[0] = make_col(0, QS_ENC_PLAIN, QS_COLBLOCK_MAX_ROWS + 1, 0, 13);
+	img = build(cols, 1, QS_COLBLOCK_MAX_ROWS + 1, 0, &len, &st);
+	UT_CHECK(img == NULL);
+	UT_CHECK_EQ(st, QS_CODEC_INVALID);
+	free(img);
+	free_col(&cols[0]);
+}
+
+/*
+ * Every single-byte change of a small block (three masks per byte) is
+ * either rejected by the reader or decodes to exactly the original rows.
+ */
+static void
+test_single_byte_corruption(void)
+{
+	TCol		cols[4];
+	size_t		len,
+				i;
+	QsCodecStatus st;
+	uint8_t    *img,
+			   *mut;
+	static const uint8_t masks[] = {0x01, 0x80, 0xFF};
+	long		rejected = 0,
+				same = 0,
+				garbage = 0;
+	int			m;
+
+	cols[0] = make_col(0, QS_ENC_FOR, 40, 3, 21);
+	cols[1] = make_col(2, QS_ENC_DICT, 40, 2, 22);
+	cols[2] = make_col(2, QS_ENC_LZ4, 40, 0, 23);
+	cols[3] = make_col(3, QS_ENC_DICT_PADDED, 40, 3, 24);
+	img = build(cols, 4, 40, 2, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img == NULL)
+		return;
+	UT_CHECK_EQ(read_back(img, len, cols, 4, 40), 0);
+	mut = malloc(len);
+	for (i = 0; i < len; i++)
+		for (m = 0; m < 3; m++)
+		{
+			long		r;
+
+			memcpy(mut, img, len);
+			mut[i] ^= masks[m];
+			r = read_back(mut, len, cols, 4, 40);
+			if (r < 0 ||
+				qs_colblock_verify(mut, len, NULL, NULL, &talloc, NULL) != QS_CODEC_OK)
+				rejected++;
+			else if (r == 0)
+				same++;
+			else
+				garbage++;
+		}
+	UT_CHECK_EQ(garbage, 0);
+	UT_CHECK(rejected > 0);
+	printf("#   %zu-byte block: %ld corruptions rejected, %ld harmless, %ld garbage\n",
+		   len, rejected, same, garbage);
+
+	/* truncations are rejected too */
+	for (i = 0; i < len; i++)
+		UT_CHECK(read_back(img, i, cols, 4, 40) < 0);
+	free(mut);
+	free(img);
+	for (m = 0; m < 4; m++)
+		free_col(&cols[m]);
+}
+
+/* A header of an unknown version says so (the backend's hint differs). */
+static void
+test_version_and_reserved(void)
+{
+	TCol		cols[1];
+	size_t		len;
+	QsCodecStatus st;
+	uint8_t    *img;
+	QsColBlock	blk;
+	QsCodecErr	err;
+
+	cols[0] = make_col(0, QS_ENC_PLAIN, 10, 0, 31);
+	img = build(cols, 1, 10, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img == NULL)
+		return;
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, &err), QS_CODEC_OK);
+	img[4] = 2;
+	qs_colblock_fix_checksums(img, len);
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, &err), QS_CODEC_BAD_VERSION);
+	img[4] = 1;
+	img[45] = 1;				/* a reserved byte, checksum fixed */
+	qs_colblock_fix_checksums(img, len);
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, &err), QS_CODEC_CORRUPT);
+	img[45] = 0;
+	qs_colblock_fix_checksums(img, len);
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, &err), QS_CODEC_OK);
+	free(img);
+	free_col(&cols[0]);
+}
+
+/* Structural checks behind the checksums: damage with checksums fixed. */
+static void
+test_structure_behind_checksums(void)
+{
+	TCol		cols[2];
+	size_t		len,
+				i;
+	uint8_t    *img,
+			   *mut;
+	long		rejected = 0,
+				accepted = 0;
+	int			bit;
+
+	img = build_two(cols, 0, QS_ENC_DICT, 2, QS_ENC_PLAIN, 50, 1, 41, &len);
+	if (img == NULL)
+		return;
+	mut = malloc(len);
+	for (i = 0; i < len; i++)
+		for (bit = 0; bit < 8; bit++)
+		{
+			memcpy(mut, img, len);
+			mut[i] ^= (uint8_t) (1 << bit);
+			qs_colblock_fix_checksums(mut, len);
+			/* must not crash (ASan in the fuzz build); any outcome is allowed */
+			if (qs_colblock_verify(mut, len, NULL, NULL, &talloc, NULL) == QS_CODEC_OK)
+				accepted++;
+			else
+				rejected++;
+		}
+	UT_CHECK(rejected > 0);
+	printf("#   with checksums fixed: %ld rejected structurally, %ld accepted\n",
+		   rejected, accepted);
+	free(mut);
+	free(img);
+	free_col(&cols[0]);
+	free_col(&cols[1]);
+}
+
+typedef struct Run
+{
+	uint8_t    *pages;
+	uint32_t	npages;
+} Run;
+
+static const uint8_t *
+get_page(void *arg, uint32_t pageno)
+{
+	Run		   *r = arg;
+
+	return pageno < r->npages ? r->pages + (size_t) pageno * QS_COLPAGE_SIZE : NULL;
+}
+
+/* What PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL) does. */
+static void
+page_init(uint8_t *page)
+{
+	memset(page, 0, QS_COLPAGE_SIZE);
+	qs_store16(page + 12, QS_COLPAGE_HDR);
+	qs_store16(page + 14, QS_COLPAGE_SIZE - QS_COLPAGE_SPECIAL);
+	qs_store16(page + 16, QS_COLPAGE_SIZE - QS_COLPAGE_SPECIAL);
+	qs_store16(page + 18, QS_COLPAGE_SIZE | 4);
+}
+
+static void
+test_pages(void)
+{
+	TCol		cols[2];
+	size_t		len;
+	uint8_t    *img,
+			   *back;
+	Run			run;
+	uint32_t	p;
+	uint32_t	hl;
+	uint64_t	il;
+	QsCodecErr	err;
+
+	img = build_two(cols, 2, QS_ENC_PLAIN, 1, QS_ENC_PLAIN, 5000, 0, 51, &len);
+	if (img == NULL)
+		return;
+	run.npages = qs_colblock_npages(len);
+	UT_CHECK(run.npages > 3);
+	run.pages = malloc((size_t) run.npages * QS_COLPAGE_SIZE);
+	for (p = 0; p < run.npages; p++)
+	{
+		page_init(run.pages + (size_t) p * QS_COLPAGE_SIZE);
+		qs_colpage_fill(run.pages + (size_t) p * QS_COLPAGE_SIZE, img, len, 77, p);
+	}
+	/* the way a reader goes: fixed header, header, then the whole thing */
+	back = malloc(len);
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, 0,
+								   QS_COLBLOCK_FIXEDSZ, back, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_colblock_peek(back, QS_COLBLOCK_FIXEDSZ, &hl, &il, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(il, len);
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, 0, len, back, &err),
+				QS_CODEC_OK);
+	UT_CHECK(memcmp(back, img, len) == 0);
+	UT_CHECK_EQ(read_back(back, len, cols, 2, 5000), 0);
+	/* a range across a page boundary */
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, QS_COLPAGE_PAYLOAD - 5,
+								   100, back, &err), QS_CODEC_OK);
+	UT_CHECK(memcmp(back, img + QS_COLPAGE_PAYLOAD - 5, 100) == 0);
+	/* past the end, wrong block, wrong page number, bad pd_lower */
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, len - 10, 11, back, &err),
+				QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 78, run.npages, 0, 10, back, &err),
+				QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages + 1, 0, 10, back, &err),
+				QS_CODEC_CORRUPT);
+	qs_store32(run.pages + QS_COLPAGE_SIZE - 8, 0);	/* page 0 claims to be page 0? */
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, 0, 10, back, &err),
+				QS_CODEC_OK);
+	qs_store32(run.pages + QS_COLPAGE_SIZE - 8, 1);	/* now claims page 1 */
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, 0, 10, back, &err),
+				QS_CODEC_CORRUPT);
+	qs_store32(run.pages + QS_COLPAGE_SIZE - 8, 0);
+	qs_store16(run.pages + 12, 100);
+	UT_CHECK_EQ(qs_colblock_gather(get_page, &run, 77, run.npages, 0, 10, back, &err),
+				QS_CODEC_CORRUPT);
+	free(back);
+	free(run.pages);
+	free(img);
+	free_col(&cols[0]);
+	free_col(&cols[1]);
+}
+
+/* The serializer refuses what the reader would refuse. */
+static void
+test_builder_rejects(void)
+{
+	QsColBlockColumn col;
+	QsValues	qv;
+	int32_t		v[3] = {1, 2, 3};
+	const uint8_t *ptrs[1] = {(const uint8_t *) "x"};
+	uint32_t	lens[1] = {1};
+	QsColBlockSpec spec;
+	size_t		len;
+	uint64_t	bm = 0x5;		/* rows 0 and 2 present */
+
+	memset(&qv, 0, sizeof(qv));
+	qv.n = 1;
+	qv.ptrs = ptrs;
+	qv.lens = lens;
+	UT_CHECK_EQ(qs_colblock_encode_column(&qv, (QsColType) {-1, false, 'i'}, QS_ENC_FOR,
+										  qs_cmp_bytes, NULL, &talloc, &col, NULL),
+				QS_CODEC_INVALID);
+	UT_CHECK_EQ(qs_colblock_encode_column(&qv, (QsColType) {-1, false, 'i'}, QS_ENC_DICT,
+										  NULL, NULL, &talloc, &col, NULL),
+				QS_CODEC_INVALID);
+	memset(&qv, 0, sizeof(qv));
+	qv.n = 3;
+	qv.width = 4;
+	qv.data = (const uint8_t *) v;
+	UT_CHECK_EQ(qs_colblock_encode_column(&qv, (QsColType) {4, true, 'i'}, QS_ENC_FOR,
+										  qs_cmp_int32, NULL, &talloc, &col, NULL),
+				QS_CODEC_OK);
+	memset(&spec, 0, sizeof(spec));
+	spec.ncols = 1;
+	spec.cols = &col;
+	spec.sort_col = -1;
+	spec.nrows = 3;
+	UT_CHECK_EQ(qs_colblock_image_size(&spec, &len, NULL), QS_CODEC_OK);
+	spec.nrows = 4;				/* a NULL, but no bitmap */
+	UT_CHECK_EQ(qs_colblock_image_size(&spec, &len, NULL), QS_CODEC_INVALID);
+	col.nulls = &bm;			/* a bitmap of 2 rows for 3 values */
+	UT_CHECK_EQ(qs_colblock_image_size(&spec, &len, NULL), QS_CODEC_INVALID);
+	bm = 0x7;
+	UT_CHECK_EQ(qs_colblock_image_size(&spec, &len, NULL), QS_CODEC_OK);
+	spec.sort_col = 1;
+	UT_CHECK_EQ(qs_colblock_image_size(&spec, &len, NULL), QS_CODEC_INVALID);
+	spec.sort_col = -1;
+	spec.ncols = 0;
+	UT_CHECK_EQ(qs_colblock_image_size(&spec, &len, NULL), QS_CODEC_INVALID);
+	qs_colblock_column_free(&talloc, &col);
+}
+
+/* min/max: kept per column in the column's order, absent if too long. */
+static void
+test_minmax(void)
+{
+	TCol		cols[2];
+	size_t		len;
+	QsCodecStatus st;
+	uint8_t    *img;
+	QsColBlock	blk;
+	QsColBlockColDesc d;
+	int32_t		mn,
+				mx;
+
+	cols[0] = make_col(0, QS_ENC_FOR, 300, 3, 61);
+	cols[1] = make_col(2, QS_ENC_PLAIN, 300, 0, 62);
+	/* one value longer than QS_COLBLOCK_MAX_MINMAX: no min/max at all */
+	free((void *) cols[1].vals[7]);
+	cols[1].vals[7] = arena_alloc(QS_COLBLOCK_MAX_MINMAX + 1);
+	memset((void *) cols[1].vals[7], 'z', QS_COLBLOCK_MAX_MINMAX + 1);
+	cols[1].lens[7] = QS_COLBLOCK_MAX_MINMAX + 1;
+	img = build(cols, 2, 300, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img == NULL)
+		return;
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+	qs_colblock_coldesc(&blk, 0, &d);
+	UT_CHECK(d.flags & QS_COLDESC_HAS_MINMAX);
+	UT_CHECK(d.flags & QS_COLDESC_HAS_NULLS);
+	memcpy(&mn, d.min, 4);
+	memcpy(&mx, d.max, 4);
+	UT_CHECK(mn <= mx);
+	qs_colblock_coldesc(&blk, 1, &d);
+	UT_CHECK(!(d.flags & QS_COLDESC_HAS_MINMAX));
+	UT_CHECK(!(d.flags & QS_COLDESC_HAS_NULLS));
+	{
+		QsCmpFn		cmps[2] = {qs_cmp_int32, qs_cmp_bytes};
+
+		UT_CHECK_EQ(qs_colblock_verify(img, len, cmps, NULL, &talloc, NULL), QS_CODEC_OK);
+	}
+	free(img);
+	free_col(&cols[0]);
+	free_col(&cols[1]);
+}
+
+int
+main(void)
+{
+	UT_RUN(test_crc32c);
+	UT_RUN(test_roundtrip_encodings);
+	UT_RUN(test_empty_and_single);
+	UT_RUN(test_max_rows);
+	UT_RUN(test_single_byte_corruption);
+	UT_RUN(test_version_and_reserved);
+	UT_RUN(test_structure_behind_checksums);
+	UT_RUN(test_pages);
+	UT_RUN(test_builder_rejects);
+	UT_RUN(test_minmax);
+	return ut_finish("test_colblock");
+}
