@@ -74,7 +74,7 @@ test:
 # make test runs them, with a fresh seed (printed; QS_CHURN_SEED=S repeats it).
 STRESS_SEED ?= $(shell date +%s)
 stress:
-	PGVERSIONS="$(PGVERSIONS)" QS_SUITES=perl QS_PERL_TESTS='05[0-2]_*.pl' \
+	PGVERSIONS="$(PGVERSIONS)" QS_SUITES=perl QS_PERL_TESTS='06[0-2]_*.pl' \
 	QS_CHURN_ROUNDS=$${QS_CHURN_ROUNDS:-1500} QS_CHURN_TX=$${QS_CHURN_TX:-20000} \
 	QS_SMITH_QUERIES=$${QS_SMITH_QUERIES:-30000} QS_CHURN_SEED=$${QS_CHURN_SEED:-$(STRESS_SEED)} \
 	bash scripts/test.sh
