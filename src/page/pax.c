@@ -46,6 +46,7 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/toast_compression.h"
 #include "access/xact.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type.h"
@@ -1405,6 +1406,61 @@ pax_compact(Page page)
 	(void) pax_relayout(page, h->capacity, dsize);
 }
 
+/*
+ * Length of the stored variable-width value at 'v' (offset 'o' in its area,
+ * 'avail' bytes of the area's used part from there) if it decodes, else 0
+ * with *why saying what is wrong: it must lie whole in the used bytes with
+ * a consistent header, a 4-byte-header varlena aligned as heap aligns it, a
+ * TOAST pointer on-disk with sane sizes and ids, a compressed value with a
+ * known method and a raw size no smaller than its compressed data (PostgreSQL
+ * keeps compressed data only when it is smaller).
+ */
+static Size
+pax_check_value(const PaxMini *m, const char *v, Size o, Size avail,
+				const char **why)
+{
+	Size		len = pax_value_size(m->attlen, v, avail);
+
+	if (len == 0)
+	{
+		*why = "has a bad header (length, TOAST tag) or overruns them";
+		return 0;
+	}
+	if (m->attlen == -2 || (VARATT_IS_1B(v) && !VARATT_IS_1B_E(v)))
+		return len;
+	if (VARATT_IS_1B_E(v))
+	{
+		varatt_external e;
+
+		memcpy(&e, VARDATA_EXTERNAL(v), sizeof(e));
+		if (e.va_rawsize < VARHDRSZ ||
+			(Size) e.va_rawsize > (Size) VARLENA_EXTSIZE_MASK + VARHDRSZ ||
+			VARATT_EXTERNAL_GET_EXTSIZE(e) > (Size) e.va_rawsize - VARHDRSZ ||
+			(VARATT_EXTERNAL_IS_COMPRESSED(e) ?
+			 VARATT_EXTERNAL_GET_COMPRESS_METHOD(e) > TOAST_LZ4_COMPRESSION_ID :
+			 VARATT_EXTERNAL_GET_COMPRESS_METHOD(e) != 0) ||
+			!OidIsValid(e.va_valueid) || !OidIsValid(e.va_toastrelid))
+		{
+			*why = "is a TOAST pointer with bad sizes or ids";
+			return 0;
+		}
+		return len;
+	}
+	if (att_align_nominal(o, m->attalign) != o)
+	{
+		*why = "is a 4-byte-header varlena not aligned";
+		return 0;
+	}
+	if (VARATT_IS_4B_C(v) &&
+		(VARDATA_COMPRESSED_GET_COMPRESS_METHOD(v) > TOAST_LZ4_COMPRESSION_ID ||
+		 VARDATA_COMPRESSED_GET_EXTSIZE(v) < len - VARHDRSZ_COMPRESSED))
+	{
+		*why = "is compressed with a bad method or raw size";
+		return 0;
+	}
+	return len;
+}
+
 static bool
 pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			   Size errlen)
@@ -1532,43 +1588,57 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 					 blkno, s + 1);
 			return false;
 		}
-		for (int i = 0; i < pax_rec_natts(r); i++)
-		{
-			PaxMini    *m = &h->mini[i];
-			Size		o,
-						len;
-			char	   *v;
+	}
 
-			if (m->attlen > 0 || !pax_present(page, m, s))
+	/* the values of each data area: whole, decodable, aligned, apart */
+	for (int i = 0; i < h->natts; i++)
+	{
+		PaxMini    *m = &h->mini[i];
+		const uint16 *offs = (const uint16 *) ((char *) page + m->vals);
+		char	   *data = (char *) page + PaxDataStart(m, h->capacity);
+		PaxVal		vals[PAX_MAXSLOTS];
+		uint16		lens[PAX_MAXSLOTS];
+		int			n = 0;
+
+		if (m->attlen > 0)
+			continue;
+		for (int s = 0; s < h->nslots; s++)
+		{
+			Size		o = offs[s];
+			char	   *v = data + o;
+			const char *why;
+			Size		len;
+
+			if (recs[s].state != PAX_NORMAL || pax_rec_natts(&recs[s]) <= i ||
+				!pax_present(page, m, s))
 				continue;
-			o = ((const uint16 *) ((char *) page + m->vals))[s];
-			v = (char *) page + PaxDataStart(m, h->capacity) + o;
-			if (o >= m->dused ||
-				(m->attlen == -1 && !VARATT_IS_1B(v) && o + VARHDRSZ > m->dused))
+			if (o >= m->dused)
 			{
 				snprintf(errbuf, errlen, "block %u, item %d, attribute %d: value at %zu outside the %u bytes used",
 						 blkno, s + 1, i + 1, o, m->dused);
 				return false;
 			}
-			if (m->attlen == -1)
+			len = pax_check_value(m, v, o, m->dused - o, &why);
+			if (len == 0)
 			{
-				len = VARSIZE_ANY(v);
-				if (len < (VARATT_IS_1B(v) ? 1 : VARHDRSZ))
-					len = 0;
-			}
-			else
-			{
-				char	   *z = memchr(v, '\0', m->dused - o);
-
-				len = z ? (Size) (z - v) + 1 : 0;
-			}
-			if (len == 0 || o + len > m->dused)
-			{
-				snprintf(errbuf, errlen, "block %u, item %d, attribute %d: value at %zu of length %zu overruns the %u bytes used",
-						 blkno, s + 1, i + 1, o, len, m->dused);
+				snprintf(errbuf, errlen, "block %u, item %d, attribute %d: value at %zu of the %u bytes used %s",
+						 blkno, s + 1, i + 1, o, m->dused, why);
 				return false;
 			}
+			vals[n].slot = s;
+			vals[n].off = o;
+			lens[s] = len;
+			n++;
 		}
+		qsort(vals, n, sizeof(PaxVal), pax_val_cmp);
+		for (int k = 1; k < n; k++)
+			if (vals[k].off < vals[k - 1].off + lens[vals[k - 1].slot])
+			{
+				snprintf(errbuf, errlen, "block %u, items %d and %d, attribute %d: values at %u and %u overlap",
+						 blkno, vals[k - 1].slot + 1, vals[k].slot + 1, i + 1,
+						 vals[k - 1].off, vals[k].off);
+				return false;
+			}
 	}
 	return true;
 }
