@@ -1087,11 +1087,25 @@ pax_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 	return scratch;
 }
 
+/*
+ * The header of slot 'off', for writing: an offset outside the slots in
+ * use is a caller's bug, and must not become a write into the minipages
+ * after the headers (in a critical section this is a PANIC).
+ */
+static PaxRecHdr *
+pax_rec_for_write(Page page, PaxPageHeader *h, OffsetNumber off)
+{
+	if (off < FirstOffsetNumber || off > h->nslots)
+		elog(ERROR, "PAX slot %u out of range (%u slots in use)",
+			 off, h->nslots);
+	return &PaxRecs(page, h)[off - 1];
+}
+
 static void
 pax_set_header(Page page, OffsetNumber off, HeapTupleHeader hdr)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
-	PaxRecHdr  *r = &PaxRecs(page, h)[off - 1];
+	PaxRecHdr  *r = pax_rec_for_write(page, h, off);
 
 	r->xmin = hdr->t_choice.t_heap.t_xmin;
 	r->xmax = hdr->t_choice.t_heap.t_xmax;
@@ -1372,20 +1386,18 @@ static void
 pax_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
-	PaxRecHdr  *recs = PaxRecs(page, h);
 
 	for (int i = 0; i < n; i++)
-		recs[offs[i] - 1].state = PAX_DEAD;
+		pax_rec_for_write(page, h, offs[i])->state = PAX_DEAD;
 }
 
 static void
 pax_mark_unused(Page page, const OffsetNumber *offs, int n)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
-	PaxRecHdr  *recs = PaxRecs(page, h);
 
 	for (int i = 0; i < n; i++)
-		recs[offs[i] - 1].state = PAX_UNUSED;
+		pax_rec_for_write(page, h, offs[i])->state = PAX_UNUSED;
 }
 
 static void
