@@ -27,10 +27,10 @@ SQL
 	for r in $(seq 1 "$rounds"); do
 		cat <<SQL
 \echo round $r
-DELETE FROM churn_c WHERE (id * 7919 + $r * 104729) % 10 < 3;
+DELETE FROM churn_c WHERE (id::bigint * 7919 + $r * 104729) % 10 < 3;
 VACUUM churn_c;
 INSERT INTO churn_c SELECT g, pg_temp.val(g), -g FROM generate_series($((400 + (r - 1) * 50 + 1)), $((400 + r * 50))) g;
-DELETE FROM churn_c WHERE v IS NULL AND (id * 31 + $r) % 10 = 0;
+DELETE FROM churn_c WHERE v IS NULL AND (id::bigint * 31 + $r) % 10 = 0;
 VACUUM churn_c;
 SELECT quickstep.check_table('churn_c') >= 0 AS ok \gset
 SELECT count(*) AS bad FROM churn_c WHERE v IS DISTINCT FROM pg_temp.val(id) OR w <> -id \gset
