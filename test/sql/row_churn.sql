@@ -10,6 +10,10 @@
 -- on every layout.  No randomness: every value is a function of its id.
 --
 
+-- what cases 1 and 2 store in v
+CREATE FUNCTION qc_v(i int) RETURNS text LANGUAGE sql IMMUTABLE AS
+  $$ SELECT CASE WHEN i > 1000 THEN repeat('s', 4) ELSE repeat('x', 196) END $$;
+
 -- 1. VACUUM's compaction; the area is followed by another minipage (w).
 CREATE TABLE qc_vac (id int, v text, w int) USING :am;
 ALTER TABLE qc_vac SET (autovacuum_enabled = off);
@@ -24,9 +28,7 @@ DELETE FROM qc_vac WHERE id = 1001;
 VACUUM qc_vac;
 SELECT quickstep.check_table('qc_vac');
 SELECT count(*), sum(w),
-       count(*) FILTER (WHERE w IS DISTINCT FROM id OR
-                        v IS DISTINCT FROM CASE WHEN id > 1000 THEN repeat('s', 4)
-                                                ELSE repeat('x', 196) END) AS wrong
+       count(*) FILTER (WHERE w IS DISTINCT FROM id OR v IS DISTINCT FROM qc_v(id)) AS wrong
   FROM qc_vac;
 -- the space is still usable afterwards
 INSERT INTO qc_vac SELECT g, repeat('t', 1 + g % 21), g FROM generate_series(2001, 2100) g;
@@ -49,9 +51,7 @@ SELECT count(*) FROM qc_prune;
 RESET quickstep.enable_pushdown;
 SELECT quickstep.check_table('qc_prune');
 SELECT count(*), sum(w),
-       count(*) FILTER (WHERE w IS DISTINCT FROM id OR
-                        v IS DISTINCT FROM CASE WHEN id > 1000 THEN repeat('s', 4)
-                                                ELSE repeat('x', 196) END) AS wrong
+       count(*) FILTER (WHERE w IS DISTINCT FROM id OR v IS DISTINCT FROM qc_v(id)) AS wrong
   FROM qc_prune;
 
 -- 3. The same with what the concurrent report had: a column toggled
