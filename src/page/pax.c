@@ -46,6 +46,7 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/toast_compression.h"
 #include "access/xact.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type.h"
@@ -329,25 +330,122 @@ pax_count(Page page, PaxPageHeader *h, int *highest, int *nnormal)
 	return n;
 }
 
-/* variable-width bytes attribute i of the live records needs, packed */
+/*
+ * Bytes of the stored variable-width value at 'v', of which only 'avail'
+ * bytes can be read (the rest of the area's used part); 0 when the value
+ * does not lie whole in them or its header is impossible.  Reads no byte
+ * past v + avail, so it is safe on a corrupt page.
+ */
 static Size
-pax_var_live(Page page, PaxPageHeader *h, int i)
+pax_value_size(int attlen, const char *v, Size avail)
+{
+	Size		len;
+
+	if (avail == 0)
+		return 0;
+	if (attlen == -2)
+	{
+		const char *z = memchr(v, '\0', avail);
+
+		return z ? (Size) (z - v) + 1 : 0;
+	}
+	if (VARATT_IS_1B_E(v))
+	{
+		/* a TOAST pointer; only on-disk ones are ever stored */
+		if (avail < VARHDRSZ_EXTERNAL || VARTAG_1B_E(v) != VARTAG_ONDISK)
+			return 0;
+		len = VARHDRSZ_EXTERNAL + sizeof(varatt_external);
+	}
+	else if (VARATT_IS_1B(v))
+		len = VARSIZE_1B(v);
+	else
+	{
+		if (avail < VARHDRSZ)
+			return 0;
+		len = VARSIZE_4B(v);
+		if (len < (VARATT_IS_4B_C(v) ? VARHDRSZ_COMPRESSED : VARHDRSZ))
+			return 0;
+	}
+	return len <= avail ? len : 0;
+}
+
+typedef struct PaxVal
+{
+	uint16		slot;
+	uint16		off;
+} PaxVal;
+
+static int
+pax_val_cmp(const void *a, const void *b)
+{
+	return (int) ((const PaxVal *) a)->off - (int) ((const PaxVal *) b)->off;
+}
+
+/*
+ * pax_pack
+ *		Pack the live values of variable-width attribute i of page 'src'
+ *		(directory h) anew, into an area of 'limit' bytes; with 'dst' also
+ *		copy them there and set their new offsets in dstoffs[].  Returns the
+ *		bytes they use, or -1 when they do not fit 'limit', or a value does
+ *		not lie whole, and apart from the others, in the used part of its
+ *		area (a corrupt page, which must not be moved).  Every limit is
+ *		checked before the value is copied: nothing is written outside the
+ *		first 'limit' bytes of dst.
+ *
+ *		The values are packed in the order of their current offsets, the
+ *		order in which put_record appended them, because alignment padding
+ *		depends on the order: a 4-byte-header varlena after a 1-byte-header
+ *		one may need up to 3 bytes of padding, so the same values in another
+ *		order (slot order) can need more bytes than they use now.  In offset
+ *		order no value moves up (its predecessor ends no later than before,
+ *		and its own old offset was aligned for it), so the result never
+ *		exceeds the area's bytes used: compaction always fits its area.
+ *
+ *		Runs inside critical sections: no palloc (pg_qsort allocates nothing).
+ */
+static int
+pax_pack(Page src, PaxPageHeader *h, int i, Size limit, char *dst,
+		 uint16 *dstoffs)
 {
 	PaxMini    *m = &h->mini[i];
-	PaxRecHdr  *recs = PaxRecs(page, h);
-	const uint16 *offs = (const uint16 *) ((char *) page + m->vals);
-	char	   *data = (char *) page + PaxDataStart(m, h->capacity);
-	Size		used = 0;
+	PaxRecHdr  *recs = PaxRecs(src, h);
+	const uint16 *offs = (const uint16 *) ((char *) src + m->vals);
+	const char *data = (char *) src + PaxDataStart(m, h->capacity);
+	PaxVal		vals[PAX_MAXSLOTS];
+	int			n = 0;
+	Size		used = 0,
+				end = 0;
 
 	for (int s = 0; s < h->nslots; s++)
 	{
-		char	   *v;
-
 		if (recs[s].state != PAX_NORMAL || pax_rec_natts(&recs[s]) <= i ||
-			!pax_present(page, m, s))
+			!pax_present(src, m, s))
 			continue;
-		v = data + offs[s];
-		used = pax_var_align(used, m, v) + pax_var_len(m->attlen, v);
+		vals[n].slot = s;
+		vals[n].off = offs[s];
+		n++;
+	}
+	qsort(vals, n, sizeof(PaxVal), pax_val_cmp);
+	for (int k = 0; k < n; k++)
+	{
+		const char *v = data + vals[k].off;
+		Size		len;
+
+		if (vals[k].off < end || vals[k].off >= m->dused)
+			return -1;
+		len = pax_value_size(m->attlen, v, m->dused - vals[k].off);
+		if (len == 0)
+			return -1;
+		end = vals[k].off + len;
+		used = pax_var_align(used, m, v);
+		if (used + len > limit)
+			return -1;
+		if (dst)
+		{
+			memcpy(dst + used, v, len);
+			dstoffs[vals[k].slot] = used;
+		}
+		used += len;
 	}
 	return used;
 }
@@ -429,13 +527,17 @@ pax_plan(PaxPageHeader *h, int natts, int need_slots, const Size *need,
 /*
  * Rewrite the page with capacity 'cap' and data areas dsize[], keeping
  * every slot's state and header and the live records' values (dead and
- * unused records' values are dropped).  Offsets do not change.  No palloc:
- * runs in critical sections.
+ * unused records' values are dropped).  Offsets do not change.  Everything
+ * is planned and checked against the new geometry before a byte moves:
+ * false, with the page untouched, when the records do not fit it (or the
+ * page is corrupt).  No palloc: runs in critical sections.
  */
-static void
+static bool
 pax_relayout(Page page, int cap, const uint16 *dsize)
 {
 	PGAlignedBlock old;
+	char		tbuf[sizeof(PaxPageHeader) + MaxHeapAttributeNumber * sizeof(PaxMini)];
+	PaxPageHeader *tmp = (PaxPageHeader *) tbuf;
 	PaxPageHeader *oh,
 			   *h = PaxHeaderOf(page);
 	PaxRecHdr  *orecs,
@@ -444,14 +546,25 @@ pax_relayout(Page page, int cap, const uint16 *dsize)
 	int			nslots = 0;
 	Size		dirend = PAX_DIR_END(natts);
 
+	/* plan: slots, minipage placement, every data area */
+	orecs = PaxRecs(page, h);
+	for (int s = 0; s < h->nslots; s++)
+		if (orecs[s].state != PAX_UNUSED)
+			nslots = s + 1;
+	if (nslots > cap || cap > PAX_MAXSLOTS)
+		return false;
+	memcpy(tmp, h, offsetof(PaxPageHeader, mini) + natts * sizeof(PaxMini));
+	if (pax_place(tmp, natts, cap, dsize) > BLCKSZ)
+		return false;
+	for (int i = 0; i < natts; i++)
+		if (h->mini[i].attlen < 0 &&
+			pax_pack(page, h, i, dsize[i], NULL, NULL) < 0)
+			return false;
+
+	/* move */
 	memcpy(old.data, page, BLCKSZ);
 	oh = PaxHeaderOf(old.data);
 	orecs = PaxRecs(old.data, oh);
-	for (int s = 0; s < oh->nslots; s++)
-		if (orecs[s].state != PAX_UNUSED)
-			nslots = s + 1;
-	Assert(nslots <= cap);
-
 	memset((char *) page + dirend, 0, BLCKSZ - dirend);
 	h->capacity = cap;
 	h->nslots = nslots;
@@ -470,27 +583,15 @@ pax_relayout(Page page, int cap, const uint16 *dsize)
 				   (Size) nslots * m->attlen);
 		else
 		{
-			const uint16 *ooffs = (const uint16 *) (old.data + om->vals);
-			uint16	   *offs = (uint16 *) ((char *) page + m->vals);
-			char	   *odata = old.data + PaxDataStart(om, oh->capacity);
-			char	   *data = (char *) page + PaxDataStart(m, cap);
-			Size		used = 0;
+			int			used;
 
-			for (int s = 0; s < nslots; s++)
-			{
-				char	   *v;
-				Size		len;
-
-				if (recs[s].state != PAX_NORMAL || pax_rec_natts(&recs[s]) <= i ||
-					!pax_present(old.data, om, s))
-					continue;
-				v = odata + ooffs[s];
-				len = pax_var_len(m->attlen, v);
-				used = pax_var_align(used, m, v);
-				memcpy(data + used, v, len);
-				offs[s] = used;
-				used += len;
-			}
+			/* the same bytes as planned above: cannot fail */
+			used = pax_pack(old.data, oh, i, m->dsize,
+							(char *) page + PaxDataStart(m, cap),
+							(uint16 *) ((char *) page + m->vals));
+			if (used < 0)
+				elog(PANIC, "PAX relayout of minipage %d diverged from its plan",
+					 i + 1);
 			m->dused = used;
 		}
 		for (int s = 0; s < nslots; s++)
@@ -500,6 +601,7 @@ pax_relayout(Page page, int cap, const uint16 *dsize)
 	}
 	((PageHeader) page)->pd_lower = dirend;
 	((PageHeader) page)->pd_upper = dirend;
+	return true;
 }
 
 /*
@@ -517,7 +619,8 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
 				highest,
 				nnormal,
 				need_slots,
-				cap_hint;
+				cap_hint,
+				packed;
 	Size		varbytes = 0,
 				fixed0,
 				per;
@@ -536,7 +639,10 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
 		need[i] = weight[i] = 0;
 		if (h->mini[i].attlen >= 0)
 			continue;
-		need[i] = pax_var_live(page, h, i);
+		packed = pax_pack(page, h, i, BLCKSZ, NULL, NULL);
+		if (packed < 0)
+			return false;
+		need[i] = packed;
 		if (tuple && i < tnatts && ptr[i])
 			need[i] = pax_var_align(need[i], &h->mini[i], ptr[i]) +
 				pax_var_len(h->mini[i].attlen, ptr[i]);
@@ -795,24 +901,32 @@ pax_can_make_room(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	return pax_reserve_ok(page, h, tuple, reserve);
 }
 
-static void
+/*
+ * Redistribute the page for 'tuple'; false, with the page untouched, when
+ * no plan fits (the engine then finds record_fits false and takes another
+ * page).
+ */
+static bool
 pax_redistribute(Page page, PaxPageHeader *h, HeapTuple tuple)
 {
 	int			cap;
 	uint16		dsize[MaxHeapAttributeNumber];
 	instr_time	t0,
 				t1;
+	bool		done;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (pax_plan_room(page, h, tuple, &cap, dsize))
-	{
+	done = pax_plan_room(page, h, tuple, &cap, dsize) &&
 		pax_relayout(page, cap, dsize);
+	if (done)
+	{
 		h->nredist++;
 		pax_nredist++;
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	pax_redist_ms += INSTR_TIME_GET_MILLISEC(t1);
+	return done;
 }
 
 static void
@@ -820,8 +934,8 @@ pax_make_room(Page page, TupleDesc desc, HeapTuple tuple)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
 
-	pax_redistribute(page, h, tuple);
-	if (OidIsValid(desc->tdtypeid) && h->natts == desc->natts)
+	if (pax_redistribute(page, h, tuple) &&
+		OidIsValid(desc->tdtypeid) && h->natts == desc->natts)
 	{
 		pax_learned_type = desc->tdtypeid;
 		pax_learned_natts = h->natts;
@@ -852,9 +966,9 @@ pax_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 			int			cap;
 			uint16		dsize[MaxHeapAttributeNumber];
 
-			if (!pax_plan_room(page, h, tuple, &cap, dsize))
+			if (!pax_plan_room(page, h, tuple, &cap, dsize) ||
+				!pax_relayout(page, cap, dsize))
 				return InvalidOffsetNumber;
-			pax_relayout(page, cap, dsize);
 		}
 		if (!pax_fits_now(page, h, ptr, natts, &slot))
 			return InvalidOffsetNumber;
@@ -973,11 +1087,25 @@ pax_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 	return scratch;
 }
 
+/*
+ * The header of slot 'off', for writing: an offset outside the slots in
+ * use is a caller's bug, and must not become a write into the minipages
+ * after the headers (in a critical section this is a PANIC).
+ */
+static PaxRecHdr *
+pax_rec_for_write(Page page, PaxPageHeader *h, OffsetNumber off)
+{
+	if (off < FirstOffsetNumber || off > h->nslots)
+		elog(ERROR, "PAX slot %u out of range (%u slots in use)",
+			 off, h->nslots);
+	return &PaxRecs(page, h)[off - 1];
+}
+
 static void
 pax_set_header(Page page, OffsetNumber off, HeapTupleHeader hdr)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
-	PaxRecHdr  *r = &PaxRecs(page, h)[off - 1];
+	PaxRecHdr  *r = pax_rec_for_write(page, h, off);
 
 	r->xmin = hdr->t_choice.t_heap.t_xmin;
 	r->xmax = hdr->t_choice.t_heap.t_xmax;
@@ -1258,20 +1386,18 @@ static void
 pax_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
-	PaxRecHdr  *recs = PaxRecs(page, h);
 
 	for (int i = 0; i < n; i++)
-		recs[offs[i] - 1].state = PAX_DEAD;
+		pax_rec_for_write(page, h, offs[i])->state = PAX_DEAD;
 }
 
 static void
 pax_mark_unused(Page page, const OffsetNumber *offs, int n)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
-	PaxRecHdr  *recs = PaxRecs(page, h);
 
 	for (int i = 0; i < n; i++)
-		recs[offs[i] - 1].state = PAX_UNUSED;
+		pax_rec_for_write(page, h, offs[i])->state = PAX_UNUSED;
 }
 
 static void
@@ -1280,10 +1406,71 @@ pax_compact(Page page)
 	PaxPageHeader *h = PaxHeaderOf(page);
 	uint16		dsize[MaxHeapAttributeNumber];
 
-	/* same capacity and area sizes: live values repacked, tail slots freed */
+	/*
+	 * Same capacity and area sizes: live values repacked, tail slots freed.
+	 * The repack never needs more than an area uses now (pax_pack), so this
+	 * fails only on a corrupt page, which is then left as it is: the
+	 * records marked dead or unused stay so, their space is just not
+	 * reclaimed.
+	 */
 	for (int i = 0; i < h->natts; i++)
 		dsize[i] = h->mini[i].dsize;
-	pax_relayout(page, h->capacity, dsize);
+	(void) pax_relayout(page, h->capacity, dsize);
+}
+
+/*
+ * Length of the stored variable-width value at 'v' (offset 'o' in its area,
+ * 'avail' bytes of the area's used part from there) if it decodes, else 0
+ * with *why saying what is wrong: it must lie whole in the used bytes with
+ * a consistent header, a 4-byte-header varlena aligned as heap aligns it, a
+ * TOAST pointer on-disk with sane sizes and ids, a compressed value with a
+ * known method and a raw size no smaller than its compressed data (PostgreSQL
+ * keeps compressed data only when it is smaller).
+ */
+static Size
+pax_check_value(const PaxMini *m, const char *v, Size o, Size avail,
+				const char **why)
+{
+	Size		len = pax_value_size(m->attlen, v, avail);
+
+	if (len == 0)
+	{
+		*why = "has a bad header (length, TOAST tag) or overruns them";
+		return 0;
+	}
+	if (m->attlen == -2 || (VARATT_IS_1B(v) && !VARATT_IS_1B_E(v)))
+		return len;
+	if (VARATT_IS_1B_E(v))
+	{
+		varatt_external e;
+
+		memcpy(&e, VARDATA_EXTERNAL(v), sizeof(e));
+		if (e.va_rawsize < VARHDRSZ ||
+			(Size) e.va_rawsize > (Size) VARLENA_EXTSIZE_MASK + VARHDRSZ ||
+			VARATT_EXTERNAL_GET_EXTSIZE(e) > (Size) e.va_rawsize - VARHDRSZ ||
+			(VARATT_EXTERNAL_IS_COMPRESSED(e) ?
+			 VARATT_EXTERNAL_GET_COMPRESS_METHOD(e) > TOAST_LZ4_COMPRESSION_ID :
+			 VARATT_EXTERNAL_GET_COMPRESS_METHOD(e) != 0) ||
+			!OidIsValid(e.va_valueid) || !OidIsValid(e.va_toastrelid))
+		{
+			*why = "is a TOAST pointer with bad sizes or ids";
+			return 0;
+		}
+		return len;
+	}
+	if (att_align_nominal(o, m->attalign) != o)
+	{
+		*why = "is a 4-byte-header varlena not aligned";
+		return 0;
+	}
+	if (VARATT_IS_4B_C(v) &&
+		(VARDATA_COMPRESSED_GET_COMPRESS_METHOD(v) > TOAST_LZ4_COMPRESSION_ID ||
+		 VARDATA_COMPRESSED_GET_EXTSIZE(v) < len - VARHDRSZ_COMPRESSED))
+	{
+		*why = "is compressed with a bad method or raw size";
+		return 0;
+	}
+	return len;
 }
 
 static bool
@@ -1413,43 +1600,57 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 					 blkno, s + 1);
 			return false;
 		}
-		for (int i = 0; i < pax_rec_natts(r); i++)
-		{
-			PaxMini    *m = &h->mini[i];
-			Size		o,
-						len;
-			char	   *v;
+	}
 
-			if (m->attlen > 0 || !pax_present(page, m, s))
+	/* the values of each data area: whole, decodable, aligned, apart */
+	for (int i = 0; i < h->natts; i++)
+	{
+		PaxMini    *m = &h->mini[i];
+		const uint16 *offs = (const uint16 *) ((char *) page + m->vals);
+		char	   *data = (char *) page + PaxDataStart(m, h->capacity);
+		PaxVal		vals[PAX_MAXSLOTS];
+		uint16		lens[PAX_MAXSLOTS];
+		int			n = 0;
+
+		if (m->attlen > 0)
+			continue;
+		for (int s = 0; s < h->nslots; s++)
+		{
+			Size		o = offs[s];
+			char	   *v = data + o;
+			const char *why;
+			Size		len;
+
+			if (recs[s].state != PAX_NORMAL || pax_rec_natts(&recs[s]) <= i ||
+				!pax_present(page, m, s))
 				continue;
-			o = ((const uint16 *) ((char *) page + m->vals))[s];
-			v = (char *) page + PaxDataStart(m, h->capacity) + o;
-			if (o >= m->dused ||
-				(m->attlen == -1 && !VARATT_IS_1B(v) && o + VARHDRSZ > m->dused))
+			if (o >= m->dused)
 			{
 				snprintf(errbuf, errlen, "block %u, item %d, attribute %d: value at %zu outside the %u bytes used",
 						 blkno, s + 1, i + 1, o, m->dused);
 				return false;
 			}
-			if (m->attlen == -1)
+			len = pax_check_value(m, v, o, m->dused - o, &why);
+			if (len == 0)
 			{
-				len = VARSIZE_ANY(v);
-				if (len < (VARATT_IS_1B(v) ? 1 : VARHDRSZ))
-					len = 0;
-			}
-			else
-			{
-				char	   *z = memchr(v, '\0', m->dused - o);
-
-				len = z ? (Size) (z - v) + 1 : 0;
-			}
-			if (len == 0 || o + len > m->dused)
-			{
-				snprintf(errbuf, errlen, "block %u, item %d, attribute %d: value at %zu of length %zu overruns the %u bytes used",
-						 blkno, s + 1, i + 1, o, len, m->dused);
+				snprintf(errbuf, errlen, "block %u, item %d, attribute %d: value at %zu of the %u bytes used %s",
+						 blkno, s + 1, i + 1, o, m->dused, why);
 				return false;
 			}
+			vals[n].slot = s;
+			vals[n].off = o;
+			lens[s] = len;
+			n++;
 		}
+		qsort(vals, n, sizeof(PaxVal), pax_val_cmp);
+		for (int k = 1; k < n; k++)
+			if (vals[k].off < vals[k - 1].off + lens[vals[k - 1].slot])
+			{
+				snprintf(errbuf, errlen, "block %u, items %d and %d, attribute %d: values at %u and %u overlap",
+						 blkno, vals[k - 1].slot + 1, vals[k].slot + 1, i + 1,
+						 vals[k - 1].off, vals[k].off);
+				return false;
+			}
 	}
 	return true;
 }
