@@ -54,6 +54,7 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/qsxlog.h"
 
 /* ------------------------------------------------------------------------
  * Choosing a page
@@ -328,6 +329,9 @@ qs_insert_one(Relation rel, const QsPageLayout *L, TupleTableSlot *slot,
 	qs_place_tuple(rel, L, heaptup,
 				   bistate ? bistate->strategy : NULL,
 				   !(options & HEAP_INSERT_SKIP_FSM));
+	if (qs_logical_wanted(rel) && !(options & HEAP_INSERT_NO_LOGICAL))
+		qs_log_logical_insert(rel, heaptup,
+							  (options & HEAP_INSERT_SPECULATIVE) != 0);
 
 	pgstat_count_heap_insert(rel, 1);
 	slot->tts_tid = heaptup->t_self;
@@ -368,6 +372,8 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	BufferAccessStrategy strategy = bistate ? bistate->strategy : NULL;
 	bool		use_fsm = !(options & HEAP_INSERT_SKIP_FSM);
+	bool		logical = qs_logical_wanted(rel) &&
+		!(options & HEAP_INSERT_NO_LOGICAL);
 	int			i;
 
 	for (i = 0; i < ntuples; i++)
@@ -386,6 +392,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	i = 0;
 	while (i < ntuples)
 	{
+		int			first = i;
 		bool		isnew;
 		const QsPageLayout *RL;
 		Buffer		buf = qs_get_buffer(rel, L, tups[i], strategy,
@@ -414,6 +421,10 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 								RelationGetDescr(rel), tups[i], reserve));
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
+		/* one logical record per page, as heap_multi_insert's records */
+		if (logical)
+			qs_log_logical_multi_insert(rel, &tups[first], i - first,
+										i == ntuples);
 	}
 
 	for (i = 0; i < ntuples; i++)
@@ -497,6 +508,10 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	qs_page_set_header(L, page, off, hdr);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
+
+	/* before the TOAST chunks go, as heap_abort_speculative orders it */
+	if (qs_logical_wanted(rel))
+		qs_log_logical_spec(rel, succeeded);
 
 	if (oldcopy)
 	{
@@ -1220,6 +1235,8 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	Page		page;
 	HeapTupleHeader hdr;
 	HeapTuple	toastcopy = NULL;
+	HeapTuple	oldkey = NULL;
+	uint16		logflags = 0;
 
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "delete");
@@ -1249,6 +1266,23 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
 		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
 								   BufferGetBlockNumber(buf), off);
+
+	/*
+	 * The old key for logical decoding, before the critical section and
+	 * before the TOAST values go (heap_delete's order).
+	 */
+	if (qs_logical_wanted(rel))
+	{
+		HeapTuple	oldcopy = toastcopy ? toastcopy :
+			qs_page_copy_record(L, rel, BufferGetPage(buf),
+								BufferGetBlockNumber(buf), off);
+
+		oldkey = qs_logical_old_key(rel, oldcopy, NULL, &logflags);
+		if (oldcopy != toastcopy)
+			heap_freetuple(oldcopy);
+		if (changingPart)
+			logflags |= QS_LOGICAL_PARTITION_MOVE;
+	}
 
 	{
 		uint16		newim,
@@ -1280,6 +1314,11 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	PageClearAllVisible(page);	/* xmax set: no longer visible to all */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
+
+	if (qs_logical_wanted(rel))
+		qs_log_logical_delete(rel, oldkey, logflags);
+	if (oldkey)
+		heap_freetuple(oldkey);
 
 	if (toastcopy)
 	{
@@ -1455,6 +1494,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	TransactionId xmax_new_tuple;
 	uint16		infomask_new_tuple,
 				infomask2_new_tuple;
+	bool		logical = qs_logical_wanted(rel);
+	HeapTuple	oldkey = NULL;
+	uint16		logflags = 0;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -1488,6 +1530,20 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
+
+	/*
+	 * The old key for logical decoding, compared with the new row before
+	 * it is toasted (heap_update's HeapDetermineColumnsInfo), while the old
+	 * row's TOAST values all still exist.
+	 */
+	if (logical)
+	{
+		HeapTuple	oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
+												  oblk, off);
+
+		oldkey = qs_logical_old_key(rel, oldcopy, newtup, &logflags);
+		heap_freetuple(oldcopy);
+	}
 
 	/* the old version's xmax: our update, keeping the lockers still there */
 	qs_compute_new_xmax_infomask(HeapTupleHeaderGetRawXmax(tp.t_data),
@@ -1686,6 +1742,11 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		if (oldcopy)
 			heap_freetuple(oldcopy);
 	}
+
+	if (logical)
+		qs_log_logical_update(rel, heaptup, oldkey, logflags);
+	if (oldkey)
+		heap_freetuple(oldkey);
 
 	if (have_tuple_lock)
 		qs_unlock_tuplock(rel, otid, *lockmode);

@@ -1,0 +1,329 @@
+/*-------------------------------------------------------------------------
+ *
+ * decode.c
+ *	  rm_decode of the quickstep resource manager: XLOG_QS_LOGICAL records
+ *	  become the ReorderBufferChanges heap's records would become.
+ *
+ * Mirrors PostgreSQL's replication/logical/decode.c (heap_decode,
+ * DecodeInsert, DecodeMultiInsert, DecodeUpdate, DecodeDelete,
+ * DecodeSpecConfirm): the same snapshot-builder, database, origin and
+ * fast-forward tests in the same order, the same change actions and
+ * clear_toast_afterwards settings.  From there on the reorder buffer,
+ * TOAST reassembly, streaming and the output plugins (test_decoding,
+ * pgoutput with row filters and column lists) treat a quickstep table as
+ * a heap table: they see a relation and heap-format tuples.
+ *
+ * LogicalDecodingProcessRecord calls ReorderBufferProcessXid itself only
+ * for records of resource managers without rm_decode; ours has one, so it
+ * does so for every record, including the page records that decode into
+ * nothing (CONFLICT, CLEANUP).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xlog_internal.h"
+#include "access/xlogreader.h"
+#include "replication/decode.h"
+#include "replication/logical.h"
+#include "replication/origin.h"
+#include "replication/reorderbuffer.h"
+#include "replication/snapbuild.h"
+#include "storage/procarray.h"
+
+#include "core/compat.h"
+#include "wal/qsxlog.h"
+
+const char *
+qs_logical_kind_name(uint8 kind)
+{
+	switch (kind)
+	{
+		case QS_LOGICAL_INSERT:
+			return "INSERT";
+		case QS_LOGICAL_MULTI_INSERT:
+			return "MULTI_INSERT";
+		case QS_LOGICAL_UPDATE:
+			return "UPDATE";
+		case QS_LOGICAL_DELETE:
+			return "DELETE";
+		case QS_LOGICAL_SPEC_CONFIRM:
+			return "SPEC_CONFIRM";
+		case QS_LOGICAL_SPEC_ABORT:
+			return "SPEC_ABORT";
+		case QS_LOGICAL_UNDECODABLE:
+			return "UNDECODABLE";
+	}
+	return "UNKNOWN";
+}
+
+/* A cursor over the record's unaligned main data. */
+typedef struct QsLogicalReader
+{
+	const char *p;
+	const char *end;
+	XLogRecPtr	lsn;
+} QsLogicalReader;
+
+static void
+qs_logical_need(QsLogicalReader *rd, Size n)
+{
+	if ((Size) (rd->end - rd->p) < n)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("quickstep logical WAL record at %X/%X is truncated",
+						LSN_FORMAT_ARGS(rd->lsn))));
+}
+
+/* the next tuple of the record, as decode.c's DecodeXLogTuple builds it */
+static QsRBTuple
+qs_logical_read_tuple(QsLogicalReader *rd, ReorderBuffer *rb)
+{
+	xl_qs_logical_tuple th;
+	QsRBTuple	buf;
+	HeapTuple	tup;
+
+	qs_logical_need(rd, SizeOfQsLogicalTuple);
+	memcpy(&th, rd->p, SizeOfQsLogicalTuple);
+	rd->p += SizeOfQsLogicalTuple;
+	qs_logical_need(rd, th.datalen);
+
+	buf = qs_rb_alloc_tuple(rb, th.datalen);
+	tup = QS_RB_HEAPTUPLE(buf);
+	tup->t_len = th.datalen + SizeofHeapTupleHeader;
+	ItemPointerSetInvalid(&tup->t_self);	/* not a disk based tuple */
+	tup->t_tableOid = InvalidOid;	/* known after reassembly */
+	memset(tup->t_data, 0, SizeofHeapTupleHeader);
+	memcpy((char *) tup->t_data + SizeofHeapTupleHeader, rd->p, th.datalen);
+	tup->t_data->t_infomask = th.t_infomask;
+	tup->t_data->t_infomask2 = th.t_infomask2;
+	tup->t_data->t_hoff = th.t_hoff;
+	rd->p += th.datalen;
+	return buf;
+}
+
+static ReorderBufferChange *
+qs_logical_change(LogicalDecodingContext *ctx, XLogReaderState *r,
+				  const xl_qs_logical *xlrec, ReorderBufferChangeType action)
+{
+	ReorderBufferChange *change = qs_rb_alloc_change(ctx->reorder);
+
+	change->action = action;
+	change->origin_id = XLogRecGetOrigin(r);
+	memcpy(&QS_CHANGE_LOCATOR(change), &xlrec->locator, sizeof(RelFileLocator));
+	change->data.tp.clear_toast_afterwards = true;
+	return change;
+}
+
+/*
+ * A committed (or possibly committing) transaction wrote a change that
+ * cannot be decoded: stop decoding, naming the table and the reason.  A
+ * transaction known not to commit (aborted, or crashed: neither running
+ * nor committed) cannot reach the output plugin, so its record is
+ * skipped; one still running makes decoding fail now, and again on every
+ * retry until it ends.
+ */
+static void
+qs_logical_undecodable(XLogReaderState *r, QsLogicalReader *rd,
+					   TransactionId xid)
+{
+	const char *name = rd->p;
+	const char *nend = memchr(rd->p, '\0', rd->end - rd->p);
+	const char *reason;
+
+	if (TransactionIdIsValid(xid) && !TransactionIdIsInProgress(xid) &&
+		!TransactionIdDidCommit(xid))
+		return;
+
+	if (nend == NULL || memchr(nend + 1, '\0', rd->end - (nend + 1)) == NULL)
+		qs_logical_need(rd, rd->end - rd->p + 1);	/* truncated: errors */
+	reason = nend + 1;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot decode a change to quickstep table \"%s\": %s",
+					name, reason),
+			 errdetail("Transaction %u wrote it at %X/%X.",
+					   xid, LSN_FORMAT_ARGS(rd->lsn)),
+			 errhint("Replicate this table by other means (for example, copy it again after the change), or remove it from the publication before such changes.")));
+}
+
+static void
+qs_logical_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
+{
+	XLogReaderState *r = buf->record;
+	TransactionId xid = XLogRecGetXid(r);
+	QsLogicalReader rd;
+	xl_qs_logical xlrec;
+	ReorderBufferChange *change;
+	ReorderBufferChangeType action;
+
+	rd.p = XLogRecGetData(r);
+	rd.end = rd.p + XLogRecGetDataLen(r);
+	rd.lsn = buf->origptr;
+
+	/* the locator first: it exists in every format version */
+	qs_logical_need(&rd, sizeof(RelFileLocator));
+	memcpy(&xlrec.locator, rd.p, sizeof(RelFileLocator));
+
+	/* only interested in our database */
+	if (QS_LOCATOR_DB(xlrec.locator) != ctx->slot->data.database)
+		return;
+
+	qs_logical_need(&rd, SizeOfQsLogical);
+	memcpy(&xlrec, rd.p, SizeOfQsLogical);
+	rd.p += SizeOfQsLogical;
+	if (xlrec.format != QS_LOGICAL_FORMAT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot decode a change to the quickstep table with relfilenode %u/%u/%u: logical record format %u is not supported by this build (format %u)",
+						QS_LOCATOR_SPC(xlrec.locator),
+						QS_LOCATOR_DB(xlrec.locator),
+						QS_LOCATOR_REL(xlrec.locator),
+						xlrec.format, QS_LOGICAL_FORMAT),
+				 errdetail("The record is at %X/%X.", LSN_FORMAT_ARGS(rd.lsn))));
+
+	/* output plugin doesn't look for this origin, no need to queue */
+	if (ctx->callbacks.filter_by_origin_cb != NULL &&
+		filter_by_origin_cb_wrapper(ctx, XLogRecGetOrigin(r)))
+		return;
+
+	if (xlrec.kind == QS_LOGICAL_UNDECODABLE)
+	{
+		qs_logical_undecodable(r, &rd, xid);
+		return;
+	}
+
+	switch (xlrec.kind)
+	{
+		case QS_LOGICAL_INSERT:
+			action = (xlrec.flags & QS_LOGICAL_SPECULATIVE) ?
+				REORDER_BUFFER_CHANGE_INTERNAL_SPEC_INSERT :
+				REORDER_BUFFER_CHANGE_INSERT;
+			change = qs_logical_change(ctx, r, &xlrec, action);
+			change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
+									 false);
+			break;
+
+		case QS_LOGICAL_MULTI_INSERT:
+			for (uint32 i = 0; i < xlrec.ntuples; i++)
+			{
+				change = qs_logical_change(ctx, r, &xlrec,
+										   REORDER_BUFFER_CHANGE_INSERT);
+				change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+
+				/*
+				 * The batch's TOAST chunks all precede its first tuple:
+				 * keep them until the last tuple of the last record.
+				 */
+				change->data.tp.clear_toast_afterwards =
+					(xlrec.flags & QS_LOGICAL_LAST_IN_MULTI) &&
+					i + 1 == xlrec.ntuples;
+				ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr,
+										 change, false);
+			}
+			break;
+
+		case QS_LOGICAL_UPDATE:
+			change = qs_logical_change(ctx, r, &xlrec,
+									   REORDER_BUFFER_CHANGE_UPDATE);
+			change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+			if (xlrec.flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE))
+				change->data.tp.oldtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
+									 false);
+			break;
+
+		case QS_LOGICAL_DELETE:
+			change = qs_logical_change(ctx, r, &xlrec,
+									   REORDER_BUFFER_CHANGE_DELETE);
+			if (xlrec.flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE))
+				change->data.tp.oldtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
+									 false);
+			break;
+
+		case QS_LOGICAL_SPEC_CONFIRM:
+			change = qs_logical_change(ctx, r, &xlrec,
+									   REORDER_BUFFER_CHANGE_INTERNAL_SPEC_CONFIRM);
+			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
+									 false);
+			break;
+
+		case QS_LOGICAL_SPEC_ABORT:
+			change = qs_logical_change(ctx, r, &xlrec,
+									   REORDER_BUFFER_CHANGE_INTERNAL_SPEC_ABORT);
+			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
+									 false);
+			break;
+
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot decode a change to the quickstep table with relfilenode %u/%u/%u: unknown logical record kind %u",
+							QS_LOCATOR_SPC(xlrec.locator),
+							QS_LOCATOR_DB(xlrec.locator),
+							QS_LOCATOR_REL(xlrec.locator), xlrec.kind),
+					 errdetail("The record is at %X/%X.", LSN_FORMAT_ARGS(rd.lsn))));
+	}
+}
+
+/*
+ * qs_rmgr_decode
+ *		rm_decode of the quickstep resource manager.
+ */
+void
+qs_rmgr_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
+{
+	XLogReaderState *r = buf->record;
+	uint8		info = XLogRecGetInfo(r) & ~XLR_INFO_MASK;
+	TransactionId xid = XLogRecGetXid(r);
+	SnapBuild  *builder = ctx->snapshot_builder;
+
+	ReorderBufferProcessXid(ctx->reorder, xid, buf->origptr);
+
+	switch (info)
+	{
+		case XLOG_QS_CONFLICT:
+		case XLOG_QS_CLEANUP:
+			/* page maintenance: no row changes */
+			return;
+		case XLOG_QS_LOGICAL:
+			break;
+		default:
+			elog(ERROR, "unexpected quickstep WAL record type: %u", info);
+	}
+
+	/*
+	 * Without a full snapshot there is nothing to decode yet.  In
+	 * fast-forward mode SnapBuildProcessChange still runs, as heap_decode
+	 * does it: it gives the transaction its base snapshot, whose xmin the
+	 * slot's catalog_xmin is computed from.
+	 */
+	if (SnapBuildCurrentState(builder) < SNAPBUILD_FULL_SNAPSHOT)
+		return;
+	if (!SnapBuildProcessChange(builder, xid, buf->origptr) ||
+		ctx->fast_forward)
+		return;
+
+	qs_logical_decode(ctx, buf);
+}
+
+/* rm_desc of XLOG_QS_LOGICAL (pg_waldump, pg_walinspect) */
+void
+qs_logical_desc(StringInfo buf, XLogReaderState *record)
+{
+	xl_qs_logical xlrec;
+
+	if (XLogRecGetDataLen(record) < SizeOfQsLogical)
+		return;
+	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsLogical);
+	appendStringInfo(buf, "%s rel %u/%u/%u format %u flags 0x%04X ntuples %u",
+					 qs_logical_kind_name(xlrec.kind),
+					 QS_LOCATOR_SPC(xlrec.locator),
+					 QS_LOCATOR_DB(xlrec.locator),
+					 QS_LOCATOR_REL(xlrec.locator),
+					 xlrec.format, xlrec.flags, xlrec.ntuples);
+}
