@@ -124,3 +124,10 @@ INSERT INTO t (id, v) SELECT g, 'spill ' || g FROM generate_series(1000, 1999) g
 UPDATE t SET v = v || '-u' WHERE id = 1500;
 DELETE FROM t WHERE id = 1000;
 COMMIT;
+
+-- two-phase commit: decoded at COMMIT PREPARED
+BEGIN;
+INSERT INTO t VALUES (40, 'prepared');
+UPDATE t SET v = 'prepared-u' WHERE id = 1;
+PREPARE TRANSACTION 'qs_decode_2pc';
+COMMIT PREPARED 'qs_decode_2pc';

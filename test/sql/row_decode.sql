@@ -9,6 +9,8 @@ CREATE EXTENSION IF NOT EXISTS pg_walinspect SCHEMA public;
 CREATE SCHEMA dec_heap;
 CREATE SCHEMA dec_layout;
 SELECT 'init' FROM pg_create_logical_replication_slot('qs_decode', 'test_decoding');
+-- a second slot, read with streaming of large in-progress transactions
+SELECT 'init' FROM pg_create_logical_replication_slot('qs_decode_stream', 'test_decoding');
 -- small enough that the large transaction spills to disk when decoded
 SET logical_decoding_work_mem = '64kB';
 
@@ -20,6 +22,10 @@ RESET search_path;
 CREATE TEMP TABLE out_heap AS
   SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_heap\.', 'table ') AS data
     FROM pg_logical_slot_get_changes('qs_decode', NULL, NULL,
+                                     'include-xids', '0', 'skip-empty-xacts', '1');
+CREATE TEMP TABLE stream_heap AS
+  SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_heap\.', 'table ') AS data
+    FROM pg_logical_slot_get_changes('qs_decode_stream', NULL, NULL, 'stream-changes', '1',
                                      'include-xids', '0', 'skip-empty-xacts', '1');
 
 -- ... and on the layout
@@ -35,6 +41,10 @@ SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
 CREATE TEMP TABLE out_layout AS
   SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_layout\.', 'table ') AS data
     FROM pg_logical_slot_get_changes('qs_decode', NULL, NULL,
+                                     'include-xids', '0', 'skip-empty-xacts', '1');
+CREATE TEMP TABLE stream_layout AS
+  SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_layout\.', 'table ') AS data
+    FROM pg_logical_slot_get_changes('qs_decode_stream', NULL, NULL, 'stream-changes', '1',
                                      'include-xids', '0', 'skip-empty-xacts', '1');
 
 -- the layout's changes went to our resource manager's LOGICAL records
@@ -52,11 +62,20 @@ SELECT n, h.data AS heap, l.data AS layout
   FROM out_heap h FULL JOIN out_layout l USING (n)
  WHERE h.data IS DISTINCT FROM l.data ORDER BY n;
 
+-- with streaming: the large transaction streamed in blocks, identically
+SELECT (SELECT count(*) FROM stream_heap) AS heap_lines,
+       (SELECT count(*) FROM stream_layout) AS layout_lines,
+       (SELECT count(*) FROM stream_layout WHERE data LIKE 'opening a streamed block%') > 1 AS streamed;
+SELECT n, h.data AS heap, l.data AS layout
+  FROM stream_heap h FULL JOIN stream_layout l USING (n)
+ WHERE h.data IS DISTINCT FROM l.data ORDER BY n;
+
 -- what was decoded (long values shortened)
 SELECT n, regexp_replace(data, '''([^'']{16})[^'']{40,}''', '''\1...''', 'g') AS data
   FROM out_layout ORDER BY n;
 
 SELECT pg_drop_replication_slot('qs_decode');
+SELECT pg_drop_replication_slot('qs_decode_stream');
 RESET logical_decoding_work_mem;
 SET client_min_messages = warning;
 DROP SCHEMA dec_heap CASCADE;
