@@ -115,6 +115,10 @@ extern void qs_log_logical_delete(Relation rel, HeapTuple oldkey,
 extern void qs_log_logical_spec(Relation rel, bool confirmed);
 extern void qs_log_logical_undecodable(Relation rel, const char *reason);
 
+/* publication.c: tables whose changes cannot be decoded */
+extern const char *qs_logical_undecodable_reason(Oid relam);
+extern void qs_publication_install_hook(void);
+
 /* decode.c: rm_decode and rm_desc of XLOG_QS_LOGICAL */
 struct LogicalDecodingContext;
 struct XLogRecordBuffer;

@@ -70,6 +70,21 @@ qs_logical_register_tuple(xl_qs_logical_tuple *th, HeapTuple tup)
 }
 
 /*
+ * A table whose changes cannot be decoded (publication.c): log that
+ * instead of the change, so that decoding fails rather than skips it.
+ */
+static bool
+qs_logical_gap(Relation rel)
+{
+	const char *reason = qs_logical_undecodable_reason(rel->rd_rel->relam);
+
+	if (reason == NULL)
+		return false;
+	qs_log_logical_undecodable(rel, reason);
+	return true;
+}
+
+/*
  * Insert the record.  XLOG_INCLUDE_ORIGIN as heap's DML records: decoding
  * filters changes by replication origin (a subscriber's apply worker sets
  * one, so that "origin = none" subscriptions do not loop).
@@ -87,6 +102,8 @@ qs_log_logical_insert(Relation rel, HeapTuple tup, bool speculative)
 	xl_qs_logical xlrec;
 	xl_qs_logical_tuple th;
 
+	if (qs_logical_gap(rel))
+		return;
 	qs_logical_header(&xlrec, rel, QS_LOGICAL_INSERT,
 					  speculative ? QS_LOGICAL_SPECULATIVE : 0, 1);
 	XLogBeginInsert();
@@ -109,7 +126,7 @@ qs_log_logical_multi_insert(Relation rel, HeapTuple *tups, int ntuples,
 	xl_qs_logical_tuple *ths;
 	int			done = 0;
 
-	if (ntuples <= 0)
+	if (ntuples <= 0 || qs_logical_gap(rel))
 		return;
 	ths = palloc(sizeof(xl_qs_logical_tuple) * Min(ntuples, QS_LOGICAL_MAX_BATCH));
 	while (done < ntuples)
@@ -249,6 +266,8 @@ qs_log_logical_update(Relation rel, HeapTuple newtup, HeapTuple oldkey,
 
 	Assert((oldkey != NULL) ==
 		   ((flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE)) != 0));
+	if (qs_logical_gap(rel))
+		return;
 	qs_logical_header(&xlrec, rel, QS_LOGICAL_UPDATE, flags, oldkey ? 2 : 1);
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
@@ -266,6 +285,8 @@ qs_log_logical_delete(Relation rel, HeapTuple oldkey, uint16 flags)
 
 	Assert((oldkey != NULL) ==
 		   ((flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE)) != 0));
+	if (qs_logical_gap(rel))
+		return;
 	qs_logical_header(&xlrec, rel, QS_LOGICAL_DELETE, flags, oldkey ? 1 : 0);
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
@@ -284,6 +305,8 @@ qs_log_logical_spec(Relation rel, bool confirmed)
 {
 	xl_qs_logical xlrec;
 
+	if (qs_logical_gap(rel))
+		return;
 	qs_logical_header(&xlrec, rel,
 					  confirmed ? QS_LOGICAL_SPEC_CONFIRM : QS_LOGICAL_SPEC_ABORT,
 					  0, 0);

@@ -241,6 +241,20 @@ is(join("\n", @pax_lines), join("\n", @heap_lines),
 	'pg_recvlogical decodes the quickstep_pax table exactly as the heap table');
 $pub->safe_psql('postgres', q{SELECT pg_drop_replication_slot('recv')});
 
+# A change that cannot be decoded (simulated by the test-only setting)
+# stops the walsender with an error naming the table and the reason.
+my $log_offset = -s $pub->logfile;
+$pub->safe_psql('postgres', q{
+	SET quickstep.debug_undecodable = on;
+	INSERT INTO acc_nsm VALUES (100000, 0, 'undecodable');
+});
+ok($pub->wait_for_log(
+		qr/ERROR:  cannot decode a change to quickstep table "public\.acc_nsm": quickstep\.debug_undecodable is on/,
+		$log_offset),
+	'the walsender fails with an error naming the table and the reason');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM acc_nsm WHERE aid = 100000'), '0',
+	'the subscriber did not get the change');
+
 $sub->stop;
 $pub->stop;
 done_testing();
