@@ -107,7 +107,7 @@ extern void qs_log_logical_insert(Relation rel, HeapTuple tup, bool speculative)
 extern void qs_log_logical_multi_insert(Relation rel, HeapTuple *tups,
 										int ntuples, bool last);
 extern HeapTuple qs_logical_old_key(Relation rel, HeapTuple oldtup,
-									HeapTuple newtup, uint16 *flags);
+									bool key_required, uint16 *flags);
 extern void qs_log_logical_update(Relation rel, HeapTuple newtup,
 								  HeapTuple oldkey, uint16 flags);
 extern void qs_log_logical_delete(Relation rel, HeapTuple oldkey,

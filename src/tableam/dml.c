@@ -1062,19 +1062,25 @@ qs_xmax_changed(HeapTuple tp, TransactionId xwait, uint16 infomask)
 }
 
 /*
- * Did the update change a column of a unique index usable by a foreign key
- * (heap's "key" columns)?  Decides UPDATE (key) versus NO KEY UPDATE.
+ * Did the update change a column of index attribute set 'which' of the
+ * record at 'off'?  With 'external', an unchanged column of the set that
+ * the old record keeps out of line counts too.  Binary comparison, as
+ * heap_update's HeapDetermineColumnsInfo.  INDEX_ATTR_BITMAP_KEY (heap's
+ * "key" columns) decides UPDATE versus NO KEY UPDATE;
+ * INDEX_ATTR_BITMAP_IDENTITY_KEY with 'external' whether logical decoding
+ * needs the old key (src/wal/logical.c).
  */
 static bool
-qs_key_changed(Relation rel, const QsPageLayout *L, Page page, OffsetNumber off,
-			   HeapTuple newtup)
+qs_attrs_changed(Relation rel, const QsPageLayout *L, Page page,
+				 OffsetNumber off, HeapTuple newtup,
+				 IndexAttrBitmapKind which, bool external)
 {
-	Bitmapset  *keys = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	Bitmapset  *attrs = RelationGetIndexAttrBitmap(rel, which);
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			x = -1;
 	bool		changed = false;
 
-	while (!changed && (x = bms_next_member(keys, x)) >= 0)
+	while (!changed && (x = bms_next_member(attrs, x)) >= 0)
 	{
 		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
 		Form_pg_attribute att;
@@ -1096,8 +1102,11 @@ qs_key_changed(Relation rel, const QsPageLayout *L, Page page, OffsetNumber off,
 		else if (!oldnull &&
 				 !datumIsEqual(oldv, newv, att->attbyval, att->attlen))
 			changed = true;
+		else if (!oldnull && external && att->attlen == -1 &&
+				 VARATT_IS_EXTERNAL(DatumGetPointer(oldv)))
+			changed = true;
 	}
-	bms_free(keys);
+	bms_free(attrs);
 	return changed;
 }
 
@@ -1271,18 +1280,19 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	 * The old key for logical decoding, before the critical section and
 	 * before the TOAST values go (heap_delete's order).
 	 */
-	if (qs_logical_wanted(rel))
+	if (qs_logical_wanted(rel) &&
+		rel->rd_rel->relreplident != REPLICA_IDENTITY_NOTHING)
 	{
 		HeapTuple	oldcopy = toastcopy ? toastcopy :
 			qs_page_copy_record(L, rel, BufferGetPage(buf),
 								BufferGetBlockNumber(buf), off);
 
-		oldkey = qs_logical_old_key(rel, oldcopy, NULL, &logflags);
+		oldkey = qs_logical_old_key(rel, oldcopy, true, &logflags);
 		if (oldcopy != toastcopy)
 			heap_freetuple(oldcopy);
-		if (changingPart)
-			logflags |= QS_LOGICAL_PARTITION_MOVE;
 	}
+	if (changingPart)
+		logflags |= QS_LOGICAL_PARTITION_MOVE;
 
 	{
 		uint16		newim,
@@ -1503,7 +1513,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, otid, "update");
-	key_changed = qs_key_changed(rel, L, BufferGetPage(buf), off, newtup);
+	key_changed = qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
+								   INDEX_ATTR_BITMAP_KEY, false);
 	*lockmode = key_changed ? LockTupleExclusive : LockTupleNoKeyExclusive;
 	result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
 							!key_changed, &have_tuple_lock, &checked_lockers,
@@ -1533,16 +1544,24 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	/*
 	 * The old key for logical decoding, compared with the new row before
-	 * it is toasted (heap_update's HeapDetermineColumnsInfo), while the old
-	 * row's TOAST values all still exist.
+	 * it is toasted (as heap_update does), while the old row's TOAST values
+	 * all still exist.  No copy of the old row when nothing of it is logged.
 	 */
-	if (logical)
+	if (logical && rel->rd_rel->relreplident != REPLICA_IDENTITY_NOTHING)
 	{
-		HeapTuple	oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
-												  oblk, off);
+		bool		key_required =
+			rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
+			qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
+							 INDEX_ATTR_BITMAP_IDENTITY_KEY, true);
 
-		oldkey = qs_logical_old_key(rel, oldcopy, newtup, &logflags);
-		heap_freetuple(oldcopy);
+		if (key_required)
+		{
+			HeapTuple	oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
+													  oblk, off);
+
+			oldkey = qs_logical_old_key(rel, oldcopy, true, &logflags);
+			heap_freetuple(oldcopy);
+		}
 	}
 
 	/* the old version's xmax: our update, keeping the lockers still there */

@@ -195,70 +195,46 @@ qs_logical_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 		return;
 	}
 
+	if (xlrec.kind == QS_LOGICAL_MULTI_INSERT)
+	{
+		for (uint32 i = 0; i < xlrec.ntuples; i++)
+		{
+			change = qs_logical_change(ctx, r, &xlrec,
+									   REORDER_BUFFER_CHANGE_INSERT);
+			change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+
+			/*
+			 * The batch's TOAST chunks all precede its first tuple: keep
+			 * them until the last tuple of the last record.
+			 */
+			change->data.tp.clear_toast_afterwards =
+				(xlrec.flags & QS_LOGICAL_LAST_IN_MULTI) &&
+				i + 1 == xlrec.ntuples;
+			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr,
+									 change, false);
+		}
+		return;
+	}
+
 	switch (xlrec.kind)
 	{
 		case QS_LOGICAL_INSERT:
 			action = (xlrec.flags & QS_LOGICAL_SPECULATIVE) ?
 				REORDER_BUFFER_CHANGE_INTERNAL_SPEC_INSERT :
 				REORDER_BUFFER_CHANGE_INSERT;
-			change = qs_logical_change(ctx, r, &xlrec, action);
-			change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
-			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
-									 false);
 			break;
-
-		case QS_LOGICAL_MULTI_INSERT:
-			for (uint32 i = 0; i < xlrec.ntuples; i++)
-			{
-				change = qs_logical_change(ctx, r, &xlrec,
-										   REORDER_BUFFER_CHANGE_INSERT);
-				change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
-
-				/*
-				 * The batch's TOAST chunks all precede its first tuple:
-				 * keep them until the last tuple of the last record.
-				 */
-				change->data.tp.clear_toast_afterwards =
-					(xlrec.flags & QS_LOGICAL_LAST_IN_MULTI) &&
-					i + 1 == xlrec.ntuples;
-				ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr,
-										 change, false);
-			}
-			break;
-
 		case QS_LOGICAL_UPDATE:
-			change = qs_logical_change(ctx, r, &xlrec,
-									   REORDER_BUFFER_CHANGE_UPDATE);
-			change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
-			if (xlrec.flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE))
-				change->data.tp.oldtuple = qs_logical_read_tuple(&rd, ctx->reorder);
-			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
-									 false);
+			action = REORDER_BUFFER_CHANGE_UPDATE;
 			break;
-
 		case QS_LOGICAL_DELETE:
-			change = qs_logical_change(ctx, r, &xlrec,
-									   REORDER_BUFFER_CHANGE_DELETE);
-			if (xlrec.flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE))
-				change->data.tp.oldtuple = qs_logical_read_tuple(&rd, ctx->reorder);
-			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
-									 false);
+			action = REORDER_BUFFER_CHANGE_DELETE;
 			break;
-
 		case QS_LOGICAL_SPEC_CONFIRM:
-			change = qs_logical_change(ctx, r, &xlrec,
-									   REORDER_BUFFER_CHANGE_INTERNAL_SPEC_CONFIRM);
-			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
-									 false);
+			action = REORDER_BUFFER_CHANGE_INTERNAL_SPEC_CONFIRM;
 			break;
-
 		case QS_LOGICAL_SPEC_ABORT:
-			change = qs_logical_change(ctx, r, &xlrec,
-									   REORDER_BUFFER_CHANGE_INTERNAL_SPEC_ABORT);
-			ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change,
-									 false);
+			action = REORDER_BUFFER_CHANGE_INTERNAL_SPEC_ABORT;
 			break;
-
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -267,7 +243,16 @@ qs_logical_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 							QS_LOCATOR_DB(xlrec.locator),
 							QS_LOCATOR_REL(xlrec.locator), xlrec.kind),
 					 errdetail("The record is at %X/%X.", LSN_FORMAT_ARGS(rd.lsn))));
+			return;				/* keep the compiler quiet */
 	}
+
+	/* the row's tuples in the writer's order: new, then old */
+	change = qs_logical_change(ctx, r, &xlrec, action);
+	if (xlrec.kind == QS_LOGICAL_INSERT || xlrec.kind == QS_LOGICAL_UPDATE)
+		change->data.tp.newtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+	if (xlrec.flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE))
+		change->data.tp.oldtuple = qs_logical_read_tuple(&rd, ctx->reorder);
+	ReorderBufferQueueChange(ctx->reorder, xid, buf->origptr, change, false);
 }
 
 /*

@@ -31,7 +31,6 @@
 #include "access/xloginsert.h"
 #include "catalog/pg_class.h"
 #include "nodes/bitmapset.h"
-#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -96,20 +95,38 @@ qs_logical_insert_record(void)
 	(void) XLogInsert(QS_RMGR_ID, XLOG_QS_LOGICAL);
 }
 
+/*
+ * One record of one row: 'newtup' (INSERT, UPDATE) and 'oldkey' (UPDATE,
+ * DELETE) when not NULL, in that order.
+ */
+static void
+qs_log_logical_row(Relation rel, uint8 kind, uint16 flags, HeapTuple newtup,
+				   HeapTuple oldkey)
+{
+	xl_qs_logical xlrec;
+	xl_qs_logical_tuple newth,
+				oldth;
+
+	Assert((oldkey != NULL) ==
+		   ((flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE)) != 0));
+	if (qs_logical_gap(rel))
+		return;
+	qs_logical_header(&xlrec, rel, kind, flags,
+					  (newtup != NULL) + (oldkey != NULL));
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
+	if (newtup)
+		qs_logical_register_tuple(&newth, newtup);
+	if (oldkey)
+		qs_logical_register_tuple(&oldth, oldkey);
+	qs_logical_insert_record();
+}
+
 void
 qs_log_logical_insert(Relation rel, HeapTuple tup, bool speculative)
 {
-	xl_qs_logical xlrec;
-	xl_qs_logical_tuple th;
-
-	if (qs_logical_gap(rel))
-		return;
-	qs_logical_header(&xlrec, rel, QS_LOGICAL_INSERT,
-					  speculative ? QS_LOGICAL_SPECULATIVE : 0, 1);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
-	qs_logical_register_tuple(&th, tup);
-	qs_logical_insert_record();
+	qs_log_logical_row(rel, QS_LOGICAL_INSERT,
+					   speculative ? QS_LOGICAL_SPECULATIVE : 0, tup, NULL);
 }
 
 /*
@@ -149,59 +166,22 @@ qs_log_logical_multi_insert(Relation rel, HeapTuple *tups, int ntuples,
 }
 
 /*
- * Did the update change a replica identity column, or does the old row
- * keep one of them out of line?  heapam.c's HeapDetermineColumnsInfo for
- * the identity columns: binary comparison, an external old value counted
- * only where the column is unchanged (a changed one is logged anyway).
- */
-static bool
-qs_identity_key_required(TupleDesc desc, Bitmapset *idattrs,
-						 HeapTuple oldtup, HeapTuple newtup)
-{
-	int			x = -1;
-
-	while ((x = bms_next_member(idattrs, x)) >= 0)
-	{
-		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
-		Form_pg_attribute att;
-		Datum		oldv,
-					newv;
-		bool		oldnull,
-					newnull;
-
-		if (attnum <= 0)
-			return true;		/* not a user column: be safe, as heap */
-		att = TupleDescAttr(desc, attnum - 1);
-		oldv = heap_getattr(oldtup, attnum, desc, &oldnull);
-		newv = heap_getattr(newtup, attnum, desc, &newnull);
-		if (oldnull != newnull)
-			return true;
-		if (oldnull)
-			continue;
-		if (!datumIsEqual(oldv, newv, att->attbyval, att->attlen))
-			return true;
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL((struct varlena *) DatumGetPointer(oldv)))
-			return true;
-	}
-	return false;
-}
-
-/*
  * qs_logical_old_key
- *		What an UPDATE (newtup != NULL) or DELETE (newtup == NULL) of
- *		'oldtup' logs of the old row: heapam.c's ExtractReplicaIdentity.
+ *		What an UPDATE or DELETE of 'oldtup' logs of the old row: heapam.c's
+ *		ExtractReplicaIdentity.
  *
  * REPLICA IDENTITY NOTHING: nothing.  FULL: the whole old row, TOASTed
  * values fetched inline (the subscriber compares whole rows).  DEFAULT
- * (the primary key) and USING INDEX: a tuple of the key columns, the
- * others NULL, inline; for an UPDATE only when a key column changed or is
- * stored out of line, as heap_update decides; nothing when the table has
- * no identity index.  Sets QS_LOGICAL_OLD_TUPLE or QS_LOGICAL_OLD_KEY in
- * *flags when it returns a tuple.  The result is never 'oldtup' itself.
+ * (the primary key) and USING INDEX: when 'key_required', a tuple of the
+ * key columns, the others NULL, inline; nothing when the table has no
+ * identity index.  A DELETE always requires the key; an UPDATE when it
+ * changed a key column or the old row keeps one out of line (heap_update's
+ * HeapDetermineColumnsInfo).  Sets QS_LOGICAL_OLD_TUPLE or
+ * QS_LOGICAL_OLD_KEY in *flags when it returns a tuple, which is never
+ * 'oldtup' itself.
  */
 HeapTuple
-qs_logical_old_key(Relation rel, HeapTuple oldtup, HeapTuple newtup,
+qs_logical_old_key(Relation rel, HeapTuple oldtup, bool key_required,
 				   uint16 *flags)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -222,10 +202,10 @@ qs_logical_old_key(Relation rel, HeapTuple oldtup, HeapTuple newtup,
 		return heap_copytuple(oldtup);
 	}
 
+	if (!key_required)
+		return NULL;
 	idattrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_IDENTITY_KEY);
-	if (bms_is_empty(idattrs) ||
-		(newtup != NULL &&
-		 !qs_identity_key_required(desc, idattrs, oldtup, newtup)))
+	if (bms_is_empty(idattrs))
 	{
 		bms_free(idattrs);
 		return NULL;
@@ -260,39 +240,13 @@ void
 qs_log_logical_update(Relation rel, HeapTuple newtup, HeapTuple oldkey,
 					  uint16 flags)
 {
-	xl_qs_logical xlrec;
-	xl_qs_logical_tuple newth,
-				oldth;
-
-	Assert((oldkey != NULL) ==
-		   ((flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE)) != 0));
-	if (qs_logical_gap(rel))
-		return;
-	qs_logical_header(&xlrec, rel, QS_LOGICAL_UPDATE, flags, oldkey ? 2 : 1);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
-	qs_logical_register_tuple(&newth, newtup);
-	if (oldkey)
-		qs_logical_register_tuple(&oldth, oldkey);
-	qs_logical_insert_record();
+	qs_log_logical_row(rel, QS_LOGICAL_UPDATE, flags, newtup, oldkey);
 }
 
 void
 qs_log_logical_delete(Relation rel, HeapTuple oldkey, uint16 flags)
 {
-	xl_qs_logical xlrec;
-	xl_qs_logical_tuple oldth;
-
-	Assert((oldkey != NULL) ==
-		   ((flags & (QS_LOGICAL_OLD_KEY | QS_LOGICAL_OLD_TUPLE)) != 0));
-	if (qs_logical_gap(rel))
-		return;
-	qs_logical_header(&xlrec, rel, QS_LOGICAL_DELETE, flags, oldkey ? 1 : 0);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
-	if (oldkey)
-		qs_logical_register_tuple(&oldth, oldkey);
-	qs_logical_insert_record();
+	qs_log_logical_row(rel, QS_LOGICAL_DELETE, flags, NULL, oldkey);
 }
 
 /*
@@ -303,16 +257,9 @@ qs_log_logical_delete(Relation rel, HeapTuple oldkey, uint16 flags)
 void
 qs_log_logical_spec(Relation rel, bool confirmed)
 {
-	xl_qs_logical xlrec;
-
-	if (qs_logical_gap(rel))
-		return;
-	qs_logical_header(&xlrec, rel,
-					  confirmed ? QS_LOGICAL_SPEC_CONFIRM : QS_LOGICAL_SPEC_ABORT,
-					  0, 0);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfQsLogical);
-	qs_logical_insert_record();
+	qs_log_logical_row(rel,
+					   confirmed ? QS_LOGICAL_SPEC_CONFIRM : QS_LOGICAL_SPEC_ABORT,
+					   0, NULL, NULL);
 }
 
 /*

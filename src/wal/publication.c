@@ -91,7 +91,7 @@ qs_warn_publication(const char *pubname)
 					 errmsg("changes to table \"%s.%s\" cannot be decoded: %s",
 							get_namespace_name(cls->relnamespace),
 							NameStr(cls->relname), reason),
-					 errdetail("Publication \"%s\" includes the table; logical decoding stops with an error at the first such change it has to send.",
+					 errdetail("Publication \"%s\" includes the table; logical decoding of this database stops with an error at the first committed change of that kind.",
 							   pubname)));
 		ReleaseSysCache(tp);
 	}

@@ -13,20 +13,22 @@ SELECT 'init' FROM pg_create_logical_replication_slot('qs_decode', 'test_decodin
 SELECT 'init' FROM pg_create_logical_replication_slot('qs_decode_stream', 'test_decoding');
 -- small enough that the large transaction spills to disk when decoded
 SET logical_decoding_work_mem = '64kB';
+-- a slot's changes, numbered, the schema of one side's run taken out
+CREATE FUNCTION pg_temp.changes(slot name, side text, VARIADIC opts text[] DEFAULT '{}')
+RETURNS TABLE (n bigint, data text) LANGUAGE sql AS $$
+  SELECT row_number() OVER (), regexp_replace(data, '^table ' || side || '\.', 'table ')
+    FROM pg_logical_slot_get_changes(slot, NULL, NULL,
+           VARIADIC ARRAY['include-xids', '0', 'skip-empty-xacts', '1'] || opts)
+$$;
 
 -- the same statements on heap ...
 SET default_table_access_method = heap;
 SET search_path = dec_heap, public;
 \i test/sql/decode_statements.sql
 RESET search_path;
-CREATE TEMP TABLE out_heap AS
-  SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_heap\.', 'table ') AS data
-    FROM pg_logical_slot_get_changes('qs_decode', NULL, NULL,
-                                     'include-xids', '0', 'skip-empty-xacts', '1');
+CREATE TEMP TABLE out_heap AS SELECT * FROM pg_temp.changes('qs_decode', 'dec_heap');
 CREATE TEMP TABLE stream_heap AS
-  SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_heap\.', 'table ') AS data
-    FROM pg_logical_slot_get_changes('qs_decode_stream', NULL, NULL, 'stream-changes', '1',
-                                     'include-xids', '0', 'skip-empty-xacts', '1');
+  SELECT * FROM pg_temp.changes('qs_decode_stream', 'dec_heap', 'stream-changes', '1');
 
 -- ... and on the layout
 SET default_table_access_method = :am;
@@ -38,14 +40,9 @@ RESET search_path;
 RESET default_table_access_method;
 SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
  WHERE c.relnamespace = 'dec_layout'::regnamespace AND c.relkind = 'r' ORDER BY 1;
-CREATE TEMP TABLE out_layout AS
-  SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_layout\.', 'table ') AS data
-    FROM pg_logical_slot_get_changes('qs_decode', NULL, NULL,
-                                     'include-xids', '0', 'skip-empty-xacts', '1');
+CREATE TEMP TABLE out_layout AS SELECT * FROM pg_temp.changes('qs_decode', 'dec_layout');
 CREATE TEMP TABLE stream_layout AS
-  SELECT row_number() OVER () AS n, regexp_replace(data, '^table dec_layout\.', 'table ') AS data
-    FROM pg_logical_slot_get_changes('qs_decode_stream', NULL, NULL, 'stream-changes', '1',
-                                     'include-xids', '0', 'skip-empty-xacts', '1');
+  SELECT * FROM pg_temp.changes('qs_decode_stream', 'dec_layout', 'stream-changes', '1');
 
 -- the layout's changes went to our resource manager's LOGICAL records
 SELECT split_part(description, ' ', 1) AS kind,
