@@ -37,6 +37,14 @@
 #define XLOG_QS_LOGICAL		0x20	/* src/wal/logical.c: rows for decoding */
 
 /*
+ * Logical decoding reads only XLOG_QS_LOGICAL records (decode.c); every
+ * other op decodes as nothing.  So a new kind of page record needs nothing
+ * for decoding when it changes no row as a subscriber sees rows (a merge,
+ * a compaction); a record that does change rows (a bulk load) must be
+ * accompanied by XLOG_QS_LOGICAL records, or an UNDECODABLE one.
+ */
+
+/*
  * XLOG_QS_LOGICAL.  The record has main data only (no block references):
  *
  *	 xl_qs_logical

@@ -269,17 +269,13 @@ qs_rmgr_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 
 	ReorderBufferProcessXid(ctx->reorder, xid, buf->origptr);
 
-	switch (info)
-	{
-		case XLOG_QS_CONFLICT:
-		case XLOG_QS_CLEANUP:
-			/* page maintenance: no row changes */
-			return;
-		case XLOG_QS_LOGICAL:
-			break;
-		default:
-			elog(ERROR, "unexpected quickstep WAL record type: %u", info);
-	}
+	/*
+	 * Every other record of the resource manager (CONFLICT, CLEANUP, and
+	 * whatever page maintenance comes later) changes no row a subscriber
+	 * sees: row changes are always also written as XLOG_QS_LOGICAL.
+	 */
+	if (info != XLOG_QS_LOGICAL)
+		return;
 
 	/*
 	 * Without a full snapshot there is nothing to decode yet.  In
