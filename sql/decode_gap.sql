@@ -45,6 +45,7 @@ SET quickstep.debug_undecodable = on;
 INSERT INTO gap_q VALUES (3, 'undecodable');
 UPDATE gap_p SET v = 'x';
 RESET quickstep.debug_undecodable;
+SELECT pg_current_wal_lsn() AS after_gap \gset
 INSERT INTO gap_q VALUES (4, 'after');
 \set VERBOSITY terse
 SELECT data FROM pg_logical_slot_get_changes('qs_decode_gap', NULL, NULL,
@@ -52,6 +53,10 @@ SELECT data FROM pg_logical_slot_get_changes('qs_decode_gap', NULL, NULL,
 SELECT data FROM pg_logical_slot_peek_changes('qs_decode_gap', NULL, NULL,
                                               'include-xids', '0', 'skip-empty-xacts', '1');
 \set VERBOSITY default
+-- the way past it (the hint): fast-forwarding queues no changes
+SELECT 'advanced' FROM pg_replication_slot_advance('qs_decode_gap', :'after_gap');
+SELECT data FROM pg_logical_slot_get_changes('qs_decode_gap', NULL, NULL,
+                                             'include-xids', '0', 'skip-empty-xacts', '1');
 SELECT pg_drop_replication_slot('qs_decode_gap');
 
 RESET search_path;

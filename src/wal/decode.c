@@ -29,9 +29,9 @@
 #include "replication/decode.h"
 #include "replication/logical.h"
 #include "replication/origin.h"
+#include "replication/output_plugin.h"
 #include "replication/reorderbuffer.h"
 #include "replication/snapbuild.h"
-#include "storage/procarray.h"
 
 #include "core/compat.h"
 #include "wal/qsxlog.h"
@@ -118,35 +118,84 @@ qs_logical_change(LogicalDecodingContext *ctx, XLogReaderState *r,
 }
 
 /*
- * A committed (or possibly committing) transaction wrote a change that
- * cannot be decoded: stop decoding, naming the table and the reason.  A
- * transaction known not to commit (aborted, or crashed: neither running
- * nor committed) cannot reach the output plugin, so its record is
- * skipped; one still running makes decoding fail now, and again on every
- * retry until it ends.
+ * Undecodable changes.  The error must come when the reorder buffer
+ * replays the transaction to the output plugin (at its commit, or when
+ * it is streamed or prepared), not when the record is read: the
+ * transaction may abort, or may precede the slot's confirmed position
+ * (decoding restarts from an earlier point and skips it at its commit).
+ * So the record becomes a transactional logical message of our prefix,
+ * replayed exactly when the transaction's changes are, and the output
+ * plugin's message callbacks are wrapped (on this decoding context, from
+ * the first such record on) to raise the error for it; other messages go
+ * to the plugin's own callbacks.
  */
+#define QS_UNDECODABLE_PREFIX "quickstep_am.undecodable"
+
+static LogicalDecodeMessageCB qs_plugin_message_cb;
+static LogicalDecodeStreamMessageCB qs_plugin_stream_message_cb;
+
 static void
-qs_logical_undecodable(XLogReaderState *r, QsLogicalReader *rd,
-					   TransactionId xid)
+qs_undecodable_check(ReorderBufferTXN *txn, XLogRecPtr lsn, bool transactional,
+					 const char *prefix, Size size, const char *message)
 {
-	const char *name = rd->p;
-	const char *nend = memchr(rd->p, '\0', rd->end - rd->p);
 	const char *reason;
 
-	if (TransactionIdIsValid(xid) && !TransactionIdIsInProgress(xid) &&
-		!TransactionIdDidCommit(xid))
+	if (!transactional || strcmp(prefix, QS_UNDECODABLE_PREFIX) != 0)
 		return;
-
-	if (nend == NULL || memchr(nend + 1, '\0', rd->end - (nend + 1)) == NULL)
-		qs_logical_need(rd, rd->end - rd->p + 1);	/* truncated: errors */
-	reason = nend + 1;
+	/* "name\0reason\0", checked when queued */
+	reason = message + strlen(message) + 1;
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot decode a change to quickstep table \"%s\": %s",
-					name, reason),
-			 errdetail("Transaction %u wrote it at %X/%X.",
-					   xid, LSN_FORMAT_ARGS(rd->lsn)),
-			 errhint("Replicate this table by other means (for example, copy it again after the change), or remove it from the publication before such changes.")));
+					message, reason),
+			 errdetail("Transaction %u wrote it before %X/%X.",
+					   txn->xid, LSN_FORMAT_ARGS(lsn)),
+			 errhint("Advance the slot past this transaction with pg_replication_slot_advance(), then copy the table to the subscriber again.")));
+}
+
+static void
+qs_message_cb(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+			  XLogRecPtr lsn, bool transactional, const char *prefix,
+			  Size size, const char *message)
+{
+	qs_undecodable_check(txn, lsn, transactional, prefix, size, message);
+	if (qs_plugin_message_cb)
+		qs_plugin_message_cb(ctx, txn, lsn, transactional, prefix, size, message);
+}
+
+static void
+qs_stream_message_cb(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
+					 XLogRecPtr lsn, bool transactional, const char *prefix,
+					 Size size, const char *message)
+{
+	qs_undecodable_check(txn, lsn, transactional, prefix, size, message);
+	if (qs_plugin_stream_message_cb)
+		qs_plugin_stream_message_cb(ctx, txn, lsn, transactional, prefix,
+									size, message);
+}
+
+static void
+qs_logical_undecodable(LogicalDecodingContext *ctx, XLogRecordBuffer *buf,
+					   QsLogicalReader *rd, TransactionId xid)
+{
+	const char *nend = memchr(rd->p, '\0', rd->end - rd->p);
+
+	if (nend == NULL || memchr(nend + 1, '\0', rd->end - (nend + 1)) == NULL)
+		qs_logical_need(rd, rd->end - rd->p + 1);	/* truncated: errors */
+
+	/* a new decoding context starts with the plugin's own callbacks */
+	if (ctx->callbacks.message_cb != qs_message_cb)
+	{
+		qs_plugin_message_cb = ctx->callbacks.message_cb;
+		ctx->callbacks.message_cb = qs_message_cb;
+	}
+	if (ctx->callbacks.stream_message_cb != qs_stream_message_cb)
+	{
+		qs_plugin_stream_message_cb = ctx->callbacks.stream_message_cb;
+		ctx->callbacks.stream_message_cb = qs_stream_message_cb;
+	}
+	ReorderBufferQueueMessage(ctx->reorder, xid, NULL, buf->endptr, true,
+							  QS_UNDECODABLE_PREFIX, rd->end - rd->p, rd->p);
 }
 
 static void
@@ -191,7 +240,7 @@ qs_logical_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 
 	if (xlrec.kind == QS_LOGICAL_UNDECODABLE)
 	{
-		qs_logical_undecodable(r, &rd, xid);
+		qs_logical_undecodable(ctx, buf, &rd, xid);
 		return;
 	}
 

@@ -3,9 +3,9 @@
 -- decoding.  The same statements (test/sql/decode_statements.sql) run
 -- against heap tables and against tables of the layout, each run decoded
 -- by test_decoding; the two outputs must be identical apart from the
--- schema name.  Needs wal_level = logical (scripts/cluster.sh sets it).
+-- schema name.  Needs wal_level = logical (scripts/test.sh sets it).
 --
-CREATE EXTENSION IF NOT EXISTS pg_walinspect SCHEMA public;
+CREATE EXTENSION pg_walinspect SCHEMA public;
 CREATE SCHEMA dec_heap;
 CREATE SCHEMA dec_layout;
 SELECT 'init' FROM pg_create_logical_replication_slot('qs_decode', 'test_decoding');
@@ -77,4 +77,5 @@ RESET logical_decoding_work_mem;
 SET client_min_messages = warning;
 DROP SCHEMA dec_heap CASCADE;
 DROP SCHEMA dec_layout CASCADE;
+DROP EXTENSION pg_walinspect;
 RESET client_min_messages;
