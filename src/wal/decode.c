@@ -134,23 +134,28 @@ qs_logical_change(LogicalDecodingContext *ctx, XLogReaderState *r,
 static LogicalDecodeMessageCB qs_plugin_message_cb;
 static LogicalDecodeStreamMessageCB qs_plugin_stream_message_cb;
 
+/* the message callback of our wrappers: the check, then the plugin's 'cb' */
 static void
-qs_undecodable_check(ReorderBufferTXN *txn, XLogRecPtr lsn, bool transactional,
-					 const char *prefix, Size size, const char *message)
+qs_undecodable_forward(LogicalDecodeMessageCB cb, LogicalDecodingContext *ctx,
+					   ReorderBufferTXN *txn, XLogRecPtr lsn,
+					   bool transactional, const char *prefix, Size size,
+					   const char *message)
 {
-	const char *reason;
+	if (transactional && strcmp(prefix, QS_UNDECODABLE_PREFIX) == 0)
+	{
+		/* "name\0reason\0", checked when queued */
+		const char *reason = message + strlen(message) + 1;
 
-	if (!transactional || strcmp(prefix, QS_UNDECODABLE_PREFIX) != 0)
-		return;
-	/* "name\0reason\0", checked when queued */
-	reason = message + strlen(message) + 1;
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot decode a change to quickstep table \"%s\": %s",
-					message, reason),
-			 errdetail("Transaction %u wrote it before %X/%X.",
-					   txn->xid, LSN_FORMAT_ARGS(lsn)),
-			 errhint("Advance the slot past this transaction with pg_replication_slot_advance(), then copy the table to the subscriber again.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot decode a change to quickstep table \"%s\": %s",
+						message, reason),
+				 errdetail("Transaction %u wrote it before %X/%X.",
+						   txn->xid, LSN_FORMAT_ARGS(lsn)),
+				 errhint("Advance the slot past this transaction with pg_replication_slot_advance(), then copy the table to the subscriber again.")));
+	}
+	if (cb)
+		cb(ctx, txn, lsn, transactional, prefix, size, message);
 }
 
 static void
@@ -158,20 +163,18 @@ qs_message_cb(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 			  XLogRecPtr lsn, bool transactional, const char *prefix,
 			  Size size, const char *message)
 {
-	qs_undecodable_check(txn, lsn, transactional, prefix, size, message);
-	if (qs_plugin_message_cb)
-		qs_plugin_message_cb(ctx, txn, lsn, transactional, prefix, size, message);
+	qs_undecodable_forward(qs_plugin_message_cb, ctx, txn, lsn, transactional,
+						   prefix, size, message);
 }
 
+/* LogicalDecodeStreamMessageCB has LogicalDecodeMessageCB's signature */
 static void
 qs_stream_message_cb(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 					 XLogRecPtr lsn, bool transactional, const char *prefix,
 					 Size size, const char *message)
 {
-	qs_undecodable_check(txn, lsn, transactional, prefix, size, message);
-	if (qs_plugin_stream_message_cb)
-		qs_plugin_stream_message_cb(ctx, txn, lsn, transactional, prefix,
-									size, message);
+	qs_undecodable_forward(qs_plugin_stream_message_cb, ctx, txn, lsn,
+						   transactional, prefix, size, message);
 }
 
 static void
