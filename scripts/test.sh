@@ -90,7 +90,12 @@ run_version() {
 
 	bash scripts/cluster.sh stop "$ver" "$data" 2>/dev/null
 	rm -rf "$WORK/pg$ver"
-	if ! bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS/cluster-$ver.log" 2>&1; then
+	# wal_level = logical for the decoding tests (sql/*_decode.sql,
+	# isolation decode_*); set here, not in cluster.sh, so that the
+	# benchmarks' servers keep the default WAL level.
+	if ! QS_EXTRA_CONF="wal_level = logical
+max_replication_slots = 10
+${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS/cluster-$ver.log" 2>&1; then
 		record "pg$ver cluster start" "$LOGS/cluster-$ver.log" 1 0 1
 		return
 	fi

@@ -304,4 +304,42 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #endif
 /* ---- end scan ---- */
 
+/* ---- wal ---- */
+/*
+ * Logical decoding (src/wal/decode.c): PG 16 renamed the relation's
+ * RelFileNode in a change to a RelFileLocator; PG 17 replaced
+ * ReorderBufferTupleBuf by a plain HeapTuple; PG 18 renamed the reorder
+ * buffer's Get functions to Alloc.
+ */
+#include "replication/reorderbuffer.h"
+
+#if PG_VERSION_NUM < 160000
+#define QS_LOCATOR_SPC(l) ((l).spcNode)
+#define QS_LOCATOR_DB(l) ((l).dbNode)
+#define QS_LOCATOR_REL(l) ((l).relNode)
+#define QS_CHANGE_LOCATOR(change) ((change)->data.tp.relnode)
+#else
+#define QS_LOCATOR_SPC(l) ((l).spcOid)
+#define QS_LOCATOR_DB(l) ((l).dbOid)
+#define QS_LOCATOR_REL(l) ((l).relNumber)
+#define QS_CHANGE_LOCATOR(change) ((change)->data.tp.rlocator)
+#endif
+
+#if PG_VERSION_NUM < 170000
+typedef ReorderBufferTupleBuf *QsRBTuple;
+#define QS_RB_HEAPTUPLE(t) (&(t)->tuple)
+#else
+typedef HeapTuple QsRBTuple;
+#define QS_RB_HEAPTUPLE(t) (t)
+#endif
+
+#if PG_VERSION_NUM < 180000
+#define qs_rb_alloc_tuple(rb, len) ReorderBufferGetTupleBuf((rb), (len))
+#define qs_rb_alloc_change(rb) ReorderBufferGetChange(rb)
+#else
+#define qs_rb_alloc_tuple(rb, len) ReorderBufferAllocTupleBuf((rb), (len))
+#define qs_rb_alloc_change(rb) ReorderBufferAllocChange(rb)
+#endif
+/* ---- end wal ---- */
+
 #endif							/* QS_COMPAT_H */

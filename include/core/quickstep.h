@@ -19,6 +19,7 @@
 /* GUCs (guc.c) */
 extern bool qs_enable_pushdown;
 extern int	qs_max_shared_scans;
+extern bool qs_debug_undecodable;
 
 extern void qs_define_gucs(bool at_preload);
 

@@ -15,6 +15,7 @@
 
 bool		qs_enable_pushdown = true;
 int			qs_max_shared_scans = 64;
+bool		qs_debug_undecodable = false;
 
 /*
  * Parameters settable in a session are defined always, so that their values
@@ -32,6 +33,20 @@ qs_define_gucs(bool at_preload)
 							 true,
 							 PGC_USERSET,
 							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * For tests of the failure path of logical decoding (src/wal/): while
+	 * on, this session's changes to quickstep tables are logged as
+	 * undecodable, and publications warn about every quickstep table.
+	 */
+	DefineCustomBoolVariable("quickstep.debug_undecodable",
+							 "Logs changes to quickstep tables as changes logical decoding cannot decode (for tests).",
+							 "Decoding a committed transaction with such a change fails; never set it on a server with subscribers.",
+							 &qs_debug_undecodable,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
 	if (at_preload)

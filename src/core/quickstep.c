@@ -15,6 +15,7 @@
 #include "core/quickstep.h"
 #include "scan/qscan.h"
 #include "tableam/engine.h"
+#include "wal/qsxlog.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -38,6 +39,9 @@ _PG_init(void)
 	 * workers must find the node's methods by name).
 	 */
 	qs_scan_init();
+
+	/* warnings of CREATE / ALTER PUBLICATION (src/wal/publication.c) */
+	qs_publication_install_hook();
 
 	if (!qs_loaded_at_preload)
 		return;

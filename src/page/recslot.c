@@ -126,13 +126,24 @@ recslot_copy_minimal_tuple(TupleTableSlot *slot)
 
 /*
  * TTSOpsVirtual's copyslot clears with its own clear: the slot's first
- * (a layout's extension of it may hold a pin).
+ * (a layout's extension of it may hold a pin).  A copy of a record slot of
+ * the same kind keeps the record's TID and header, as a copy between heap
+ * buffer slots keeps the tuple's t_self: logical replication's apply finds
+ * a REPLICA IDENTITY FULL row by scanning into one slot, copies it to
+ * another and locks it by that copy's TID (RelationFindReplTupleSeq).
  */
 static void
 recslot_copyslot(TupleTableSlot *dst, TupleTableSlot *src)
 {
 	dst->tts_ops->clear(dst);
 	TTSOpsVirtual.copyslot(dst, src);
+	if (src->tts_ops == dst->tts_ops)
+	{
+		dst->tts_tid = src->tts_tid;
+		dst->tts_tableOid = src->tts_tableOid;
+		memcpy(&((QsRecSlot *) dst)->hdr, qs_recslot_header(src),
+			   sizeof(HeapTupleHeaderData));
+	}
 }
 
 #if PG_VERSION_NUM >= 170000

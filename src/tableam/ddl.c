@@ -201,9 +201,14 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 				(OldTable->rd_rel->relkind == RELKIND_RELATION ||
 				 OldTable->rd_rel->relkind == RELKIND_MATVIEW))
 			{
-				/* toast values are copied into the new table's toast table */
+				/*
+				 * toast values are copied into the new table's toast table;
+				 * not for logical decoding, as heap's rewrite (the rows of
+				 * the new table are not decoded either)
+				 */
 				tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
-													 HEAP_INSERT_SKIP_FSM);
+													 HEAP_INSERT_SKIP_FSM |
+													 HEAP_INSERT_NO_LOGICAL);
 			}
 			qs_place_tuple(NewTable, Lnew, tocopy, strategy, false);
 			if (tocopy != copy)

@@ -54,6 +54,7 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/qsxlog.h"
 
 /* ------------------------------------------------------------------------
  * Choosing a page
@@ -328,6 +329,9 @@ qs_insert_one(Relation rel, const QsPageLayout *L, TupleTableSlot *slot,
 	qs_place_tuple(rel, L, heaptup,
 				   bistate ? bistate->strategy : NULL,
 				   !(options & HEAP_INSERT_SKIP_FSM));
+	if (qs_logical_wanted(rel) && !(options & HEAP_INSERT_NO_LOGICAL))
+		qs_log_logical_insert(rel, heaptup,
+							  (options & HEAP_INSERT_SPECULATIVE) != 0);
 
 	pgstat_count_heap_insert(rel, 1);
 	slot->tts_tid = heaptup->t_self;
@@ -368,6 +372,8 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	BufferAccessStrategy strategy = bistate ? bistate->strategy : NULL;
 	bool		use_fsm = !(options & HEAP_INSERT_SKIP_FSM);
+	bool		logical = qs_logical_wanted(rel) &&
+		!(options & HEAP_INSERT_NO_LOGICAL);
 	int			i;
 
 	for (i = 0; i < ntuples; i++)
@@ -386,6 +392,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	i = 0;
 	while (i < ntuples)
 	{
+		int			first = i;
 		bool		isnew;
 		const QsPageLayout *RL;
 		Buffer		buf = qs_get_buffer(rel, L, tups[i], strategy,
@@ -414,6 +421,10 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 								RelationGetDescr(rel), tups[i], reserve));
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
+		/* one logical record per page, as heap_multi_insert's records */
+		if (logical)
+			qs_log_logical_multi_insert(rel, &tups[first], i - first,
+										i == ntuples);
 	}
 
 	for (i = 0; i < ntuples; i++)
@@ -497,6 +508,10 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	qs_page_set_header(L, page, off, hdr);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
+
+	/* before the TOAST chunks go, as heap_abort_speculative orders it */
+	if (qs_logical_wanted(rel))
+		qs_log_logical_spec(rel, succeeded);
 
 	if (oldcopy)
 	{
@@ -1047,19 +1062,25 @@ qs_xmax_changed(HeapTuple tp, TransactionId xwait, uint16 infomask)
 }
 
 /*
- * Did the update change a column of a unique index usable by a foreign key
- * (heap's "key" columns)?  Decides UPDATE (key) versus NO KEY UPDATE.
+ * Did the update change a column of index attribute set 'which' of the
+ * record at 'off'?  With 'external', an unchanged column of the set that
+ * the old record keeps out of line counts too.  Binary comparison, as
+ * heap_update's HeapDetermineColumnsInfo.  INDEX_ATTR_BITMAP_KEY (heap's
+ * "key" columns) decides UPDATE versus NO KEY UPDATE;
+ * INDEX_ATTR_BITMAP_IDENTITY_KEY with 'external' whether logical decoding
+ * needs the old key (src/wal/logical.c).
  */
 static bool
-qs_key_changed(Relation rel, const QsPageLayout *L, Page page, OffsetNumber off,
-			   HeapTuple newtup)
+qs_attrs_changed(Relation rel, const QsPageLayout *L, Page page,
+				 OffsetNumber off, HeapTuple newtup,
+				 IndexAttrBitmapKind which, bool external)
 {
-	Bitmapset  *keys = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_KEY);
+	Bitmapset  *attrs = RelationGetIndexAttrBitmap(rel, which);
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			x = -1;
 	bool		changed = false;
 
-	while (!changed && (x = bms_next_member(keys, x)) >= 0)
+	while (!changed && (x = bms_next_member(attrs, x)) >= 0)
 	{
 		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
 		Form_pg_attribute att;
@@ -1081,8 +1102,11 @@ qs_key_changed(Relation rel, const QsPageLayout *L, Page page, OffsetNumber off,
 		else if (!oldnull &&
 				 !datumIsEqual(oldv, newv, att->attbyval, att->attlen))
 			changed = true;
+		else if (!oldnull && external && att->attlen == -1 &&
+				 VARATT_IS_EXTERNAL(DatumGetPointer(oldv)))
+			changed = true;
 	}
-	bms_free(keys);
+	bms_free(attrs);
 	return changed;
 }
 
@@ -1220,6 +1244,8 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	Page		page;
 	HeapTupleHeader hdr;
 	HeapTuple	toastcopy = NULL;
+	HeapTuple	oldkey = NULL;
+	uint16		logflags = 0;
 
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "delete");
@@ -1249,6 +1275,24 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
 		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
 								   BufferGetBlockNumber(buf), off);
+
+	/*
+	 * The old key for logical decoding, before the critical section and
+	 * before the TOAST values go (heap_delete's order).
+	 */
+	if (qs_logical_wanted(rel) &&
+		rel->rd_rel->relreplident != REPLICA_IDENTITY_NOTHING)
+	{
+		HeapTuple	oldcopy = toastcopy ? toastcopy :
+			qs_page_copy_record(L, rel, BufferGetPage(buf),
+								BufferGetBlockNumber(buf), off);
+
+		oldkey = qs_logical_old_key(rel, oldcopy, true, &logflags);
+		if (oldcopy != toastcopy)
+			heap_freetuple(oldcopy);
+	}
+	if (changingPart)
+		logflags |= QS_LOGICAL_PARTITION_MOVE;
 
 	{
 		uint16		newim,
@@ -1280,6 +1324,11 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	PageClearAllVisible(page);	/* xmax set: no longer visible to all */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
+
+	if (qs_logical_wanted(rel))
+		qs_log_logical_delete(rel, oldkey, logflags);
+	if (oldkey)
+		heap_freetuple(oldkey);
 
 	if (toastcopy)
 	{
@@ -1455,13 +1504,17 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	TransactionId xmax_new_tuple;
 	uint16		infomask_new_tuple,
 				infomask2_new_tuple;
+	bool		logical = qs_logical_wanted(rel);
+	HeapTuple	oldkey = NULL;
+	uint16		logflags = 0;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
 
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, otid, "update");
-	key_changed = qs_key_changed(rel, L, BufferGetPage(buf), off, newtup);
+	key_changed = qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
+								   INDEX_ATTR_BITMAP_KEY, false);
 	*lockmode = key_changed ? LockTupleExclusive : LockTupleNoKeyExclusive;
 	result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
 							!key_changed, &have_tuple_lock, &checked_lockers,
@@ -1488,6 +1541,28 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
+
+	/*
+	 * The old key for logical decoding, compared with the new row before
+	 * it is toasted (as heap_update does), while the old row's TOAST values
+	 * all still exist.  No copy of the old row when nothing of it is logged.
+	 */
+	if (logical && rel->rd_rel->relreplident != REPLICA_IDENTITY_NOTHING)
+	{
+		bool		key_required =
+			rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
+			qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
+							 INDEX_ATTR_BITMAP_IDENTITY_KEY, true);
+
+		if (key_required)
+		{
+			HeapTuple	oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
+													  oblk, off);
+
+			oldkey = qs_logical_old_key(rel, oldcopy, true, &logflags);
+			heap_freetuple(oldcopy);
+		}
+	}
 
 	/* the old version's xmax: our update, keeping the lockers still there */
 	qs_compute_new_xmax_infomask(HeapTupleHeaderGetRawXmax(tp.t_data),
@@ -1686,6 +1761,11 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		if (oldcopy)
 			heap_freetuple(oldcopy);
 	}
+
+	if (logical)
+		qs_log_logical_update(rel, heaptup, oldkey, logflags);
+	if (oldkey)
+		heap_freetuple(oldkey);
 
 	if (have_tuple_lock)
 		qs_unlock_tuplock(rel, otid, *lockmode);

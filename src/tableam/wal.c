@@ -20,6 +20,10 @@
  *	   image and the conflict horizon of the removed records; its redo
  *	   resolves the conflict and restores the image under a cleanup lock.
  *
+ * A third op, XLOG_QS_LOGICAL, carries rows for logical decoding; it
+ * changes no page, its redo does nothing, and its writers and rm_decode
+ * live in src/wal/ (include/wal/qsxlog.h has the ids and formats).
+ *
  * One record format serves every page layout (it never interprets page
  * bytes), which is why it replaced heap2 records here: their redo runs
  * heap's page routines, which only an NSM page survives.
@@ -48,17 +52,8 @@
 #include "core/compat.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/qsxlog.h"
 
-/*
- * Our resource manager id, from the range PostgreSQL reserves for
- * extensions (RM_MIN_CUSTOM_ID..RM_MAX_CUSTOM_ID).  WAL written with it can
- * only be replayed by a server that preloads quickstep_am.
- */
-#define QS_RMGR_ID			187
-#define QS_RMGR_NAME		"quickstep"
-
-#define XLOG_QS_CONFLICT	0x00
-#define XLOG_QS_CLEANUP		0x10
 
 typedef struct xl_qs_conflict
 {
@@ -89,6 +84,10 @@ qs_rmgr_redo(XLogReaderState *record)
 	xl_qs_conflict xlrec;
 	Buffer		buf;
 
+	/* rows for logical decoding (src/wal/): no page to change */
+	if (info == XLOG_QS_LOGICAL)
+		return;
+
 	if (XLogRecGetDataLen(record) < SizeOfQsConflict)
 		elog(PANIC, "quickstep redo: record too short (%u bytes)",
 			 (unsigned) XLogRecGetDataLen(record));
@@ -118,6 +117,11 @@ qs_rmgr_desc(StringInfo buf, XLogReaderState *record)
 {
 	xl_qs_conflict xlrec;
 
+	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_LOGICAL)
+	{
+		qs_logical_desc(buf, record);
+		return;
+	}
 	if (XLogRecGetDataLen(record) < SizeOfQsConflict)
 		return;
 	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsConflict);
@@ -134,6 +138,8 @@ qs_rmgr_identify(uint8 info)
 			return "CONFLICT";
 		case XLOG_QS_CLEANUP:
 			return "CLEANUP";
+		case XLOG_QS_LOGICAL:
+			return "LOGICAL";
 	}
 	return NULL;
 }
@@ -144,6 +150,7 @@ static RmgrData qs_rmgr = {
 	.rm_redo = qs_rmgr_redo,
 	.rm_desc = qs_rmgr_desc,
 	.rm_identify = qs_rmgr_identify,
+	.rm_decode = qs_rmgr_decode,
 };
 
 void
