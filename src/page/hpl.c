@@ -58,8 +58,10 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/toast_compression.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
 #include "executor/tuptable.h"
@@ -1501,62 +1503,297 @@ hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 }
 
 /*
- * Repack the variable-size values of the normal records against the page
- * end and drop trailing unused slots.  Slots and fixed fields stay put.
+ * Does the value at 'off' lie inside [lo, hi), aligned as put_record
+ * aligns it, and decode?  NULL if so, else what is wrong.  For varlenas:
+ * a header whose length fits, a TOAST pointer of the on-disk kind with
+ * sane sizes and compression method, a compressed value with a sane raw
+ * size and method.  Trusts no byte: used by compaction's plan and by
+ * check_page.
+ */
+static const char *
+hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
+				int hi)
+{
+	const char *p = (const char *) page + off;
+	int			room = hi - off;
+
+	if (off < lo || off >= hi)
+		return "starts outside the variable-size area";
+	if (attlen > 0)
+	{
+		if (attlen > room)
+			return "extends past the variable-size area";
+	}
+	else if (attlen == -2)
+	{
+		if (strnlen(p, room) >= (Size) room)
+			return "is a cstring without its terminator in the area";
+	}
+	else if (VARATT_IS_1B_E(p))
+	{
+		varatt_external ext;
+		Size		extsize;
+
+		if (room < VARHDRSZ_EXTERNAL)
+			return "extends past the variable-size area";
+		if (VARTAG_EXTERNAL(p) != VARTAG_ONDISK)
+			return "is an external pointer of a kind not stored on disk";
+		if (VARSIZE_EXTERNAL(p) > (Size) room)
+			return "extends past the variable-size area";
+		VARATT_EXTERNAL_GET_POINTER(ext, p);
+		extsize = VARATT_EXTERNAL_GET_EXTSIZE(ext);
+		if (ext.va_rawsize < VARHDRSZ || ext.va_rawsize > MaxAllocSize ||
+			extsize > ext.va_rawsize - VARHDRSZ ||
+			ext.va_valueid == InvalidOid || ext.va_toastrelid == InvalidOid)
+			return "is a malformed TOAST pointer";
+		if (VARATT_EXTERNAL_IS_COMPRESSED(ext) &&
+			VARATT_EXTERNAL_GET_COMPRESS_METHOD(ext) != TOAST_PGLZ_COMPRESSION_ID &&
+			VARATT_EXTERNAL_GET_COMPRESS_METHOD(ext) != TOAST_LZ4_COMPRESSION_ID)
+			return "is a TOAST pointer with an unknown compression method";
+	}
+	else if (VARATT_IS_1B(p))
+	{
+		if (VARSIZE_1B(p) < VARHDRSZ_SHORT || VARSIZE_1B(p) > (Size) room)
+			return "has a short varlena header whose length does not fit";
+	}
+	else
+	{
+		if (room < VARHDRSZ)
+			return "extends past the variable-size area";
+		if (VARSIZE_4B(p) < VARHDRSZ || VARSIZE_4B(p) > (Size) room)
+			return "has a varlena header whose length does not fit";
+		if (VARATT_IS_4B_C(p))
+		{
+			Size		raw = VARDATA_COMPRESSED_GET_EXTSIZE(p);
+			int			cm = VARDATA_COMPRESSED_GET_COMPRESS_METHOD(p);
+
+			if (VARSIZE_4B(p) < VARHDRSZ_COMPRESSED)
+				return "is a compressed value shorter than its header";
+			if (raw == 0 || raw > MaxAllocSize - VARHDRSZ)
+				return "is a compressed value with an insane raw size";
+			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
+				return "is a compressed value with an unknown compression method";
+		}
+	}
+	if (off % hpl_valalign(p, attlen, attalign) != 0)
+		return "is not aligned as its type requires";
+	return NULL;
+}
+
+/*
+ * Compaction.  The values of the normal records are slid towards the page
+ * end keeping their order in the area, the order put_record wrote them in.
+ * Any other order (slot order, say) can need more alignment padding than
+ * the order that made the sizes: a 4-byte-aligned value that followed a
+ * short unaligned one can need 3 more bytes when it follows another
+ * value, so a repack in slot order of an area with nothing to reclaim
+ * could end below pd_lower (issue 11).  Kept in order, each value's new
+ * place is at or above its old one (by induction from the page end: value
+ * i ends at or below value i-1's old start, which is at or below its new
+ * one, and its old start was aligned as its new one is), so the repacked
+ * area never outgrows the old one, and moving values in descending order
+ * never overwrites one not moved yet.
+ *
+ * The repack is planned first, from the bytes it will move, and applied
+ * only if the plan holds: every value inside [pd_upper, pd_special), no
+ * two overlapping or sharing a start, and the new area not below the new
+ * pd_lower.  A page the plan refuses (corrupt) is left as it was.
+ *
+ * HplRepack maps the start of every value in the area to its owner: the
+ * offset field it belongs to, 1 + k * HPL_OWN_STRIDE + i for attribute i
+ * of record k (i = 0: the row of a wide page), 0 for none.
+ */
+#define HPL_OWN_STRIDE	HPL_MAX_FIELDS
+StaticAssertDecl(HPL_MAX_RECS * HPL_OWN_STRIDE < PG_UINT16_MAX,
+				 "HPL repack owners fit uint16");
+
+typedef struct HplRepack
+{
+	uint16		owner[BLCKSZ];
+	int			nrecs;			/* slots kept: the last used one + 1 */
+	int			newlower;
+	/* why and where a plan failed (check_page's message) */
+	const char *why;
+	int			bad_k;			/* record (0-based) */
+	int			bad_i;			/* attribute (0-based) */
+	int			bad_off;		/* the value's offset */
+	int			other_k;		/* the record of a value it overlaps, or -1 */
+	int			other_i;
+} HplRepack;
+
+static inline bool
+hpl_repack_fail(HplRepack *rp, const char *why, int k, int i, int off,
+				int other_own)
+{
+	rp->why = why;
+	rp->bad_k = k;
+	rp->bad_i = i;
+	rp->bad_off = off;
+	rp->other_k = other_own ? (other_own - 1) / HPL_OWN_STRIDE : -1;
+	rp->other_i = other_own ? (other_own - 1) % HPL_OWN_STRIDE : -1;
+	return false;
+}
+
+/* the offset field, length and alignment of the value an owner names */
+static inline const HplField *
+hpl_owner_field(HplGeom *g, int own, int *k, int *i)
+{
+	*k = (own - 1) / HPL_OWN_STRIDE;
+	*i = (own - 1) % HPL_OWN_STRIDE;
+	return g->wide ? &g->f[g->frow] : &g->f[g->attval[*i]];
+}
+
+/*
+ * Walk the owners from the page end down, as the repack moves them; with
+ * 'apply', move them.  Returns the new pd_upper, or -1 if two values
+ * overlap or the values do not fit above rp->newlower (then nothing was
+ * written: a failing walk is only ever a dry run, see hpl_compact).
+ */
+static int
+hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
+{
+	PageHeader	ph = (PageHeader) page;
+	int			upper = ph->pd_special;
+	int			prevstart = ph->pd_special;
+	int			prevown = 0;
+
+	for (int o = ph->pd_special - 1; o >= (int) ph->pd_upper; o--)
+	{
+		int			own = rp->owner[o];
+		int			k,
+					i;
+		const HplField *f;
+		const char *p = (const char *) page + o;
+		int			len;
+		int			align;
+
+		if (own == 0)
+			continue;
+		f = hpl_owner_field(g, own, &k, &i);
+		if (g->wide)
+		{
+			len = hpl_get16(page, FLD(g, F_LEN), k);
+			align = MAXIMUM_ALIGNOF;
+		}
+		else
+		{
+			len = hpl_varlen(p, g->atts[i].attlen);
+			align = hpl_valalign(p, g->atts[i].attlen, g->atts[i].attalign);
+		}
+		/* the value must end where the one above it (moved or not) starts */
+		if (o + len > prevstart)
+		{
+			hpl_repack_fail(rp, "overlaps another value", k, i, o, prevown);
+			return -1;
+		}
+		prevstart = o;
+		prevown = own;
+		upper = TYPEALIGN_DOWN(align, upper - len);
+		if (upper < rp->newlower)
+		{
+			hpl_repack_fail(rp, "does not fit the repacked variable-size area",
+							k, i, o, 0);
+			return -1;
+		}
+		if (apply)
+		{
+			Assert(upper >= o);
+			memmove((char *) page + upper, p, len);
+			hpl_put16(page, f, k, upper);
+		}
+	}
+	return upper;
+}
+
+/*
+ * Plan a repack of 'page' into *rp: the owners of the values of its normal
+ * records and the bounds.  False if an offset lies outside the area or two
+ * values share a start, or a value's length is out of range (corrupt).
+ */
+static bool
+hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	int			lo = ph->pd_upper;
+	int			hi = ph->pd_special;
+
+	memset(rp->owner, 0, sizeof(uint16) * BLCKSZ);
+	rp->nrecs = 0;
+	rp->why = NULL;
+	for (int k = 0; k < dir->nrecs; k++)
+	{
+		if (!hpl_bit(page, FLD(g, F_USED), k))
+			continue;
+		rp->nrecs = k + 1;
+		if (!hpl_bit(page, FLD(g, F_LIVE), k))
+			continue;
+		for (int i = 0; i < (g->wide ? 1 : g->natts); i++)
+		{
+			int			o;
+			const char *why;
+
+			if (!g->wide)
+			{
+				if (!(g->atts[i].flags & HPL_ATT_VAR))
+					continue;
+				if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
+					continue;
+				if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+					continue;
+				o = hpl_get16(page, &g->f[g->attval[i]], k);
+				why = hpl_value_check(page, o, g->atts[i].attlen,
+									  g->atts[i].attalign, lo, hi);
+			}
+			else
+			{
+				int			len = hpl_get16(page, FLD(g, F_LEN), k);
+
+				o = hpl_get16(page, &g->f[g->frow], k);
+				why = NULL;
+				if (o < lo || o + len > hi)
+					why = "lies outside the variable-size area";
+				else if (o != MAXALIGN(o))
+					why = "is not aligned";
+				else if (len < SizeofHeapTupleHeader ||
+						 ((HeapTupleHeader) ((char *) page + o))->t_hoff < SizeofHeapTupleHeader ||
+						 ((HeapTupleHeader) ((char *) page + o))->t_hoff > len)
+					why = "is a malformed row";
+			}
+			if (why)
+				return hpl_repack_fail(rp, why, k, i, o, 0);
+			if (rp->owner[o] != 0)
+				return hpl_repack_fail(rp, "starts where another value starts",
+									   k, i, o, rp->owner[o]);
+			rp->owner[o] = 1 + k * HPL_OWN_STRIDE + i;
+		}
+	}
+	rp->newlower = g->segstart + g->lines[rp->nrecs];
+	return true;
+}
+
+/*
+ * Reclaim the space of dead and unused records: repack the values of the
+ * normal records against the page end and drop trailing unused slots.
+ * Slots and fixed fields stay put.  Leaves a page it cannot repack safely
+ * untouched (only a corrupt one: check_table names what is wrong).
  */
 static void
 hpl_compact(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
-	HplDir	   *dir = HplDirOf(page);
 	HplGeom    *g = hpl_geom(page);
-	PGAlignedBlock tmp;
-	int			upper = ph->pd_special;
-	int			nrecs = 0;
+	HplRepack	rp;
+	int			upper;
 
-	/* values are read from a copy of the variable-size area only */
-	memcpy(tmp.data + ph->pd_upper, (char *) page + ph->pd_upper,
-		   ph->pd_special - ph->pd_upper);
-	for (int k = 0; k < dir->nrecs; k++)
-	{
-		if (!hpl_bit(page, FLD(g, F_USED), k))
-			continue;
-		nrecs = k + 1;
-		if (!hpl_bit(page, FLD(g, F_LIVE), k))
-			continue;
-		if (g->wide)
-		{
-			int			len = hpl_get16(page, FLD(g, F_LEN), k);
-			int			from = hpl_get16(page, &g->f[g->frow], k);
-
-			upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - len);
-			memcpy((char *) page + upper, tmp.data + from, len);
-			hpl_put16(page, &g->f[g->frow], k, upper);
-			continue;
-		}
-		for (int i = 0; i < g->natts; i++)
-		{
-			const HplAtt *a = &g->atts[i];
-			const char *p;
-			Size		len;
-
-			if (!(a->flags & HPL_ATT_VAR))
-				continue;
-			if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
-				continue;
-			if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
-				continue;
-			p = tmp.data + hpl_get16(page, &g->f[g->attval[i]], k);
-			len = hpl_varlen(p, a->attlen);
-			upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
-								   upper - (int) len);
-			memcpy((char *) page + upper, p, len);
-			hpl_put16(page, &g->f[g->attval[i]], k, upper);
-		}
-	}
-	dir->nrecs = nrecs;
-	ph->pd_lower = g->segstart + g->lines[nrecs];
+	if (!hpl_repack_plan(page, g, &rp) ||
+		hpl_repack_walk(page, g, &rp, false) < 0)
+		return;
+	upper = hpl_repack_walk(page, g, &rp, true);
+	HplDirOf(page)->nrecs = rp.nrecs;
+	ph->pd_lower = rp.newlower;
 	ph->pd_upper = upper;
+	/* the hole holds zeros by rule (new units and values come out of it) */
 	memset((char *) page + ph->pd_lower, 0, ph->pd_upper - ph->pd_lower);
 }
 
@@ -1564,32 +1801,6 @@ hpl_compact(Page page)
  * check_page: trusts no byte
  * ------------------------------------------------------------------------
  */
-
-/* is the value at 'off' wholly inside [lo, BLCKSZ)? */
-static bool
-hpl_value_ok(Page page, int off, int16 attlen, int lo)
-{
-	const char *p = (const char *) page + off;
-	int			room = BLCKSZ - off;
-
-	if (off < lo || off >= BLCKSZ)
-		return false;
-	if (attlen > 0)
-		return attlen <= room;
-	if (attlen == -2)
-		return strnlen(p, room) < (Size) room;
-	if (VARATT_IS_1B_E(p))
-	{
-		if (room < VARHDRSZ_EXTERNAL)
-			return false;
-		return VARSIZE_EXTERNAL(p) <= (Size) room;
-	}
-	if (VARATT_IS_1B(p))
-		return VARSIZE_1B(p) >= 1 && VARSIZE_1B(p) <= (Size) room;
-	if (room < VARHDRSZ)
-		return false;
-	return VARSIZE_4B(p) >= VARHDRSZ && VARSIZE_4B(p) <= (Size) room;
-}
 
 static bool
 hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
@@ -1734,33 +1945,50 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			int			off = hpl_get16(page, &g->f[g->frow], k);
 			HeapTupleHeader wt = (HeapTupleHeader) ((char *) page + off);
 
-			if (off < ph->pd_upper || off + (int) len > BLCKSZ ||
-				off != MAXALIGN(off) ||
-				wt->t_hoff < SizeofHeapTupleHeader || wt->t_hoff > len ||
+			/* the row's place and shape: hpl_repack_plan, below */
+			if (off >= ph->pd_upper && off + (int) len <= BLCKSZ &&
+				len >= SizeofHeapTupleHeader &&
 				HeapTupleHeaderGetNatts(wt) != natts)
 			{
-				snprintf(errbuf, errlen, "block %u, item %d: row at %d length %u lies outside [%u, %d) or is malformed",
-						 blkno, k + 1, off, len, ph->pd_upper, BLCKSZ);
+				snprintf(errbuf, errlen, "block %u, item %d: row at %d has %d attributes, its header %d",
+						 blkno, k + 1, off, HeapTupleHeaderGetNatts(wt), natts);
 				return false;
 			}
-			continue;
 		}
-		for (int i = 0; i < natts; i++)
-		{
-			int			off;
+	}
 
-			if (!(dir->atts[i].flags & HPL_ATT_VAR))
-				continue;
-			if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
-				continue;
-			off = hpl_get16(page, &g->f[g->attval[i]], k);
-			if (!hpl_value_ok(page, off, dir->atts[i].attlen, ph->pd_upper))
-			{
-				snprintf(errbuf, errlen, "block %u, item %d: value of attribute %d at %d lies outside the variable-size area [%u, %d)",
-						 blkno, k + 1, i + 1, off, ph->pd_upper, BLCKSZ);
-				return false;
-			}
+	/*
+	 * The values of the live records: each inside the variable-size area,
+	 * aligned, decoding, none overlapping another; what compaction checks
+	 * before it moves a byte.
+	 */
+	{
+		HplRepack  *rp = palloc(sizeof(HplRepack));
+		bool		ok = hpl_repack_plan(page, g, rp) &&
+			hpl_repack_walk(page, g, rp, false) >= 0;
+
+		if (!ok)
+		{
+			char		what[64];
+			char		other[80] = "";
+
+			if (wide)
+				snprintf(what, sizeof(what), "row");
+			else
+				snprintf(what, sizeof(what), "value of attribute %d", rp->bad_i + 1);
+			if (rp->other_k >= 0 && wide)
+				snprintf(other, sizeof(other), " (the row of item %d)",
+						 rp->other_k + 1);
+			else if (rp->other_k >= 0)
+				snprintf(other, sizeof(other), " (item %d, attribute %d)",
+						 rp->other_k + 1, rp->other_i + 1);
+			snprintf(errbuf, errlen, "block %u, item %d: %s at %d %s%s (variable-size area [%u, %u))",
+					 blkno, rp->bad_k + 1, what, rp->bad_off, rp->why, other,
+					 ph->pd_upper, ph->pd_special);
 		}
+		pfree(rp);
+		if (!ok)
+			return false;
 	}
 	return true;
 }
