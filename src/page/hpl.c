@@ -10,12 +10,11 @@
  *
  * The directory describes the page by itself (magic, version, flags,
  * natts, segment start, slot count, fewest attributes of any record put on
- * the page, and per attribute: attlen, attalign, flags VAR / NULLS / PMNK).
+ * the page, per attribute attlen, attalign, flags VAR / PMNK, then per
+ * attribute the offset of its null bits, 0 for none: see below).
  *
  * Fixed-size fields.  Every record has the fields
  *	 used bit, live bit (the ghost bits: unused = 00, dead = 10, normal = 11),
- *	 one null bit per attribute that was NULL in the record the page was
- *	 formatted for (or dropped): null bit fields are made lazily,
  *	 xmin 4, xmax 4, cid/xvac 4, ctid block 4, ctid offset 2, infomask 2,
  *	 infomask2 2 (holds the record's natts), logical length 2,
  *	 per attribute: the value (pass-by-value types of 1, 2, 4, 8 bytes) or a
@@ -39,7 +38,20 @@
  * header, possibly short or a toast pointer; cstring; by-reference
  * fixed-length), aligned as heap aligns them, allocated downwards from
  * pd_special; pd_upper is the lowest.  The hole pd_lower..pd_upper is the
- * only free space and holds nothing.
+ * only free space and holds zeros.
+ *
+ * Null bits (format version 2).  An attribute's null bits are a chunk of
+ * HPL_NULL_BYTES (one bit per possible record, bit k for record k) in the
+ * variable-size area, made when the first record with a NULL in that
+ * attribute is put on the page (from the hole, like a value: no byte
+ * moves, so under the exclusive lock alone); the directory holds its
+ * offset.  No chunk: no record of the page is NULL there.  So a page takes
+ * a record whatever its NULLs if its bytes fit, pages without NULLs spend
+ * nothing on them, and the segment's geometry does not depend on NULLs.
+ * Compaction drops a chunk no live record needs any more.  (Version 1 kept
+ * null bit fields in the segment, made for the NULLs of the first record
+ * only, and refused records with NULLs elsewhere: one record per page for
+ * some tables.  Its pages are refused with an error, not misread.)
  *
  * Wide tables.  The smallest segment needs one cache line per field; a
  * table needing more than HPL_MAX_FIELDS fields (64 lines = half a page)
@@ -49,10 +61,16 @@
  *
  * Slots never move; an unused slot (VACUUM) is reused by the next put.  An
  * empty page (no used slot) is reformatted for the record being put, so a
- * page formatted before ALTER TABLE ADD COLUMN / DROP NOT NULL becomes
- * usable again once empty; a non-empty page refuses records it cannot
- * describe (more attributes than the page, or a NULL where the page keeps
- * no null bit).
+ * page formatted before ALTER TABLE ADD COLUMN becomes usable again once
+ * empty; a non-empty page refuses records with more attributes than it
+ * describes.
+ *
+ * Bounds.  Every write into a page is planned first from the bytes it will
+ * write and checked against its area: put_record's plan gives each value
+ * and new null chunk its place between the new pd_lower and the old
+ * pd_upper and writes exactly those; compaction keeps the values' order
+ * (see hpl_compact) and is planned and checked before a byte moves; header
+ * and ghost-bit writes touch only slots below nrecs.
  *
  *-------------------------------------------------------------------------
  */
@@ -77,17 +95,18 @@
 
 #define HPL_LINE		64		/* bytes per cache line (allocation unit) */
 #define HPL_MAGIC		0x4C48	/* "HL" */
-#define HPL_VERSION		1
+#define HPL_VERSION		2		/* 1: null bit fields in the segment */
 #define HPL_MAX_RECS	MaxHeapTuplesPerPage
 #define HPL_MAX_FIELDS	64
 #define HPL_MAX_UNITS	((HPL_MAX_RECS + 7) / 8)	/* of an 8-byte field */
+#define HPL_NULL_BYTES	((HPL_MAX_RECS + 7) / 8)	/* a null bit chunk */
 
 /* page flags */
 #define HPL_PAGE_WIDE	0x01
 
 /* attribute flags */
 #define HPL_ATT_VAR		0x01	/* offset into the variable-size area */
-#define HPL_ATT_NULLS	0x02	/* has a null bit field */
+/* 0x02: version 1's null bit field */
 #define HPL_ATT_PMNK	0x04	/* has a 4-byte prefix field */
 
 typedef struct HplAtt
@@ -112,6 +131,7 @@ typedef struct HplDir
 	uint16		nrecs;			/* slots allocated: the max offset */
 	uint16		minnatts;		/* fewest attributes of a record put here */
 	HplAtt		atts[FLEXIBLE_ARRAY_MEMBER];	/* none on wide pages */
+	/* then uint16 nulloff[natts] (none on wide pages): see HplNullOff */
 } HplDir;
 
 #define HPL_DIR_FIXED	offsetof(HplDir, atts)
@@ -121,11 +141,14 @@ typedef struct HplDir
 StaticAssertDecl(offsetof(HplDir, magic) == 0 && (HPL_MAGIC & 0x4000) != 0,
 				 "HPL page magic");
 #define HplDirSize(natts, wide) \
-	(HPL_DIR_FIXED + ((wide) ? 0 : (natts) * sizeof(HplAtt)))
+	(HPL_DIR_FIXED + ((wide) ? 0 : (natts) * (sizeof(HplAtt) + sizeof(uint16))))
+/* where the null chunk offsets of a non-wide page start */
+#define HplNullDir(natts) \
+	(SizeOfPageHeaderData + HPL_DIR_FIXED + (natts) * sizeof(HplAtt))
 
 typedef enum HplFieldKind
 {
-	F_USED, F_LIVE, F_NULL, F_XMIN, F_XMAX, F_CID, F_CTIDBLK, F_CTIDOFF,
+	F_USED, F_LIVE, F_XMIN, F_XMAX, F_CID, F_CTIDBLK, F_CTIDOFF,
 	F_INFOMASK, F_INFOMASK2, F_LEN, F_FIXED, F_VAROFF, F_PMNK, F_ROW
 } HplFieldKind;
 
@@ -151,7 +174,7 @@ typedef struct HplGeom
 	int			fmvcc[F_LEN + 1];	/* field of each MVCC kind, F_USED.. */
 	int			frow;
 	int16	   *attval;			/* natts: value / offset field */
-	int16	   *attnull;		/* natts: null bit field or -1 */
+	int			nulldir;		/* page offset of the null chunk offsets */
 	int16	   *attpmnk;		/* natts: prefix field or -1 */
 	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
 	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
@@ -209,8 +232,6 @@ hpl_count_fields(const HplAtt *atts, int natts, bool wide)
 	for (int i = 0; i < natts; i++)
 	{
 		n++;
-		if (atts[i].flags & HPL_ATT_NULLS)
-			n++;
 		if (atts[i].flags & HPL_ATT_PMNK)
 			n++;
 	}
@@ -234,8 +255,6 @@ hpl_count_widths(const HplAtt *atts, int natts, bool wide, uint8 *nbits,
 	}
 	for (int i = 0; i < natts; i++)
 	{
-		if (atts[i].flags & HPL_ATT_NULLS)
-			(*nbits)++;
 		if (atts[i].flags & HPL_ATT_VAR)
 		{
 			nw[1]++;
@@ -262,23 +281,18 @@ hpl_compute_geom(const HplDir *dir)
 	g->segstart = dir->segstart;
 	g->atts = MemoryContextAlloc(TopMemoryContext, sizeof(HplAtt) * Max(natts, 1));
 	g->attval = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
-	g->attnull = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	g->attpmnk = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	if (!g->wide)
 		memcpy(g->atts, dir->atts, sizeof(HplAtt) * natts);
 	for (int i = 0; i < natts; i++)
 	{
 		g->attval[i] = -1;
-		g->attnull[i] = -1;
 		g->attpmnk[i] = -1;
 	}
 
 	g->fmvcc[F_USED] = hpl_add_field(g, F_USED, 0, -1);
 	g->fmvcc[F_LIVE] = hpl_add_field(g, F_LIVE, 0, -1);
-	if (!g->wide)
-		for (int i = 0; i < natts; i++)
-			if (g->atts[i].flags & HPL_ATT_NULLS)
-				g->attnull[i] = hpl_add_field(g, F_NULL, 0, i);
+	g->nulldir = HplNullDir(natts);
 	g->fmvcc[F_XMIN] = hpl_add_field(g, F_XMIN, 4, -1);
 	g->fmvcc[F_XMAX] = hpl_add_field(g, F_XMAX, 4, -1);
 	g->fmvcc[F_CID] = hpl_add_field(g, F_CID, 4, -1);
@@ -323,7 +337,6 @@ hpl_compute_geom(const HplDir *dir)
 	{
 		g->hoff[k][F_USED] = g->f[g->fmvcc[F_USED]].unitoff[0] + (k >> 3);
 		g->hoff[k][F_LIVE] = g->f[g->fmvcc[F_LIVE]].unitoff[0] + (k >> 3);
-		g->hoff[k][F_NULL] = 0;
 		for (int kind = F_XMIN; kind <= F_LEN; kind++)
 		{
 			HplField   *f = &g->f[g->fmvcc[kind]];
@@ -371,9 +384,28 @@ hpl_free_geom(HplGeom *g)
 {
 	pfree(g->atts);
 	pfree(g->attval);
-	pfree(g->attnull);
 	pfree(g->attpmnk);
 	pfree(g);
+}
+
+/*
+ * Pages of another format version are refused, never misread.  Version 1
+ * (before issue 11) kept null bit fields in the segment: its fields lie
+ * elsewhere.  The extension is pre-release, so there is no reader of the
+ * old format: its tables must be dumped with the build that wrote them
+ * and restored.  Reached only when no cached geometry matches, and every
+ * cached one has the current version in its key, so it costs nothing per
+ * record.
+ */
+static void
+hpl_check_version(const HplDir *dir)
+{
+	if (dir->version != HPL_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("HPL page of format version %u, this build of quickstep_am reads only version %d",
+						dir->version, HPL_VERSION),
+				 errhint("Dump the table with the quickstep_am build that wrote it, then restore it with this one.")));
 }
 
 /* geometry of a page whose directory is valid */
@@ -395,6 +427,7 @@ hpl_geom_dir(const HplDir *dir)
 			return g;
 		}
 	}
+	hpl_check_version(dir);
 	g = hpl_compute_geom(dir);
 	if (hpl_cache[hpl_cache_next])
 	{
@@ -481,6 +514,32 @@ hpl_setbit(Page page, const HplField *f, int k, bool on)
 }
 
 #define FLD(g, kind) (&(g)->f[(g)->fmvcc[kind]])
+
+/* offset of attribute i's null bit chunk (non-wide pages), 0 for none */
+static inline int
+hpl_nulloff(Page page, const HplGeom *g, int i)
+{
+	uint16		o;
+
+	memcpy(&o, (const char *) page + g->nulldir + i * sizeof(uint16), sizeof(o));
+	return o;
+}
+
+static inline void
+hpl_set_nulloff(Page page, const HplGeom *g, int i, int off)
+{
+	uint16		o = off;
+
+	memcpy((char *) page + g->nulldir + i * sizeof(uint16), &o, sizeof(o));
+}
+
+/* bit k of the null chunk at 'nulloff' (0: no chunk, not NULL) */
+static inline bool
+hpl_nullbit(Page page, int nulloff, int k)
+{
+	return nulloff != 0 &&
+		((((const uint8 *) page)[nulloff + (k >> 3)] >> (k & 7)) & 1);
+}
 
 static inline uint32
 hpl_get32(Page page, const HplField *f, int k)
@@ -570,16 +629,12 @@ qs_hpl_prefix_of(const char *data, Size len)
  */
 
 /*
- * Format 'page' for 'desc'.  Null bit fields are made lazily: for the
- * attributes 'nulls' marks (those NULL in the first record put on the
- * page; put_record formats an empty page for the record it puts) and
- * dropped ones; 'allnull' gives every attribute one.  A later record with a
- * NULL where the page has no null bits goes to another page, which is
- * formatted for it.  Most pages of tables whose NULLs are rare or in fixed
- * columns so spend no cache line per nullable attribute.
+ * Fill the directory of a page for 'desc' (no null chunks: put_record
+ * makes them); returns the segment start.  The geometry depends on the
+ * descriptor alone, so the pages of a table share one.
  */
 static int
-hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *nulls, bool allnull)
+hpl_fill_dir(HplDir *dir, TupleDesc desc)
 {
 	int			natts = desc->natts;
 	bool		wide;
@@ -601,8 +656,6 @@ hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *nulls, bool allnull)
 		if (!(att->attbyval && (att->attlen == 1 || att->attlen == 2 ||
 								att->attlen == 4 || att->attlen == 8)))
 			a->flags |= HPL_ATT_VAR;
-		if (allnull || att->attisdropped || (nulls && nulls[i]))
-			a->flags |= HPL_ATT_NULLS;
 		if (!att->attisdropped &&
 			(att->atttypid == TEXTOID || att->atttypid == VARCHAROID))
 			a->flags |= HPL_ATT_PMNK;
@@ -618,8 +671,7 @@ hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *nulls, bool allnull)
 }
 
 static void
-hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
-		   bool allnull)
+hpl_format(Page page, Size page_size, TupleDesc desc)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplDir	   *dir = HplDirOf(page);
@@ -629,13 +681,14 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 
 	PageInit(page, page_size, 0);
 	PageSetLSN(page, lsn);
-	segstart = hpl_fill_dir(dir, desc, nulls, allnull);
+	segstart = hpl_fill_dir(dir, desc);
+	/* no null chunks yet, and zeros up to the segment */
 	if (dir->flags & HPL_PAGE_WIDE)
 		memset(&dir->atts[0], 0,
 			   segstart - SizeOfPageHeaderData - HPL_DIR_FIXED);
 	else
 		memset((char *) &dir->atts[natts], 0,
-			   segstart - SizeOfPageHeaderData - HplDirSize(natts, false));
+			   segstart - HplNullDir(natts));
 	ph->pd_lower = segstart;
 	ph->pd_upper = ph->pd_special;
 }
@@ -746,7 +799,7 @@ hpl_slot_ops(void)
 static void
 hpl_init_page(Page page, Size page_size, TupleDesc desc)
 {
-	hpl_format(page, page_size, desc, NULL, false);
+	hpl_format(page, page_size, desc);
 }
 
 static Size
@@ -758,18 +811,18 @@ hpl_max_record_size(TupleDesc desc)
 	Size		used;
 
 	/*
-	 * Worst case: every attribute nullable.  The first record takes one
-	 * unit of every field, so only the directory is needed, no geometry:
-	 * the engine asks on every insert and update.  (At most 1600
-	 * attributes: the directory fits the block.)
+	 * The first record takes one unit of every field, so only the
+	 * directory is needed, no geometry: the engine asks on every insert and
+	 * update.  (At most 1600 attributes: the directory fits the block.)
 	 */
 	StaticAssertStmt(HPL_DIR_FIXED + MaxHeapAttributeNumber * sizeof(HplAtt) <= BLCKSZ,
 					 "HPL directory fits a block");
-	used = hpl_fill_dir(dir, desc, NULL, true);
+	used = hpl_fill_dir(dir, desc);
 	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
 	used += (Size) hpl_count_fields(dir->atts, desc->natts, wide) * HPL_LINE;
-	/* alignment padding of the variable-size values */
-	used += wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
+	/* alignment padding of the values; worst case, a null chunk for each */
+	used += wide ? MAXIMUM_ALIGNOF :
+		(Size) desc->natts * (MAXIMUM_ALIGNOF + HPL_NULL_BYTES);
 	if (used >= BLCKSZ)
 		return 0;
 	return MAXALIGN_DOWN(BLCKSZ - used);
@@ -843,16 +896,27 @@ hpl_free_space(Page page)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * Where put_record writes a record: its slot, the new pd_lower and
+ * pd_upper, and the place of every variable-size value (valoff[i], or the
+ * row's on a wide page: valoff[0]) and of every null chunk it makes
+ * (newnull[i], 0 for none).  Every place lies in [newupper, pd_upper) and
+ * newlower <= newupper: put_record writes nothing else into the hole.
+ */
 typedef struct HplPlan
 {
 	int			slot;
 	int			newlower;
 	int			newupper;
+	uint16		valoff[HPL_MAX_FIELDS];
+	uint16		newnull[HPL_MAX_FIELDS];
 } HplPlan;
 
 /*
  * Can 'page' take the record (values/isnull of its first 'tnatts'
- * attributes)?  Fills the plan (slot, new pd_lower/pd_upper).
+ * attributes)?  Fills the plan.  Values are placed downwards from
+ * pd_upper in attribute order, each aligned as heap aligns it; a NULL in
+ * an attribute without null bits takes a new chunk (byte-aligned).
  */
 static bool
 hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
@@ -868,6 +932,7 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 	if (g->wide)
 	{
 		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - (int) tuple->t_len);
+		plan->valoff[0] = Max(upper, 0);
 	}
 	else
 	{
@@ -875,10 +940,14 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 		{
 			const HplAtt *a = &g->atts[i];
 
+			plan->newnull[i] = 0;
 			if (isnull[i])
 			{
-				if (!(a->flags & HPL_ATT_NULLS))
-					return false;
+				if (hpl_nulloff(page, g, i) == 0)
+				{
+					upper -= HPL_NULL_BYTES;
+					plan->newnull[i] = Max(upper, 0);
+				}
 				continue;
 			}
 			if (a->flags & HPL_ATT_VAR)
@@ -888,6 +957,7 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 
 				upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
 									   upper - (int) len);
+				plan->valoff[i] = Max(upper, 0);
 			}
 		}
 	}
@@ -934,23 +1004,26 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		 * every put: say yes without deforming the record when even a
 		 * generous bound fits.  The variable-size values are at most the
 		 * formed tuple's data (t_len) plus alignment padding (below 8 bytes
-		 * each); a record without NULLs needs no null bits; a non-empty
-		 * page is not reformatted.  Anything else takes the exact plan.
+		 * each), the new null chunks at most one per attribute of a record
+		 * with NULLs; a non-empty page is not reformatted.  Anything else
+		 * takes the exact plan.
 		 */
 		tnatts = HeapTupleHeaderGetNatts(tuple->t_data);
-		if (!HeapTupleHasNulls(tuple) && tnatts <= g->natts &&
-			!hpl_is_empty(page, g))
+		if (tnatts <= g->natts && !hpl_is_empty(page, g))
 		{
 			PageHeader	ph = (PageHeader) page;
 			HplDir	   *dir = HplDirOf(page);
 			int			k = hpl_free_slot(page, g);
 			int			newlower;
+			int			bound;
 
 			if (k < 0)
 				return false;
 			newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
-			if ((int) ph->pd_upper - (int) tuple->t_len -
-				MAXIMUM_ALIGNOF * (tnatts + 1) - newlower >= (int) reserve)
+			bound = (int) tuple->t_len + MAXIMUM_ALIGNOF * (tnatts + 1);
+			if (HeapTupleHasNulls(tuple) && !g->wide)
+				bound += HPL_NULL_BYTES * tnatts;
+			if ((int) ph->pd_upper - bound - newlower >= (int) reserve)
 				return true;
 			/* nor when the new fixed fields alone leave too little */
 			if ((int) ph->pd_upper - newlower < (int) reserve ||
@@ -964,7 +1037,7 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	{
 		/* put_record reformats an empty page for the record */
 		target = tmp.data;
-		hpl_format(target, BLCKSZ, desc, isnull, false);
+		hpl_format(target, BLCKSZ, desc);
 	}
 	ok = hpl_plan(target, hpl_geom(target), tuple, tnatts, values, isnull, &plan) &&
 		plan.newupper - plan.newlower >= (int) reserve;
@@ -984,13 +1057,12 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	int			tnatts;
 	HplPlan		plan;
 	int			k;
-	int			upper;
 	HeapTupleHeader th = tuple->t_data;
 	OffsetNumber off;
 
 	tnatts = hpl_deform(desc, tuple, &values, &isnull);
 	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
-		hpl_format(page, PageGetPageSize(page), desc, isnull, false);
+		hpl_format(page, PageGetPageSize(page), desc);
 	dir = HplDirOf(page);
 	g = hpl_geom(page);
 	if (!hpl_plan(page, g, tuple, tnatts, values, isnull, &plan))
@@ -999,6 +1071,8 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 		pfree(isnull);
 		return InvalidOffsetNumber;
 	}
+
+	/* from here on, only the places the plan checked are written */
 	k = plan.slot;
 	if (k >= dir->nrecs)
 	{
@@ -1009,32 +1083,42 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	}
 	off = k + 1;
 
-	/* variable-size values, downwards from pd_upper */
-	upper = ph->pd_upper;
 	if (g->wide)
 	{
-		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - (int) tuple->t_len);
-		memcpy((char *) page + upper, th, tuple->t_len);
-		hpl_put16(page, &g->f[g->frow], k, upper);
+		memcpy((char *) page + plan.valoff[0], th, tuple->t_len);
+		hpl_put16(page, &g->f[g->frow], k, plan.valoff[0]);
 	}
 	else
 	{
 		for (int i = 0; i < tnatts; i++)
 		{
 			const HplAtt *a = &g->atts[i];
+			int			nulloff = hpl_nulloff(page, g, i);
 
-			if (g->attnull[i] >= 0)
-				hpl_setbit(page, &g->f[g->attnull[i]], k, isnull[i]);
+			if (plan.newnull[i])
+			{
+				/* no record here had a NULL in it: all bits clear */
+				nulloff = plan.newnull[i];
+				memset((char *) page + nulloff, 0, HPL_NULL_BYTES);
+				hpl_set_nulloff(page, g, i, nulloff);
+			}
+			if (nulloff)
+			{
+				uint8	   *b = (uint8 *) page + nulloff + (k >> 3);
+
+				if (isnull[i])
+					*b |= (1 << (k & 7));
+				else
+					*b &= ~(1 << (k & 7));
+			}
 			if (isnull[i])
 				continue;
 			if (a->flags & HPL_ATT_VAR)
 			{
 				const char *p = DatumGetPointer(values[i]);
-				Size		len = hpl_varlen(p, a->attlen);
+				int			upper = plan.valoff[i];
 
-				upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
-									   upper - (int) len);
-				memcpy((char *) page + upper, p, len);
+				memcpy((char *) page + upper, p, hpl_varlen(p, a->attlen));
 				hpl_put16(page, &g->f[g->attval[i]], k, upper);
 				if (g->attpmnk[i] >= 0)
 				{
@@ -1050,8 +1134,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 								values[i], a->attlen);
 		}
 	}
-	Assert(upper == plan.newupper);
-	ph->pd_upper = upper;
+	ph->pd_upper = plan.newupper;
 
 	/* the MVCC fields */
 	ItemPointerSet(&tuple->t_self, blkno, off);
@@ -1171,8 +1254,13 @@ hpl_set_header(Page page, OffsetNumber off, HeapTupleHeader h)
 {
 	HplGeom    *g = hpl_hgeom(page);
 	int			k = off - 1;
+	const uint16 *o;
 
-	const uint16 *o = g->hoff[k];
+	/* a slot beyond nrecs has no fields: its places are the hole's */
+	if (k < 0 || k >= HplDirOf(page)->nrecs)
+		elog(ERROR, "HPL set_header for item %d of a page with %u slots",
+			 off, HplDirOf(page)->nrecs);
+	o = g->hoff[k];
 
 	/* write only what changed (mostly nothing, or hint bits) */
 #define HPL_SET(kind, bits, v) \
@@ -1216,7 +1304,7 @@ hpl_getattr(Page page, HplGeom *g, TupleDesc desc, int k, int i, bool *isnull)
 		*isnull = true;
 		return (Datum) 0;
 	}
-	if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+	if (hpl_nullbit(page, hpl_nulloff(page, g, i), k))
 	{
 		*isnull = true;
 		return (Datum) 0;
@@ -1342,7 +1430,7 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 	HplGeom    *g = hpl_geom(page);
 	int			i = attnum - 1;
 	const HplField *vf;
-	const HplField *nf;
+	int			nulloff;
 
 	if (g->wide)
 	{
@@ -1364,7 +1452,7 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 
 	/* every record has the attribute: column-wise loops */
 	vf = &g->f[g->attval[i]];
-	nf = g->attnull[i] >= 0 ? &g->f[g->attnull[i]] : NULL;
+	nulloff = hpl_nulloff(page, g, i);
 	if (g->atts[i].flags & HPL_ATT_VAR)
 	{
 		for (int j = 0; j < n; j++)
@@ -1392,10 +1480,10 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 				break;
 		}
 	}
-	if (nf)
+	if (nulloff)
 	{
 		for (int j = 0; j < n; j++)
-			if ((isnull[j] = hpl_bit(page, nf, offs[j] - 1)))
+			if ((isnull[j] = hpl_nullbit(page, nulloff, offs[j] - 1)))
 				values[j] = (Datum) 0;
 	}
 	else
@@ -1409,7 +1497,7 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 	HplGeom    *g;
 	int			i = attnum - 1;
 	const HplField *vf;
-	const HplField *nf;
+	int			nulloff;
 
 	if (PageIsNew(page))
 		return false;
@@ -1421,7 +1509,7 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 	vf = &g->f[g->attval[i]];
 	if (vf->width != width)
 		return false;
-	nf = g->attnull[i] >= 0 ? &g->f[g->attnull[i]] : NULL;
+	nulloff = hpl_nulloff(page, g, i);
 	if (*n > 0)
 	{
 		/* the units holding the values are spread over the page */
@@ -1430,7 +1518,7 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 		for (int u = (offs[0] - 1) >> vf->shift; u <= last; u++)
 			QS_PREFETCH((const char *) page + vf->unitoff[u]);
 	}
-#define HPL_PRESENT (nf == NULL || !hpl_bit(page, nf, s))
+#define HPL_PRESENT (!hpl_nullbit(page, nulloff, s))
 	switch (width)
 	{
 		case 2:
@@ -1481,22 +1569,36 @@ qs_hpl_read_prefix(Page page, AttrNumber attnum, const OffsetNumber *offs,
  * ------------------------------------------------------------------------
  */
 
+/*
+ * The engine marks only slots it found on the page under the same lock;
+ * these run in critical sections, so an offset beyond the page's slots
+ * (none) is skipped rather than written.
+ */
 static void
 hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
+	int			nrecs = HplDirOf(page)->nrecs;
 
 	for (int i = 0; i < n; i++)
-		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+	{
+		Assert(offs[i] >= FirstOffsetNumber && offs[i] <= nrecs);
+		if (offs[i] >= FirstOffsetNumber && offs[i] <= nrecs)
+			hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+	}
 }
 
 static void
 hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
+	int			nrecs = HplDirOf(page)->nrecs;
 
 	for (int i = 0; i < n; i++)
 	{
+		Assert(offs[i] >= FirstOffsetNumber && offs[i] <= nrecs);
+		if (offs[i] < FirstOffsetNumber || offs[i] > nrecs)
+			continue;
 		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
 		hpl_setbit(page, FLD(g, F_USED), offs[i] - 1, false);
 	}
@@ -1601,10 +1703,12 @@ hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
  *
  * HplRepack maps the start of every value in the area to its owner: the
  * offset field it belongs to, 1 + k * HPL_OWN_STRIDE + i for attribute i
- * of record k (i = 0: the row of a wide page), 0 for none.
+ * of record k (i = 0: the row of a wide page), k = HPL_MAX_RECS for the
+ * null chunk of attribute i, 0 for none.
  */
 #define HPL_OWN_STRIDE	HPL_MAX_FIELDS
-StaticAssertDecl(HPL_MAX_RECS * HPL_OWN_STRIDE < PG_UINT16_MAX,
+#define HPL_OWN_NULLS	HPL_MAX_RECS
+StaticAssertDecl((HPL_MAX_RECS + 1) * HPL_OWN_STRIDE < PG_UINT16_MAX,
 				 "HPL repack owners fit uint16");
 
 typedef struct HplRepack
@@ -1619,6 +1723,7 @@ typedef struct HplRepack
 	int			bad_off;		/* the value's offset */
 	int			other_k;		/* the record of a value it overlaps, or -1 */
 	int			other_i;
+	bool		dropnull[HPL_MAX_FIELDS];	/* chunks no live record needs */
 } HplRepack;
 
 static inline bool
@@ -1634,13 +1739,12 @@ hpl_repack_fail(HplRepack *rp, const char *why, int k, int i, int off,
 	return false;
 }
 
-/* the offset field, length and alignment of the value an owner names */
-static inline const HplField *
-hpl_owner_field(HplGeom *g, int own, int *k, int *i)
+/* the record and attribute an owner names */
+static inline void
+hpl_owner(int own, int *k, int *i)
 {
 	*k = (own - 1) / HPL_OWN_STRIDE;
 	*i = (own - 1) % HPL_OWN_STRIDE;
-	return g->wide ? &g->f[g->frow] : &g->f[g->attval[*i]];
 }
 
 /*
@@ -1662,15 +1766,19 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 		int			own = rp->owner[o];
 		int			k,
 					i;
-		const HplField *f;
 		const char *p = (const char *) page + o;
 		int			len;
 		int			align;
 
 		if (own == 0)
 			continue;
-		f = hpl_owner_field(g, own, &k, &i);
-		if (g->wide)
+		hpl_owner(own, &k, &i);
+		if (k == HPL_OWN_NULLS)
+		{
+			len = HPL_NULL_BYTES;
+			align = 1;
+		}
+		else if (g->wide)
 		{
 			len = hpl_get16(page, FLD(g, F_LEN), k);
 			align = MAXIMUM_ALIGNOF;
@@ -1699,7 +1807,11 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 		{
 			Assert(upper >= o);
 			memmove((char *) page + upper, p, len);
-			hpl_put16(page, f, k, upper);
+			if (k == HPL_OWN_NULLS)
+				hpl_set_nulloff(page, g, i, upper);
+			else
+				hpl_put16(page, g->wide ? &g->f[g->frow] : &g->f[g->attval[i]],
+						  k, upper);
 		}
 	}
 	return upper;
@@ -1707,20 +1819,39 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 
 /*
  * Plan a repack of 'page' into *rp: the owners of the values of its normal
- * records and the bounds.  False if an offset lies outside the area or two
- * values share a start, or a value's length is out of range (corrupt).
+ * records and of the null chunks, and the bounds.  A chunk no live record
+ * has a bit set in is dropped (rp->dropnull), unless 'keepnull' (check_page:
+ * every chunk the directory names must be sound, since put_record writes
+ * into it).  False if a value or chunk lies outside the area, two share a
+ * start, or a value does not decode (corrupt).
  */
 static bool
-hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp)
+hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplDir	   *dir = HplDirOf(page);
 	int			lo = ph->pd_upper;
 	int			hi = ph->pd_special;
+	int			nulloff[HPL_MAX_FIELDS];
+	bool		needed[HPL_MAX_FIELDS];
 
 	memset(rp->owner, 0, sizeof(uint16) * BLCKSZ);
+	memset(rp->dropnull, 0, sizeof(rp->dropnull));
 	rp->nrecs = 0;
 	rp->why = NULL;
+	if (!g->wide)
+	{
+		/* the chunks first: their bits are read below */
+		for (int i = 0; i < g->natts; i++)
+		{
+			nulloff[i] = hpl_nulloff(page, g, i);
+			needed[i] = keepnull;
+			if (nulloff[i] != 0 &&
+				(nulloff[i] < lo || nulloff[i] + HPL_NULL_BYTES > hi))
+				return hpl_repack_fail(rp, "lies outside the variable-size area",
+									   HPL_OWN_NULLS, i, nulloff[i], 0);
+		}
+	}
 	for (int k = 0; k < dir->nrecs; k++)
 	{
 		if (!hpl_bit(page, FLD(g, F_USED), k))
@@ -1735,11 +1866,14 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp)
 
 			if (!g->wide)
 			{
-				if (!(g->atts[i].flags & HPL_ATT_VAR))
-					continue;
 				if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
 					continue;
-				if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+				if (hpl_nullbit(page, nulloff[i], k))
+				{
+					needed[i] = true;
+					continue;
+				}
+				if (!(g->atts[i].flags & HPL_ATT_VAR))
 					continue;
 				o = hpl_get16(page, &g->f[g->attval[i]], k);
 				why = hpl_value_check(page, o, g->atts[i].attlen,
@@ -1768,6 +1902,22 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp)
 			rp->owner[o] = 1 + k * HPL_OWN_STRIDE + i;
 		}
 	}
+	for (int i = 0; !g->wide && i < g->natts; i++)
+	{
+		int			o = nulloff[i];
+
+		if (o == 0)
+			continue;
+		if (!needed[i])
+		{
+			rp->dropnull[i] = true;
+			continue;
+		}
+		if (rp->owner[o] != 0)
+			return hpl_repack_fail(rp, "starts where another value starts",
+								   HPL_OWN_NULLS, i, o, rp->owner[o]);
+		rp->owner[o] = 1 + HPL_OWN_NULLS * HPL_OWN_STRIDE + i;
+	}
 	rp->newlower = g->segstart + g->lines[rp->nrecs];
 	return true;
 }
@@ -1786,10 +1936,13 @@ hpl_compact(Page page)
 	HplRepack	rp;
 	int			upper;
 
-	if (!hpl_repack_plan(page, g, &rp) ||
+	if (!hpl_repack_plan(page, g, &rp, false) ||
 		hpl_repack_walk(page, g, &rp, false) < 0)
 		return;
 	upper = hpl_repack_walk(page, g, &rp, true);
+	for (int i = 0; !g->wide && i < g->natts; i++)
+		if (rp.dropnull[i])
+			hpl_set_nulloff(page, g, i, 0);
 	HplDirOf(page)->nrecs = rp.nrecs;
 	ph->pd_lower = rp.newlower;
 	ph->pd_upper = upper;
@@ -1824,6 +1977,9 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 				 (unsigned) PageGetPageSize(page));
 		return false;
 	}
+	/* a page of an old format is not corrupt: say what to do about it */
+	if (dir->magic == HPL_MAGIC && dir->version >= 1 && dir->version < HPL_VERSION)
+		hpl_check_version(dir);
 	if (dir->magic != HPL_MAGIC || dir->version != HPL_VERSION ||
 		(dir->flags & ~HPL_PAGE_WIDE) != 0)
 	{
@@ -1855,7 +2011,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			HplAtt	   *a = &dir->atts[i];
 			bool		var = (a->flags & HPL_ATT_VAR) != 0;
 
-			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_NULLS | HPL_ATT_PMNK)) != 0 ||
+			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_PMNK)) != 0 ||
 				(!var && a->attlen != 1 && a->attlen != 2 && a->attlen != 4 &&
 				 a->attlen != 8) ||
 				(var && a->attlen != -1 && a->attlen != -2 && a->attlen <= 0) ||
@@ -1964,26 +2120,34 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	 */
 	{
 		HplRepack  *rp = palloc(sizeof(HplRepack));
-		bool		ok = hpl_repack_plan(page, g, rp) &&
+		bool		ok = hpl_repack_plan(page, g, rp, true) &&
 			hpl_repack_walk(page, g, rp, false) >= 0;
 
 		if (!ok)
 		{
-			char		what[64];
-			char		other[80] = "";
+			char		where[96];
+			char		other[96] = "";
 
-			if (wide)
-				snprintf(what, sizeof(what), "row");
+			if (rp->bad_k == HPL_OWN_NULLS)
+				snprintf(where, sizeof(where), "block %u: null bits of attribute %d",
+						 blkno, rp->bad_i + 1);
+			else if (wide)
+				snprintf(where, sizeof(where), "block %u, item %d: row",
+						 blkno, rp->bad_k + 1);
 			else
-				snprintf(what, sizeof(what), "value of attribute %d", rp->bad_i + 1);
-			if (rp->other_k >= 0 && wide)
+				snprintf(where, sizeof(where), "block %u, item %d: value of attribute %d",
+						 blkno, rp->bad_k + 1, rp->bad_i + 1);
+			if (rp->other_k == HPL_OWN_NULLS)
+				snprintf(other, sizeof(other), " (the null bits of attribute %d)",
+						 rp->other_i + 1);
+			else if (rp->other_k >= 0 && wide)
 				snprintf(other, sizeof(other), " (the row of item %d)",
 						 rp->other_k + 1);
 			else if (rp->other_k >= 0)
 				snprintf(other, sizeof(other), " (item %d, attribute %d)",
 						 rp->other_k + 1, rp->other_i + 1);
-			snprintf(errbuf, errlen, "block %u, item %d: %s at %d %s%s (variable-size area [%u, %u))",
-					 blkno, rp->bad_k + 1, what, rp->bad_off, rp->why, other,
+			snprintf(errbuf, errlen, "%s at %d %s%s (variable-size area [%u, %u))",
+					 where, rp->bad_off, rp->why, other,
 					 ph->pd_upper, ph->pd_special);
 		}
 		pfree(rp);
