@@ -107,6 +107,7 @@
 /* attribute flags */
 #define HPL_ATT_VAR		0x01	/* offset into the variable-size area */
 /* 0x02: version 1's null bit field */
+#define HPL_ATT_NULLABLE 0x08	/* has a null chunk offset in the directory */
 #define HPL_ATT_PMNK	0x04	/* has a 4-byte prefix field */
 
 typedef struct HplAtt
@@ -131,7 +132,10 @@ typedef struct HplDir
 	uint16		nrecs;			/* slots allocated: the max offset */
 	uint16		minnatts;		/* fewest attributes of a record put here */
 	HplAtt		atts[FLEXIBLE_ARRAY_MEMBER];	/* none on wide pages */
-	/* then uint16 nulloff[natts] (none on wide pages): see HplNullOff */
+	/*
+	 * then uint16 nulloff[] (none on wide pages): the null chunk offset of
+	 * each HPL_ATT_NULLABLE attribute, in attribute order, 0 for none
+	 */
 } HplDir;
 
 #define HPL_DIR_FIXED	offsetof(HplDir, atts)
@@ -140,8 +144,9 @@ typedef struct HplDir
 /* the magic is where qs_page_layout looks for it, and has bit 14 set */
 StaticAssertDecl(offsetof(HplDir, magic) == 0 && (HPL_MAGIC & 0x4000) != 0,
 				 "HPL page magic");
-#define HplDirSize(natts, wide) \
-	(HPL_DIR_FIXED + ((wide) ? 0 : (natts) * (sizeof(HplAtt) + sizeof(uint16))))
+#define HplDirSize(natts, nnullable, wide) \
+	(HPL_DIR_FIXED + ((wide) ? 0 : \
+					  (natts) * sizeof(HplAtt) + (nnullable) * sizeof(uint16)))
 /* where the null chunk offsets of a non-wide page start */
 #define HplNullDir(natts) \
 	(SizeOfPageHeaderData + HPL_DIR_FIXED + (natts) * sizeof(HplAtt))
@@ -175,6 +180,8 @@ typedef struct HplGeom
 	int			frow;
 	int16	   *attval;			/* natts: value / offset field */
 	int			nulldir;		/* page offset of the null chunk offsets */
+	int16	   *nullslot;		/* natts: index into them, or -1 */
+	bool		allnullable;	/* every attribute has one */
 	int16	   *attpmnk;		/* natts: prefix field or -1 */
 	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
 	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
@@ -282,6 +289,7 @@ hpl_compute_geom(const HplDir *dir)
 	g->atts = MemoryContextAlloc(TopMemoryContext, sizeof(HplAtt) * Max(natts, 1));
 	g->attval = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	g->attpmnk = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	g->nullslot = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	if (!g->wide)
 		memcpy(g->atts, dir->atts, sizeof(HplAtt) * natts);
 	for (int i = 0; i < natts; i++)
@@ -293,6 +301,15 @@ hpl_compute_geom(const HplDir *dir)
 	g->fmvcc[F_USED] = hpl_add_field(g, F_USED, 0, -1);
 	g->fmvcc[F_LIVE] = hpl_add_field(g, F_LIVE, 0, -1);
 	g->nulldir = HplNullDir(natts);
+	g->allnullable = true;
+	for (int i = 0, n = 0; i < natts; i++)
+	{
+		g->nullslot[i] = -1;
+		if (!g->wide && (g->atts[i].flags & HPL_ATT_NULLABLE))
+			g->nullslot[i] = n++;
+		else
+			g->allnullable = false;
+	}
 	g->fmvcc[F_XMIN] = hpl_add_field(g, F_XMIN, 4, -1);
 	g->fmvcc[F_XMAX] = hpl_add_field(g, F_XMAX, 4, -1);
 	g->fmvcc[F_CID] = hpl_add_field(g, F_CID, 4, -1);
@@ -385,6 +402,7 @@ hpl_free_geom(HplGeom *g)
 	pfree(g->atts);
 	pfree(g->attval);
 	pfree(g->attpmnk);
+	pfree(g->nullslot);
 	pfree(g);
 }
 
@@ -521,16 +539,22 @@ hpl_nulloff(Page page, const HplGeom *g, int i)
 {
 	uint16		o;
 
-	memcpy(&o, (const char *) page + g->nulldir + i * sizeof(uint16), sizeof(o));
+	if (g->nullslot[i] < 0)
+		return 0;
+	memcpy(&o, (const char *) page + g->nulldir + g->nullslot[i] * sizeof(uint16),
+		   sizeof(o));
 	return o;
 }
 
+/* only for an attribute with a slot (HPL_ATT_NULLABLE) */
 static inline void
 hpl_set_nulloff(Page page, const HplGeom *g, int i, int off)
 {
 	uint16		o = off;
 
-	memcpy((char *) page + g->nulldir + i * sizeof(uint16), &o, sizeof(o));
+	Assert(g->nullslot[i] >= 0);
+	memcpy((char *) page + g->nulldir + g->nullslot[i] * sizeof(uint16), &o,
+		   sizeof(o));
 }
 
 /* bit k of the null chunk at 'nulloff' (0: no chunk, not NULL) */
@@ -630,13 +654,20 @@ qs_hpl_prefix_of(const char *data, Size len)
 
 /*
  * Fill the directory of a page for 'desc' (no null chunks: put_record
- * makes them); returns the segment start.  The geometry depends on the
- * descriptor alone, so the pages of a table share one.
+ * makes them); returns the segment start.  An attribute gets a null chunk
+ * offset (HPL_ATT_NULLABLE) unless it is NOT NULL, so tables of NOT NULL
+ * columns spend no directory bytes on them; also when 'isnull' (the record
+ * put_record formats an empty page for) has a NULL there anyway (a NOT
+ * NULL constraint added NOT VALID), so an empty page takes any record, or
+ * when 'all' (max_record_size's worst case).  A non-empty page refuses a
+ * NULL where it has no offset (after DROP NOT NULL, as after ADD COLUMN:
+ * the record goes to another page).
  */
 static int
-hpl_fill_dir(HplDir *dir, TupleDesc desc)
+hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *isnull, bool all)
 {
 	int			natts = desc->natts;
+	int			nnullable = 0;
 	bool		wide;
 	int			segstart;
 
@@ -659,19 +690,25 @@ hpl_fill_dir(HplDir *dir, TupleDesc desc)
 		if (!att->attisdropped &&
 			(att->atttypid == TEXTOID || att->atttypid == VARCHAROID))
 			a->flags |= HPL_ATT_PMNK;
+		if (all || !att->attnotnull || att->attisdropped || (isnull && isnull[i]))
+		{
+			a->flags |= HPL_ATT_NULLABLE;
+			nnullable++;
+		}
 	}
 	wide = natts >= HPL_MAX_FIELDS ||
 		hpl_count_fields(dir->atts, natts, false) > HPL_MAX_FIELDS;
 	dir->flags = wide ? HPL_PAGE_WIDE : 0;
 	hpl_count_widths(dir->atts, natts, wide, &dir->nbits, dir->nw);
 	memset(dir->pad, 0, sizeof(dir->pad));
-	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, wide));
+	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData +
+						 HplDirSize(natts, nnullable, wide));
 	dir->segstart = segstart;
 	return segstart;
 }
 
 static void
-hpl_format(Page page, Size page_size, TupleDesc desc)
+hpl_format(Page page, Size page_size, TupleDesc desc, const bool *isnull)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplDir	   *dir = HplDirOf(page);
@@ -681,7 +718,7 @@ hpl_format(Page page, Size page_size, TupleDesc desc)
 
 	PageInit(page, page_size, 0);
 	PageSetLSN(page, lsn);
-	segstart = hpl_fill_dir(dir, desc);
+	segstart = hpl_fill_dir(dir, desc, isnull, false);
 	/* no null chunks yet, and zeros up to the segment */
 	if (dir->flags & HPL_PAGE_WIDE)
 		memset(&dir->atts[0], 0,
@@ -799,7 +836,7 @@ hpl_slot_ops(void)
 static void
 hpl_init_page(Page page, Size page_size, TupleDesc desc)
 {
-	hpl_format(page, page_size, desc);
+	hpl_format(page, page_size, desc, NULL);
 }
 
 static Size
@@ -817,7 +854,7 @@ hpl_max_record_size(TupleDesc desc)
 	 */
 	StaticAssertStmt(HPL_DIR_FIXED + MaxHeapAttributeNumber * sizeof(HplAtt) <= BLCKSZ,
 					 "HPL directory fits a block");
-	used = hpl_fill_dir(dir, desc);
+	used = hpl_fill_dir(dir, desc, NULL, true);
 	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
 	used += (Size) hpl_count_fields(dir->atts, desc->natts, wide) * HPL_LINE;
 	/* alignment padding of the values; worst case, a null chunk for each */
@@ -943,6 +980,8 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 			plan->newnull[i] = 0;
 			if (isnull[i])
 			{
+				if (g->nullslot[i] < 0)
+					return false;	/* no place for its null bits */
 				if (hpl_nulloff(page, g, i) == 0)
 				{
 					upper -= HPL_NULL_BYTES;
@@ -1005,11 +1044,13 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		 * generous bound fits.  The variable-size values are at most the
 		 * formed tuple's data (t_len) plus alignment padding (below 8 bytes
 		 * each), the new null chunks at most one per attribute of a record
-		 * with NULLs; a non-empty page is not reformatted.  Anything else
-		 * takes the exact plan.
+		 * with NULLs (when every attribute may have one: else a NULL may
+		 * have no place); a non-empty page is not reformatted.  Anything
+		 * else takes the exact plan.
 		 */
 		tnatts = HeapTupleHeaderGetNatts(tuple->t_data);
-		if (tnatts <= g->natts && !hpl_is_empty(page, g))
+		if (tnatts <= g->natts && !hpl_is_empty(page, g) &&
+			(!HeapTupleHasNulls(tuple) || g->wide || g->allnullable))
 		{
 			PageHeader	ph = (PageHeader) page;
 			HplDir	   *dir = HplDirOf(page);
@@ -1037,7 +1078,7 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	{
 		/* put_record reformats an empty page for the record */
 		target = tmp.data;
-		hpl_format(target, BLCKSZ, desc);
+		hpl_format(target, BLCKSZ, desc, isnull);
 	}
 	ok = hpl_plan(target, hpl_geom(target), tuple, tnatts, values, isnull, &plan) &&
 		plan.newupper - plan.newlower >= (int) reserve;
@@ -1062,7 +1103,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 
 	tnatts = hpl_deform(desc, tuple, &values, &isnull);
 	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
-		hpl_format(page, PageGetPageSize(page), desc);
+		hpl_format(page, PageGetPageSize(page), desc, isnull);
 	dir = HplDirOf(page);
 	g = hpl_geom(page);
 	if (!hpl_plan(page, g, tuple, tnatts, values, isnull, &plan))
@@ -1964,6 +2005,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	HplGeom    *g;
 	bool		wide;
 	int			dirsize;
+	int			nnullable;
 
 	if (PageIsNew(page))
 		return true;
@@ -1996,7 +2038,10 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 				 blkno, dir->natts, desc->natts);
 		return false;
 	}
-	dirsize = HplDirSize(dir->natts, wide);
+	nnullable = 0;
+	for (int i = 0; !wide && i < dir->natts; i++)
+		nnullable += (dir->atts[i].flags & HPL_ATT_NULLABLE) != 0;
+	dirsize = HplDirSize(dir->natts, nnullable, wide);
 	if (dir->segstart != TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + dirsize))
 	{
 		snprintf(errbuf, errlen, "block %u: segment starts at %u, expected %u",
@@ -2011,7 +2056,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			HplAtt	   *a = &dir->atts[i];
 			bool		var = (a->flags & HPL_ATT_VAR) != 0;
 
-			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_PMNK)) != 0 ||
+			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_PMNK | HPL_ATT_NULLABLE)) != 0 ||
 				(!var && a->attlen != 1 && a->attlen != 2 && a->attlen != 4 &&
 				 a->attlen != 8) ||
 				(var && a->attlen != -1 && a->attlen != -2 && a->attlen <= 0) ||
