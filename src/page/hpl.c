@@ -1876,10 +1876,14 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 	int			nulloff[HPL_MAX_FIELDS];
 	bool		needed[HPL_MAX_FIELDS];
 
-	memset(rp->owner, 0, sizeof(uint16) * BLCKSZ);
 	memset(rp->dropnull, 0, sizeof(rp->dropnull));
 	rp->nrecs = 0;
 	rp->why = NULL;
+	if (lo < (int) ph->pd_lower || hi > BLCKSZ || lo > hi)
+		return hpl_repack_fail(rp, "has no sound variable-size area", -1, -1,
+							   lo, 0);
+	/* owners are set, and the walk reads them, only inside the area */
+	memset(rp->owner + lo, 0, sizeof(uint16) * (hi - lo));
 	if (!g->wide)
 	{
 		/* the chunks first: their bits are read below */
