@@ -9,12 +9,16 @@
 #   test/churn/hpl_compact.sh [ROUNDS] [AM] [now]
 #
 # Connection from PGHOST/PGPORT/PGUSER (an ad hoc cluster: scripts/cluster.sh).
-# 'now' drops the w column (the shape that crashed VACUUM).  Exits non-zero
-# at the first corrupt page or differing row.
+# 'now' drops the w column (the shape that crashed VACUUM).  ROWS (initial
+# rows, default 2000) and INSERTS (rows per round, default 50) scale it: the
+# table settles near INSERTS / 0.3 rows.  Exits non-zero at the first
+# corrupt page or differing row.
 set -euo pipefail
 rounds=${1:-1000}
 am=${2:-quickstep_hpl}
 shape=${3:-w}
+rows=${ROWS:-2000}
+ins=${INSERTS:-50}
 cols="id int, v text, w int"
 [ "$shape" = now ] && cols="id int, v text"
 wexpr=", g % 97"
@@ -34,7 +38,7 @@ CREATE OR REPLACE FUNCTION churn_v(g int) RETURNS text LANGUAGE sql IMMUTABLE AS
               WHEN g % 3 = 1 THEN left(md5(g::text), 1 + g % 21)
               ELSE left(repeat(md5(g::text), 8), 150 + g % 101) END
 \$\$;
-INSERT INTO churn_t SELECT g, churn_v(g) $wexpr FROM generate_series(1, 2000) g;
+INSERT INTO churn_t SELECT g, churn_v(g) $wexpr FROM generate_series(1, $rows) g;
 INSERT INTO churn_h SELECT * FROM churn_t;
 SQL
 
@@ -46,8 +50,8 @@ SET client_min_messages = warning;
 DELETE FROM churn_t WHERE hashint4(id # $seed) % 10 < 3;
 DELETE FROM churn_h WHERE hashint4(id # $seed) % 10 < 3;
 VACUUM churn_t;
-INSERT INTO churn_t SELECT g, churn_v(g) $wexpr FROM generate_series($((2000 + r * 50 - 49)), $((2000 + r * 50))) g;
-INSERT INTO churn_h SELECT g, churn_v(g) $wexpr FROM generate_series($((2000 + r * 50 - 49)), $((2000 + r * 50))) g;
+INSERT INTO churn_t SELECT g, churn_v(g) $wexpr FROM generate_series($((rows + r * ins - ins + 1)), $((rows + r * ins))) g;
+INSERT INTO churn_h SELECT g, churn_v(g) $wexpr FROM generate_series($((rows + r * ins - ins + 1)), $((rows + r * ins))) g;
 DELETE FROM churn_t WHERE v IS NULL AND hashint4(id # $seed # 77) % 10 = 0;
 DELETE FROM churn_h WHERE v IS NULL AND hashint4(id # $seed # 77) % 10 = 0;
 VACUUM churn_t;
