@@ -1016,9 +1016,9 @@ hpl_deform(TupleDesc desc, HeapTuple tuple, Datum **values, bool **isnull)
 	int			n = Max(desc->natts, tnatts);
 
 	*values = palloc(sizeof(Datum) * Max(n, 1));
-	*isnull = palloc(sizeof(bool) * Max(n, 1));
+	*isnull = palloc0(sizeof(bool) * Max(n, 1));
 	if (tnatts > desc->natts)
-		return tnatts;			/* refused by the caller */
+		return tnatts;			/* refused by the caller's plan */
 	heap_deform_tuple(tuple, desc, *values, *isnull);
 	return tnatts;
 }
