@@ -127,7 +127,13 @@ typedef struct HplDir
 	/* fields by width (bit fields, 1-, 2-, 4-, 8-byte): fix the MVCC fields' places */
 	uint8		nbits;
 	uint8		nw[4];
-	uint8		pad[3];
+	/*
+	 * attributes with a null chunk offset (HPL_ATT_NULLABLE): here, in the
+	 * part hpl_hgeom compares, because record_fits' quick answer depends on
+	 * whether every attribute has one
+	 */
+	uint8		nnullable;
+	uint8		pad[2];
 	/* mutable part */
 	uint16		nrecs;			/* slots allocated: the max offset */
 	uint16		minnatts;		/* fewest attributes of a record put here */
@@ -181,7 +187,7 @@ typedef struct HplGeom
 	int16	   *attval;			/* natts: value / offset field */
 	int			nulldir;		/* page offset of the null chunk offsets */
 	int16	   *nullslot;		/* natts: index into them, or -1 */
-	bool		allnullable;	/* every attribute has one */
+	bool		allnullable;	/* every attribute has one (dir->nnullable) */
 	int16	   *attpmnk;		/* natts: prefix field or -1 */
 	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
 	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
@@ -301,15 +307,14 @@ hpl_compute_geom(const HplDir *dir)
 	g->fmvcc[F_USED] = hpl_add_field(g, F_USED, 0, -1);
 	g->fmvcc[F_LIVE] = hpl_add_field(g, F_LIVE, 0, -1);
 	g->nulldir = HplNullDir(natts);
-	g->allnullable = true;
 	for (int i = 0, n = 0; i < natts; i++)
 	{
 		g->nullslot[i] = -1;
 		if (!g->wide && (g->atts[i].flags & HPL_ATT_NULLABLE))
 			g->nullslot[i] = n++;
-		else
-			g->allnullable = false;
 	}
+	/* from the key's first 16 bytes: hpl_hgeom's geometries agree on it */
+	g->allnullable = !g->wide && dir->nnullable == natts;
 	g->fmvcc[F_XMIN] = hpl_add_field(g, F_XMIN, 4, -1);
 	g->fmvcc[F_XMAX] = hpl_add_field(g, F_XMAX, 4, -1);
 	g->fmvcc[F_CID] = hpl_add_field(g, F_CID, 4, -1);
@@ -477,9 +482,10 @@ hpl_key16_equal(const HplGeom *g, uint64 b, uint64 d)
  * per-record path of every scan): their places depend only on the segment
  * start and the number of fields of each width, which the first 16 bytes
  * of the directory hold, so two 8-byte compares identify it.  So do the
- * page's natts and wide flag and its growth (lines[]: how many units
- * record k adds depends on the fields' widths, not their order), which is
- * all free_space and record_fits' quick answer need.  Attribute fields
+ * page's natts and wide flag, whether every attribute has a null chunk
+ * offset (nnullable), and its growth (lines[]: how many units record k adds
+ * depends on the fields' widths, not their order), which is all free_space
+ * and record_fits' quick answer need.  Attribute fields and null chunks
  * must come from hpl_geom.
  */
 static inline HplGeom *
@@ -655,11 +661,13 @@ qs_hpl_prefix_of(const char *data, Size len)
 /*
  * Fill the directory of a page for 'desc' (no null chunks: put_record
  * makes them); returns the segment start.  An attribute gets a null chunk
- * offset (HPL_ATT_NULLABLE) unless it is NOT NULL, so tables of NOT NULL
- * columns spend no directory bytes on them; also when 'isnull' (the record
- * put_record formats an empty page for) has a NULL there anyway (a NOT
- * NULL constraint added NOT VALID), so an empty page takes any record, or
- * when 'all' (max_record_size's worst case).  A non-empty page refuses a
+ * offset (HPL_ATT_NULLABLE) unless it is NOT NULL (a validated
+ * constraint) and the offsets of all attributes would move the segment
+ * start by a cache line (W3's lineitem: 16 NOT NULL columns), so no table
+ * spends a line on offsets its columns cannot use; also when 'isnull' (the
+ * record put_record formats an empty page for) has a NULL there anyway, so
+ * an empty page takes any record, or when 'all' (max_record_size's worst
+ * case).  A non-empty page refuses a
  * NULL where it has no offset (after DROP NOT NULL, as after ADD COLUMN:
  * the record goes to another page).
  */
@@ -690,7 +698,8 @@ hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *isnull, bool all)
 		if (!att->attisdropped &&
 			(att->atttypid == TEXTOID || att->atttypid == VARCHAROID))
 			a->flags |= HPL_ATT_PMNK;
-		if (all || !att->attnotnull || att->attisdropped || (isnull && isnull[i]))
+		if (all || !QS_ATT_NOTNULL_VALID(desc, i) || att->attisdropped ||
+			(isnull && isnull[i]))
 		{
 			a->flags |= HPL_ATT_NULLABLE;
 			nnullable++;
@@ -698,8 +707,18 @@ hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *isnull, bool all)
 	}
 	wide = natts >= HPL_MAX_FIELDS ||
 		hpl_count_fields(dir->atts, natts, false) > HPL_MAX_FIELDS;
+	/* offsets for the NOT NULL attributes too when they cost no line */
+	if (!wide && nnullable < natts &&
+		TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, natts, false)) ==
+		TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, nnullable, false)))
+	{
+		for (int i = 0; i < natts; i++)
+			dir->atts[i].flags |= HPL_ATT_NULLABLE;
+		nnullable = natts;
+	}
 	dir->flags = wide ? HPL_PAGE_WIDE : 0;
 	hpl_count_widths(dir->atts, natts, wide, &dir->nbits, dir->nw);
+	dir->nnullable = wide ? 0 : nnullable;
 	memset(dir->pad, 0, sizeof(dir->pad));
 	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData +
 						 HplDirSize(natts, nnullable, wide));
@@ -2091,7 +2110,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 
 		hpl_count_widths(dir->atts, dir->natts, wide, &nbits, nw);
 		if (nbits != dir->nbits || memcmp(nw, dir->nw, 4) != 0 ||
-			dir->pad[0] || dir->pad[1] || dir->pad[2])
+			dir->nnullable != nnullable || dir->pad[0] || dir->pad[1])
 		{
 			snprintf(errbuf, errlen, "block %u: directory field counts disagree with its attributes",
 					 blkno);

@@ -76,16 +76,16 @@ sub check_fails
 
 # The page: header, then the directory at 24 (magic, version, flags, natts,
 # segstart, field counts, nrecs, minnatts, 4 bytes per attribute, then the
-# null chunk offsets of the nullable attributes v and n).  Fields of the
-# first records lie in the first unit of each field, in order: used, live,
-# xmin, xmax, cid, ctid block, ctid offset, infomask, infomask2, length,
-# id, v's offset, v's prefix, n.
+# null chunk offsets: of all three attributes, since id's costs no line).
+# Fields of the first records lie in the first unit of each field, in
+# order: used, live, xmin, xmax, cid, ctid block, ctid offset, infomask,
+# infomask2, length, id, v's offset, v's prefix, n.
 my $segstart = u16(24 + 6);
 is(u16(24 + 16), 5, 'five slots');
 my $voff_field = $segstart + 64 * 11;
 my @voff = map { u16($voff_field + 2 * $_) } 0 .. 4;
 my $nulldir = 24 + 20 + 3 * 4;
-my $nullv = u16($nulldir);
+my $nullv = u16($nulldir + 2);
 my $upper = u16(14);
 ok($nullv >= $upper && $nullv < 8192, "v has null bits in the area ($nullv)");
 
@@ -137,10 +137,10 @@ corrupt('a TOAST pointer longer than its value', $voff[4] + 2, pack('V', 3),
 	qr/item 5: value of attribute 2 at $voff[4] is a malformed TOAST pointer/);
 
 # null bits
-corrupt('null bits past the page', $nulldir, pack('v', 8190),
+corrupt('null bits past the page', $nulldir + 2, pack('v', 8190),
 	qr/block 0: null bits of attribute 2 at 8190 lies outside the variable-size area/);
-my $nulln = u16($nulldir + 2);
-corrupt('two attributes\' null bits at one place', $nulldir, pack('v', $nulln),
+my $nulln = u16($nulldir + 4);
+corrupt('two attributes\' null bits at one place', $nulldir + 2, pack('v', $nulln),
 	qr/block 0: null bits of attribute 3 at $nulln starts where another value starts \(the null bits of attribute 2\)/);
 
 # the page header (one the server's own page check lets through)
