@@ -1761,10 +1761,13 @@ hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
  * two overlapping or sharing a start, and the new area not below the new
  * pd_lower.  A page the plan refuses (corrupt) is left as it was.
  *
- * HplRepack maps the start of every value in the area to its owner: the
- * offset field it belongs to, 1 + k * HPL_OWN_STRIDE + i for attribute i
- * of record k (i = 0: the row of a wide page), k = HPL_MAX_RECS for the
- * null chunk of attribute i, 0 for none.
+ * HplRepack marks the start of every value in the area in a bitmap (the
+ * walk visits the starts in a few word operations per 64 bytes: pruning
+ * compacts a page per update on update-heavy tables) and maps each start
+ * to its owner: the offset field it belongs to, 1 + k * HPL_OWN_STRIDE + i
+ * for attribute i of record k (i = 0: the row of a wide page), k =
+ * HPL_MAX_RECS for the null chunk of attribute i.  owner[] is read only
+ * where a bit is set, so it is never cleared.
  */
 #define HPL_OWN_STRIDE	HPL_MAX_FIELDS
 #define HPL_OWN_NULLS	HPL_MAX_RECS
@@ -1773,6 +1776,7 @@ StaticAssertDecl((HPL_MAX_RECS + 1) * HPL_OWN_STRIDE < PG_UINT16_MAX,
 
 typedef struct HplRepack
 {
+	uint64		starts[BLCKSZ / 64];
 	uint16		owner[BLCKSZ];
 	int			nrecs;			/* slots kept: the last used one + 1 */
 	int			newlower;
@@ -1799,6 +1803,19 @@ hpl_repack_fail(HplRepack *rp, const char *why, int k, int i, int off,
 	return false;
 }
 
+/* mark a value starting at o; returns the owner already there, or 0 */
+static inline int
+hpl_repack_own(HplRepack *rp, int o, int own)
+{
+	uint64		bit = UINT64CONST(1) << (o & 63);
+
+	if (rp->starts[o >> 6] & bit)
+		return rp->owner[o];
+	rp->starts[o >> 6] |= bit;
+	rp->owner[o] = own;
+	return 0;
+}
+
 /* the record and attribute an owner names */
 static inline void
 hpl_owner(int own, int *k, int *i)
@@ -1821,57 +1838,63 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 	int			prevstart = ph->pd_special;
 	int			prevown = 0;
 
-	for (int o = ph->pd_special - 1; o >= (int) ph->pd_upper; o--)
+	for (int w = (ph->pd_special - 1) >> 6; w >= (int) ph->pd_upper >> 6; w--)
 	{
-		int			own = rp->owner[o];
-		int			k,
-					i;
-		const char *p = (const char *) page + o;
-		int			len;
-		int			align;
+		uint64		bits = rp->starts[w];
 
-		if (own == 0)
-			continue;
-		hpl_owner(own, &k, &i);
-		if (k == HPL_OWN_NULLS)
+		while (bits != 0)
 		{
-			len = HPL_NULL_BYTES;
-			align = 1;
-		}
-		else if (g->wide)
-		{
-			len = hpl_get16(page, FLD(g, F_LEN), k);
-			align = MAXIMUM_ALIGNOF;
-		}
-		else
-		{
-			len = hpl_varlen(p, g->atts[i].attlen);
-			align = hpl_valalign(p, g->atts[i].attlen, g->atts[i].attalign);
-		}
-		/* the value must end where the one above it (moved or not) starts */
-		if (o + len > prevstart)
-		{
-			hpl_repack_fail(rp, "overlaps another value", k, i, o, prevown);
-			return -1;
-		}
-		prevstart = o;
-		prevown = own;
-		upper = TYPEALIGN_DOWN(align, upper - len);
-		if (upper < rp->newlower)
-		{
-			hpl_repack_fail(rp, "does not fit the repacked variable-size area",
-							k, i, o, 0);
-			return -1;
-		}
-		if (apply)
-		{
-			Assert(upper >= o);
-			memmove((char *) page + upper, p, len);
+			int			b = pg_leftmost_one_pos64(bits);
+			int			o = w * 64 + b;
+			int			own = rp->owner[o];
+			const char *p = (const char *) page + o;
+			int			k,
+						i;
+			int			len;
+			int			align;
+
+			bits &= ~(UINT64CONST(1) << b);
+			hpl_owner(own, &k, &i);
 			if (k == HPL_OWN_NULLS)
-				hpl_set_nulloff(page, g, i, upper);
+			{
+				len = HPL_NULL_BYTES;
+				align = 1;
+			}
+			else if (g->wide)
+			{
+				len = hpl_get16(page, FLD(g, F_LEN), k);
+				align = MAXIMUM_ALIGNOF;
+			}
 			else
-				hpl_put16(page, g->wide ? &g->f[g->frow] : &g->f[g->attval[i]],
-						  k, upper);
+			{
+				len = hpl_varlen(p, g->atts[i].attlen);
+				align = hpl_valalign(p, g->atts[i].attlen, g->atts[i].attalign);
+			}
+			/* it must end where the one above it (moved or not) starts */
+			if (o + len > prevstart)
+			{
+				hpl_repack_fail(rp, "overlaps another value", k, i, o, prevown);
+				return -1;
+			}
+			prevstart = o;
+			prevown = own;
+			upper = TYPEALIGN_DOWN(align, upper - len);
+			if (upper < rp->newlower)
+			{
+				hpl_repack_fail(rp, "does not fit the repacked variable-size area",
+								k, i, o, 0);
+				return -1;
+			}
+			if (apply)
+			{
+				Assert(upper >= o);
+				memmove((char *) page + upper, p, len);
+				if (k == HPL_OWN_NULLS)
+					hpl_set_nulloff(page, g, i, upper);
+				else
+					hpl_put16(page, g->wide ? &g->f[g->frow] : &g->f[g->attval[i]],
+							  k, upper);
+			}
 		}
 	}
 	return upper;
@@ -1894,6 +1917,7 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 	int			hi = ph->pd_special;
 	int			nulloff[HPL_MAX_FIELDS];
 	bool		needed[HPL_MAX_FIELDS];
+	int			other;
 
 	memset(rp->dropnull, 0, sizeof(rp->dropnull));
 	rp->nrecs = 0;
@@ -1901,8 +1925,7 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 	if (lo < (int) ph->pd_lower || hi > BLCKSZ || lo > hi)
 		return hpl_repack_fail(rp, "has no sound variable-size area", -1, -1,
 							   lo, 0);
-	/* owners are set, and the walk reads them, only inside the area */
-	memset(rp->owner + lo, 0, sizeof(uint16) * (hi - lo));
+	memset(rp->starts, 0, sizeof(rp->starts));
 	if (!g->wide)
 	{
 		/* the chunks first: their bits are read below */
@@ -1960,10 +1983,9 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 			}
 			if (why)
 				return hpl_repack_fail(rp, why, k, i, o, 0);
-			if (rp->owner[o] != 0)
+			if ((other = hpl_repack_own(rp, o, 1 + k * HPL_OWN_STRIDE + i)) != 0)
 				return hpl_repack_fail(rp, "starts where another value starts",
-									   k, i, o, rp->owner[o]);
-			rp->owner[o] = 1 + k * HPL_OWN_STRIDE + i;
+									   k, i, o, other);
 		}
 	}
 	for (int i = 0; !g->wide && i < g->natts; i++)
@@ -1977,10 +1999,9 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 			rp->dropnull[i] = true;
 			continue;
 		}
-		if (rp->owner[o] != 0)
+		if ((other = hpl_repack_own(rp, o, 1 + HPL_OWN_NULLS * HPL_OWN_STRIDE + i)) != 0)
 			return hpl_repack_fail(rp, "starts where another value starts",
-								   HPL_OWN_NULLS, i, o, rp->owner[o]);
-		rp->owner[o] = 1 + HPL_OWN_NULLS * HPL_OWN_STRIDE + i;
+								   HPL_OWN_NULLS, i, o, other);
 	}
 	rp->newlower = g->segstart + g->lines[rp->nrecs];
 	return true;
