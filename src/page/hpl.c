@@ -189,6 +189,8 @@ typedef struct HplGeom
 	int16	   *nullslot;		/* natts: index into them, or -1 */
 	bool		allnullable;	/* every attribute has one (dir->nnullable) */
 	int16	   *attpmnk;		/* natts: prefix field or -1 */
+	int16	   *varatts;		/* the HPL_ATT_VAR attributes, ascending */
+	int			nvar;
 	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
 	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
 	uint16		hoff[HPL_MAX_RECS][F_LEN + 1];
@@ -296,6 +298,7 @@ hpl_compute_geom(const HplDir *dir)
 	g->attval = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	g->attpmnk = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	g->nullslot = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	g->varatts = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	if (!g->wide)
 		memcpy(g->atts, dir->atts, sizeof(HplAtt) * natts);
 	for (int i = 0; i < natts; i++)
@@ -313,6 +316,10 @@ hpl_compute_geom(const HplDir *dir)
 		if (!g->wide && (g->atts[i].flags & HPL_ATT_NULLABLE))
 			g->nullslot[i] = n++;
 	}
+	g->nvar = 0;
+	for (int i = 0; !g->wide && i < natts; i++)
+		if (g->atts[i].flags & HPL_ATT_VAR)
+			g->varatts[g->nvar++] = i;
 	/* from the key's first 16 bytes: hpl_hgeom's geometries agree on it */
 	g->allnullable = !g->wide && dir->nnullable == natts;
 	g->fmvcc[F_XMIN] = hpl_add_field(g, F_XMIN, 4, -1);
@@ -408,6 +415,7 @@ hpl_free_geom(HplGeom *g)
 	pfree(g->attval);
 	pfree(g->attpmnk);
 	pfree(g->nullslot);
+	pfree(g->varatts);
 	pfree(g);
 }
 
@@ -1666,7 +1674,8 @@ hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 
 /*
  * Does the value at 'off' lie inside [lo, hi), aligned as put_record
- * aligns it, and decode?  NULL if so, else what is wrong.  For varlenas:
+ * aligns it, and decode?  NULL if so (*len and *align get its length and
+ * alignment), else what is wrong.  For varlenas:
  * a header whose length fits, a TOAST pointer of the on-disk kind with
  * sane sizes and compression method, a compressed value with a sane raw
  * size and method.  Trusts no byte: used by compaction's plan and by
@@ -1674,7 +1683,7 @@ hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
  */
 static const char *
 hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
-				int hi)
+				int hi, int *len, int *align)
 {
 	const char *p = (const char *) page + off;
 	int			room = hi - off;
@@ -1737,7 +1746,9 @@ hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
 				return "is a compressed value with an unknown compression method";
 		}
 	}
-	if (off % hpl_valalign(p, attlen, attalign) != 0)
+	*len = hpl_varlen(p, attlen);
+	*align = hpl_valalign(p, attlen, attalign);
+	if (off % *align != 0)
 		return "is not aligned as its type requires";
 	return NULL;
 }
@@ -1766,18 +1777,28 @@ hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
  * compacts a page per update on update-heavy tables) and maps each start
  * to its owner: the offset field it belongs to, 1 + k * HPL_OWN_STRIDE + i
  * for attribute i of record k (i = 0: the row of a wide page), k =
- * HPL_MAX_RECS for the null chunk of attribute i.  owner[] is read only
- * where a bit is set, so it is never cleared.
+ * HPL_MAX_RECS for the null chunk of attribute i, with the value's length
+ * and alignment (HPL_INFO).  info[] is read only where a bit is set, so it
+ * is never cleared.  One static instance: compaction runs in a critical
+ * section (no palloc), and check_page and compaction never nest.
  */
 #define HPL_OWN_STRIDE	HPL_MAX_FIELDS
 #define HPL_OWN_NULLS	HPL_MAX_RECS
 StaticAssertDecl((HPL_MAX_RECS + 1) * HPL_OWN_STRIDE < PG_UINT16_MAX,
 				 "HPL repack owners fit uint16");
 
+#define HPL_INFO(own, len, alignlog) \
+	((uint32) (own) | (uint32) (alignlog) << 15 | (uint32) (len) << 17)
+#define HPL_INFO_OWN(info)	((int) ((info) & 0x7FFF))
+#define HPL_INFO_ALIGN(info) (1 << (((info) >> 15) & 3))
+#define HPL_INFO_LEN(info)	((int) ((info) >> 17))
+StaticAssertDecl((HPL_MAX_RECS + 1) * HPL_OWN_STRIDE < 0x8000 && BLCKSZ < 0x8000,
+				 "HPL repack info fits uint32");
+
 typedef struct HplRepack
 {
 	uint64		starts[BLCKSZ / 64];
-	uint16		owner[BLCKSZ];
+	uint32		info[BLCKSZ];	/* owner, length, alignment of a start */
 	int			nrecs;			/* slots kept: the last used one + 1 */
 	int			newlower;
 	/* why and where a plan failed (check_page's message) */
@@ -1803,16 +1824,21 @@ hpl_repack_fail(HplRepack *rp, const char *why, int k, int i, int off,
 	return false;
 }
 
-/* mark a value starting at o; returns the owner already there, or 0 */
+static HplRepack hpl_rp;
+
+/*
+ * Mark a value of 'len' bytes aligned by 'align' starting at o; returns the
+ * owner already there, or 0.
+ */
 static inline int
-hpl_repack_own(HplRepack *rp, int o, int own)
+hpl_repack_own(HplRepack *rp, int o, int own, int len, int align)
 {
 	uint64		bit = UINT64CONST(1) << (o & 63);
 
 	if (rp->starts[o >> 6] & bit)
-		return rp->owner[o];
+		return HPL_INFO_OWN(rp->info[o]);
 	rp->starts[o >> 6] |= bit;
-	rp->owner[o] = own;
+	rp->info[o] = HPL_INFO(own, len, pg_rightmost_one_pos32(align));
 	return 0;
 }
 
@@ -1820,8 +1846,8 @@ hpl_repack_own(HplRepack *rp, int o, int own)
 static inline void
 hpl_owner(int own, int *k, int *i)
 {
-	*k = (own - 1) / HPL_OWN_STRIDE;
-	*i = (own - 1) % HPL_OWN_STRIDE;
+	*k = (uint32) (own - 1) / HPL_OWN_STRIDE;
+	*i = (uint32) (own - 1) % HPL_OWN_STRIDE;
 }
 
 /*
@@ -1846,30 +1872,14 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 		{
 			int			b = pg_leftmost_one_pos64(bits);
 			int			o = w * 64 + b;
-			int			own = rp->owner[o];
-			const char *p = (const char *) page + o;
+			uint32		info = rp->info[o];
+			int			own = HPL_INFO_OWN(info);
+			int			len = HPL_INFO_LEN(info);
 			int			k,
 						i;
-			int			len;
-			int			align;
 
 			bits &= ~(UINT64CONST(1) << b);
 			hpl_owner(own, &k, &i);
-			if (k == HPL_OWN_NULLS)
-			{
-				len = HPL_NULL_BYTES;
-				align = 1;
-			}
-			else if (g->wide)
-			{
-				len = hpl_get16(page, FLD(g, F_LEN), k);
-				align = MAXIMUM_ALIGNOF;
-			}
-			else
-			{
-				len = hpl_varlen(p, g->atts[i].attlen);
-				align = hpl_valalign(p, g->atts[i].attlen, g->atts[i].attalign);
-			}
 			/* it must end where the one above it (moved or not) starts */
 			if (o + len > prevstart)
 			{
@@ -1878,7 +1888,7 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 			}
 			prevstart = o;
 			prevown = own;
-			upper = TYPEALIGN_DOWN(align, upper - len);
+			upper = TYPEALIGN_DOWN(HPL_INFO_ALIGN(info), upper - len);
 			if (upper < rp->newlower)
 			{
 				hpl_repack_fail(rp, "does not fit the repacked variable-size area",
@@ -1888,7 +1898,7 @@ hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
 			if (apply)
 			{
 				Assert(upper >= o);
-				memmove((char *) page + upper, p, len);
+				memmove((char *) page + upper, (char *) page + o, len);
 				if (k == HPL_OWN_NULLS)
 					hpl_set_nulloff(page, g, i, upper);
 				else
@@ -1928,15 +1938,43 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 	memset(rp->starts, 0, sizeof(rp->starts));
 	if (!g->wide)
 	{
+		const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
+		const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
+
 		/* the chunks first: their bits are read below */
 		for (int i = 0; i < g->natts; i++)
 		{
 			nulloff[i] = hpl_nulloff(page, g, i);
 			needed[i] = keepnull;
-			if (nulloff[i] != 0 &&
-				(nulloff[i] < lo || nulloff[i] + HPL_NULL_BYTES > hi))
+			if (nulloff[i] == 0)
+				continue;
+			if (nulloff[i] < lo || nulloff[i] + HPL_NULL_BYTES > hi)
 				return hpl_repack_fail(rp, "lies outside the variable-size area",
 									   HPL_OWN_NULLS, i, nulloff[i], 0);
+
+			/*
+			 * Needed if a normal record that has the attribute has its bit
+			 * set; a byte at a time when every record has it (bits of slots
+			 * beyond nrecs are clear: a new unit is zero, compaction drops
+			 * trailing slots only with their used bits clear).
+			 */
+			for (int k = 0; !needed[i] && k < dir->nrecs; k++)
+			{
+				const uint8 *nb = (const uint8 *) page + nulloff[i];
+
+				if (i < dir->minnatts)
+				{
+					if ((k & 7) == 0 && (nb[k >> 3] & used[k >> 3] & live[k >> 3]))
+						needed[i] = true;
+					k |= 7;
+					continue;
+				}
+				if (hpl_nullbit(page, nulloff[i], k) &&
+					hpl_bit(page, FLD(g, F_USED), k) &&
+					hpl_bit(page, FLD(g, F_LIVE), k) &&
+					i < hpl_rec_natts(page, g, k))
+					needed[i] = true;
+			}
 		}
 	}
 	for (int k = 0; k < dir->nrecs; k++)
@@ -1946,30 +1984,28 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 		rp->nrecs = k + 1;
 		if (!hpl_bit(page, FLD(g, F_LIVE), k))
 			continue;
-		for (int i = 0; i < (g->wide ? 1 : g->natts); i++)
+		for (int j = 0; j < (g->wide ? 1 : g->nvar); j++)
 		{
+			int			i = g->wide ? 0 : g->varatts[j];
 			int			o;
+			int			len;
+			int			align;
 			const char *why;
 
 			if (!g->wide)
 			{
 				if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
-					continue;
+					break;		/* and so are the later ones */
 				if (hpl_nullbit(page, nulloff[i], k))
-				{
-					needed[i] = true;
-					continue;
-				}
-				if (!(g->atts[i].flags & HPL_ATT_VAR))
 					continue;
 				o = hpl_get16(page, &g->f[g->attval[i]], k);
 				why = hpl_value_check(page, o, g->atts[i].attlen,
-									  g->atts[i].attalign, lo, hi);
+									  g->atts[i].attalign, lo, hi, &len, &align);
 			}
 			else
 			{
-				int			len = hpl_get16(page, FLD(g, F_LEN), k);
-
+				len = hpl_get16(page, FLD(g, F_LEN), k);
+				align = MAXIMUM_ALIGNOF;
 				o = hpl_get16(page, &g->f[g->frow], k);
 				why = NULL;
 				if (o < lo || o + len > hi)
@@ -1983,7 +2019,8 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 			}
 			if (why)
 				return hpl_repack_fail(rp, why, k, i, o, 0);
-			if ((other = hpl_repack_own(rp, o, 1 + k * HPL_OWN_STRIDE + i)) != 0)
+			if ((other = hpl_repack_own(rp, o, 1 + k * HPL_OWN_STRIDE + i,
+										len, align)) != 0)
 				return hpl_repack_fail(rp, "starts where another value starts",
 									   k, i, o, other);
 		}
@@ -1999,7 +2036,8 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 			rp->dropnull[i] = true;
 			continue;
 		}
-		if ((other = hpl_repack_own(rp, o, 1 + HPL_OWN_NULLS * HPL_OWN_STRIDE + i)) != 0)
+		if ((other = hpl_repack_own(rp, o, 1 + HPL_OWN_NULLS * HPL_OWN_STRIDE + i,
+									HPL_NULL_BYTES, 1)) != 0)
 			return hpl_repack_fail(rp, "starts where another value starts",
 								   HPL_OWN_NULLS, i, o, other);
 	}
@@ -2018,18 +2056,18 @@ hpl_compact(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplGeom    *g = hpl_geom(page);
-	HplRepack	rp;
+	HplRepack  *rp = &hpl_rp;
 	int			upper;
 
-	if (!hpl_repack_plan(page, g, &rp, false) ||
-		hpl_repack_walk(page, g, &rp, false) < 0)
+	if (!hpl_repack_plan(page, g, rp, false) ||
+		hpl_repack_walk(page, g, rp, false) < 0)
 		return;
-	upper = hpl_repack_walk(page, g, &rp, true);
+	upper = hpl_repack_walk(page, g, rp, true);
 	for (int i = 0; !g->wide && i < g->natts; i++)
-		if (rp.dropnull[i])
+		if (rp->dropnull[i])
 			hpl_set_nulloff(page, g, i, 0);
-	HplDirOf(page)->nrecs = rp.nrecs;
-	ph->pd_lower = rp.newlower;
+	HplDirOf(page)->nrecs = rp->nrecs;
+	ph->pd_lower = rp->newlower;
 	ph->pd_upper = upper;
 	/* the hole holds zeros by rule (new units and values come out of it) */
 	memset((char *) page + ph->pd_lower, 0, ph->pd_upper - ph->pd_lower);
@@ -2208,7 +2246,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	 * before it moves a byte.
 	 */
 	{
-		HplRepack  *rp = palloc(sizeof(HplRepack));
+		HplRepack  *rp = &hpl_rp;
 		bool		ok = hpl_repack_plan(page, g, rp, true) &&
 			hpl_repack_walk(page, g, rp, false) >= 0;
 
@@ -2239,7 +2277,6 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 					 where, rp->bad_off, rp->why, other,
 					 ph->pd_upper, ph->pd_special);
 		}
-		pfree(rp);
 		if (!ok)
 			return false;
 	}
