@@ -283,6 +283,17 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #ifdef QS_ANALYZE_STREAM
 #include "storage/read_stream.h"
 #endif
+
+/*
+ * Can no row hold a NULL in attribute i (0-based)?  PG 18 has NOT NULL
+ * constraints added NOT VALID: attnotnull is set, old rows may be NULL.
+ */
+#if PG_VERSION_NUM >= 180000
+#define QS_ATT_NOTNULL_VALID(desc, i) \
+	(TupleDescCompactAttr((desc), (i))->attnullability == ATTNULLABLE_VALID)
+#else
+#define QS_ATT_NOTNULL_VALID(desc, i) (TupleDescAttr((desc), (i))->attnotnull)
+#endif
 /* ---- end tableam ---- */
 /* ---- scan ---- */
 /* PG 18 split explain.h: the property printers and ExplainState moved. */

@@ -10,12 +10,11 @@
  *
  * The directory describes the page by itself (magic, version, flags,
  * natts, segment start, slot count, fewest attributes of any record put on
- * the page, and per attribute: attlen, attalign, flags VAR / NULLS / PMNK).
+ * the page, per attribute attlen, attalign, flags VAR / PMNK, then per
+ * attribute the offset of its null bits, 0 for none: see below).
  *
  * Fixed-size fields.  Every record has the fields
  *	 used bit, live bit (the ghost bits: unused = 00, dead = 10, normal = 11),
- *	 one null bit per attribute that was NULL in the record the page was
- *	 formatted for (or dropped): null bit fields are made lazily,
  *	 xmin 4, xmax 4, cid/xvac 4, ctid block 4, ctid offset 2, infomask 2,
  *	 infomask2 2 (holds the record's natts), logical length 2,
  *	 per attribute: the value (pass-by-value types of 1, 2, 4, 8 bytes) or a
@@ -39,7 +38,20 @@
  * header, possibly short or a toast pointer; cstring; by-reference
  * fixed-length), aligned as heap aligns them, allocated downwards from
  * pd_special; pd_upper is the lowest.  The hole pd_lower..pd_upper is the
- * only free space and holds nothing.
+ * only free space and holds zeros.
+ *
+ * Null bits (format version 2).  An attribute's null bits are a chunk of
+ * HPL_NULL_BYTES (one bit per possible record, bit k for record k) in the
+ * variable-size area, made when the first record with a NULL in that
+ * attribute is put on the page (from the hole, like a value: no byte
+ * moves, so under the exclusive lock alone); the directory holds its
+ * offset.  No chunk: no record of the page is NULL there.  So a page takes
+ * a record whatever its NULLs if its bytes fit, pages without NULLs spend
+ * nothing on them, and the segment's geometry does not depend on NULLs.
+ * Compaction drops a chunk no live record needs any more.  (Version 1 kept
+ * null bit fields in the segment, made for the NULLs of the first record
+ * only, and refused records with NULLs elsewhere: one record per page for
+ * some tables.  Its pages are refused with an error, not misread.)
  *
  * Wide tables.  The smallest segment needs one cache line per field; a
  * table needing more than HPL_MAX_FIELDS fields (64 lines = half a page)
@@ -49,17 +61,25 @@
  *
  * Slots never move; an unused slot (VACUUM) is reused by the next put.  An
  * empty page (no used slot) is reformatted for the record being put, so a
- * page formatted before ALTER TABLE ADD COLUMN / DROP NOT NULL becomes
- * usable again once empty; a non-empty page refuses records it cannot
- * describe (more attributes than the page, or a NULL where the page keeps
- * no null bit).
+ * page formatted before ALTER TABLE ADD COLUMN becomes usable again once
+ * empty; a non-empty page refuses records with more attributes than it
+ * describes.
+ *
+ * Bounds.  Every write into a page is planned first from the bytes it will
+ * write and checked against its area: put_record's plan gives each value
+ * and new null chunk its place between the new pd_lower and the old
+ * pd_upper and writes exactly those; compaction keeps the values' order
+ * (see hpl_compact) and is planned and checked before a byte moves; header
+ * and ghost-bit writes touch only slots below nrecs.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/toast_compression.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
 #include "executor/tuptable.h"
@@ -75,17 +95,19 @@
 
 #define HPL_LINE		64		/* bytes per cache line (allocation unit) */
 #define HPL_MAGIC		0x4C48	/* "HL" */
-#define HPL_VERSION		1
+#define HPL_VERSION		2		/* 1: null bit fields in the segment */
 #define HPL_MAX_RECS	MaxHeapTuplesPerPage
 #define HPL_MAX_FIELDS	64
 #define HPL_MAX_UNITS	((HPL_MAX_RECS + 7) / 8)	/* of an 8-byte field */
+#define HPL_NULL_BYTES	((HPL_MAX_RECS + 7) / 8)	/* a null bit chunk */
 
 /* page flags */
 #define HPL_PAGE_WIDE	0x01
 
 /* attribute flags */
 #define HPL_ATT_VAR		0x01	/* offset into the variable-size area */
-#define HPL_ATT_NULLS	0x02	/* has a null bit field */
+/* 0x02: version 1's null bit field */
+#define HPL_ATT_NULLABLE 0x08	/* has a null chunk offset in the directory */
 #define HPL_ATT_PMNK	0x04	/* has a 4-byte prefix field */
 
 typedef struct HplAtt
@@ -105,11 +127,21 @@ typedef struct HplDir
 	/* fields by width (bit fields, 1-, 2-, 4-, 8-byte): fix the MVCC fields' places */
 	uint8		nbits;
 	uint8		nw[4];
-	uint8		pad[3];
+	/*
+	 * attributes with a null chunk offset (HPL_ATT_NULLABLE): here, in the
+	 * part hpl_hgeom compares, because record_fits' quick answer depends on
+	 * whether every attribute has one
+	 */
+	uint8		nnullable;
+	uint8		pad[2];
 	/* mutable part */
 	uint16		nrecs;			/* slots allocated: the max offset */
 	uint16		minnatts;		/* fewest attributes of a record put here */
 	HplAtt		atts[FLEXIBLE_ARRAY_MEMBER];	/* none on wide pages */
+	/*
+	 * then uint16 nulloff[] (none on wide pages): the null chunk offset of
+	 * each HPL_ATT_NULLABLE attribute, in attribute order, 0 for none
+	 */
 } HplDir;
 
 #define HPL_DIR_FIXED	offsetof(HplDir, atts)
@@ -118,12 +150,16 @@ typedef struct HplDir
 /* the magic is where qs_page_layout looks for it, and has bit 14 set */
 StaticAssertDecl(offsetof(HplDir, magic) == 0 && (HPL_MAGIC & 0x4000) != 0,
 				 "HPL page magic");
-#define HplDirSize(natts, wide) \
-	(HPL_DIR_FIXED + ((wide) ? 0 : (natts) * sizeof(HplAtt)))
+#define HplDirSize(natts, nnullable, wide) \
+	(HPL_DIR_FIXED + ((wide) ? 0 : \
+					  (natts) * sizeof(HplAtt) + (nnullable) * sizeof(uint16)))
+/* where the null chunk offsets of a non-wide page start */
+#define HplNullDir(natts) \
+	(SizeOfPageHeaderData + HPL_DIR_FIXED + (natts) * sizeof(HplAtt))
 
 typedef enum HplFieldKind
 {
-	F_USED, F_LIVE, F_NULL, F_XMIN, F_XMAX, F_CID, F_CTIDBLK, F_CTIDOFF,
+	F_USED, F_LIVE, F_XMIN, F_XMAX, F_CID, F_CTIDBLK, F_CTIDOFF,
 	F_INFOMASK, F_INFOMASK2, F_LEN, F_FIXED, F_VAROFF, F_PMNK, F_ROW
 } HplFieldKind;
 
@@ -149,8 +185,12 @@ typedef struct HplGeom
 	int			fmvcc[F_LEN + 1];	/* field of each MVCC kind, F_USED.. */
 	int			frow;
 	int16	   *attval;			/* natts: value / offset field */
-	int16	   *attnull;		/* natts: null bit field or -1 */
+	int			nulldir;		/* page offset of the null chunk offsets */
+	int16	   *nullslot;		/* natts: index into them, or -1 */
+	bool		allnullable;	/* every attribute has one (dir->nnullable) */
 	int16	   *attpmnk;		/* natts: prefix field or -1 */
+	int16	   *varatts;		/* the HPL_ATT_VAR attributes, ascending */
+	int			nvar;
 	uint32		lines[HPL_MAX_RECS + 1];	/* bytes of fields for n records */
 	/* per record: byte offsets of the used/live bit bytes and MVCC fields */
 	uint16		hoff[HPL_MAX_RECS][F_LEN + 1];
@@ -207,8 +247,6 @@ hpl_count_fields(const HplAtt *atts, int natts, bool wide)
 	for (int i = 0; i < natts; i++)
 	{
 		n++;
-		if (atts[i].flags & HPL_ATT_NULLS)
-			n++;
 		if (atts[i].flags & HPL_ATT_PMNK)
 			n++;
 	}
@@ -232,8 +270,6 @@ hpl_count_widths(const HplAtt *atts, int natts, bool wide, uint8 *nbits,
 	}
 	for (int i = 0; i < natts; i++)
 	{
-		if (atts[i].flags & HPL_ATT_NULLS)
-			(*nbits)++;
 		if (atts[i].flags & HPL_ATT_VAR)
 		{
 			nw[1]++;
@@ -260,23 +296,32 @@ hpl_compute_geom(const HplDir *dir)
 	g->segstart = dir->segstart;
 	g->atts = MemoryContextAlloc(TopMemoryContext, sizeof(HplAtt) * Max(natts, 1));
 	g->attval = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
-	g->attnull = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	g->attpmnk = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	g->nullslot = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
+	g->varatts = MemoryContextAlloc(TopMemoryContext, sizeof(int16) * Max(natts, 1));
 	if (!g->wide)
 		memcpy(g->atts, dir->atts, sizeof(HplAtt) * natts);
 	for (int i = 0; i < natts; i++)
 	{
 		g->attval[i] = -1;
-		g->attnull[i] = -1;
 		g->attpmnk[i] = -1;
 	}
 
 	g->fmvcc[F_USED] = hpl_add_field(g, F_USED, 0, -1);
 	g->fmvcc[F_LIVE] = hpl_add_field(g, F_LIVE, 0, -1);
-	if (!g->wide)
-		for (int i = 0; i < natts; i++)
-			if (g->atts[i].flags & HPL_ATT_NULLS)
-				g->attnull[i] = hpl_add_field(g, F_NULL, 0, i);
+	g->nulldir = HplNullDir(natts);
+	for (int i = 0, n = 0; i < natts; i++)
+	{
+		g->nullslot[i] = -1;
+		if (!g->wide && (g->atts[i].flags & HPL_ATT_NULLABLE))
+			g->nullslot[i] = n++;
+	}
+	g->nvar = 0;
+	for (int i = 0; !g->wide && i < natts; i++)
+		if (g->atts[i].flags & HPL_ATT_VAR)
+			g->varatts[g->nvar++] = i;
+	/* from the key's first 16 bytes: hpl_hgeom's geometries agree on it */
+	g->allnullable = !g->wide && dir->nnullable == natts;
 	g->fmvcc[F_XMIN] = hpl_add_field(g, F_XMIN, 4, -1);
 	g->fmvcc[F_XMAX] = hpl_add_field(g, F_XMAX, 4, -1);
 	g->fmvcc[F_CID] = hpl_add_field(g, F_CID, 4, -1);
@@ -321,7 +366,6 @@ hpl_compute_geom(const HplDir *dir)
 	{
 		g->hoff[k][F_USED] = g->f[g->fmvcc[F_USED]].unitoff[0] + (k >> 3);
 		g->hoff[k][F_LIVE] = g->f[g->fmvcc[F_LIVE]].unitoff[0] + (k >> 3);
-		g->hoff[k][F_NULL] = 0;
 		for (int kind = F_XMIN; kind <= F_LEN; kind++)
 		{
 			HplField   *f = &g->f[g->fmvcc[kind]];
@@ -369,9 +413,30 @@ hpl_free_geom(HplGeom *g)
 {
 	pfree(g->atts);
 	pfree(g->attval);
-	pfree(g->attnull);
 	pfree(g->attpmnk);
+	pfree(g->nullslot);
+	pfree(g->varatts);
 	pfree(g);
+}
+
+/*
+ * Pages of another format version are refused, never misread.  Version 1
+ * (before issue 11) kept null bit fields in the segment: its fields lie
+ * elsewhere.  The extension is pre-release, so there is no reader of the
+ * old format: its tables must be dumped with the build that wrote them
+ * and restored.  Reached only when no cached geometry matches, and every
+ * cached one has the current version in its key, so it costs nothing per
+ * record.
+ */
+static void
+hpl_check_version(const HplDir *dir)
+{
+	if (dir->version != HPL_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("HPL page of format version %u, this build of quickstep_am reads only version %d",
+						dir->version, HPL_VERSION),
+				 errhint("Dump the table with the quickstep_am build that wrote it, then restore it with this one.")));
 }
 
 /* geometry of a page whose directory is valid */
@@ -393,6 +458,7 @@ hpl_geom_dir(const HplDir *dir)
 			return g;
 		}
 	}
+	hpl_check_version(dir);
 	g = hpl_compute_geom(dir);
 	if (hpl_cache[hpl_cache_next])
 	{
@@ -424,9 +490,10 @@ hpl_key16_equal(const HplGeom *g, uint64 b, uint64 d)
  * per-record path of every scan): their places depend only on the segment
  * start and the number of fields of each width, which the first 16 bytes
  * of the directory hold, so two 8-byte compares identify it.  So do the
- * page's natts and wide flag and its growth (lines[]: how many units
- * record k adds depends on the fields' widths, not their order), which is
- * all free_space and record_fits' quick answer need.  Attribute fields
+ * page's natts and wide flag, whether every attribute has a null chunk
+ * offset (nnullable), and its growth (lines[]: how many units record k adds
+ * depends on the fields' widths, not their order), which is all free_space
+ * and record_fits' quick answer need.  Attribute fields and null chunks
  * must come from hpl_geom.
  */
 static inline HplGeom *
@@ -479,6 +546,38 @@ hpl_setbit(Page page, const HplField *f, int k, bool on)
 }
 
 #define FLD(g, kind) (&(g)->f[(g)->fmvcc[kind]])
+
+/* offset of attribute i's null bit chunk (non-wide pages), 0 for none */
+static inline int
+hpl_nulloff(Page page, const HplGeom *g, int i)
+{
+	uint16		o;
+
+	if (g->nullslot[i] < 0)
+		return 0;
+	memcpy(&o, (const char *) page + g->nulldir + g->nullslot[i] * sizeof(uint16),
+		   sizeof(o));
+	return o;
+}
+
+/* only for an attribute with a slot (HPL_ATT_NULLABLE) */
+static inline void
+hpl_set_nulloff(Page page, const HplGeom *g, int i, int off)
+{
+	uint16		o = off;
+
+	Assert(g->nullslot[i] >= 0);
+	memcpy((char *) page + g->nulldir + g->nullslot[i] * sizeof(uint16), &o,
+		   sizeof(o));
+}
+
+/* bit k of the null chunk at 'nulloff' (0: no chunk, not NULL) */
+static inline bool
+hpl_nullbit(Page page, int nulloff, int k)
+{
+	return nulloff != 0 &&
+		((((const uint8 *) page)[nulloff + (k >> 3)] >> (k & 7)) & 1);
+}
 
 static inline uint32
 hpl_get32(Page page, const HplField *f, int k)
@@ -568,18 +667,23 @@ qs_hpl_prefix_of(const char *data, Size len)
  */
 
 /*
- * Format 'page' for 'desc'.  Null bit fields are made lazily: for the
- * attributes 'nulls' marks (those NULL in the first record put on the
- * page; put_record formats an empty page for the record it puts) and
- * dropped ones; 'allnull' gives every attribute one.  A later record with a
- * NULL where the page has no null bits goes to another page, which is
- * formatted for it.  Most pages of tables whose NULLs are rare or in fixed
- * columns so spend no cache line per nullable attribute.
+ * Fill the directory of a page for 'desc' (no null chunks: put_record
+ * makes them); returns the segment start.  An attribute gets a null chunk
+ * offset (HPL_ATT_NULLABLE) unless it is NOT NULL (a validated
+ * constraint) and the offsets of all attributes would move the segment
+ * start by a cache line (W3's lineitem: 16 NOT NULL columns), so no table
+ * spends a line on offsets its columns cannot use; also when 'isnull' (the
+ * record put_record formats an empty page for) has a NULL there anyway, so
+ * an empty page takes any record, or when 'all' (max_record_size's worst
+ * case).  A non-empty page refuses a
+ * NULL where it has no offset (after DROP NOT NULL, as after ADD COLUMN:
+ * the record goes to another page).
  */
 static int
-hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *nulls, bool allnull)
+hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *isnull, bool all)
 {
 	int			natts = desc->natts;
+	int			nnullable = 0;
 	bool		wide;
 	int			segstart;
 
@@ -599,25 +703,39 @@ hpl_fill_dir(HplDir *dir, TupleDesc desc, const bool *nulls, bool allnull)
 		if (!(att->attbyval && (att->attlen == 1 || att->attlen == 2 ||
 								att->attlen == 4 || att->attlen == 8)))
 			a->flags |= HPL_ATT_VAR;
-		if (allnull || att->attisdropped || (nulls && nulls[i]))
-			a->flags |= HPL_ATT_NULLS;
 		if (!att->attisdropped &&
 			(att->atttypid == TEXTOID || att->atttypid == VARCHAROID))
 			a->flags |= HPL_ATT_PMNK;
+		if (all || !QS_ATT_NOTNULL_VALID(desc, i) || att->attisdropped ||
+			(isnull && isnull[i]))
+		{
+			a->flags |= HPL_ATT_NULLABLE;
+			nnullable++;
+		}
 	}
 	wide = natts >= HPL_MAX_FIELDS ||
 		hpl_count_fields(dir->atts, natts, false) > HPL_MAX_FIELDS;
+	/* offsets for the NOT NULL attributes too when they cost no line */
+	if (!wide && nnullable < natts &&
+		TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, natts, false)) ==
+		TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, nnullable, false)))
+	{
+		for (int i = 0; i < natts; i++)
+			dir->atts[i].flags |= HPL_ATT_NULLABLE;
+		nnullable = natts;
+	}
 	dir->flags = wide ? HPL_PAGE_WIDE : 0;
 	hpl_count_widths(dir->atts, natts, wide, &dir->nbits, dir->nw);
+	dir->nnullable = wide ? 0 : nnullable;
 	memset(dir->pad, 0, sizeof(dir->pad));
-	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + HplDirSize(natts, wide));
+	segstart = TYPEALIGN(HPL_LINE, SizeOfPageHeaderData +
+						 HplDirSize(natts, nnullable, wide));
 	dir->segstart = segstart;
 	return segstart;
 }
 
 static void
-hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
-		   bool allnull)
+hpl_format(Page page, Size page_size, TupleDesc desc, const bool *isnull)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplDir	   *dir = HplDirOf(page);
@@ -627,13 +745,14 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *nulls,
 
 	PageInit(page, page_size, 0);
 	PageSetLSN(page, lsn);
-	segstart = hpl_fill_dir(dir, desc, nulls, allnull);
+	segstart = hpl_fill_dir(dir, desc, isnull, false);
+	/* no null chunks yet, and zeros up to the segment */
 	if (dir->flags & HPL_PAGE_WIDE)
 		memset(&dir->atts[0], 0,
 			   segstart - SizeOfPageHeaderData - HPL_DIR_FIXED);
 	else
 		memset((char *) &dir->atts[natts], 0,
-			   segstart - SizeOfPageHeaderData - HplDirSize(natts, false));
+			   segstart - HplNullDir(natts));
 	ph->pd_lower = segstart;
 	ph->pd_upper = ph->pd_special;
 }
@@ -744,7 +863,7 @@ hpl_slot_ops(void)
 static void
 hpl_init_page(Page page, Size page_size, TupleDesc desc)
 {
-	hpl_format(page, page_size, desc, NULL, false);
+	hpl_format(page, page_size, desc, NULL);
 }
 
 static Size
@@ -756,18 +875,18 @@ hpl_max_record_size(TupleDesc desc)
 	Size		used;
 
 	/*
-	 * Worst case: every attribute nullable.  The first record takes one
-	 * unit of every field, so only the directory is needed, no geometry:
-	 * the engine asks on every insert and update.  (At most 1600
-	 * attributes: the directory fits the block.)
+	 * The first record takes one unit of every field, so only the
+	 * directory is needed, no geometry: the engine asks on every insert and
+	 * update.  (At most 1600 attributes: the directory fits the block.)
 	 */
 	StaticAssertStmt(HPL_DIR_FIXED + MaxHeapAttributeNumber * sizeof(HplAtt) <= BLCKSZ,
 					 "HPL directory fits a block");
 	used = hpl_fill_dir(dir, desc, NULL, true);
 	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
 	used += (Size) hpl_count_fields(dir->atts, desc->natts, wide) * HPL_LINE;
-	/* alignment padding of the variable-size values */
-	used += wide ? MAXIMUM_ALIGNOF : (Size) desc->natts * MAXIMUM_ALIGNOF;
+	/* alignment padding of the values; worst case, a null chunk for each */
+	used += wide ? MAXIMUM_ALIGNOF :
+		(Size) desc->natts * (MAXIMUM_ALIGNOF + HPL_NULL_BYTES);
 	if (used >= BLCKSZ)
 		return 0;
 	return MAXALIGN_DOWN(BLCKSZ - used);
@@ -841,16 +960,27 @@ hpl_free_space(Page page)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * Where put_record writes a record: its slot, the new pd_lower and
+ * pd_upper, and the place of every variable-size value (valoff[i], or the
+ * row's on a wide page: valoff[0]) and of every null chunk it makes
+ * (newnull[i], 0 for none).  Every place lies in [newupper, pd_upper) and
+ * newlower <= newupper: put_record writes nothing else into the hole.
+ */
 typedef struct HplPlan
 {
 	int			slot;
 	int			newlower;
 	int			newupper;
+	uint16		valoff[HPL_MAX_FIELDS];
+	uint16		newnull[HPL_MAX_FIELDS];
 } HplPlan;
 
 /*
  * Can 'page' take the record (values/isnull of its first 'tnatts'
- * attributes)?  Fills the plan (slot, new pd_lower/pd_upper).
+ * attributes)?  Fills the plan.  Values are placed downwards from
+ * pd_upper in attribute order, each aligned as heap aligns it; a NULL in
+ * an attribute without null bits takes a new chunk (byte-aligned).
  */
 static bool
 hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
@@ -866,6 +996,7 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 	if (g->wide)
 	{
 		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - (int) tuple->t_len);
+		plan->valoff[0] = Max(upper, 0);
 	}
 	else
 	{
@@ -873,10 +1004,16 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 		{
 			const HplAtt *a = &g->atts[i];
 
+			plan->newnull[i] = 0;
 			if (isnull[i])
 			{
-				if (!(a->flags & HPL_ATT_NULLS))
-					return false;
+				if (g->nullslot[i] < 0)
+					return false;	/* no place for its null bits */
+				if (hpl_nulloff(page, g, i) == 0)
+				{
+					upper -= HPL_NULL_BYTES;
+					plan->newnull[i] = Max(upper, 0);
+				}
 				continue;
 			}
 			if (a->flags & HPL_ATT_VAR)
@@ -886,6 +1023,7 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 
 				upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
 									   upper - (int) len);
+				plan->valoff[i] = Max(upper, 0);
 			}
 		}
 	}
@@ -905,9 +1043,9 @@ hpl_deform(TupleDesc desc, HeapTuple tuple, Datum **values, bool **isnull)
 	int			n = Max(desc->natts, tnatts);
 
 	*values = palloc(sizeof(Datum) * Max(n, 1));
-	*isnull = palloc(sizeof(bool) * Max(n, 1));
+	*isnull = palloc0(sizeof(bool) * Max(n, 1));
 	if (tnatts > desc->natts)
-		return tnatts;			/* refused by the caller */
+		return tnatts;			/* refused by the caller's plan */
 	heap_deform_tuple(tuple, desc, *values, *isnull);
 	return tnatts;
 }
@@ -932,23 +1070,28 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		 * every put: say yes without deforming the record when even a
 		 * generous bound fits.  The variable-size values are at most the
 		 * formed tuple's data (t_len) plus alignment padding (below 8 bytes
-		 * each); a record without NULLs needs no null bits; a non-empty
-		 * page is not reformatted.  Anything else takes the exact plan.
+		 * each), the new null chunks at most one per attribute of a record
+		 * with NULLs (when every attribute may have one: else a NULL may
+		 * have no place); a non-empty page is not reformatted.  Anything
+		 * else takes the exact plan.
 		 */
 		tnatts = HeapTupleHeaderGetNatts(tuple->t_data);
-		if (!HeapTupleHasNulls(tuple) && tnatts <= g->natts &&
-			!hpl_is_empty(page, g))
+		if (tnatts <= g->natts && !hpl_is_empty(page, g) &&
+			(!HeapTupleHasNulls(tuple) || g->wide || g->allnullable))
 		{
 			PageHeader	ph = (PageHeader) page;
 			HplDir	   *dir = HplDirOf(page);
 			int			k = hpl_free_slot(page, g);
 			int			newlower;
+			int			bound;
 
 			if (k < 0)
 				return false;
 			newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
-			if ((int) ph->pd_upper - (int) tuple->t_len -
-				MAXIMUM_ALIGNOF * (tnatts + 1) - newlower >= (int) reserve)
+			bound = (int) tuple->t_len + MAXIMUM_ALIGNOF * (tnatts + 1);
+			if (HeapTupleHasNulls(tuple) && !g->wide)
+				bound += HPL_NULL_BYTES * tnatts;
+			if ((int) ph->pd_upper - bound - newlower >= (int) reserve)
 				return true;
 			/* nor when the new fixed fields alone leave too little */
 			if ((int) ph->pd_upper - newlower < (int) reserve ||
@@ -962,7 +1105,7 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	{
 		/* put_record reformats an empty page for the record */
 		target = tmp.data;
-		hpl_format(target, BLCKSZ, desc, isnull, false);
+		hpl_format(target, BLCKSZ, desc, isnull);
 	}
 	ok = hpl_plan(target, hpl_geom(target), tuple, tnatts, values, isnull, &plan) &&
 		plan.newupper - plan.newlower >= (int) reserve;
@@ -982,13 +1125,12 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	int			tnatts;
 	HplPlan		plan;
 	int			k;
-	int			upper;
 	HeapTupleHeader th = tuple->t_data;
 	OffsetNumber off;
 
 	tnatts = hpl_deform(desc, tuple, &values, &isnull);
 	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
-		hpl_format(page, PageGetPageSize(page), desc, isnull, false);
+		hpl_format(page, PageGetPageSize(page), desc, isnull);
 	dir = HplDirOf(page);
 	g = hpl_geom(page);
 	if (!hpl_plan(page, g, tuple, tnatts, values, isnull, &plan))
@@ -997,6 +1139,8 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 		pfree(isnull);
 		return InvalidOffsetNumber;
 	}
+
+	/* from here on, only the places the plan checked are written */
 	k = plan.slot;
 	if (k >= dir->nrecs)
 	{
@@ -1007,32 +1151,42 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	}
 	off = k + 1;
 
-	/* variable-size values, downwards from pd_upper */
-	upper = ph->pd_upper;
 	if (g->wide)
 	{
-		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - (int) tuple->t_len);
-		memcpy((char *) page + upper, th, tuple->t_len);
-		hpl_put16(page, &g->f[g->frow], k, upper);
+		memcpy((char *) page + plan.valoff[0], th, tuple->t_len);
+		hpl_put16(page, &g->f[g->frow], k, plan.valoff[0]);
 	}
 	else
 	{
 		for (int i = 0; i < tnatts; i++)
 		{
 			const HplAtt *a = &g->atts[i];
+			int			nulloff = hpl_nulloff(page, g, i);
 
-			if (g->attnull[i] >= 0)
-				hpl_setbit(page, &g->f[g->attnull[i]], k, isnull[i]);
+			if (plan.newnull[i])
+			{
+				/* no record here had a NULL in it: all bits clear */
+				nulloff = plan.newnull[i];
+				memset((char *) page + nulloff, 0, HPL_NULL_BYTES);
+				hpl_set_nulloff(page, g, i, nulloff);
+			}
+			if (nulloff)
+			{
+				uint8	   *b = (uint8 *) page + nulloff + (k >> 3);
+
+				if (isnull[i])
+					*b |= (1 << (k & 7));
+				else
+					*b &= ~(1 << (k & 7));
+			}
 			if (isnull[i])
 				continue;
 			if (a->flags & HPL_ATT_VAR)
 			{
 				const char *p = DatumGetPointer(values[i]);
-				Size		len = hpl_varlen(p, a->attlen);
+				int			upper = plan.valoff[i];
 
-				upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
-									   upper - (int) len);
-				memcpy((char *) page + upper, p, len);
+				memcpy((char *) page + upper, p, hpl_varlen(p, a->attlen));
 				hpl_put16(page, &g->f[g->attval[i]], k, upper);
 				if (g->attpmnk[i] >= 0)
 				{
@@ -1048,8 +1202,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 								values[i], a->attlen);
 		}
 	}
-	Assert(upper == plan.newupper);
-	ph->pd_upper = upper;
+	ph->pd_upper = plan.newupper;
 
 	/* the MVCC fields */
 	ItemPointerSet(&tuple->t_self, blkno, off);
@@ -1169,8 +1322,13 @@ hpl_set_header(Page page, OffsetNumber off, HeapTupleHeader h)
 {
 	HplGeom    *g = hpl_hgeom(page);
 	int			k = off - 1;
+	const uint16 *o;
 
-	const uint16 *o = g->hoff[k];
+	/* a slot beyond nrecs has no fields: its places are the hole's */
+	if (k < 0 || k >= HplDirOf(page)->nrecs)
+		elog(ERROR, "HPL set_header for item %d of a page with %u slots",
+			 off, HplDirOf(page)->nrecs);
+	o = g->hoff[k];
 
 	/* write only what changed (mostly nothing, or hint bits) */
 #define HPL_SET(kind, bits, v) \
@@ -1214,7 +1372,7 @@ hpl_getattr(Page page, HplGeom *g, TupleDesc desc, int k, int i, bool *isnull)
 		*isnull = true;
 		return (Datum) 0;
 	}
-	if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
+	if (hpl_nullbit(page, hpl_nulloff(page, g, i), k))
 	{
 		*isnull = true;
 		return (Datum) 0;
@@ -1340,7 +1498,7 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 	HplGeom    *g = hpl_geom(page);
 	int			i = attnum - 1;
 	const HplField *vf;
-	const HplField *nf;
+	int			nulloff;
 
 	if (g->wide)
 	{
@@ -1362,7 +1520,7 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 
 	/* every record has the attribute: column-wise loops */
 	vf = &g->f[g->attval[i]];
-	nf = g->attnull[i] >= 0 ? &g->f[g->attnull[i]] : NULL;
+	nulloff = hpl_nulloff(page, g, i);
 	if (g->atts[i].flags & HPL_ATT_VAR)
 	{
 		for (int j = 0; j < n; j++)
@@ -1390,10 +1548,10 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 				break;
 		}
 	}
-	if (nf)
+	if (nulloff)
 	{
 		for (int j = 0; j < n; j++)
-			if ((isnull[j] = hpl_bit(page, nf, offs[j] - 1)))
+			if ((isnull[j] = hpl_nullbit(page, nulloff, offs[j] - 1)))
 				values[j] = (Datum) 0;
 	}
 	else
@@ -1407,7 +1565,7 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 	HplGeom    *g;
 	int			i = attnum - 1;
 	const HplField *vf;
-	const HplField *nf;
+	int			nulloff;
 
 	if (PageIsNew(page))
 		return false;
@@ -1419,7 +1577,7 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 	vf = &g->f[g->attval[i]];
 	if (vf->width != width)
 		return false;
-	nf = g->attnull[i] >= 0 ? &g->f[g->attnull[i]] : NULL;
+	nulloff = hpl_nulloff(page, g, i);
 	if (*n > 0)
 	{
 		/* the units holding the values are spread over the page */
@@ -1428,7 +1586,7 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 		for (int u = (offs[0] - 1) >> vf->shift; u <= last; u++)
 			QS_PREFETCH((const char *) page + vf->unitoff[u]);
 	}
-#define HPL_PRESENT (nf == NULL || !hpl_bit(page, nf, s))
+#define HPL_PRESENT (!hpl_nullbit(page, nulloff, s))
 	switch (width)
 	{
 		case 2:
@@ -1479,84 +1637,439 @@ qs_hpl_read_prefix(Page page, AttrNumber attnum, const OffsetNumber *offs,
  * ------------------------------------------------------------------------
  */
 
+/*
+ * The engine marks only slots it found on the page under the same lock;
+ * these run in critical sections, so an offset beyond the page's slots
+ * (none) is skipped rather than written.
+ */
 static void
 hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
+	int			nrecs = HplDirOf(page)->nrecs;
 
 	for (int i = 0; i < n; i++)
-		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+	{
+		Assert(offs[i] >= FirstOffsetNumber && offs[i] <= nrecs);
+		if (offs[i] >= FirstOffsetNumber && offs[i] <= nrecs)
+			hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+	}
 }
 
 static void
 hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
+	int			nrecs = HplDirOf(page)->nrecs;
 
 	for (int i = 0; i < n; i++)
 	{
+		Assert(offs[i] >= FirstOffsetNumber && offs[i] <= nrecs);
+		if (offs[i] < FirstOffsetNumber || offs[i] > nrecs)
+			continue;
 		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
 		hpl_setbit(page, FLD(g, F_USED), offs[i] - 1, false);
 	}
 }
 
 /*
- * Repack the variable-size values of the normal records against the page
- * end and drop trailing unused slots.  Slots and fixed fields stay put.
+ * Does the value at 'off' lie inside [lo, hi), aligned as put_record
+ * aligns it, and decode?  NULL if so (*len and *align get its length and
+ * alignment), else what is wrong.  For varlenas:
+ * a header whose length fits, a TOAST pointer of the on-disk kind with
+ * sane sizes and compression method, a compressed value with a sane raw
+ * size and method.  Trusts no byte: used by compaction's plan and by
+ * check_page.
+ */
+static const char *
+hpl_value_check(Page page, int off, int16 attlen, char attalign, int lo,
+				int hi, int *len, int *align)
+{
+	const char *p = (const char *) page + off;
+	int			room = hi - off;
+
+	if (off < lo || off >= hi)
+		return "starts outside the variable-size area";
+	if (attlen > 0)
+	{
+		if (attlen > room)
+			return "extends past the variable-size area";
+	}
+	else if (attlen == -2)
+	{
+		if (strnlen(p, room) >= (Size) room)
+			return "is a cstring without its terminator in the area";
+	}
+	else if (VARATT_IS_1B_E(p))
+	{
+		varatt_external ext;
+		Size		extsize;
+
+		if (room < VARHDRSZ_EXTERNAL)
+			return "extends past the variable-size area";
+		if (VARTAG_EXTERNAL(p) != VARTAG_ONDISK)
+			return "is an external pointer of a kind not stored on disk";
+		if (VARSIZE_EXTERNAL(p) > (Size) room)
+			return "extends past the variable-size area";
+		VARATT_EXTERNAL_GET_POINTER(ext, p);
+		extsize = VARATT_EXTERNAL_GET_EXTSIZE(ext);
+		if (ext.va_rawsize < VARHDRSZ || ext.va_rawsize > MaxAllocSize ||
+			extsize > ext.va_rawsize - VARHDRSZ ||
+			ext.va_valueid == InvalidOid || ext.va_toastrelid == InvalidOid)
+			return "is a malformed TOAST pointer";
+		if (VARATT_EXTERNAL_IS_COMPRESSED(ext) &&
+			VARATT_EXTERNAL_GET_COMPRESS_METHOD(ext) != TOAST_PGLZ_COMPRESSION_ID &&
+			VARATT_EXTERNAL_GET_COMPRESS_METHOD(ext) != TOAST_LZ4_COMPRESSION_ID)
+			return "is a TOAST pointer with an unknown compression method";
+	}
+	else if (VARATT_IS_1B(p))
+	{
+		if (VARSIZE_1B(p) < VARHDRSZ_SHORT || VARSIZE_1B(p) > (Size) room)
+			return "has a short varlena header whose length does not fit";
+	}
+	else
+	{
+		if (room < VARHDRSZ)
+			return "extends past the variable-size area";
+		if (VARSIZE_4B(p) < VARHDRSZ || VARSIZE_4B(p) > (Size) room)
+			return "has a varlena header whose length does not fit";
+		if (VARATT_IS_4B_C(p))
+		{
+			Size		raw = VARDATA_COMPRESSED_GET_EXTSIZE(p);
+			int			cm = VARDATA_COMPRESSED_GET_COMPRESS_METHOD(p);
+
+			if (VARSIZE_4B(p) < VARHDRSZ_COMPRESSED)
+				return "is a compressed value shorter than its header";
+			if (raw == 0 || raw > MaxAllocSize - VARHDRSZ)
+				return "is a compressed value with an insane raw size";
+			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
+				return "is a compressed value with an unknown compression method";
+		}
+	}
+	*len = hpl_varlen(p, attlen);
+	*align = hpl_valalign(p, attlen, attalign);
+	if (off % *align != 0)
+		return "is not aligned as its type requires";
+	return NULL;
+}
+
+/*
+ * Compaction.  The values of the normal records are slid towards the page
+ * end keeping their order in the area, the order put_record wrote them in.
+ * Any other order (slot order, say) can need more alignment padding than
+ * the order that made the sizes: a 4-byte-aligned value that followed a
+ * short unaligned one can need 3 more bytes when it follows another
+ * value, so a repack in slot order of an area with nothing to reclaim
+ * could end below pd_lower (issue 11).  Kept in order, each value's new
+ * place is at or above its old one (by induction from the page end: value
+ * i ends at or below value i-1's old start, which is at or below its new
+ * one, and its old start was aligned as its new one is), so the repacked
+ * area never outgrows the old one, and moving values in descending order
+ * never overwrites one not moved yet.
+ *
+ * The repack is planned first, from the bytes it will move, and applied
+ * only if the plan holds: every value inside [pd_upper, pd_special), no
+ * two overlapping or sharing a start, and the new area not below the new
+ * pd_lower.  A page the plan refuses (corrupt) is left as it was.
+ *
+ * HplRepack marks the start of every value in the area in a bitmap (the
+ * walk visits the starts in a few word operations per 64 bytes: pruning
+ * compacts a page per update on update-heavy tables) and maps each start
+ * to its owner: the offset field it belongs to, 1 + k * HPL_OWN_STRIDE + i
+ * for attribute i of record k (i = 0: the row of a wide page), k =
+ * HPL_MAX_RECS for the null chunk of attribute i, with the value's length
+ * and alignment (HPL_INFO).  info[] is read only where a bit is set, so it
+ * is never cleared.  One static instance: compaction runs in a critical
+ * section (no palloc), and check_page and compaction never nest.
+ */
+#define HPL_OWN_STRIDE	HPL_MAX_FIELDS
+#define HPL_OWN_NULLS	HPL_MAX_RECS
+StaticAssertDecl((HPL_MAX_RECS + 1) * HPL_OWN_STRIDE < PG_UINT16_MAX,
+				 "HPL repack owners fit uint16");
+
+#define HPL_INFO(own, len, alignlog) \
+	((uint32) (own) | (uint32) (alignlog) << 15 | (uint32) (len) << 17)
+#define HPL_INFO_OWN(info)	((int) ((info) & 0x7FFF))
+#define HPL_INFO_ALIGN(info) (1 << (((info) >> 15) & 3))
+#define HPL_INFO_LEN(info)	((int) ((info) >> 17))
+StaticAssertDecl((HPL_MAX_RECS + 1) * HPL_OWN_STRIDE < 0x8000 && BLCKSZ < 0x8000,
+				 "HPL repack info fits uint32");
+
+typedef struct HplRepack
+{
+	uint64		starts[BLCKSZ / 64];
+	uint32		info[BLCKSZ];	/* owner, length, alignment of a start */
+	int			nrecs;			/* slots kept: the last used one + 1 */
+	int			newlower;
+	/* why and where a plan failed (check_page's message) */
+	const char *why;
+	int			bad_k;			/* record (0-based) */
+	int			bad_i;			/* attribute (0-based) */
+	int			bad_off;		/* the value's offset */
+	int			other_k;		/* the record of a value it overlaps, or -1 */
+	int			other_i;
+	bool		dropnull[HPL_MAX_FIELDS];	/* chunks no live record needs */
+} HplRepack;
+
+static inline bool
+hpl_repack_fail(HplRepack *rp, const char *why, int k, int i, int off,
+				int other_own)
+{
+	rp->why = why;
+	rp->bad_k = k;
+	rp->bad_i = i;
+	rp->bad_off = off;
+	rp->other_k = other_own ? (other_own - 1) / HPL_OWN_STRIDE : -1;
+	rp->other_i = other_own ? (other_own - 1) % HPL_OWN_STRIDE : -1;
+	return false;
+}
+
+static HplRepack hpl_rp;
+
+/*
+ * Mark a value of 'len' bytes aligned by 'align' starting at o; returns the
+ * owner already there, or 0.
+ */
+static inline int
+hpl_repack_own(HplRepack *rp, int o, int own, int len, int align)
+{
+	uint64		bit = UINT64CONST(1) << (o & 63);
+
+	if (rp->starts[o >> 6] & bit)
+		return HPL_INFO_OWN(rp->info[o]);
+	rp->starts[o >> 6] |= bit;
+	rp->info[o] = HPL_INFO(own, len, pg_rightmost_one_pos32(align));
+	return 0;
+}
+
+/* the record and attribute an owner names */
+static inline void
+hpl_owner(int own, int *k, int *i)
+{
+	*k = (uint32) (own - 1) / HPL_OWN_STRIDE;
+	*i = (uint32) (own - 1) % HPL_OWN_STRIDE;
+}
+
+/*
+ * Walk the owners from the page end down, as the repack moves them; with
+ * 'apply', move them.  Returns the new pd_upper, or -1 if two values
+ * overlap or the values do not fit above rp->newlower (then nothing was
+ * written: a failing walk is only ever a dry run, see hpl_compact).
+ */
+static int
+hpl_repack_walk(Page page, HplGeom *g, HplRepack *rp, bool apply)
+{
+	PageHeader	ph = (PageHeader) page;
+	int			upper = ph->pd_special;
+	int			prevstart = ph->pd_special;
+	int			prevown = 0;
+
+	for (int w = (ph->pd_special - 1) >> 6; w >= (int) ph->pd_upper >> 6; w--)
+	{
+		uint64		bits = rp->starts[w];
+
+		while (bits != 0)
+		{
+			int			b = pg_leftmost_one_pos64(bits);
+			int			o = w * 64 + b;
+			uint32		info = rp->info[o];
+			int			own = HPL_INFO_OWN(info);
+			int			len = HPL_INFO_LEN(info);
+			int			k,
+						i;
+
+			bits &= ~(UINT64CONST(1) << b);
+			hpl_owner(own, &k, &i);
+			/* it must end where the one above it (moved or not) starts */
+			if (o + len > prevstart)
+			{
+				hpl_repack_fail(rp, "overlaps another value", k, i, o, prevown);
+				return -1;
+			}
+			prevstart = o;
+			prevown = own;
+			upper = TYPEALIGN_DOWN(HPL_INFO_ALIGN(info), upper - len);
+			if (upper < rp->newlower)
+			{
+				hpl_repack_fail(rp, "does not fit the repacked variable-size area",
+								k, i, o, 0);
+				return -1;
+			}
+			if (apply)
+			{
+				Assert(upper >= o);
+				memmove((char *) page + upper, (char *) page + o, len);
+				if (k == HPL_OWN_NULLS)
+					hpl_set_nulloff(page, g, i, upper);
+				else
+					hpl_put16(page, g->wide ? &g->f[g->frow] : &g->f[g->attval[i]],
+							  k, upper);
+			}
+		}
+	}
+	return upper;
+}
+
+/*
+ * Plan a repack of 'page' into *rp: the owners of the values of its normal
+ * records and of the null chunks, and the bounds.  A chunk no live record
+ * has a bit set in is dropped (rp->dropnull), unless 'keepnull' (check_page:
+ * every chunk the directory names must be sound, since put_record writes
+ * into it).  False if a value or chunk lies outside the area, two share a
+ * start, or a value does not decode (corrupt).
+ */
+static bool
+hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplDir	   *dir = HplDirOf(page);
+	int			lo = ph->pd_upper;
+	int			hi = ph->pd_special;
+	int			nulloff[HPL_MAX_FIELDS];
+	bool		needed[HPL_MAX_FIELDS];
+	int			other;
+
+	memset(rp->dropnull, 0, sizeof(rp->dropnull));
+	rp->nrecs = 0;
+	rp->why = NULL;
+	if (lo < (int) ph->pd_lower || hi > BLCKSZ || lo > hi)
+		return hpl_repack_fail(rp, "has no sound variable-size area", -1, -1,
+							   lo, 0);
+	memset(rp->starts, 0, sizeof(rp->starts));
+	if (!g->wide)
+	{
+		const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
+		const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
+
+		/* the chunks first: their bits are read below */
+		for (int i = 0; i < g->natts; i++)
+		{
+			nulloff[i] = hpl_nulloff(page, g, i);
+			needed[i] = keepnull;
+			if (nulloff[i] == 0)
+				continue;
+			if (nulloff[i] < lo || nulloff[i] + HPL_NULL_BYTES > hi)
+				return hpl_repack_fail(rp, "lies outside the variable-size area",
+									   HPL_OWN_NULLS, i, nulloff[i], 0);
+
+			/*
+			 * Needed if a normal record that has the attribute has its bit
+			 * set; a byte at a time when every record has it (bits of slots
+			 * beyond nrecs are clear: a new unit is zero, compaction drops
+			 * trailing slots only with their used bits clear).
+			 */
+			for (int k = 0; !needed[i] && k < dir->nrecs; k++)
+			{
+				const uint8 *nb = (const uint8 *) page + nulloff[i];
+
+				if (i < dir->minnatts)
+				{
+					if ((k & 7) == 0 && (nb[k >> 3] & used[k >> 3] & live[k >> 3]))
+						needed[i] = true;
+					k |= 7;
+					continue;
+				}
+				if (hpl_nullbit(page, nulloff[i], k) &&
+					hpl_bit(page, FLD(g, F_USED), k) &&
+					hpl_bit(page, FLD(g, F_LIVE), k) &&
+					i < hpl_rec_natts(page, g, k))
+					needed[i] = true;
+			}
+		}
+	}
+	for (int k = 0; k < dir->nrecs; k++)
+	{
+		if (!hpl_bit(page, FLD(g, F_USED), k))
+			continue;
+		rp->nrecs = k + 1;
+		if (!hpl_bit(page, FLD(g, F_LIVE), k))
+			continue;
+		for (int j = 0; j < (g->wide ? 1 : g->nvar); j++)
+		{
+			int			i = g->wide ? 0 : g->varatts[j];
+			int			o;
+			int			len;
+			int			align;
+			const char *why;
+
+			if (!g->wide)
+			{
+				if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
+					break;		/* and so are the later ones */
+				if (hpl_nullbit(page, nulloff[i], k))
+					continue;
+				o = hpl_get16(page, &g->f[g->attval[i]], k);
+				why = hpl_value_check(page, o, g->atts[i].attlen,
+									  g->atts[i].attalign, lo, hi, &len, &align);
+			}
+			else
+			{
+				len = hpl_get16(page, FLD(g, F_LEN), k);
+				align = MAXIMUM_ALIGNOF;
+				o = hpl_get16(page, &g->f[g->frow], k);
+				why = NULL;
+				if (o < lo || o + len > hi)
+					why = "lies outside the variable-size area";
+				else if (o != MAXALIGN(o))
+					why = "is not aligned";
+				else if (len < SizeofHeapTupleHeader ||
+						 ((HeapTupleHeader) ((char *) page + o))->t_hoff < SizeofHeapTupleHeader ||
+						 ((HeapTupleHeader) ((char *) page + o))->t_hoff > len)
+					why = "is a malformed row";
+			}
+			if (why)
+				return hpl_repack_fail(rp, why, k, i, o, 0);
+			if ((other = hpl_repack_own(rp, o, 1 + k * HPL_OWN_STRIDE + i,
+										len, align)) != 0)
+				return hpl_repack_fail(rp, "starts where another value starts",
+									   k, i, o, other);
+		}
+	}
+	for (int i = 0; !g->wide && i < g->natts; i++)
+	{
+		int			o = nulloff[i];
+
+		if (o == 0)
+			continue;
+		if (!needed[i])
+		{
+			rp->dropnull[i] = true;
+			continue;
+		}
+		if ((other = hpl_repack_own(rp, o, 1 + HPL_OWN_NULLS * HPL_OWN_STRIDE + i,
+									HPL_NULL_BYTES, 1)) != 0)
+			return hpl_repack_fail(rp, "starts where another value starts",
+								   HPL_OWN_NULLS, i, o, other);
+	}
+	rp->newlower = g->segstart + g->lines[rp->nrecs];
+	return true;
+}
+
+/*
+ * Reclaim the space of dead and unused records: repack the values of the
+ * normal records against the page end and drop trailing unused slots.
+ * Slots and fixed fields stay put.  Leaves a page it cannot repack safely
+ * untouched (only a corrupt one: check_table names what is wrong).
  */
 static void
 hpl_compact(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
-	HplDir	   *dir = HplDirOf(page);
 	HplGeom    *g = hpl_geom(page);
-	PGAlignedBlock tmp;
-	int			upper = ph->pd_special;
-	int			nrecs = 0;
+	HplRepack  *rp = &hpl_rp;
+	int			upper;
 
-	/* values are read from a copy of the variable-size area only */
-	memcpy(tmp.data + ph->pd_upper, (char *) page + ph->pd_upper,
-		   ph->pd_special - ph->pd_upper);
-	for (int k = 0; k < dir->nrecs; k++)
-	{
-		if (!hpl_bit(page, FLD(g, F_USED), k))
-			continue;
-		nrecs = k + 1;
-		if (!hpl_bit(page, FLD(g, F_LIVE), k))
-			continue;
-		if (g->wide)
-		{
-			int			len = hpl_get16(page, FLD(g, F_LEN), k);
-			int			from = hpl_get16(page, &g->f[g->frow], k);
-
-			upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper - len);
-			memcpy((char *) page + upper, tmp.data + from, len);
-			hpl_put16(page, &g->f[g->frow], k, upper);
-			continue;
-		}
-		for (int i = 0; i < g->natts; i++)
-		{
-			const HplAtt *a = &g->atts[i];
-			const char *p;
-			Size		len;
-
-			if (!(a->flags & HPL_ATT_VAR))
-				continue;
-			if (i >= dir->minnatts && i >= hpl_rec_natts(page, g, k))
-				continue;
-			if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
-				continue;
-			p = tmp.data + hpl_get16(page, &g->f[g->attval[i]], k);
-			len = hpl_varlen(p, a->attlen);
-			upper = TYPEALIGN_DOWN(hpl_valalign(p, a->attlen, a->attalign),
-								   upper - (int) len);
-			memcpy((char *) page + upper, p, len);
-			hpl_put16(page, &g->f[g->attval[i]], k, upper);
-		}
-	}
-	dir->nrecs = nrecs;
-	ph->pd_lower = g->segstart + g->lines[nrecs];
+	if (!hpl_repack_plan(page, g, rp, false) ||
+		hpl_repack_walk(page, g, rp, false) < 0)
+		return;
+	upper = hpl_repack_walk(page, g, rp, true);
+	for (int i = 0; !g->wide && i < g->natts; i++)
+		if (rp->dropnull[i])
+			hpl_set_nulloff(page, g, i, 0);
+	HplDirOf(page)->nrecs = rp->nrecs;
+	ph->pd_lower = rp->newlower;
 	ph->pd_upper = upper;
+	/* the hole holds zeros by rule (new units and values come out of it) */
 	memset((char *) page + ph->pd_lower, 0, ph->pd_upper - ph->pd_lower);
 }
 
@@ -1564,32 +2077,6 @@ hpl_compact(Page page)
  * check_page: trusts no byte
  * ------------------------------------------------------------------------
  */
-
-/* is the value at 'off' wholly inside [lo, BLCKSZ)? */
-static bool
-hpl_value_ok(Page page, int off, int16 attlen, int lo)
-{
-	const char *p = (const char *) page + off;
-	int			room = BLCKSZ - off;
-
-	if (off < lo || off >= BLCKSZ)
-		return false;
-	if (attlen > 0)
-		return attlen <= room;
-	if (attlen == -2)
-		return strnlen(p, room) < (Size) room;
-	if (VARATT_IS_1B_E(p))
-	{
-		if (room < VARHDRSZ_EXTERNAL)
-			return false;
-		return VARSIZE_EXTERNAL(p) <= (Size) room;
-	}
-	if (VARATT_IS_1B(p))
-		return VARSIZE_1B(p) >= 1 && VARSIZE_1B(p) <= (Size) room;
-	if (room < VARHDRSZ)
-		return false;
-	return VARSIZE_4B(p) >= VARHDRSZ && VARSIZE_4B(p) <= (Size) room;
-}
 
 static bool
 hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
@@ -1600,6 +2087,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	HplGeom    *g;
 	bool		wide;
 	int			dirsize;
+	int			nnullable;
 
 	if (PageIsNew(page))
 		return true;
@@ -1613,6 +2101,9 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 				 (unsigned) PageGetPageSize(page));
 		return false;
 	}
+	/* a page of an old format is not corrupt: say what to do about it */
+	if (dir->magic == HPL_MAGIC && dir->version >= 1 && dir->version < HPL_VERSION)
+		hpl_check_version(dir);
 	if (dir->magic != HPL_MAGIC || dir->version != HPL_VERSION ||
 		(dir->flags & ~HPL_PAGE_WIDE) != 0)
 	{
@@ -1629,7 +2120,10 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 				 blkno, dir->natts, desc->natts);
 		return false;
 	}
-	dirsize = HplDirSize(dir->natts, wide);
+	nnullable = 0;
+	for (int i = 0; !wide && i < dir->natts; i++)
+		nnullable += (dir->atts[i].flags & HPL_ATT_NULLABLE) != 0;
+	dirsize = HplDirSize(dir->natts, nnullable, wide);
 	if (dir->segstart != TYPEALIGN(HPL_LINE, SizeOfPageHeaderData + dirsize))
 	{
 		snprintf(errbuf, errlen, "block %u: segment starts at %u, expected %u",
@@ -1644,7 +2138,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			HplAtt	   *a = &dir->atts[i];
 			bool		var = (a->flags & HPL_ATT_VAR) != 0;
 
-			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_NULLS | HPL_ATT_PMNK)) != 0 ||
+			if ((a->flags & ~(HPL_ATT_VAR | HPL_ATT_PMNK | HPL_ATT_NULLABLE)) != 0 ||
 				(!var && a->attlen != 1 && a->attlen != 2 && a->attlen != 4 &&
 				 a->attlen != 8) ||
 				(var && a->attlen != -1 && a->attlen != -2 && a->attlen <= 0) ||
@@ -1675,7 +2169,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 
 		hpl_count_widths(dir->atts, dir->natts, wide, &nbits, nw);
 		if (nbits != dir->nbits || memcmp(nw, dir->nw, 4) != 0 ||
-			dir->pad[0] || dir->pad[1] || dir->pad[2])
+			dir->nnullable != nnullable || dir->pad[0] || dir->pad[1])
 		{
 			snprintf(errbuf, errlen, "block %u: directory field counts disagree with its attributes",
 					 blkno);
@@ -1734,33 +2228,57 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			int			off = hpl_get16(page, &g->f[g->frow], k);
 			HeapTupleHeader wt = (HeapTupleHeader) ((char *) page + off);
 
-			if (off < ph->pd_upper || off + (int) len > BLCKSZ ||
-				off != MAXALIGN(off) ||
-				wt->t_hoff < SizeofHeapTupleHeader || wt->t_hoff > len ||
+			/* the row's place and shape: hpl_repack_plan, below */
+			if (off >= ph->pd_upper && off + (int) len <= BLCKSZ &&
+				len >= SizeofHeapTupleHeader &&
 				HeapTupleHeaderGetNatts(wt) != natts)
 			{
-				snprintf(errbuf, errlen, "block %u, item %d: row at %d length %u lies outside [%u, %d) or is malformed",
-						 blkno, k + 1, off, len, ph->pd_upper, BLCKSZ);
+				snprintf(errbuf, errlen, "block %u, item %d: row at %d has %d attributes, its header %d",
+						 blkno, k + 1, off, HeapTupleHeaderGetNatts(wt), natts);
 				return false;
 			}
-			continue;
 		}
-		for (int i = 0; i < natts; i++)
-		{
-			int			off;
+	}
 
-			if (!(dir->atts[i].flags & HPL_ATT_VAR))
-				continue;
-			if (g->attnull[i] >= 0 && hpl_bit(page, &g->f[g->attnull[i]], k))
-				continue;
-			off = hpl_get16(page, &g->f[g->attval[i]], k);
-			if (!hpl_value_ok(page, off, dir->atts[i].attlen, ph->pd_upper))
-			{
-				snprintf(errbuf, errlen, "block %u, item %d: value of attribute %d at %d lies outside the variable-size area [%u, %d)",
-						 blkno, k + 1, i + 1, off, ph->pd_upper, BLCKSZ);
-				return false;
-			}
+	/*
+	 * The values of the live records: each inside the variable-size area,
+	 * aligned, decoding, none overlapping another; what compaction checks
+	 * before it moves a byte.
+	 */
+	{
+		HplRepack  *rp = &hpl_rp;
+		bool		ok = hpl_repack_plan(page, g, rp, true) &&
+			hpl_repack_walk(page, g, rp, false) >= 0;
+
+		if (!ok)
+		{
+			char		where[96];
+			char		other[96] = "";
+
+			if (rp->bad_k == HPL_OWN_NULLS)
+				snprintf(where, sizeof(where), "block %u: null bits of attribute %d",
+						 blkno, rp->bad_i + 1);
+			else if (wide)
+				snprintf(where, sizeof(where), "block %u, item %d: row",
+						 blkno, rp->bad_k + 1);
+			else
+				snprintf(where, sizeof(where), "block %u, item %d: value of attribute %d",
+						 blkno, rp->bad_k + 1, rp->bad_i + 1);
+			if (rp->other_k == HPL_OWN_NULLS)
+				snprintf(other, sizeof(other), " (the null bits of attribute %d)",
+						 rp->other_i + 1);
+			else if (rp->other_k >= 0 && wide)
+				snprintf(other, sizeof(other), " (the row of item %d)",
+						 rp->other_k + 1);
+			else if (rp->other_k >= 0)
+				snprintf(other, sizeof(other), " (item %d, attribute %d)",
+						 rp->other_k + 1, rp->other_i + 1);
+			snprintf(errbuf, errlen, "%s at %d %s%s (variable-size area [%u, %u))",
+					 where, rp->bad_off, rp->why, other,
+					 ph->pd_upper, ph->pd_special);
 		}
+		if (!ok)
+			return false;
 	}
 	return true;
 }
