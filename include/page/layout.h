@@ -197,6 +197,15 @@ typedef struct QsPageLayout
 	void		(*compact) (Page page);
 
 	/*
+	 * Optional: called on the page, under the same lock, before the
+	 * critical section in which mark_dead/mark_unused and compact run, so
+	 * that everything they need from the backend (HPL: the page's cached
+	 * geometry) exists before then: inside the critical section they may
+	 * not allocate memory or raise an error.
+	 */
+	void		(*prepare_compact) (Page page);
+
+	/*
 	 * Structural check of one page; false with a message in errbuf when
 	 * the page is corrupt.  Must not trust any byte of the page.
 	 */
@@ -345,6 +354,15 @@ qs_page_mark_unused(const QsPageLayout *L, Page page,
 					const OffsetNumber *offs, int n)
 {
 	qs_page_layout(L, page)->mark_unused(page, offs, n);
+}
+
+static inline void
+qs_page_prepare_compact(const QsPageLayout *L, Page page)
+{
+	const QsPageLayout *PL = qs_page_layout(L, page);
+
+	if (PL->prepare_compact)
+		PL->prepare_compact(page);
 }
 
 static inline void

@@ -458,6 +458,12 @@ hpl_geom_dir(const HplDir *dir)
 			return g;
 		}
 	}
+	/*
+	 * Computing a geometry allocates and may raise the version error: never
+	 * inside a critical section (compaction's callers call prepare_compact,
+	 * hpl_prepare_compact below, before theirs).
+	 */
+	Assert(CritSectionCount == 0);
 	hpl_check_version(dir);
 	g = hpl_compute_geom(dir);
 	if (hpl_cache[hpl_cache_next])
@@ -770,6 +776,7 @@ typedef struct HplSlot
 	QsRecSlot	rec;			/* header and owned tuple (recslot.h) */
 	Buffer		buf;			/* pinned page while attributes are unread */
 	int			k;				/* record index on it */
+	int			present;		/* attributes 0..present-1 are stored */
 } HplSlot;
 
 static TupleTableSlotOps hpl_slot_ops_data;
@@ -822,9 +829,27 @@ hpl_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 		elog(ERROR, "HPL slot has no page to read attributes from");
 	page = BufferGetPage(hs->buf);
 	g = hpl_geom(page);
+
+	/*
+	 * Only a pin is held now: read nothing an inserter may change under its
+	 * exclusive lock (null chunk offsets, minnatts).  store_record took the
+	 * NULL flags and the stored attribute count under the lock; a value's
+	 * bytes and its offset move only under a cleanup lock.
+	 */
 	for (int i = slot->tts_nvalid; i < natts; i++)
-		slot->tts_values[i] = hpl_getattr(page, g, slot->tts_tupleDescriptor,
-										  hs->k, i, &slot->tts_isnull[i]);
+	{
+		if (i >= hs->present)
+			slot->tts_values[i] = getmissingattr(slot->tts_tupleDescriptor, i + 1,
+												 &slot->tts_isnull[i]);
+		else if (slot->tts_isnull[i])
+			slot->tts_values[i] = (Datum) 0;
+		else if (g->atts[i].flags & HPL_ATT_VAR)
+			slot->tts_values[i] = PointerGetDatum((char *) page +
+												  hpl_get16(page, &g->f[g->attval[i]], hs->k));
+		else
+			slot->tts_values[i] = fetch_att(hpl_addr(page, &g->f[g->attval[i]], hs->k),
+											true, g->atts[i].attlen);
+	}
 	slot->tts_nvalid = natts;
 }
 
@@ -1426,9 +1451,20 @@ hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 	}
 	else
 	{
-		/* attributes are read when asked for, from the pinned page */
-		((HplSlot *) slot)->buf = buf;
-		((HplSlot *) slot)->k = k;
+		HplSlot    *hs = (HplSlot *) slot;
+
+		/*
+		 * Values are read when asked for, from the pinned page; what an
+		 * inserter may change under its exclusive lock (null chunks and
+		 * their offsets, minnatts) is read now, under our lock.
+		 */
+		hs->present = Min(g->natts,
+						  Max(HplDirOf(page)->minnatts, hpl_rec_natts(page, g, k)));
+		hs->present = Min(hs->present, desc->natts);
+		for (int i = 0; i < hs->present; i++)
+			slot->tts_isnull[i] = hpl_nullbit(page, hpl_nulloff(page, g, i), k);
+		hs->buf = buf;
+		hs->k = k;
 		IncrBufferRefCount(buf);
 		slot->tts_flags &= ~TTS_FLAG_EMPTY;
 		slot->tts_nvalid = 0;
@@ -2052,6 +2088,12 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
  * untouched (only a corrupt one: check_table names what is wrong).
  */
 static void
+hpl_prepare_compact(Page page)
+{
+	(void) hpl_geom(page);
+}
+
+static void
 hpl_compact(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
@@ -2304,5 +2346,6 @@ const QsPageLayout qs_hpl_layout = {
 	.mark_dead = hpl_mark_dead,
 	.mark_unused = hpl_mark_unused,
 	.compact = hpl_compact,
+	.prepare_compact = hpl_prepare_compact,
 	.check_page = hpl_check_page,
 };

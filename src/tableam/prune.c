@@ -121,6 +121,8 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	if (ndead > 0)
 	{
 		/* record bytes move: a full page image replayed under cleanup lock */
+		if (L->prepare_compact)
+			L->prepare_compact(page);
 		START_CRIT_SECTION();
 		L->mark_dead(page, dead, ndead);
 		L->compact(page);

@@ -474,6 +474,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			page = BufferGetPage(buf);
 			if (ConditionalLockBufferForCleanup(buf))
 			{
+				qs_page_prepare_compact(L, page);
 				START_CRIT_SECTION();
 				qs_page_mark_unused(L, page, offs, n);
 				qs_page_compact(L, page);
