@@ -74,15 +74,19 @@ for my $am (qw(quickstep_nsm quickstep_pax quickstep_hpl))
 	is($node->safe_psql('postgres', "SELECT quickstep.check_table('$t')"), '1', "$t: clean again after repair");
 
 	patch($file, pack('V', $raw) . pack('V', $raw - 4), pack('V', 3) . pack('V', $raw - 4));
-	check_fails($t, 'TOAST pointer with an impossible raw size',
-		qr/attribute 2: a TOAST pointer has an impossible raw size/);
+	# PAX and HPL already refuse the value in their own page check (with the
+	# area it lies in); NSM pages reach the engine's value decoding.
+	check_fails($t, 'TOAST pointer with an impossible raw size', $am eq 'quickstep_nsm'
+		? qr/attribute 2: a TOAST pointer has an impossible raw size/
+		: qr/attribute 2.*(TOAST pointer with bad sizes|malformed TOAST pointer)/);
 	patch($file, pack('V', 3) . pack('V', $raw - 4), pack('V', $raw) . pack('V', $raw - 4));
 
 	# The compressed inline value: va_tcinfo holds the raw size (3000) in
 	# its low 30 bits and the method in the top two; method 3 is none.
 	patch($file, pack('V', 3000), pack('V', 3000 | (3 << 30)));
-	check_fails($t, 'compressed value with an unknown method',
-		qr/attribute 3: a compressed value names an unknown compression method/);
+	check_fails($t, 'compressed value with an unknown method', $am eq 'quickstep_nsm'
+		? qr/attribute 3: a compressed value names an unknown compression method/
+		: qr/attribute 3.*compressed (with a bad method|value with an unknown compression method)/);
 	patch($file, pack('V', 3000 | (3 << 30)), pack('V', 3000));
 
 	# The short value: its 1-byte header says 127 bytes.
@@ -92,7 +96,7 @@ for my $am (qw(quickstep_nsm quickstep_pax quickstep_hpl))
 	# (PAX and HPL see it already in the page's structure: the value
 	# overruns its minipage or variable-size area.)
 	check_fails($t, 'short value running past its record',
-		qr/attribute 4.*(a short value runs past the end of the record|overruns|lies outside)/);
+		qr/attribute 4.*(a short value runs past the end of the record|overruns|lies outside|whose length does not fit)/);
 	patch($file, chr((127 << 1) | 1) . $mark, $hdr . $mark);
 	is($node->safe_psql('postgres', "SELECT id, md5(ext), length(cmp), s FROM $t"),
 		$node->safe_psql('postgres', "SELECT 1, md5(string_agg(md5(k::text), '')), 3000, 'MARKER$t' FROM generate_series(1, 200) k"),
