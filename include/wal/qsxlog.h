@@ -20,6 +20,8 @@
 
 #include "access/htup.h"
 #include "access/xlogreader.h"
+#include "access/xlog.h"
+#include "catalog/catalog.h"
 #include "lib/stringinfo.h"
 #include "utils/rel.h"
 
@@ -109,8 +111,27 @@ typedef struct xl_qs_logical_tuple
 
 #define SizeOfQsLogicalTuple (offsetof(xl_qs_logical_tuple, t_hoff) + sizeof(uint8))
 
-/* logical.c: writers (callers test qs_logical_wanted first) */
-#define qs_logical_wanted(rel) RelationIsLogicallyLogged(rel)
+/*
+ * logical.c: writers (callers test qs_logical_wanted first, outside any
+ * critical section).  A user catalog table would be read by output plugins
+ * through historic snapshots, which need the combo command id records
+ * (XLOG_HEAP2_NEW_CID) we do not write: such writes are refused, rather
+ * than decoded into a state a plugin would misread.
+ */
+static inline bool
+qs_logical_wanted(Relation rel)
+{
+	if (!RelationIsLogicallyLogged(rel))
+		return false;
+	if (RelationIsUsedAsCatalogTable(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("quickstep table \"%s\" cannot be written as a user catalog table while wal_level is logical",
+						RelationGetRelationName(rel)),
+				 errdetail("Output plugins read user catalog tables through historic snapshots, which need combo command id records that quickstep tables do not write."),
+				 errhint("Use ALTER TABLE ... RESET (user_catalog_table), or a heap table for tables output plugins read.")));
+	return true;
+}
 extern void qs_log_logical_insert(Relation rel, HeapTuple tup, bool speculative);
 extern void qs_log_logical_multi_insert(Relation rel, HeapTuple *tups,
 										int ntuples, bool last);
