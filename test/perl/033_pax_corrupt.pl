@@ -34,27 +34,9 @@ is($node->safe_psql('postgres', q{SELECT quickstep.check_table('t')}),
 	'6', 'the intact table is clean');
 my $file = $node->data_dir . '/' . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('t')});
 
-sub patch
-{
-	my ($off, $bytes) = @_;
-	$node->stop;
-	open my $fh, '+<:raw', $file or die "open $file: $!";
-	seek($fh, $off, 0) or die;
-	print $fh $bytes;
-	close $fh;
-	$node->start;
-}
+sub patch { patch_file($node, $file, @_); }
 
-sub peek
-{
-	my ($off, $len) = @_;
-	my $buf = '';
-	open my $fh, '<:raw', $file or die "open $file: $!";
-	seek($fh, $off, 0) or die;
-	read($fh, $buf, $len);
-	close $fh;
-	return $buf;
-}
+sub peek { return peek_file($file, @_); }
 
 # The directory (pax.c): the page header (24 bytes), then magic, version,
 # natts, capacity, nslots, hdrs (uint16 each), nredist (uint32), then per

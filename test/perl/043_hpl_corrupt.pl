@@ -30,28 +30,10 @@ is($node->safe_psql('postgres', q{SELECT quickstep.check_table('t')}), '5',
 	'the intact table is clean');
 my $file = $node->data_dir . '/' . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('t')});
 
-sub peek
-{
-	my ($off, $len) = @_;
-	my $buf = '';
-	open my $fh, '<:raw', $file or die "open $file: $!";
-	seek($fh, $off, 0) or die;
-	read($fh, $buf, $len);
-	close $fh;
-	return $buf;
-}
+sub peek { return peek_file($file, @_); }
 
 # patch(offset in block 0, bytes): overwrite bytes of the stopped node
-sub patch
-{
-	my ($off, $bytes) = @_;
-	$node->stop;
-	open my $fh, '+<:raw', $file or die "open $file: $!";
-	seek($fh, $off, 0) or die;
-	print $fh $bytes;
-	close $fh;
-	$node->start;
-}
+sub patch { patch_file($node, $file, @_); }
 
 sub u16 { return unpack('v', peek($_[0], 2)); }
 

@@ -6,7 +6,7 @@ use Exporter 'import';
 use Time::HiRes qw(usleep);
 use Test::More;
 
-our @EXPORT = qw(qs_new_node crash_and_restart);
+our @EXPORT = qw(qs_new_node crash_and_restart patch_file peek_file);
 
 # qs_new_node(NAME, %init_params): a cluster with quickstep_am preloaded.
 sub qs_new_node
@@ -46,6 +46,31 @@ sub crash_and_restart
 		usleep(500_000);
 	}
 	BAIL_OUT('the crashed node did not start again within 30 s');
+}
+
+# patch_file(NODE, FILE, OFFSET, BYTES): overwrite bytes of a relation file
+# of NODE while it is stopped (the corruption tests), then start it again.
+sub patch_file
+{
+	my ($node, $file, $off, $bytes) = @_;
+	$node->stop;
+	open my $fh, '+<:raw', $file or die "open $file: $!";
+	seek($fh, $off, 0) or die "seek $file: $!";
+	print $fh $bytes;
+	close $fh;
+	$node->start;
+}
+
+# peek_file(FILE, OFFSET, LENGTH): bytes of a relation file.
+sub peek_file
+{
+	my ($file, $off, $len) = @_;
+	my $buf = '';
+	open my $fh, '<:raw', $file or die "open $file: $!";
+	seek($fh, $off, 0) or die "seek $file: $!";
+	read($fh, $buf, $len);
+	close $fh;
+	return $buf;
 }
 
 1;
