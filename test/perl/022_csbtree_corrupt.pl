@@ -25,27 +25,9 @@ my $file = $node->data_dir . '/' . $node->safe_psql('postgres', q{SELECT pg_rela
 my $special = 8192 - 384;
 
 # patch(block, offset in page, bytes): overwrite bytes of the stopped node
-sub patch
-{
-	my ($blk, $off, $bytes) = @_;
-	$node->stop;
-	open my $fh, '+<:raw', $file or die "open $file: $!";
-	seek($fh, $blk * 8192 + $off, 0) or die;
-	print $fh $bytes;
-	close $fh;
-	$node->start;
-}
+sub patch { my ($blk, $off, $bytes) = @_; patch_file($node, $file, $blk * 8192 + $off, $bytes); }
 
-sub peek
-{
-	my ($blk, $off, $len) = @_;
-	my $buf = '';
-	open my $fh, '<:raw', $file or die "open $file: $!";
-	seek($fh, $blk * 8192 + $off, 0) or die;
-	read($fh, $buf, $len);
-	close $fh;
-	return $buf;
-}
+sub peek { my ($blk, $off, $len) = @_; return peek_file($file, $blk * 8192 + $off, $len); }
 
 sub check_fails
 {
