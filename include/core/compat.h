@@ -78,6 +78,28 @@ qs_extend_fork(Relation rel, ForkNumber fork, BufferAccessStrategy strategy)
 #endif
 }
 
+/*
+ * smgropen of a relfilelocator of the given persistence (the backend of
+ * a temporary relation is this one).
+ */
+#include "storage/smgr.h"
+#if PG_VERSION_NUM < 170000
+#define QS_SMGROPEN(loc, persistence) \
+	smgropen((loc), (persistence) == RELPERSISTENCE_TEMP ? MyBackendId : InvalidBackendId)
+#else
+#define QS_SMGROPEN(loc, persistence) \
+	smgropen((loc), (persistence) == RELPERSISTENCE_TEMP ? MyProcNumber : INVALID_PROC_NUMBER)
+#endif
+
+/* A function that never returns (PG 18 replaced the attribute macro). */
+#if PG_VERSION_NUM >= 180000
+#define QS_NORETURN_PREFIX pg_noreturn
+#define QS_NORETURN_SUFFIX
+#else
+#define QS_NORETURN_PREFIX
+#define QS_NORETURN_SUFFIX pg_attribute_noreturn()
+#endif
+
 /* ---- csbtree ---- */
 /*
  * csbtree: the PG 15 / PG 18 differences met by the csbtree index AM.

@@ -39,6 +39,8 @@
 #include "storage/buf.h"
 #include "utils/relcache.h"
 
+#include "column/colstore.h"
+
 /* State of an item slot on a page. */
 typedef enum QsRecordState
 {
@@ -263,6 +265,16 @@ extern const QsPageLayout qs_nsm_layout;
 extern const QsPageLayout qs_pax_layout;
 extern const QsPageLayout qs_hpl_layout;
 
+/*
+ * The non-row pages of column tables (src/column/colpage.c): metapage,
+ * directory, block runs and delete maps among a column table's HPL delta
+ * pages.  A page layout without records, so that every engine loop passes
+ * over them.  Told apart by their 16-byte special space (row pages have
+ * none), checked before the layout magic because a block run's payload
+ * may start with any bytes.
+ */
+extern const QsPageLayout qs_colpage_layout;
+
 StaticAssertDecl(BLCKSZ <= 16384,
 				 "page_magic relies on line pointer offsets below 16384");
 
@@ -280,9 +292,14 @@ StaticAssertDecl(BLCKSZ <= 16384,
 static inline const QsPageLayout *
 qs_page_layout(const QsPageLayout *L, Page page)
 {
-	if (L->page_magic != 0 && !PageIsNew(page) &&
-		*(const uint16 *) ((const char *) page + SizeOfPageHeaderData) != L->page_magic)
-		return &qs_nsm_layout;
+	if (L->page_magic != 0 && !PageIsNew(page))
+	{
+		/* first: a column page's payload may start with any bytes */
+		if (qs_is_column_page(page))
+			return &qs_colpage_layout;
+		if (*(const uint16 *) ((const char *) page + SizeOfPageHeaderData) != L->page_magic)
+			return &qs_nsm_layout;
+	}
 	return L;
 }
 
@@ -381,6 +398,8 @@ qs_page_has_records(const QsPageLayout *L, Page page)
 	if (PageIsNew(page))
 		return false;
 	PL = qs_page_layout(L, page);
+	if (PL == &qs_colpage_layout)
+		return true;			/* never reformatted or truncated as empty */
 	maxoff = PL->max_offset(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		if (PL->record_state(page, off) != QS_REC_UNUSED)

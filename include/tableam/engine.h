@@ -24,6 +24,7 @@ extern void qs_engine_fill_routine(TableAmRoutine *routine);
 extern const TableAmRoutine *qs_engine_routine(const QsPageLayout *layout);
 extern const QsPageLayout *qs_layout_of(Relation rel);
 extern bool qs_is_engine_rel(Relation rel);
+extern TableAmRoutine *qs_engine_register_derived(const QsPageLayout *layout);
 
 /* wal.c: the custom WAL resource manager (at shared_preload_libraries) */
 extern void qs_wal_register(void);

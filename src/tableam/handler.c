@@ -23,12 +23,13 @@
  * never freed (a relcache entry keeps pointing at its routine).
  * ------------------------------------------------------------------------
  */
-#define QS_MAX_LAYOUTS 4
+#define QS_MAX_LAYOUTS 8
 
 static struct
 {
 	TableAmRoutine routine;
 	const QsPageLayout *layout;
+	bool		row_table;		/* a row layout's own AM (not a column table's delta) */
 }			qs_registry[QS_MAX_LAYOUTS];
 static int	qs_nregistered = 0;
 
@@ -44,21 +45,43 @@ qs_engine_routine(const QsPageLayout *layout)
 {
 	qs_require_preload("quickstep table access methods");
 	for (int i = 0; i < qs_nregistered; i++)
-		if (qs_registry[i].layout == layout)
+		if (qs_registry[i].layout == layout && qs_registry[i].row_table)
 			return &qs_registry[i].routine;
 	if (qs_nregistered >= QS_MAX_LAYOUTS)
 		elog(ERROR, "too many quickstep page layouts registered");
 	qs_engine_fill_routine(&qs_registry[qs_nregistered].routine);
 	qs_registry[qs_nregistered].layout = layout;
+	qs_registry[qs_nregistered].row_table = true;
 	return &qs_registry[qs_nregistered++].routine;
 }
 
+/*
+ * qs_engine_register_derived
+ *		A new routine of the engine over 'layout' for another AM to
+ *		override callbacks of (column tables: the delta is the engine's).
+ *		qs_layout_of() knows its relations; qs_is_engine_rel() does not
+ *		count them as row tables.  Called once per backend by the AM's
+ *		handler; the routine lives as long as the backend.
+ */
+TableAmRoutine *
+qs_engine_register_derived(const QsPageLayout *layout)
+{
+	qs_require_preload("quickstep table access methods");
+	if (qs_nregistered >= QS_MAX_LAYOUTS)
+		elog(ERROR, "too many quickstep page layouts registered");
+	qs_engine_fill_routine(&qs_registry[qs_nregistered].routine);
+	qs_registry[qs_nregistered].layout = layout;
+	qs_registry[qs_nregistered].row_table = false;
+	return &qs_registry[qs_nregistered++].routine;
+}
+
+/* Is rel a table of a row layout's own AM (quickstep_nsm/pax/hpl)? */
 bool
 qs_is_engine_rel(Relation rel)
 {
 	for (int i = 0; i < qs_nregistered; i++)
 		if (rel->rd_tableam == &qs_registry[i].routine)
-			return true;
+			return qs_registry[i].row_table;
 	return false;
 }
 

@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * colam.h
+ *	  The table AM of column tables (src/column/am.c, load.c).
+ *
+ * include/column/colam.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_COLAM_H
+#define QS_COLUMN_COLAM_H
+
+#include "core/compat.h"
+
+#include "access/tableam.h"
+
+/* load.c: bulk loads into main blocks (README section 6) */
+#define QS_COL_LOAD_DELTA_ROWS	UINT64CONST(1000)	/* first rows of a COPY */
+#define QS_COL_LOAD_BLOCK_ROWS	150000
+#define QS_COL_LOAD_BLOCK_BYTES ((Size) 128 * 1024 * 1024)
+
+extern void qs_col_multi_insert(Relation rel, TupleTableSlot **slots,
+								int ntuples, CommandId cid, int options,
+								struct BulkInsertStateData *bistate);
+extern void qs_col_finish_bulk_insert(Relation rel, int options);
+extern void qs_colload_flush_rel(Relation rel);
+extern void qs_colload_forget_rel(Relation rel);
+
+/* am.c */
+extern const TableAmRoutine *qs_column_routine(void);
+
+#endif							/* QS_COLUMN_COLAM_H */

@@ -1,0 +1,262 @@
+/*-------------------------------------------------------------------------
+ *
+ * colstore.h
+ *	  The storage of quickstep_column tables inside the relation's main fork
+ *	  (src/column/README.md section 1): the metapage, the block directory,
+ *	  block runs, virtual TIDs, and the backend side of the block format
+ *	  (comparators, datums, corruption reports).
+ *
+ * Page kinds.  Delta pages are the row engine's (HPL layout).  Every other
+ * page of a column table carries a 16-byte special space {u32 magic, u32 a,
+ * u32 b, u32 c}; row pages have none (PageInit(page, size, 0)), so
+ * qs_page_layout() tells the two apart without trusting any payload byte
+ * and hands column pages to qs_colpage_layout, a layout without records:
+ * the engine's scans, VACUUM, pruning, FSM and page choice pass over them.
+ *
+ * include/column/colstore.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_COLSTORE_H
+#define QS_COLUMN_COLSTORE_H
+
+#include "core/compat.h"
+
+#include "access/htup.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "storage/block.h"
+#include "storage/bufpage.h"
+#include "storage/itemptr.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "column/colblock.h"
+
+/* special-space magics ("QSCP" is QS_COLPAGE_MAGIC, colblock.h) */
+#define QS_COLMETA_MAGIC		0x4D435351	/* "QSCM" metapage */
+#define QS_COLDIR_MAGIC			0x44435351	/* "QSCD" directory page */
+#define QS_COLDELMAP_MAGIC		0x58435351	/* "QSCX" delete-map page */
+
+#define QS_COLMETA_BLKNO		0
+#define QS_COLMETA_VERSION		1
+
+/*
+ * Is this (non-new) page one of a column table's non-row pages?  Row pages
+ * have no special space; a column page has exactly 16 bytes whose first
+ * word is one of the four magics.
+ */
+static inline bool
+qs_is_column_page(Page page)
+{
+	uint32		magic;
+
+	if (PageGetSpecialSize(page) != QS_COLPAGE_SPECIAL)
+		return false;
+	memcpy(&magic, PageGetSpecialPointer(page), sizeof(magic));
+	return magic == QS_COLPAGE_MAGIC || magic == QS_COLMETA_MAGIC ||
+		magic == QS_COLDIR_MAGIC || magic == QS_COLDELMAP_MAGIC;
+}
+
+static inline uint32
+qs_column_page_magic(Page page)
+{
+	uint32		magic;
+
+	memcpy(&magic, PageGetSpecialPointer(page), sizeof(magic));
+	return magic;
+}
+
+/* ------------------------------------------------------------------------
+ * Virtual TIDs (README section 3)
+ * ------------------------------------------------------------------------
+ */
+#define QS_VIRT_BASE			((BlockNumber) 0x80000000)
+#define QS_VIRT_END				((BlockNumber) 0xC0000000)
+#define QS_VIRT_PAGES_PER_RANGE 4096
+#define QS_VIRT_MAX_RANGES		((QS_VIRT_END - QS_VIRT_BASE) / QS_VIRT_PAGES_PER_RANGE)
+
+static inline bool
+qs_tid_is_virtual(ItemPointer tid)
+{
+	BlockNumber b = ItemPointerGetBlockNumberNoCheck(tid);
+
+	return b >= QS_VIRT_BASE && b < QS_VIRT_END;
+}
+
+static inline void
+qs_virt_tid(uint32 range, uint32 row, ItemPointer tid)
+{
+	ItemPointerSet(tid,
+				   QS_VIRT_BASE + range * QS_VIRT_PAGES_PER_RANGE +
+				   row / QS_COLBLOCK_TIDS_PER_PAGE,
+				   (OffsetNumber) (row % QS_COLBLOCK_TIDS_PER_PAGE + 1));
+}
+
+/* range and row of a virtual TID; false if the offset is out of range */
+static inline bool
+qs_virt_decode(ItemPointer tid, uint32 *range, uint32 *row)
+{
+	BlockNumber b = ItemPointerGetBlockNumberNoCheck(tid) - QS_VIRT_BASE;
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	if (off < 1 || off > QS_COLBLOCK_TIDS_PER_PAGE)
+		return false;
+	*range = b / QS_VIRT_PAGES_PER_RANGE;
+	*row = (b % QS_VIRT_PAGES_PER_RANGE) * QS_COLBLOCK_TIDS_PER_PAGE + off - 1;
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Metapage and directory (dir.c)
+ * ------------------------------------------------------------------------
+ */
+
+/* The metapage's contents, at PageGetContents(page). */
+typedef struct QsColMeta
+{
+	uint32		magic;			/* QS_COLMETA_MAGIC */
+	uint32		version;		/* QS_COLMETA_VERSION */
+	uint32		next_block_id;	/* ids start at 1 */
+	uint32		next_range;		/* next virtual TID range */
+	BlockNumber dir_head;		/* first directory page, or Invalid */
+	BlockNumber dir_tail;		/* last directory page, or Invalid */
+	uint32		nentries;		/* directory entries in all pages */
+	uint32		reserved;
+	uint64		move_counter;	/* README section 4.3 */
+	uint64		next_identity;	/* README section 4.6 */
+} QsColMeta;
+
+/* states of a directory entry */
+#define QS_COLBLK_OPEN			1
+#define QS_COLBLK_SEALED		2
+#define QS_COLBLK_RETIRED		3
+
+/*
+ * One directory entry per block version.  xmin/cid: the loading
+ * transaction of a bulk-loaded block (its rows are visible exactly when
+ * a heap tuple with that xmin and cmin would be); FrozenTransactionId for
+ * merge and seal outputs.
+ */
+typedef struct QsColDirEntry
+{
+	uint32		block_id;
+	uint16		state;
+	uint16		flags;
+	BlockNumber run_start;
+	uint32		npages;
+	uint32		tid_range;
+	uint32		nrows;
+	uint32		published;		/* rows 0..published-1 exist */
+	TransactionId xmin;
+	CommandId	cid;
+	uint32		reserved;
+	uint64		image_len;
+	uint64		retired_at_seq;
+	BlockNumber delmap_root;	/* InvalidBlockNumber: no delete map yet */
+	uint32		reserved2;
+} QsColDirEntry;
+
+/* A directory page: this header at PageGetContents, then entries. */
+typedef struct QsColDirPageHeader
+{
+	BlockNumber next;			/* next directory page, or Invalid */
+	uint32		nentries;
+} QsColDirPageHeader;
+
+#define QS_COLDIR_PER_PAGE \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - QS_COLPAGE_SPECIAL - \
+	  sizeof(QsColDirPageHeader)) / sizeof(QsColDirEntry))
+
+/* The directory as a backend sees it at one moment. */
+typedef struct QsColDirectory
+{
+	uint32		nentries;
+	QsColDirEntry *entries;		/* palloc'd, in directory order */
+} QsColDirectory;
+
+extern void qs_colmeta_init(Relation rel);
+extern void qs_colmeta_init_page(Page page);
+extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
+extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
+extern void qs_coldir_read_visible(Relation rel, Snapshot snapshot,
+								   QsColDirectory *dir);
+extern const QsColDirEntry *qs_coldir_find_range(const QsColDirectory *dir,
+												 uint32 range);
+extern uint32 qs_coldir_reserve(Relation rel, uint32 *range);
+extern void qs_coldir_append(Relation rel, const QsColDirEntry *entry);
+extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
+									Snapshot snapshot);
+
+/* ------------------------------------------------------------------------
+ * Runs (run.c)
+ * ------------------------------------------------------------------------
+ */
+extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
+								   const uint8 *image, uint64 image_len);
+
+/* A block opened for reading: header checked, sections read on demand. */
+typedef struct QsColBlockHandle
+{
+	Relation	rel;
+	QsColDirEntry entry;
+	uint8	   *header;			/* header_len bytes */
+	QsColBlock	blk;
+} QsColBlockHandle;
+
+extern void qs_colblock_load(Relation rel, const QsColDirEntry *e,
+							 QsColBlockHandle *h);
+extern uint8 *qs_colblock_read_bytes(QsColBlockHandle *h, uint64 off,
+									 uint64 len);
+extern void qs_colblock_release(QsColBlockHandle *h);
+QS_NORETURN_PREFIX extern void qs_colblock_report(Relation rel, uint32 block_id,
+												  QsCodecStatus st,
+												  const QsCodecErr *err) QS_NORETURN_SUFFIX;
+
+/* ------------------------------------------------------------------------
+ * Values of the backend (values.c)
+ * ------------------------------------------------------------------------
+ */
+
+/* The column's order and physical type, looked up once per relation. */
+typedef struct QsColAttr
+{
+	Oid			typid;
+	Oid			collation;
+	QsColType	type;
+	bool		has_order;		/* default btree opclass found */
+	bool		dict_ok;		/* equal implies identical (BTEQUALIMAGE) */
+	bool		is_int;			/* FOR candidates: int4/int8-like */
+	FmgrInfo	cmp;			/* btree support function 1 */
+	MemoryContext cxt;			/* where the scratch below lives */
+	void	   *cmpbuf[2];		/* aligned scratch for the comparator */
+	size_t		cmpbuf_len[2];
+} QsColAttr;
+
+extern QsColAttr *qs_colattrs(TupleDesc desc);
+extern int	qs_colattr_cmp(const void *a, size_t alen, const void *b,
+						   size_t blen, void *arg);
+extern const QsCodecAllocator *qs_palloc_allocator(void);
+extern uint8 *qs_colblock_build(Relation rel, QsColAttr *attrs,
+								HeapTuple *tuples, uint32 ntuples,
+								uint32 block_id, size_t *image_len);
+
+/* Reading rows: per column readers of one loaded block. */
+typedef struct QsColRowReader
+{
+	MemoryContext cxt;			/* lives as long as the reader */
+	QsColBlockHandle h;
+	int			natts;
+	QsColAttr  *attrs;
+	QsColReader *readers;		/* natts; opened lazily */
+	bool	   *opened;
+	uint8	  **secbuf;			/* ncols * QS_COLSEC_COUNT section copies */
+} QsColRowReader;
+
+extern void qs_colrows_open(Relation rel, QsColAttr *attrs,
+							const QsColDirEntry *e, QsColRowReader *rr);
+extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
+						   Datum *values, bool *isnull);
+extern void qs_colrows_close(QsColRowReader *rr);
+
+#endif							/* QS_COLUMN_COLSTORE_H */

@@ -1,0 +1,400 @@
+/*-------------------------------------------------------------------------
+ *
+ * dir.c
+ *	  The metapage and the block directory of a column table (README
+ *	  sections 1 and 7).
+ *
+ * Block 0 of the main fork is the metapage, written when the relation's
+ * storage is created (and into the init fork of an UNLOGGED table, so a
+ * crash reset keeps it).  The directory is a chain of pages of fixed-size
+ * entries, appended to at its tail; entries are never moved, so a
+ * reader copies them page by page under a share lock.
+ *
+ * WAL: new pages (metapage at creation) are full-page images
+ * (log_newpage); every later change of the metapage and directory pages
+ * is one generic WAL record (access/generic_xlog.h) holding all the pages
+ * it changes, so a directory append and the metapage counters are atomic.
+ *
+ * Locking: a change takes the metapage's exclusive lock first and keeps
+ * it until the change is logged, then the directory page(s); this
+ * serializes block id / TID range reservation and appends.  Readers take
+ * one share lock at a time (metapage, then each directory page).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/xloginsert.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/smgr.h"
+#include "utils/rel.h"
+
+#include "column/colstore.h"
+
+static void
+set_special(Page page, uint32 magic)
+{
+	uint32		sp[4] = {magic, 0, 0, 0};
+
+	memcpy(PageGetSpecialPointer(page), sp, sizeof(sp));
+}
+
+/* An all-new metapage image. */
+void
+qs_colmeta_init_page(Page page)
+{
+	QsColMeta  *m;
+
+	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
+	set_special(page, QS_COLMETA_MAGIC);
+	m = (QsColMeta *) PageGetContents(page);
+	memset(m, 0, sizeof(*m));
+	m->magic = QS_COLMETA_MAGIC;
+	m->version = QS_COLMETA_VERSION;
+	m->next_block_id = 1;
+	m->next_range = 0;
+	m->dir_head = InvalidBlockNumber;
+	m->dir_tail = InvalidBlockNumber;
+	m->move_counter = 0;
+	m->next_identity = 1;
+	((PageHeader) page)->pd_lower = (char *) (m + 1) - (char *) page;
+}
+
+/*
+ * qs_colmeta_init
+ *		Write the metapage into block 0 of an empty main fork (a new
+ *		relation after a TRUNCATE of the same relfilenode).
+ */
+void
+qs_colmeta_init(Relation rel)
+{
+	Buffer		buf;
+	Page		page;
+
+	buf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+	if (BufferGetBlockNumber(buf) != QS_COLMETA_BLKNO)
+		elog(ERROR, "metapage of column table \"%s\" would be block %u",
+			 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
+	page = BufferGetPage(buf);
+	START_CRIT_SECTION();
+	qs_colmeta_init_page(page);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buf);
+}
+
+/* Check a metapage under its lock; errors name the relation. */
+static QsColMeta *
+meta_of(Relation rel, Page page)
+{
+	QsColMeta  *m = (QsColMeta *) PageGetContents(page);
+
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLMETA_MAGIC ||
+		m->magic != QS_COLMETA_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("metapage of column table \"%s\" is corrupt",
+						RelationGetRelationName(rel))));
+	if (m->version != QS_COLMETA_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has metapage version %u, expected %u",
+						RelationGetRelationName(rel), m->version,
+						QS_COLMETA_VERSION),
+				 errhint("The table was written by a different version of quickstep_am.")));
+	return m;
+}
+
+void
+qs_colmeta_read(Relation rel, QsColMeta *meta)
+{
+	Buffer		buf;
+
+	if (RelationGetNumberOfBlocks(rel) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has no metapage",
+						RelationGetRelationName(rel))));
+	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	*meta = *meta_of(rel, BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+}
+
+static QsColDirPageHeader *
+dirpage_of(Relation rel, Page page, BlockNumber blkno)
+{
+	QsColDirPageHeader *h = (QsColDirPageHeader *) PageGetContents(page);
+
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLDIR_MAGIC ||
+		h->nentries > QS_COLDIR_PER_PAGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory page %u of column table \"%s\" is corrupt",
+						blkno, RelationGetRelationName(rel))));
+	return h;
+}
+
+static QsColDirEntry *
+dirpage_entries(QsColDirPageHeader *h)
+{
+	return (QsColDirEntry *) (h + 1);
+}
+
+/*
+ * Is a block's xmin/cid visible to snapshot?  Decided by heap's routine
+ * on a header that has that xmin and cmin and no xmax, so that every
+ * snapshot kind (MVCC, self, dirty, any, historic) means what it means
+ * for a heap tuple.  'buf' is the share-locked directory page: hint bits
+ * go to the local copy only (entries are not hinted).
+ */
+static bool
+entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
+			  Buffer buf)
+{
+	HeapTupleHeaderData hdr;
+	HeapTupleData tup;
+
+	if (snapshot == NULL)
+		return true;
+	if (e->state == QS_COLBLK_RETIRED)
+		return false;
+	if (!TransactionIdIsNormal(e->xmin))
+		return true;			/* frozen: merge/seal output */
+	memset(&hdr, 0, sizeof(hdr));
+	HeapTupleHeaderSetXmin(&hdr, e->xmin);
+	HeapTupleHeaderSetCmin(&hdr, e->cid);
+	HeapTupleHeaderSetXmax(&hdr, InvalidTransactionId);
+	hdr.t_infomask = HEAP_XMAX_INVALID;
+	hdr.t_hoff = SizeofHeapTupleHeader;
+	tup.t_data = &hdr;
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_tableOid = RelationGetRelid(rel);
+	ItemPointerSetInvalid(&tup.t_self);
+	return HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+}
+
+static int
+entry_range_cmp(const void *a, const void *b)
+{
+	uint32		ra = ((const QsColDirEntry *) a)->tid_range;
+	uint32		rb = ((const QsColDirEntry *) b)->tid_range;
+
+	return ra < rb ? -1 : ra > rb ? 1 : 0;
+}
+
+/*
+ * qs_coldir_read
+ *		Copy the directory, in TID order (ranges ascending: loads may
+ *		append in another order than they reserved; index validation and
+ *		parallel scans want one order).  With a snapshot, only the entries whose
+ *		blocks it sees are kept.
+ */
+static void
+coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
+{
+	QsColMeta	meta;
+	BlockNumber blk;
+	uint32		cap;
+
+	qs_colmeta_read(rel, &meta);
+	cap = Max(meta.nentries, 8);
+	dir->nentries = 0;
+	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
+	blk = meta.dir_head;
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		QsColDirPageHeader *h;
+		QsColDirEntry *ents;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blk >= RelationGetNumberOfBlocks(rel))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("directory of column table \"%s\" points to block %u past the end",
+							RelationGetRelationName(rel), blk)));
+		buf = ReadBuffer(rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		h = dirpage_of(rel, BufferGetPage(buf), blk);
+		ents = dirpage_entries(h);
+		for (uint32 i = 0; i < h->nentries; i++)
+		{
+			if (!entry_visible(rel, &ents[i], snapshot, buf))
+				continue;
+			if (dir->nentries == cap)
+			{
+				cap *= 2;
+				dir->entries = repalloc(dir->entries, sizeof(QsColDirEntry) * cap);
+			}
+			dir->entries[dir->nentries++] = ents[i];
+		}
+		blk = h->next;
+		UnlockReleaseBuffer(buf);
+	}
+	if (dir->nentries > 1)
+		qsort(dir->entries, dir->nentries, sizeof(QsColDirEntry), entry_range_cmp);
+}
+
+void
+qs_coldir_read(Relation rel, QsColDirectory *dir)
+{
+	coldir_read(rel, NULL, dir);
+}
+
+void
+qs_coldir_read_visible(Relation rel, Snapshot snapshot, QsColDirectory *dir)
+{
+	coldir_read(rel, snapshot, dir);
+}
+
+const QsColDirEntry *
+qs_coldir_find_range(const QsColDirectory *dir, uint32 range)
+{
+	for (uint32 i = 0; i < dir->nentries; i++)
+		if (dir->entries[i].tid_range == range &&
+			dir->entries[i].state != QS_COLBLK_RETIRED)
+			return &dir->entries[i];
+	return NULL;
+}
+
+/*
+ * qs_coldir_entry_visible
+ *		Re-read the entry of block_id and decide its visibility (index
+ *		fetches, whose snapshots differ call by call).
+ */
+bool
+qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot)
+{
+	QsColDirectory dir;
+	bool		found = false;
+
+	coldir_read(rel, snapshot, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+		if (dir.entries[i].block_id == e->block_id)
+			found = true;
+	pfree(dir.entries);
+	return found;
+}
+
+/*
+ * qs_coldir_reserve
+ *		A new block id and a new virtual TID range.  Ids and ranges are
+ *		never reused before VACUUM recycles ranges (not yet: README 3).
+ */
+uint32
+qs_coldir_reserve(Relation rel, uint32 *range)
+{
+	Buffer		buf;
+	GenericXLogState *xs;
+	QsColMeta  *m;
+	uint32		id;
+
+	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	(void) meta_of(rel, BufferGetPage(buf));
+	xs = GenericXLogStart(rel);
+	m = (QsColMeta *) PageGetContents(GenericXLogRegisterBuffer(xs, buf, 0));
+	if (m->next_range >= QS_VIRT_MAX_RANGES || m->next_block_id == PG_UINT32_MAX)
+	{
+		GenericXLogAbort(xs);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column table \"%s\" has used all %u block ranges",
+						RelationGetRelationName(rel), (uint32) QS_VIRT_MAX_RANGES),
+				 errhint("VACUUM FULL rewrites the table with new ranges.")));
+	}
+	id = m->next_block_id++;
+	*range = m->next_range++;
+	GenericXLogFinish(xs);
+	UnlockReleaseBuffer(buf);
+	return id;
+}
+
+static void
+init_dirpage(Page page)
+{
+	QsColDirPageHeader *h;
+
+	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
+	set_special(page, QS_COLDIR_MAGIC);
+	h = (QsColDirPageHeader *) PageGetContents(page);
+	h->next = InvalidBlockNumber;
+	h->nentries = 0;
+	((PageHeader) page)->pd_lower = (char *) (h + 1) - (char *) page;
+}
+
+/*
+ * qs_coldir_append
+ *		Add an entry at the directory's tail (a new tail page when the
+ *		last one is full), with the metapage's count, in one WAL record.
+ */
+void
+qs_coldir_append(Relation rel, const QsColDirEntry *entry)
+{
+	Buffer		mbuf;
+	Buffer		tbuf = InvalidBuffer;
+	Buffer		nbuf = InvalidBuffer;
+	QsColMeta  *m;
+	GenericXLogState *xs;
+	QsColDirPageHeader *th = NULL;
+	Page		tpage = NULL;
+
+	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	m = meta_of(rel, BufferGetPage(mbuf));
+	if (m->dir_tail != InvalidBlockNumber)
+	{
+		tbuf = ReadBuffer(rel, m->dir_tail);
+		LockBuffer(tbuf, BUFFER_LOCK_EXCLUSIVE);
+		th = dirpage_of(rel, BufferGetPage(tbuf), m->dir_tail);
+	}
+	if (th == NULL || th->nentries >= QS_COLDIR_PER_PAGE)
+	{
+		nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+		if (!PageIsNew(BufferGetPage(nbuf)))
+			elog(ERROR, "new page %u of column table \"%s\" is not empty",
+				 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
+	}
+
+	xs = GenericXLogStart(rel);
+	m = (QsColMeta *) PageGetContents(GenericXLogRegisterBuffer(xs, mbuf, 0));
+	if (BufferIsValid(tbuf))
+	{
+		tpage = GenericXLogRegisterBuffer(xs, tbuf, 0);
+		th = (QsColDirPageHeader *) PageGetContents(tpage);
+	}
+	if (BufferIsValid(nbuf))
+	{
+		Page		npage = GenericXLogRegisterBuffer(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
+		BlockNumber nblk = BufferGetBlockNumber(nbuf);
+
+		init_dirpage(npage);
+		if (th)
+			th->next = nblk;
+		else
+			m->dir_head = nblk;
+		m->dir_tail = nblk;
+		tpage = npage;
+		th = (QsColDirPageHeader *) PageGetContents(npage);
+	}
+	dirpage_entries(th)[th->nentries++] = *entry;
+	((PageHeader) tpage)->pd_lower =
+		(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
+	m->nentries++;
+	GenericXLogFinish(xs);
+
+	if (BufferIsValid(nbuf))
+		UnlockReleaseBuffer(nbuf);
+	if (BufferIsValid(tbuf))
+		UnlockReleaseBuffer(tbuf);
+	UnlockReleaseBuffer(mbuf);
+}

@@ -1,0 +1,286 @@
+/*-------------------------------------------------------------------------
+ *
+ * load.c
+ *	  Bulk loads straight into main (README section 6): the rows COPY
+ *	  hands to multi_insert become column blocks, not delta rows.
+ *
+ * The first QS_COL_LOAD_DELTA_ROWS rows a command loads into a table go
+ * to the delta (a small COPY stays row-format, for the merge to take);
+ * later rows are buffered per backend, in the transaction's memory, until
+ * a block is full (QS_COL_LOAD_BLOCK_ROWS rows or QS_COL_LOAD_BLOCK_BYTES
+ * bytes), then encoded and written as one sealed block whose directory
+ * entry carries the loading (sub)transaction's xid and command id: its
+ * rows are visible exactly when a heap tuple inserted by that command
+ * would be, and never if it aborts.  Memory is bounded by one block
+ * whatever the size of the load.
+ *
+ * A buffered row already has its virtual TID (the block's TID range is
+ * reserved when buffering starts), because COPY inserts index entries and
+ * queues AFTER ROW triggers right after multi_insert returns.  Everything
+ * that could read this backend's buffered rows goes through the AM, which
+ * flushes them first (qs_colload_flush_rel): scans, index fetches, row
+ * fetches (trigger tuples, unique checks).  Other backends cannot see them
+ * (they are not committed).  The buffer is also flushed when the load
+ * moves to another table or command, at subtransaction commit and before
+ * commit or PREPARE; it is dropped at (sub)transaction abort and by
+ * TRUNCATE of the table.  An aborted load leaves a run and a directory
+ * entry no snapshot sees; index entries pointing into its range find no
+ * row.
+ *
+ * At wal_level = logical the rows go to the delta, whose WAL logical
+ * decoding reads (src/wal/README.md): decoding of main blocks does not
+ * exist yet.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "storage/predicate.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "column/colam.h"
+#include "column/colstore.h"
+#include "tableam/engine_int.h"
+#include "wal/qsxlog.h"
+
+typedef struct ColLoad
+{
+	Oid			relid;
+	CommandId	cid;
+	SubTransactionId subid;
+	uint64		cmd_rows;		/* rows this command loaded into relid */
+	bool		active;			/* rows buffered for a main block */
+	TransactionId xid;
+	uint32		block_id;
+	uint32		range;
+	MemoryContext cxt;
+	HeapTuple  *tuples;
+	uint32		ntuples;
+	uint32		cap;
+	Size		bytes;
+} ColLoad;
+
+static ColLoad load;
+static bool callbacks_registered = false;
+
+static void
+load_reset(void)
+{
+	if (load.cxt)
+		MemoryContextDelete(load.cxt);
+	memset(&load, 0, sizeof(load));
+}
+
+static void
+load_flush(Relation rel)
+{
+	MemoryContext old;
+	QsColAttr  *attrs;
+	uint8	   *image;
+	size_t		image_len;
+	QsColDirEntry e;
+
+	Assert(load.active && RelationGetRelid(rel) == load.relid);
+	if (load.ntuples == 0)
+	{
+		load.active = false;
+		return;
+	}
+	old = MemoryContextSwitchTo(load.cxt);
+	attrs = qs_colattrs(RelationGetDescr(rel));
+	image = qs_colblock_build(rel, attrs, load.tuples, load.ntuples,
+							  load.block_id, &image_len);
+	memset(&e, 0, sizeof(e));
+	e.block_id = load.block_id;
+	e.state = QS_COLBLK_SEALED;
+	e.npages = qs_colblock_npages(image_len);
+	e.run_start = qs_colrun_write(rel, load.block_id, image, image_len);
+	e.tid_range = load.range;
+	e.nrows = load.ntuples;
+	e.published = load.ntuples;
+	e.xmin = load.xid;
+	e.cid = load.cid;
+	e.image_len = image_len;
+	e.retired_at_seq = 0;
+	e.delmap_root = InvalidBlockNumber;
+	qs_coldir_append(rel, &e);
+	MemoryContextSwitchTo(old);
+
+	/* keep the command's counters; the next rows start a new block */
+	MemoryContextReset(load.cxt);
+	load.active = false;
+	load.tuples = NULL;
+	load.ntuples = 0;
+	load.cap = 0;
+	load.bytes = 0;
+}
+
+static void
+load_flush_by_oid(void)
+{
+	Relation	rel;
+
+	if (!load.active)
+		return;
+	/* the loading transaction still holds its RowExclusiveLock */
+	rel = relation_open(load.relid, NoLock);
+	load_flush(rel);
+	relation_close(rel, NoLock);
+}
+
+void
+qs_colload_flush_rel(Relation rel)
+{
+	if (load.active && load.relid == RelationGetRelid(rel))
+		load_flush(rel);
+}
+
+void
+qs_colload_forget_rel(Relation rel)
+{
+	if (load.relid == RelationGetRelid(rel))
+		load_reset();
+}
+
+static void
+load_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			load_flush_by_oid();
+			load_reset();
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			/* the memory went with the transaction's context */
+			load.cxt = NULL;
+			load_reset();
+			break;
+	}
+}
+
+static void
+load_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					  SubTransactionId parentSubid, void *arg)
+{
+	if (load.subid != mySubid || load.relid == InvalidOid)
+		return;
+	switch (event)
+	{
+		case SUBXACT_EVENT_PRE_COMMIT_SUB:
+			load_flush_by_oid();
+			load.subid = parentSubid;
+			break;
+		case SUBXACT_EVENT_ABORT_SUB:
+			load_reset();
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Start buffering a block for rel (flushing whatever else is buffered),
+ * or keep counting this command's rows.
+ */
+static void
+load_switch(Relation rel, CommandId cid)
+{
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(load_xact_callback, NULL);
+		RegisterSubXactCallback(load_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	if (load.relid == RelationGetRelid(rel) && load.cid == cid &&
+		load.subid == GetCurrentSubTransactionId())
+		return;
+	load_flush_by_oid();
+	load_reset();
+	load.relid = RelationGetRelid(rel);
+	load.cid = cid;
+	load.subid = GetCurrentSubTransactionId();
+}
+
+void
+qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
+					CommandId cid, int options,
+					struct BulkInsertStateData *bistate)
+{
+	int			i = 0;
+
+	if (qs_logical_wanted(rel) || ntuples <= 0)
+	{
+		qs_multi_insert(rel, slots, ntuples, cid, options, bistate);
+		return;
+	}
+	load_switch(rel, cid);
+	if (load.cmd_rows < QS_COL_LOAD_DELTA_ROWS)
+	{
+		int			n = (int) Min((uint64) ntuples,
+								  QS_COL_LOAD_DELTA_ROWS - load.cmd_rows);
+
+		qs_multi_insert(rel, slots, n, cid, options, bistate);
+		load.cmd_rows += n;
+		i = n;
+	}
+	if (i >= ntuples)
+		return;
+
+	/* one relation-level check, as heap_multi_insert does */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+	for (; i < ntuples; i++)
+	{
+		HeapTuple	tup;
+		MemoryContext old;
+
+		if (!load.active)
+		{
+			if (load.cxt == NULL)
+				load.cxt = AllocSetContextCreate(TopTransactionContext,
+												 "quickstep column load",
+												 ALLOCSET_DEFAULT_SIZES);
+			load.xid = GetCurrentTransactionId();
+			load.block_id = qs_coldir_reserve(rel, &load.range);
+			load.active = true;
+		}
+		if (load.ntuples == load.cap)
+		{
+			old = MemoryContextSwitchTo(load.cxt);
+			load.cap = load.cap ? load.cap * 2 : 1024;
+			load.tuples = load.tuples ?
+				repalloc_huge(load.tuples, sizeof(HeapTuple) * load.cap) :
+				palloc(sizeof(HeapTuple) * load.cap);
+			MemoryContextSwitchTo(old);
+		}
+		old = MemoryContextSwitchTo(load.cxt);
+		tup = ExecCopySlotHeapTuple(slots[i]);
+		MemoryContextSwitchTo(old);
+		qs_virt_tid(load.range, load.ntuples, &slots[i]->tts_tid);
+		slots[i]->tts_tableOid = RelationGetRelid(rel);
+		tup->t_self = slots[i]->tts_tid;
+		load.tuples[load.ntuples++] = tup;
+		load.bytes += tup->t_len;
+		load.cmd_rows++;
+		if (load.ntuples >= QS_COL_LOAD_BLOCK_ROWS ||
+			load.bytes >= QS_COL_LOAD_BLOCK_BYTES)
+			load_flush(rel);
+	}
+}
+
+void
+qs_col_finish_bulk_insert(Relation rel, int options)
+{
+	qs_colload_flush_rel(rel);
+	qs_finish_bulk_insert(rel, options);
+}

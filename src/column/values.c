@@ -1,0 +1,533 @@
+/*-------------------------------------------------------------------------
+ *
+ * values.c
+ *	  The backend side of the column block format: a column's order (its
+ *	  type's default btree opclass and the column's collation), values of
+ *	  rows as the codec's byte arrays, blocks built from rows, and rows
+ *	  read back as datums.
+ *
+ * Value bytes (colblock.h): by-value types their typlen bytes in host
+ * (little-endian) order as store_att_byval writes them; fixed-length
+ * by-reference types their bytes; varlena types their detoasted bytes
+ * without header; cstrings without the NUL.  Every value heap stores is
+ * stored: values are detoasted here, and the block has no TOAST pointers.
+ *
+ * Dictionaries merge values their comparator calls equal.  For types
+ * where equal values can differ (numeric 1.0 and 1.00, float -0 and +0,
+ * nondeterministic collations) that would change stored values, so a
+ * column gets a dictionary encoding only when its opclass says equality
+ * implies image equality (support function 4, BTEQUALIMAGE_PROC, what
+ * nbtree deduplication asks); other columns keep their order for min/max.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/typcache.h"
+
+#include "column/colstore.h"
+
+/* ------------------------------------------------------------------------
+ * Allocator for the codec library
+ * ------------------------------------------------------------------------
+ */
+static void *
+qs_palloc_cb(void *ctx, size_t size)
+{
+	return palloc_extended(Max(size, 1), MCXT_ALLOC_HUGE);
+}
+
+static void
+qs_pfree_cb(void *ctx, void *ptr)
+{
+	if (ptr)
+		pfree(ptr);
+}
+
+static const QsCodecAllocator qs_palloc_alloc = {qs_palloc_cb, qs_pfree_cb, NULL};
+
+const QsCodecAllocator *
+qs_palloc_allocator(void)
+{
+	return &qs_palloc_alloc;
+}
+
+/* ------------------------------------------------------------------------
+ * Column attributes
+ * ------------------------------------------------------------------------
+ */
+static bool
+type_is_int(Oid typid)
+{
+	switch (typid)
+	{
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * qs_colattrs
+ *		One QsColAttr per attribute of desc (dropped ones included: they
+ *		are stored as NULL), in CurrentMemoryContext.
+ */
+QsColAttr *
+qs_colattrs(TupleDesc desc)
+{
+	QsColAttr  *attrs = palloc0(sizeof(QsColAttr) * Max(desc->natts, 1));
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		QsColAttr  *a = &attrs[i];
+		TypeCacheEntry *tc;
+
+		a->cxt = CurrentMemoryContext;
+		a->typid = att->atttypid;
+		a->collation = att->attcollation;
+		a->type.typlen = att->attlen;
+		a->type.typbyval = att->attbyval;
+		a->type.typalign = att->attalign;
+		if (att->attisdropped)
+			continue;
+		tc = lookup_type_cache(att->atttypid, TYPECACHE_BTREE_OPFAMILY |
+							   TYPECACHE_CMP_PROC);
+		if (OidIsValid(tc->btree_opf) && OidIsValid(tc->cmp_proc))
+		{
+			Oid			eqimg;
+
+			a->has_order = true;
+			fmgr_info_cxt(tc->cmp_proc, &a->cmp, CurrentMemoryContext);
+			eqimg = get_opfamily_proc(tc->btree_opf, tc->btree_opintype,
+									  tc->btree_opintype, BTEQUALIMAGE_PROC);
+			a->dict_ok = OidIsValid(eqimg) &&
+				DatumGetBool(OidFunctionCall1Coll(eqimg, a->collation,
+												  ObjectIdGetDatum(tc->btree_opintype)));
+		}
+		a->is_int = att->attbyval && type_is_int(att->atttypid);
+	}
+	return attrs;
+}
+
+/* A datum from value bytes; by-reference values are copied into *buf. */
+static Datum
+bytes_to_datum(const QsColType *t, const uint8 *p, size_t len,
+			   MemoryContext cxt, void **buf, size_t *buflen)
+{
+	size_t		need;
+	char	   *d;
+
+	if (t->typbyval)
+	{
+		union
+		{
+			int64		i8;
+			int32		i4;
+			int16		i2;
+			char		c;
+		}			u;
+
+		memcpy(&u, p, t->typlen);
+		return fetch_att(&u, true, t->typlen);
+	}
+	need = t->typlen > 0 ? (size_t) t->typlen :
+		t->typlen == -1 ? VARHDRSZ + len : len + 1;
+	if (*buflen < need)
+	{
+		if (*buf)
+			pfree(*buf);
+		*buf = MemoryContextAllocHuge(cxt, Max(need, 64));
+		*buflen = Max(need, 64);
+	}
+	d = *buf;
+	if (t->typlen == -1)
+	{
+		SET_VARSIZE(d, VARHDRSZ + len);
+		memcpy(VARDATA(d), p, len);
+	}
+	else if (t->typlen == -2)
+	{
+		memcpy(d, p, len);
+		d[len] = '\0';
+	}
+	else
+		memcpy(d, p, len);
+	return PointerGetDatum(d);
+}
+
+/* QsCmpFn over a QsColAttr: the opclass comparator with the collation */
+int
+qs_colattr_cmp(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	QsColAttr  *at = arg;
+	Datum		da = bytes_to_datum(&at->type, a, alen, at->cxt,
+								  &at->cmpbuf[0], &at->cmpbuf_len[0]);
+	Datum		db = bytes_to_datum(&at->type, b, blen, at->cxt,
+								  &at->cmpbuf[1], &at->cmpbuf_len[1]);
+
+	return DatumGetInt32(FunctionCall2Coll(&at->cmp, at->collation, da, db));
+}
+
+/* ------------------------------------------------------------------------
+ * Building a block from rows
+ * ------------------------------------------------------------------------
+ */
+
+/* The value bytes of a non-NULL datum (varlena detoasted, palloc'd). */
+static void
+datum_bytes(const QsColType *t, Datum d, uint8 *fixedbuf, const uint8 **p,
+			uint32 *len)
+{
+	if (t->typbyval)
+	{
+		store_att_byval(fixedbuf, d, t->typlen);
+		*p = fixedbuf;
+		*len = t->typlen;
+	}
+	else if (t->typlen > 0)
+	{
+		*p = (const uint8 *) DatumGetPointer(d);
+		*len = t->typlen;
+	}
+	else if (t->typlen == -1)
+	{
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+		*p = (const uint8 *) VARDATA_ANY(v);
+		*len = VARSIZE_ANY_EXHDR(v);
+	}
+	else
+	{
+		const char *s = DatumGetCString(d);
+
+		*p = (const uint8 *) s;
+		*len = strlen(s);
+	}
+}
+
+/*
+ * qs_colblock_build
+ *		Encode ntuples rows (formed tuples of rel's descriptor, or of an
+ *		older one with fewer attributes) as block block_id: per column the
+ *		smallest encoding the chooser finds among those the column allows.
+ *		Returns the palloc'd image.
+ */
+uint8 *
+qs_colblock_build(Relation rel, QsColAttr *attrs, HeapTuple *tuples,
+				  uint32 ntuples, uint32 block_id, size_t *image_len)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	const QsCodecAllocator *alloc = qs_palloc_allocator();
+	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(natts, 1));
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *isnull = palloc(sizeof(bool) * natts);
+	Datum	  **colvals = palloc(sizeof(Datum *) * natts);
+	bool	  **colnull = palloc(sizeof(bool *) * natts);
+	QsColBlockSpec spec;
+	QsCodecErr	err;
+	QsCodecStatus st;
+	uint8	   *image;
+
+	if (ntuples == 0 || ntuples > QS_COLBLOCK_MAX_ROWS)
+		elog(ERROR, "cannot build a column block of %u rows", ntuples);
+	for (int c = 0; c < natts; c++)
+	{
+		colvals[c] = palloc(sizeof(Datum) * ntuples);
+		colnull[c] = palloc(sizeof(bool) * ntuples);
+	}
+	for (uint32 r = 0; r < ntuples; r++)
+	{
+		heap_deform_tuple(tuples[r], desc, values, isnull);
+		for (int c = 0; c < natts; c++)
+		{
+			colvals[c][r] = values[c];
+			colnull[c][r] = isnull[c] || TupleDescAttr(desc, c)->attisdropped;
+		}
+	}
+
+	err.msg[0] = '\0';
+	for (int c = 0; c < natts; c++)
+	{
+		QsColAttr  *a = &attrs[c];
+		QsColBlockColumn *bc = &cols[c];
+		uint64	   *nulls = palloc0(qs_bitmap_words(ntuples) * sizeof(uint64));
+		const uint8 **ptrs = palloc(sizeof(uint8 *) * ntuples);
+		uint32	   *lens = palloc(sizeof(uint32) * ntuples);
+		uint8	   *fixed = NULL;
+		uint32		n = 0;
+		bool		anynull = false;
+		QsValues	qv;
+		QsEncoding	enc = QS_ENC_PLAIN;
+		unsigned	allowed;
+		QsChoice	choice;
+
+		if (a->type.typlen > 0)
+			fixed = palloc_extended(Max((size_t) ntuples * a->type.typlen, 1),
+									MCXT_ALLOC_HUGE);
+		for (uint32 r = 0; r < ntuples; r++)
+		{
+			uint8		buf[8];
+			const uint8 *p;
+			uint32		len;
+
+			if (colnull[c][r])
+			{
+				anynull = true;
+				continue;
+			}
+			nulls[r / 64] |= UINT64CONST(1) << (r % 64);
+			datum_bytes(&a->type, colvals[c][r], buf, &p, &len);
+			if (fixed)
+			{
+				memcpy(fixed + (size_t) n * a->type.typlen, p, a->type.typlen);
+				ptrs[n] = fixed + (size_t) n * a->type.typlen;
+			}
+			else
+				ptrs[n] = p;
+			lens[n] = len;
+			n++;
+		}
+		memset(&qv, 0, sizeof(qv));
+		qv.n = n;
+		if (fixed)
+		{
+			qv.width = (uint32) a->type.typlen;
+			qv.data = fixed;
+		}
+		else
+		{
+			qv.ptrs = ptrs;
+			qv.lens = lens;
+		}
+		allowed = QS_ENC_MASK(QS_ENC_PLAIN) | QS_ENC_MASK(QS_ENC_LZ4);
+		if (a->is_int)
+			allowed |= QS_ENC_MASK(QS_ENC_FOR) | QS_ENC_MASK(QS_ENC_FOR_DELTA);
+		if (a->has_order && a->dict_ok)
+			allowed |= QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED);
+		if (n > 0)
+		{
+			st = qs_choose_encoding(&qv, a->is_int,
+									a->has_order ? qs_colattr_cmp : NULL, a,
+									allowed, alloc, &choice, &err);
+			if (st != QS_CODEC_OK)
+				qs_colblock_report(rel, block_id, st, &err);
+			enc = choice.best;
+		}
+		st = qs_colblock_encode_column(&qv, a->type, enc,
+									   a->has_order ? qs_colattr_cmp : NULL, a,
+									   alloc, bc, &err);
+		if (st != QS_CODEC_OK)
+			qs_colblock_report(rel, block_id, st, &err);
+		bc->nulls = anynull ? nulls : NULL;
+		bc->flags = 0;
+	}
+
+	memset(&spec, 0, sizeof(spec));
+	spec.block_id = block_id;
+	spec.nrows = ntuples;
+	spec.ncols = (uint16) natts;
+	spec.sort_col = -1;
+	spec.cols = cols;
+	st = qs_colblock_image_size(&spec, image_len, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(rel, block_id, st, &err);
+	image = palloc_extended(*image_len, MCXT_ALLOC_HUGE);
+	st = qs_colblock_serialize(&spec, image, *image_len, image_len, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(rel, block_id, st, &err);
+	return image;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading rows
+ * ------------------------------------------------------------------------
+ */
+void
+qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
+				QsColRowReader *rr)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	rr->cxt = CurrentMemoryContext;
+	qs_colblock_load(rel, e, &rr->h);
+	rr->natts = desc->natts;
+	rr->attrs = attrs;
+	if (rr->h.blk.ncols > desc->natts)
+		qs_colblock_report(rel, e->block_id, QS_CODEC_CORRUPT, NULL);
+	rr->readers = palloc0(sizeof(QsColReader) * Max(rr->h.blk.ncols, 1));
+	rr->opened = palloc0(sizeof(bool) * Max(rr->h.blk.ncols, 1));
+	rr->secbuf = palloc0(sizeof(uint8 *) * QS_COLSEC_COUNT * Max(rr->h.blk.ncols, 1));
+	for (int c = 0; c < rr->h.blk.ncols; c++)
+	{
+		QsColBlockColDesc d;
+		QsColAttr  *a = &attrs[c];
+
+		qs_colblock_coldesc(&rr->h.blk, c, &d);
+		if (d.type.typlen != a->type.typlen || d.type.typbyval != a->type.typbyval)
+		{
+			QsCodecErr	err;
+
+			qs_codec_error(&err, QS_CODEC_CORRUPT,
+						   "column %d has type length %d, the table's column %d",
+						   c + 1, d.type.typlen, a->type.typlen);
+			qs_colblock_report(rel, e->block_id, QS_CODEC_CORRUPT, &err);
+		}
+	}
+}
+
+static void
+open_column(QsColRowReader *rr, int c)
+{
+	QsColBlockColDesc d;
+	const uint8 *sec[QS_COLSEC_COUNT];
+	QsCodecErr	err;
+	QsCodecStatus st;
+	QsColAttr  *a = &rr->attrs[c];
+	MemoryContext old = MemoryContextSwitchTo(rr->cxt);
+
+	qs_colblock_coldesc(&rr->h.blk, c, &d);
+	for (int s = 0; s < QS_COLSEC_COUNT; s++)
+	{
+		uint8	   *b = qs_colblock_read_bytes(&rr->h, d.sec[s].off, d.sec[s].len);
+
+		rr->secbuf[c * QS_COLSEC_COUNT + s] = b;
+		sec[s] = d.sec[s].len > 0 ? b : NULL;
+	}
+	err.msg[0] = '\0';
+	st = qs_colreader_open(&rr->h.blk, c, sec,
+						   a->has_order ? qs_colattr_cmp : NULL, a, false,
+						   qs_palloc_allocator(), &rr->readers[c], &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+	rr->opened[c] = true;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * qs_colrows_get
+ *		Row 'row' of the block: the attributes with want[att] (want NULL:
+ *		all) into values/isnull; by-reference values are palloc'd in
+ *		CurrentMemoryContext.  Attributes the block does not have (added
+ *		after it was written) get their missing value.
+ */
+void
+qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
+			   Datum *values, bool *isnull)
+{
+	TupleDesc	desc = RelationGetDescr(rr->h.rel);
+
+	if (row >= rr->h.blk.nrows)
+		elog(ERROR, "row %u of column block %u is past its %u rows", row,
+			 rr->h.entry.block_id, rr->h.blk.nrows);
+	for (int c = 0; c < rr->natts; c++)
+	{
+		QsColAttr  *a = &rr->attrs[c];
+		const uint8 *p;
+		size_t		len;
+		QsCodecErr	err;
+		QsCodecStatus st;
+		bool		n;
+
+		if (want && !want[c])
+		{
+			values[c] = (Datum) 0;
+			isnull[c] = true;
+			continue;
+		}
+		if (TupleDescAttr(desc, c)->attisdropped)
+		{
+			values[c] = (Datum) 0;
+			isnull[c] = true;
+			continue;
+		}
+		if (c >= rr->h.blk.ncols)
+		{
+			values[c] = getmissingattr(desc, c + 1, &isnull[c]);
+			continue;
+		}
+		if (!rr->opened[c])
+			open_column(rr, c);
+		err.msg[0] = '\0';
+		st = qs_colreader_get(&rr->readers[c], row, &n, &p, &len, &err);
+		if (st != QS_CODEC_OK)
+			qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+		isnull[c] = n;
+		if (n)
+		{
+			values[c] = (Datum) 0;
+			continue;
+		}
+		if (a->type.typbyval)
+		{
+			void	   *nb = NULL;
+			size_t		nl = 0;
+
+			values[c] = bytes_to_datum(&a->type, p, len, CurrentMemoryContext,
+									   &nb, &nl);
+		}
+		else
+		{
+			size_t		need = a->type.typlen > 0 ? (size_t) a->type.typlen :
+				a->type.typlen == -1 ? VARHDRSZ + len : len + 1;
+			char	   *d;
+
+			if (a->type.typlen > 0 && len != (size_t) a->type.typlen)
+			{
+				qs_codec_error(&err, QS_CODEC_CORRUPT,
+							   "value of column %d has %zu bytes, type length %d",
+							   c + 1, len, a->type.typlen);
+				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, QS_CODEC_CORRUPT, &err);
+			}
+			if (need > MaxAllocHugeSize)
+				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, QS_CODEC_CORRUPT, NULL);
+			d = palloc_extended(need, MCXT_ALLOC_HUGE);
+			if (a->type.typlen == -1)
+			{
+				SET_VARSIZE(d, VARHDRSZ + len);
+				memcpy(VARDATA(d), p, len);
+			}
+			else if (a->type.typlen == -2)
+			{
+				memcpy(d, p, len);
+				d[len] = '\0';
+			}
+			else
+				memcpy(d, p, len);
+			values[c] = PointerGetDatum(d);
+		}
+	}
+}
+
+void
+qs_colrows_close(QsColRowReader *rr)
+{
+	for (int c = 0; c < rr->h.blk.ncols; c++)
+	{
+		if (rr->opened[c])
+			qs_colreader_close(&rr->readers[c]);
+		for (int s = 0; s < QS_COLSEC_COUNT; s++)
+			if (rr->secbuf[c * QS_COLSEC_COUNT + s])
+				pfree(rr->secbuf[c * QS_COLSEC_COUNT + s]);
+	}
+	pfree(rr->readers);
+	pfree(rr->opened);
+	pfree(rr->secbuf);
+	qs_colblock_release(&rr->h);
+}
