@@ -185,6 +185,7 @@ extern const QsColDirEntry *qs_coldir_find_range(const QsColDirectory *dir,
 												 uint32 range);
 extern uint32 qs_coldir_reserve(Relation rel, uint32 *range);
 extern void qs_coldir_append(Relation rel, const QsColDirEntry *entry);
+extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
 

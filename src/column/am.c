@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "storage/procarray.h"
 
 #include "column/colam.h"
 #include "column/colstore.h"
@@ -531,6 +532,21 @@ col_nontransactional_truncate(Relation rel)
 	qs_colmeta_init(rel);
 }
 
+/*
+ * VACUUM: the engine's over the delta, between two passes that freeze the
+ * directory's xmins (qs_coldir_freeze), so relfrozenxid never passes a
+ * bulk-loaded block's xmin.  Main rows have nothing to remove yet.
+ */
+static void
+col_vacuum(Relation rel, struct VacuumParams *params,
+		   BufferAccessStrategy bstrategy)
+{
+	qs_colload_flush_rel(rel);
+	(void) qs_coldir_freeze(rel, GetOldestNonRemovableTransactionId(rel));
+	qs_vacuum_rel(rel, params, bstrategy);
+	(void) qs_coldir_freeze(rel, GetOldestNonRemovableTransactionId(rel));
+}
+
 static void
 col_copy_for_cluster(Relation OldTable, Relation NewTable, Relation OldIndex,
 					 bool use_sort, TransactionId OldestXmin,
@@ -722,6 +738,7 @@ qs_column_routine(void)
 	r->QS_AM_SET_NEW_FILELOCATOR = col_set_new_filelocator;
 	r->relation_nontransactional_truncate = col_nontransactional_truncate;
 	r->relation_copy_for_cluster = col_copy_for_cluster;
+	r->relation_vacuum = col_vacuum;
 	r->relation_estimate_size = col_estimate_size;
 	r->index_build_range_scan = col_index_build_range_scan;
 

@@ -27,7 +27,9 @@
 #include "access/generic_xlog.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
 #include "access/xloginsert.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
@@ -397,4 +399,82 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 	if (BufferIsValid(tbuf))
 		UnlockReleaseBuffer(tbuf);
 	UnlockReleaseBuffer(mbuf);
+}
+
+/*
+ * qs_coldir_freeze
+ *		VACUUM's pass over the directory: the xmin of a bulk-loaded block
+ *		that committed before 'horizon' (no snapshot can still consider it
+ *		running) becomes FrozenTransactionId, and a block whose loader
+ *		aborted or crashed becomes RETIRED, so that no directory entry
+ *		keeps an xid older than the relfrozenxid VACUUM sets from the
+ *		delta (the commit log before it may be truncated).  Runs before
+ *		and again after the engine's VACUUM of the delta, so that a load
+ *		committing in between is frozen too.  Returns the oldest xmin left
+ *		unfrozen (or InvalidTransactionId).
+ */
+TransactionId
+qs_coldir_freeze(Relation rel, TransactionId horizon)
+{
+	QsColMeta	meta;
+	BlockNumber blk;
+	TransactionId oldest = InvalidTransactionId;
+
+	qs_colmeta_read(rel, &meta);
+	blk = meta.dir_head;
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		QsColDirPageHeader *h;
+		QsColDirEntry *ents;
+		bool		change = false;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blk >= RelationGetNumberOfBlocks(rel))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("directory of column table \"%s\" points to block %u past the end",
+							RelationGetRelationName(rel), blk)));
+		buf = ReadBuffer(rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		h = dirpage_of(rel, BufferGetPage(buf), blk);
+		ents = dirpage_entries(h);
+		for (uint32 i = 0; i < h->nentries; i++)
+			if (ents[i].state != QS_COLBLK_RETIRED &&
+				TransactionIdIsNormal(ents[i].xmin) &&
+				TransactionIdPrecedes(ents[i].xmin, horizon))
+				change = true;
+		if (change)
+		{
+			GenericXLogState *xs = GenericXLogStart(rel);
+			Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+
+			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
+			for (uint32 i = 0; i < h->nentries; i++)
+			{
+				QsColDirEntry *e = &ents[i];
+
+				if (e->state == QS_COLBLK_RETIRED ||
+					!TransactionIdIsNormal(e->xmin) ||
+					!TransactionIdPrecedes(e->xmin, horizon))
+					continue;
+				/* before the horizon: committed, or aborted (crashed) */
+				if (TransactionIdDidCommit(e->xmin))
+					e->xmin = FrozenTransactionId;
+				else
+					e->state = QS_COLBLK_RETIRED;
+			}
+			GenericXLogFinish(xs);
+		}
+		ents = dirpage_entries(h);
+		for (uint32 i = 0; i < h->nentries; i++)
+			if (ents[i].state != QS_COLBLK_RETIRED &&
+				TransactionIdIsNormal(ents[i].xmin) &&
+				(!TransactionIdIsValid(oldest) ||
+				 TransactionIdPrecedes(ents[i].xmin, oldest)))
+				oldest = ents[i].xmin;
+		blk = h->next;
+		UnlockReleaseBuffer(buf);
+	}
+	return oldest;
 }
