@@ -22,6 +22,9 @@
 extern void qs_col_multi_insert(Relation rel, TupleTableSlot **slots,
 								int ntuples, CommandId cid, int options,
 								struct BulkInsertStateData *bistate);
+extern void qs_col_tuple_insert(Relation rel, TupleTableSlot *slot,
+								CommandId cid, int options,
+								struct BulkInsertStateData *bistate);
 extern void qs_col_finish_bulk_insert(Relation rel, int options);
 extern void qs_colload_flush_rel(Relation rel);
 extern void qs_colload_forget_rel(Relation rel);

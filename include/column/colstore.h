@@ -228,6 +228,7 @@ typedef struct QsColAttr
 	bool		has_order;		/* default btree opclass found */
 	bool		dict_ok;		/* equal implies identical (BTEQUALIMAGE) */
 	bool		is_int;			/* FOR candidates: int4/int8-like */
+	QsCmpFn		cmpfn;			/* the comparator to hand the codec */
 	FmgrInfo	cmp;			/* btree support function 1 */
 	MemoryContext cxt;			/* where the scratch below lives */
 	void	   *cmpbuf[2];		/* aligned scratch for the comparator */

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <stdbool.h>
+
 #include "codec/codec.h"
 
 QsCodecStatus
@@ -265,10 +267,71 @@ sort_records_rs(uint8_t *a, uint8_t *b, size_t n, const size_t rs, size_t keylen
 	return src;
 }
 
+/*
+ * LSD radix sort of records on a little-endian integer key of keylen
+ * bytes (signed: the top byte's sign bit flipped, so that the bytes order
+ * as the integers do).  Stable, like the merge sort, so both give the same
+ * result.  One pass per key byte, none for a byte all keys share: no
+ * comparator call at all, where the merge sort makes n log n of them
+ * (paper 004 keeps the delta dictionary sorted cheaply; a block's
+ * dictionary of 150,000 integers sorted through a comparator was most of a
+ * bulk load's time).
+ */
+static uint8_t *
+radix_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
+				   size_t keylen, bool is_signed)
+{
+	uint8_t    *src = recs,
+			   *dst = tmp;
+	size_t		count[256];
+
+	for (size_t b = 0; b < keylen; b++)
+	{
+		uint8_t		flip = (is_signed && b == keylen - 1) ? 0x80 : 0;
+		size_t		pos = 0;
+		bool		one_bucket = false;
+
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[src[i * rs + b] ^ flip]++;
+		for (int k = 0; k < 256; k++)
+		{
+			size_t		c = count[k];
+
+			if (c == n)
+				one_bucket = true;
+			count[k] = pos;
+			pos += c;
+		}
+		if (one_bucket)
+			continue;
+		for (size_t i = 0; i < n; i++)
+		{
+			const uint8_t *r = src + i * rs;
+
+			memcpy(dst + count[r[b] ^ flip]++ * rs, r, rs);
+		}
+		{
+			uint8_t    *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	return src;
+}
+
 uint8_t *
 qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs, size_t keylen,
 				QsCmpFn cmp, void *arg)
 {
+	/* integer keys in the codec's own orders: no comparator needed */
+	if (n >= 64 && keylen == 4 && cmp == qs_cmp_int32)
+		return radix_sort_records(recs, tmp, n, rs, 4, true);
+	if (n >= 64 && keylen == 8 && cmp == qs_cmp_int64)
+		return radix_sort_records(recs, tmp, n, rs, 8, true);
+	if (n >= 64 && keylen == 8 && cmp == qs_cmp_uint64)
+		return radix_sort_records(recs, tmp, n, rs, 8, false);
 	switch (rs)
 	{
 		case 8:

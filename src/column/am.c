@@ -301,44 +301,80 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
  */
 
 /*
+ * A cache of the last block a fetcher read: blocks are immutable, so an
+ * open reader stays valid; only visibility (the directory) is decided per
+ * fetch.  Index scans fetch many rows of one block in a row.
+ */
+typedef struct ColFetchCache
+{
+	MemoryContext cxt;			/* everything below */
+	MemoryContext blkcxt;		/* the open block */
+	MemoryContext rowcxt;		/* the last row's values */
+	QsColAttr  *attrs;
+	bool		have_block;
+	uint32		block_id;
+	QsColRowReader rr;
+} ColFetchCache;
+
+static void
+cache_init(ColFetchCache *c, Relation rel)
+{
+	MemoryContext old;
+
+	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column fetch",
+								   ALLOCSET_DEFAULT_SIZES);
+	c->blkcxt = AllocSetContextCreate(c->cxt, "block", ALLOCSET_DEFAULT_SIZES);
+	c->rowcxt = AllocSetContextCreate(c->cxt, "row", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(c->cxt);
+	c->attrs = qs_colattrs(RelationGetDescr(rel));
+	MemoryContextSwitchTo(old);
+	c->have_block = false;
+}
+
+static void
+cache_reset(ColFetchCache *c)
+{
+	if (c->have_block)
+		qs_colrows_close(&c->rr);
+	c->have_block = false;
+	MemoryContextReset(c->blkcxt);
+}
+
+/*
  * The main row at a virtual TID, if its block is visible to snapshot.
  */
 static bool
-col_fetch_main(Relation rel, ItemPointer tid, Snapshot snapshot,
-			   TupleTableSlot *slot)
+col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
+			   Snapshot snapshot, TupleTableSlot *slot)
 {
 	QsColDirectory dir;
 	const QsColDirEntry *e;
 	uint32		range,
 				row;
 	bool		found = false;
-	MemoryContext cxt,
-				old;
 
 	qs_colload_flush_rel(rel);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column fetch",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(cxt);
 	qs_coldir_read_visible(rel, snapshot, &dir);
 	e = qs_coldir_find_range(&dir, range);
 	if (e != NULL && row < e->published)
 	{
-		QsColRowReader rr;
-		QsColAttr  *attrs = qs_colattrs(RelationGetDescr(rel));
-		MemoryContext rowcxt = AllocSetContextCreate(cxt, "row",
-													 ALLOCSET_DEFAULT_SIZES);
+		if (!c->have_block || c->block_id != e->block_id)
+		{
+			MemoryContext old;
 
-		qs_colrows_open(rel, attrs, e, &rr);
-		MemoryContextSwitchTo(old);
-		store_main_row(&rr, row, slot, rowcxt);
-		/* the values outlive this context: the slot keeps its own copy */
-		ExecMaterializeSlot(slot);
+			cache_reset(c);
+			old = MemoryContextSwitchTo(c->blkcxt);
+			qs_colrows_open(rel, c->attrs, e, &c->rr);
+			MemoryContextSwitchTo(old);
+			c->have_block = true;
+			c->block_id = e->block_id;
+		}
+		store_main_row(&c->rr, row, slot, c->rowcxt);
 		found = true;
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(cxt);
+	pfree(dir.entries);
 	return found;
 }
 
@@ -346,6 +382,7 @@ typedef struct ColIndexFetchData
 {
 	IndexFetchTableData base;
 	IndexFetchTableData *delta;
+	ColFetchCache cache;
 } ColIndexFetchData;
 
 static IndexFetchTableData *
@@ -356,6 +393,7 @@ col_index_fetch_begin(Relation rel)
 	qs_colload_flush_rel(rel);
 	f->base.rel = rel;
 	f->delta = qs_index_fetch_begin(rel);
+	cache_init(&f->cache, rel);
 	return &f->base;
 }
 
@@ -368,8 +406,12 @@ col_index_fetch_reset(IndexFetchTableData *scan)
 static void
 col_index_fetch_end(IndexFetchTableData *scan)
 {
-	qs_index_fetch_end(((ColIndexFetchData *) scan)->delta);
-	pfree(scan);
+	ColIndexFetchData *f = (ColIndexFetchData *) scan;
+
+	qs_index_fetch_end(f->delta);
+	cache_reset(&f->cache);
+	MemoryContextDelete(f->cache.cxt);
+	pfree(f);
 }
 
 static bool
@@ -385,16 +427,26 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	*call_again = false;
 	if (all_dead)
 		*all_dead = false;
-	return col_fetch_main(scan->rel, tid, snapshot, slot);
+	return col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot);
 }
 
 static bool
 col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 					  TupleTableSlot *slot)
 {
+	ColFetchCache c;
+	bool		found;
+
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
-	return col_fetch_main(rel, tid, snapshot, slot);
+	cache_init(&c, rel);
+	found = col_fetch_main(rel, &c, tid, snapshot, slot);
+	/* the values outlive the cache: the slot keeps its own copy */
+	if (found)
+		ExecMaterializeSlot(slot);
+	cache_reset(&c);
+	MemoryContextDelete(c.cxt);
+	return found;
 }
 
 static bool
@@ -729,6 +781,7 @@ qs_column_routine(void)
 	r->tuple_get_latest_tid = col_get_latest_tid;
 	r->tuple_satisfies_snapshot = col_tuple_satisfies_snapshot;
 
+	r->tuple_insert = qs_col_tuple_insert;
 	r->multi_insert = qs_col_multi_insert;
 	r->finish_bulk_insert = qs_col_finish_bulk_insert;
 	r->tuple_delete = col_tuple_delete;

@@ -2,7 +2,8 @@
  *
  * load.c
  *	  Bulk loads straight into main (README section 6): the rows COPY
- *	  hands to multi_insert become column blocks, not delta rows.
+ *	  hands to multi_insert, and INSERT … SELECT / CREATE TABLE AS to
+ *	  tuple_insert, become column blocks, not delta rows.
  *
  * The first QS_COL_LOAD_DELTA_ROWS rows a command loads into a table go
  * to the delta (a small COPY stays row-format, for the merge to take);
@@ -212,6 +213,46 @@ load_switch(Relation rel, CommandId cid)
 	load.subid = GetCurrentSubTransactionId();
 }
 
+/* Buffer one row for the main block being built (its TID set now). */
+static void
+load_buffer_slot(Relation rel, TupleTableSlot *slot)
+{
+	HeapTuple	tup;
+	MemoryContext old;
+
+	if (!load.active)
+	{
+		if (load.cxt == NULL)
+			load.cxt = AllocSetContextCreate(TopTransactionContext,
+											 "quickstep column load",
+											 ALLOCSET_DEFAULT_SIZES);
+		load.xid = GetCurrentTransactionId();
+		load.block_id = qs_coldir_reserve(rel, &load.range);
+		load.active = true;
+	}
+	if (load.ntuples == load.cap)
+	{
+		old = MemoryContextSwitchTo(load.cxt);
+		load.cap = load.cap ? load.cap * 2 : 1024;
+		load.tuples = load.tuples ?
+			repalloc_huge(load.tuples, sizeof(HeapTuple) * load.cap) :
+			palloc(sizeof(HeapTuple) * load.cap);
+		MemoryContextSwitchTo(old);
+	}
+	old = MemoryContextSwitchTo(load.cxt);
+	tup = ExecCopySlotHeapTuple(slot);
+	MemoryContextSwitchTo(old);
+	qs_virt_tid(load.range, load.ntuples, &slot->tts_tid);
+	slot->tts_tableOid = RelationGetRelid(rel);
+	tup->t_self = slot->tts_tid;
+	load.tuples[load.ntuples++] = tup;
+	load.bytes += tup->t_len;
+	load.cmd_rows++;
+	if (load.ntuples >= QS_COL_LOAD_BLOCK_ROWS ||
+		load.bytes >= QS_COL_LOAD_BLOCK_BYTES)
+		load_flush(rel);
+}
+
 void
 qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 					CommandId cid, int options,
@@ -240,42 +281,33 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	/* one relation-level check, as heap_multi_insert does */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	for (; i < ntuples; i++)
-	{
-		HeapTuple	tup;
-		MemoryContext old;
+		load_buffer_slot(rel, slots[i]);
+}
 
-		if (!load.active)
-		{
-			if (load.cxt == NULL)
-				load.cxt = AllocSetContextCreate(TopTransactionContext,
-												 "quickstep column load",
-												 ALLOCSET_DEFAULT_SIZES);
-			load.xid = GetCurrentTransactionId();
-			load.block_id = qs_coldir_reserve(rel, &load.range);
-			load.active = true;
-		}
-		if (load.ntuples == load.cap)
-		{
-			old = MemoryContextSwitchTo(load.cxt);
-			load.cap = load.cap ? load.cap * 2 : 1024;
-			load.tuples = load.tuples ?
-				repalloc_huge(load.tuples, sizeof(HeapTuple) * load.cap) :
-				palloc(sizeof(HeapTuple) * load.cap);
-			MemoryContextSwitchTo(old);
-		}
-		old = MemoryContextSwitchTo(load.cxt);
-		tup = ExecCopySlotHeapTuple(slots[i]);
-		MemoryContextSwitchTo(old);
-		qs_virt_tid(load.range, load.ntuples, &slots[i]->tts_tid);
-		slots[i]->tts_tableOid = RelationGetRelid(rel);
-		tup->t_self = slots[i]->tts_tid;
-		load.tuples[load.ntuples++] = tup;
-		load.bytes += tup->t_len;
-		load.cmd_rows++;
-		if (load.ntuples >= QS_COL_LOAD_BLOCK_ROWS ||
-			load.bytes >= QS_COL_LOAD_BLOCK_BYTES)
-			load_flush(rel);
+/*
+ * tuple_insert: INSERT … SELECT, CREATE TABLE AS and materialized views
+ * load row by row; past the first rows of a command, as COPY does.
+ * Speculative insertions (ON CONFLICT) always go to the delta.
+ */
+void
+qs_col_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+					int options, struct BulkInsertStateData *bistate)
+{
+	if (qs_logical_wanted(rel))
+	{
+		qs_tuple_insert(rel, slot, cid, options, bistate);
+		return;
 	}
+	load_switch(rel, cid);
+	if (load.cmd_rows < QS_COL_LOAD_DELTA_ROWS)
+	{
+		qs_tuple_insert(rel, slot, cid, options, bistate);
+		load.cmd_rows++;
+		return;
+	}
+	/* as heap_insert does, per row */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+	load_buffer_slot(rel, slot);
 }
 
 void

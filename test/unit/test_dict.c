@@ -376,6 +376,83 @@ test_validation(void)
 	free(blob);
 }
 
+/* The same orders through other function pointers: the merge sort path. */
+static int
+cmp_i32_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_int32(a, alen, b, blen, arg);
+}
+
+static int
+cmp_i64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_int64(a, alen, b, blen, arg);
+}
+
+static int
+cmp_u64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_uint64(a, alen, b, blen, arg);
+}
+
+/*
+ * qs_sort_records sorts integer keys in the codec's orders by radix
+ * passes: the result must be byte for byte the stable merge sort's, for
+ * negative values, duplicates, keys sharing bytes and the extremes.
+ */
+static void
+test_radix_sort(void)
+{
+	uint64_t	seed = 99;
+	static const size_t sizes[] = {64, 100, 1000, 70000};
+
+	for (int kind = 0; kind < 3; kind++)
+	{
+		size_t		w = kind == 0 ? 4 : 8;
+		size_t		rs = (w + 4 + 3) & ~(size_t) 3;
+		QsCmpFn		fast = kind == 0 ? qs_cmp_int32 : kind == 1 ? qs_cmp_int64 : qs_cmp_uint64;
+		QsCmpFn		slow = kind == 0 ? cmp_i32_slow : kind == 1 ? cmp_i64_slow : cmp_u64_slow;
+
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		{
+			for (int mode = 0; mode < 3; mode++)
+			{
+				size_t		n = sizes[si];
+				uint8_t    *a = malloc(n * rs),
+						   *b = malloc(n * rs),
+						   *ta = malloc(n * rs),
+						   *tb = malloc(n * rs),
+						   *ra,
+						   *rb;
+
+				for (size_t i = 0; i < n; i++)
+				{
+					uint64_t	v = ut_rand(&seed);
+
+					if (mode == 1)
+						v %= 17;	/* many duplicates, high bytes shared */
+					else if (mode == 2)
+						v = (v & 1) ? (uint64_t) INT64_MIN + (v % 3) : UINT64_MAX - (v % 3);
+					if (mode == 1 && (i & 1))
+						v = (uint64_t) (-(int64_t) v);	/* negatives */
+					memcpy(a + i * rs, &v, w);	/* little-endian low bytes */
+					memcpy(a + i * rs + w, &i, 4);
+				}
+				memcpy(b, a, n * rs);
+				ra = qs_sort_records(a, ta, n, rs, w, fast, NULL);
+				rb = qs_sort_records(b, tb, n, rs, w, slow, NULL);
+				UT_CHECK(memcmp(ra, rb, n * rs) == 0);
+				for (size_t i = 1; i < n; i++)
+					UT_CHECK(fast(ra + (i - 1) * rs, w, ra + i * rs, w, NULL) <= 0);
+				free(a);
+				free(b);
+				free(ta);
+				free(tb);
+			}
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -384,5 +461,6 @@ main(void)
 	UT_RUN(test_odd_widths);
 	UT_RUN(test_big_value);
 	UT_RUN(test_validation);
+	UT_RUN(test_radix_sort);
 	return ut_finish("test_dict");
 }
