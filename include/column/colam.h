@@ -31,5 +31,9 @@ extern void qs_colload_forget_rel(Relation rel);
 
 /* am.c */
 extern const TableAmRoutine *qs_column_routine(void);
+extern bool qs_is_column_rel(Relation rel);
+
+/* check.c */
+extern int64 qs_column_check(Relation rel);
 
 #endif							/* QS_COLUMN_COLAM_H */

@@ -799,6 +799,12 @@ qs_column_routine(void)
 	return r;
 }
 
+bool
+qs_is_column_rel(Relation rel)
+{
+	return col_routine != NULL && rel->rd_tableam == col_routine;
+}
+
 /*
  * The handler.  Deliberately not in the extension script yet (see the file
  * header); tests create a function over this symbol.

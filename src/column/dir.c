@@ -145,6 +145,17 @@ dirpage_of(Relation rel, Page page, BlockNumber blkno)
 	return h;
 }
 
+/* A directory chain longer than the relation is a cycle: corrupt. */
+static void
+dir_step(Relation rel, uint32 *visited)
+{
+	if (++(*visited) > RelationGetNumberOfBlocks(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" has a cycle",
+						RelationGetRelationName(rel))));
+}
+
 static QsColDirEntry *
 dirpage_entries(QsColDirPageHeader *h)
 {
@@ -207,6 +218,8 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 	BlockNumber blk;
 	uint32		cap;
 
+	uint32		visited = 0;
+
 	qs_colmeta_read(rel, &meta);
 	cap = Max(meta.nentries, 8);
 	dir->nentries = 0;
@@ -219,6 +232,7 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 		QsColDirEntry *ents;
 
 		CHECK_FOR_INTERRUPTS();
+		dir_step(rel, &visited);
 		if (blk >= RelationGetNumberOfBlocks(rel))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
@@ -419,6 +433,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 	QsColMeta	meta;
 	BlockNumber blk;
 	TransactionId oldest = InvalidTransactionId;
+	uint32		visited = 0;
 
 	qs_colmeta_read(rel, &meta);
 	blk = meta.dir_head;
@@ -430,6 +445,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 		bool		change = false;
 
 		CHECK_FOR_INTERRUPTS();
+		dir_step(rel, &visited);
 		if (blk >= RelationGetNumberOfBlocks(rel))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),

@@ -38,6 +38,7 @@
 #include "storage/procarray.h"
 #include "utils/rel.h"
 
+#include "column/colam.h"
 #include "tableam/engine.h"
 
 PG_FUNCTION_INFO_V1(qs_check_table);
@@ -228,6 +229,7 @@ qs_check_table(PG_FUNCTION_ARGS)
 	int64		records = 0;
 	BufferAccessStrategy strategy;
 	char	   *page_copy;
+	bool		column;
 
 	rel = relation_open(relid, AccessShareLock);
 	if (rel->rd_rel->relkind != RELKIND_RELATION &&
@@ -235,7 +237,8 @@ qs_check_table(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
-	if (!qs_is_engine_rel(rel))
+	column = qs_is_column_rel(rel);
+	if (!qs_is_engine_rel(rel) && !column)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a quickstep row table",
@@ -315,6 +318,9 @@ qs_check_table(PG_FUNCTION_ARGS)
 	}
 	pfree(page_copy);
 	FreeAccessStrategy(strategy);
+	/* a column table's metapage, directory and blocks (src/column) */
+	if (column)
+		records += qs_column_check(rel);
 	relation_close(rel, AccessShareLock);
 	PG_RETURN_INT64(records);
 }

@@ -1,0 +1,104 @@
+"""Bulk load of column tables (issue 12, README section 6 of src/column).
+
+W1 Narrow-U (10 int4 columns, values uniform in 1..1e8, fixed seed),
+10M rows (1M with --quick), written once to a COPY file; then, in turns
+(heap, column, heap, column, ...), TRUNCATE and COPY the file into a heap
+table and into a column table.  A figure is the wall time of the COPY
+statement as psql's \\timing reports it (the server did every row: parse,
+form, encode, write the runs and their WAL), median of --runs with min and
+max, and the ratio column / heap of each pair.  Sizes after the load.
+
+The column access method is not registered by the extension yet: the run
+creates it over the library's handler, as the tests do.
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import qsbench  # noqa: E402
+
+GEN = "1 + (random() * 99999999)::int4"
+
+
+def copy_ms(srv, table, path):
+    out = qsbench.sh([f"{srv.bindir}/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "postgres",
+                      "-c", f"TRUNCATE {table}", "-c", "CHECKPOINT", "-c", "\\timing on",
+                      "-c", f"COPY {table} FROM '{path}'"], env=srv.env)
+    return float(re.findall(r"Time: ([0-9.]+) ms", out)[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
+    a = ap.parse_args()
+    rows = 1_000_000 if a.quick else 10_000_000
+    srv = qsbench.Server(a.pg, 55700 + int(a.pg), f"/tmp/quickstep-bench/colload-pg{a.pg}/data")
+    srv.start()
+    try:
+        path = os.path.join(os.path.dirname(srv.datadir), "narrow_u.copy")
+        cols = ", ".join(f"c{i} int4" for i in range(1, 11))
+        vals = ", ".join(GEN for _ in range(10))
+        srv.sql(f"""
+            CREATE FUNCTION column_dev_handler(internal) RETURNS table_am_handler
+              AS 'quickstep_am', 'column_dev_handler' LANGUAGE C;
+            CREATE ACCESS METHOD qs_column_dev TYPE TABLE HANDLER column_dev_handler;
+            CREATE TABLE t_heap ({cols});
+            CREATE TABLE t_col ({cols}) USING qs_column_dev;
+            CREATE TABLE gen ({cols});""")
+        srv.sql(f"SELECT setseed(0.1); INSERT INTO gen SELECT {vals} FROM generate_series(1, {rows})")
+        srv.sql(f"COPY gen TO '{path}'")
+        srv.sql("DROP TABLE gen")
+        heap, col, ratio = [], [], []
+        copy_ms(srv, "t_heap", path)            # warm-up, both
+        copy_ms(srv, "t_col", path)
+        for _ in range(a.runs):
+            h = copy_ms(srv, "t_heap", path)
+            c = copy_ms(srv, "t_col", path)
+            heap.append(h)
+            col.append(c)
+            ratio.append(c / h)
+        check = srv.sql("SELECT (SELECT count(*) FROM t_col) = (SELECT count(*) FROM t_heap) AND "
+                        "(SELECT sum(c1::int8) + sum(c10::int8) FROM t_col) = "
+                        "(SELECT sum(c1::int8) + sum(c10::int8) FROM t_heap) AND "
+                        "quickstep.check_table('t_col') = (SELECT count(*) FROM t_col)")
+        if check != "t":
+            raise SystemExit("col_load: the column table does not hold the heap table's rows")
+        hsize = int(srv.sql("SELECT pg_relation_size('t_heap')"))
+        csize = int(srv.sql("SELECT pg_relation_size('t_col')"))
+        common = {"server": srv.version_string(), "commit": qsbench.commit(), "rows": rows,
+                  "runs": a.runs, "settings": qsbench.SERVER_CONF.replace("\n", "; ").strip("; ")}
+        out = []
+        for name, t, size in (("heap", heap, hsize), ("column", col, csize)):
+            out.append(dict(common, system=name, copy_ms_median=round(statistics.median(t), 1),
+                            copy_ms_min=round(min(t), 1), copy_ms_max=round(max(t), 1),
+                            ratio_to_heap_median=round(statistics.median(ratio), 3) if name == "column" else 1.0,
+                            table_bytes=size, bytes_per_row=round(size / rows, 2)))
+        path_csv = qsbench.write_csv("col_load.csv", out)
+        print(f"col_load: {path_csv}")
+        for r in out:
+            print(f"  {r['system']:7s} COPY {r['copy_ms_median']:9.1f} ms (min {r['copy_ms_min']}, max "
+                  f"{r['copy_ms_max']}), x heap {r['ratio_to_heap_median']}, {r['table_bytes'] / 2**20:.1f} MiB")
+        plt = qsbench.pyplot()
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
+        names = [r["system"] for r in out]
+        axes[0].bar(names, [r["copy_ms_median"] / 1000 for r in out],
+                    yerr=[[(r["copy_ms_median"] - r["copy_ms_min"]) / 1000 for r in out],
+                          [(r["copy_ms_max"] - r["copy_ms_median"]) / 1000 for r in out]])
+        axes[0].set_ylabel("COPY seconds (median, min-max)")
+        axes[0].set_title(f"COPY {rows:,} Narrow-U rows")
+        axes[1].bar(names, [r["table_bytes"] / 2**20 for r in out])
+        axes[1].set_ylabel("MiB")
+        axes[1].set_title("table size after the load")
+        fig.tight_layout()
+        fig.savefig(os.path.join(qsbench.RESULTS, "col_load.png"), dpi=90)
+    finally:
+        srv.stop()
+
+
+if __name__ == "__main__":
+    main()

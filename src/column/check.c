@@ -1,0 +1,122 @@
+/*-------------------------------------------------------------------------
+ *
+ * check.c
+ *	  quickstep.check_table() for column tables: what the row engine's
+ *	  checker does not see (it checks the delta pages and the page kind of
+ *	  every column page): the metapage, the directory, every block's run
+ *	  and every block image, bytes and order (README section 9).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "column/colam.h"
+#include "column/colstore.h"
+
+static void
+corrupt(Relation rel, const char *fmt, uint32 a, uint32 b)
+	pg_attribute_printf(2, 0);
+
+static void
+corrupt(Relation rel, const char *fmt, uint32 a, uint32 b)
+{
+	char		detail[256];
+
+	snprintf(detail, sizeof(detail), fmt, a, b);
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("quickstep table \"%s\" is corrupt",
+					RelationGetRelationName(rel)),
+			 errdetail("%s", detail)));
+}
+
+/*
+ * qs_column_check
+ *		Check the column storage of rel; returns the number of main rows of
+ *		blocks whose loader did not abort.
+ */
+int64
+qs_column_check(Relation rel)
+{
+	QsColMeta	meta;
+	QsColDirectory dir;
+	QsColAttr  *attrs;
+	QsCmpFn    *cmps;
+	void	  **args;
+	int64		rows = 0;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	TupleDesc	desc = RelationGetDescr(rel);
+	MemoryContext cxt,
+				old;
+
+	qs_colload_flush_rel(rel);
+	qs_colmeta_read(rel, &meta);
+	qs_coldir_read(rel, &dir);
+	if (dir.nentries != meta.nentries)
+		corrupt(rel, "the metapage counts %u directory entries, the directory has %u",
+				meta.nentries, dir.nentries);
+
+	attrs = qs_colattrs(desc);
+	cmps = palloc0(sizeof(QsCmpFn) * Max(desc->natts, 1));
+	args = palloc0(sizeof(void *) * Max(desc->natts, 1));
+	for (int c = 0; c < desc->natts; c++)
+	{
+		cmps[c] = attrs[c].cmpfn;
+		args[c] = &attrs[c];
+	}
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column check",
+								ALLOCSET_DEFAULT_SIZES);
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+		QsColBlockHandle h;
+		uint8	   *image;
+		QsCodecErr	err;
+		QsCodecStatus st;
+
+		CHECK_FOR_INTERRUPTS();
+		if (e->block_id == 0 || e->block_id >= meta.next_block_id)
+			corrupt(rel, "directory entry %u has block id %u", i, e->block_id);
+		if (e->tid_range >= meta.next_range)
+			corrupt(rel, "block %u has TID range %u, not yet reserved", e->block_id,
+					e->tid_range);
+		if (i > 0 && e->tid_range == dir.entries[i - 1].tid_range)
+			corrupt(rel, "blocks %u and %u share a TID range", e->block_id,
+					dir.entries[i - 1].block_id);
+		if (e->published > e->nrows || e->nrows > QS_COLBLOCK_MAX_ROWS)
+			corrupt(rel, "block %u publishes %u rows", e->block_id, e->published);
+		if (e->state == QS_COLBLK_RETIRED)
+			continue;
+		if (e->state != QS_COLBLK_SEALED && e->state != QS_COLBLK_OPEN)
+			corrupt(rel, "block %u has state %u", e->block_id, e->state);
+		if (e->run_start == QS_COLMETA_BLKNO || e->npages == 0 ||
+			e->run_start >= nblocks || e->npages > nblocks - e->run_start)
+			corrupt(rel, "block %u has a run at page %u outside the relation",
+					e->block_id, e->run_start);
+
+		/* the whole image through the run's checked pages, then every byte */
+		old = MemoryContextSwitchTo(cxt);
+		qs_colblock_load(rel, e, &h);
+		image = qs_colblock_read_bytes(&h, 0, e->image_len);
+		err.msg[0] = '\0';
+		st = qs_colblock_verify(image, e->image_len, cmps, args,
+								qs_palloc_allocator(), &err);
+		if (st != QS_CODEC_OK)
+			qs_colblock_report(rel, e->block_id, st, &err);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cxt);
+
+		if (!TransactionIdIsNormal(e->xmin) ||
+			TransactionIdIsCurrentTransactionId(e->xmin) ||
+			!TransactionIdDidAbort(e->xmin))
+			rows += e->published;
+	}
+	MemoryContextDelete(cxt);
+	return rows;
+}
