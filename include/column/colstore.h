@@ -239,9 +239,41 @@ extern QsColAttr *qs_colattrs(TupleDesc desc);
 extern int	qs_colattr_cmp(const void *a, size_t alen, const void *b,
 						   size_t blen, void *arg);
 extern const QsCodecAllocator *qs_palloc_allocator(void);
-extern uint8 *qs_colblock_build(Relation rel, QsColAttr *attrs,
-								HeapTuple *tuples, uint32 ntuples,
-								uint32 block_id, size_t *image_len);
+
+/* Building a block column by column (build.c) */
+typedef struct QsColBuildCol
+{
+	uint32		n;				/* non-NULL values */
+	bool		anynull;
+	uint64	   *nulls;			/* presence bitmap */
+	size_t		nulls_cap;		/* words */
+	size_t		nulls_zeroed;	/* words known zero beyond the rows */
+	uint8	   *fixed;			/* fixed width: n * typlen bytes */
+	size_t		fixed_cap;
+	uint8	   *var;			/* variable width: the values' bytes */
+	size_t		var_len;
+	size_t		var_cap;
+	uint64	   *offs;			/* and each one's offset and length */
+	size_t		offs_cap;
+	uint32	   *lens;
+	size_t		lens_cap;
+} QsColBuildCol;
+
+typedef struct QsColBuilder
+{
+	MemoryContext cxt;			/* the arrays live here */
+	int			natts;
+	QsColAttr  *attrs;
+	QsColBuildCol *cols;
+	uint32		nrows;
+	Size		bytes;			/* value bytes buffered */
+} QsColBuilder;
+
+extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
+extern void qs_colbuilder_reset(QsColBuilder *b);
+extern void qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot);
+extern uint8 *qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
+								  size_t *image_len);
 
 /* Reading rows: per column readers of one loaded block. */
 typedef struct QsColRowReader

@@ -277,9 +277,9 @@ sort_records_rs(uint8_t *a, uint8_t *b, size_t n, const size_t rs, size_t keylen
  * dictionary of 150,000 integers sorted through a comparator was most of a
  * bulk load's time).
  */
-static uint8_t *
-radix_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
-				   size_t keylen, bool is_signed)
+static inline uint8_t *
+radix_sort_records_rs(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
+					  size_t keylen, bool is_signed)
 {
 	uint8_t    *src = recs,
 			   *dst = tmp;
@@ -319,6 +319,22 @@ radix_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
 		}
 	}
 	return src;
+}
+
+/* constant record sizes, so that each record moves as one or two words */
+static uint8_t *
+radix_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
+				   size_t keylen, bool is_signed)
+{
+	switch (rs)
+	{
+		case 8:
+			return radix_sort_records_rs(recs, tmp, n, 8, keylen, is_signed);
+		case 12:
+			return radix_sort_records_rs(recs, tmp, n, 12, keylen, is_signed);
+		default:
+			return radix_sort_records_rs(recs, tmp, n, rs, keylen, is_signed);
+	}
 }
 
 uint8_t *

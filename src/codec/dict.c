@@ -106,11 +106,25 @@ dict_build_fixed(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 			alloc->free(alloc->ctx, tmp);
 		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory sorting %zu values", n);
 	}
-	for (i = 0; i < n; i++)
-	{
-		memcpy(recs + i * rs, vals->data + i * w, w);
-		qs_store32(recs + i * rs + w, (uint32_t) i);
-	}
+	/* constant widths move as single words */
+	if (w == 4)
+		for (i = 0; i < n; i++)
+		{
+			qs_store32(recs + i * 8, qs_load32(vals->data + i * 4));
+			qs_store32(recs + i * 8 + 4, (uint32_t) i);
+		}
+	else if (w == 8)
+		for (i = 0; i < n; i++)
+		{
+			qs_store64(recs + i * 12, qs_load64(vals->data + i * 8));
+			qs_store32(recs + i * 12 + 8, (uint32_t) i);
+		}
+	else
+		for (i = 0; i < n; i++)
+		{
+			memcpy(recs + i * rs, vals->data + i * w, w);
+			qs_store32(recs + i * rs + w, (uint32_t) i);
+		}
 	sorted = qs_sort_records(recs, tmp, n, rs, w, cmp, cmp_arg);
 	for (i = 0; i < n; i++)
 	{

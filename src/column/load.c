@@ -58,11 +58,10 @@ typedef struct ColLoad
 	TransactionId xid;
 	uint32		block_id;
 	uint32		range;
-	MemoryContext cxt;
-	HeapTuple  *tuples;
-	uint32		ntuples;
-	uint32		cap;
-	Size		bytes;
+	MemoryContext cxt;			/* the builder's arrays, kept across blocks */
+	MemoryContext tmpcxt;		/* one block's encoding */
+	bool		have_builder;
+	QsColBuilder builder;
 } ColLoad;
 
 static ColLoad load;
@@ -80,29 +79,27 @@ static void
 load_flush(Relation rel)
 {
 	MemoryContext old;
-	QsColAttr  *attrs;
 	uint8	   *image;
 	size_t		image_len;
 	QsColDirEntry e;
+	uint32		nrows = load.builder.nrows;
 
 	Assert(load.active && RelationGetRelid(rel) == load.relid);
-	if (load.ntuples == 0)
+	if (nrows == 0)
 	{
 		load.active = false;
 		return;
 	}
-	old = MemoryContextSwitchTo(load.cxt);
-	attrs = qs_colattrs(RelationGetDescr(rel));
-	image = qs_colblock_build(rel, attrs, load.tuples, load.ntuples,
-							  load.block_id, &image_len);
+	old = MemoryContextSwitchTo(load.tmpcxt);
+	image = qs_colbuilder_build(&load.builder, rel, load.block_id, &image_len);
 	memset(&e, 0, sizeof(e));
 	e.block_id = load.block_id;
 	e.state = QS_COLBLK_SEALED;
 	e.npages = qs_colblock_npages(image_len);
 	e.run_start = qs_colrun_write(rel, load.block_id, image, image_len);
 	e.tid_range = load.range;
-	e.nrows = load.ntuples;
-	e.published = load.ntuples;
+	e.nrows = nrows;
+	e.published = nrows;
 	e.xmin = load.xid;
 	e.cid = load.cid;
 	e.image_len = image_len;
@@ -111,13 +108,10 @@ load_flush(Relation rel)
 	qs_coldir_append(rel, &e);
 	MemoryContextSwitchTo(old);
 
-	/* keep the command's counters; the next rows start a new block */
-	MemoryContextReset(load.cxt);
+	/* keep the command's counters and the arrays; the next rows start a new block */
+	MemoryContextReset(load.tmpcxt);
+	qs_colbuilder_reset(&load.builder);
 	load.active = false;
-	load.tuples = NULL;
-	load.ntuples = 0;
-	load.cap = 0;
-	load.bytes = 0;
 }
 
 static void
@@ -217,39 +211,36 @@ load_switch(Relation rel, CommandId cid)
 static void
 load_buffer_slot(Relation rel, TupleTableSlot *slot)
 {
-	HeapTuple	tup;
-	MemoryContext old;
-
 	if (!load.active)
 	{
 		if (load.cxt == NULL)
+		{
 			load.cxt = AllocSetContextCreate(TopTransactionContext,
 											 "quickstep column load",
 											 ALLOCSET_DEFAULT_SIZES);
+			load.tmpcxt = AllocSetContextCreate(load.cxt,
+												"quickstep column block encoding",
+												ALLOCSET_DEFAULT_SIZES);
+		}
+		if (!load.have_builder)
+		{
+			MemoryContext old = MemoryContextSwitchTo(load.cxt);
+
+			qs_colbuilder_init(&load.builder, rel,
+							   qs_colattrs(RelationGetDescr(rel)));
+			MemoryContextSwitchTo(old);
+			load.have_builder = true;
+		}
 		load.xid = GetCurrentTransactionId();
 		load.block_id = qs_coldir_reserve(rel, &load.range);
 		load.active = true;
 	}
-	if (load.ntuples == load.cap)
-	{
-		old = MemoryContextSwitchTo(load.cxt);
-		load.cap = load.cap ? load.cap * 2 : 1024;
-		load.tuples = load.tuples ?
-			repalloc_huge(load.tuples, sizeof(HeapTuple) * load.cap) :
-			palloc(sizeof(HeapTuple) * load.cap);
-		MemoryContextSwitchTo(old);
-	}
-	old = MemoryContextSwitchTo(load.cxt);
-	tup = ExecCopySlotHeapTuple(slot);
-	MemoryContextSwitchTo(old);
-	qs_virt_tid(load.range, load.ntuples, &slot->tts_tid);
+	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
 	slot->tts_tableOid = RelationGetRelid(rel);
-	tup->t_self = slot->tts_tid;
-	load.tuples[load.ntuples++] = tup;
-	load.bytes += tup->t_len;
+	qs_colbuilder_add(&load.builder, slot);
 	load.cmd_rows++;
-	if (load.ntuples >= QS_COL_LOAD_BLOCK_ROWS ||
-		load.bytes >= QS_COL_LOAD_BLOCK_BYTES)
+	if (load.builder.nrows >= QS_COL_LOAD_BLOCK_ROWS ||
+		load.builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 		load_flush(rel);
 }
 
