@@ -11,11 +11,12 @@
  * sequential scans (serial and parallel) over delta and main, index
  * builds and index fetches of main rows, row fetches by TID.  What does
  * not exist yet, so ordinary SQL would fail on main rows: UPDATE, DELETE
- * and row locks of main rows (the delete map), bitmap, TID-range and
- * sample scans of main rows, ANALYZE sampling of main rows, CLUSTER /
- * VACUUM FULL of a table with main blocks, relfrozenxid accounting of
- * bulk-loaded blocks' xmins.  Those raise errors here; tests reach the
- * routine through a handler function they create themselves.
+ * and row locks of main rows (the delete map), TABLESAMPLE and CLUSTER /
+ * VACUUM FULL of a table with main blocks (those raise
+ * feature_not_supported), bitmap and TID-range scans (the callbacks are
+ * absent, so the planner does not choose them), ANALYZE sampling main
+ * rows (it samples the delta only).  Tests reach the routine through a
+ * handler function they create themselves.
  *
  *-------------------------------------------------------------------------
  */
@@ -293,6 +294,20 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 		return true;
 	ExecClearTuple(slot);
 	return false;
+}
+
+/*
+ * TABLESAMPLE would sample the delta only: refused while main has rows.
+ */
+static bool
+col_scan_sample_next_block(TableScanDesc sscan, struct SampleScanState *scanstate)
+{
+	QsColMeta	meta;
+
+	qs_colmeta_read(sscan->rs_rd, &meta);
+	if (meta.nentries > 0)
+		main_rows_unsupported(sscan->rs_rd, "TABLESAMPLE");
+	return qs_scan_sample_next_block(sscan, scanstate);
 }
 
 /* ------------------------------------------------------------------------
@@ -787,6 +802,19 @@ qs_column_routine(void)
 	r->tuple_delete = col_tuple_delete;
 	r->tuple_update = col_tuple_update;
 	r->tuple_lock = col_tuple_lock;
+
+	/*
+	 * Bitmap and TID-range scans of main rows do not exist yet: without
+	 * these callbacks the planner never chooses those scans for the table
+	 * (plancat.c), instead of running them over the delta only.
+	 */
+#ifndef QS_BITMAP_ONE_CALLBACK
+	r->scan_bitmap_next_block = NULL;
+#endif
+	r->scan_bitmap_next_tuple = NULL;
+	r->scan_set_tidrange = NULL;
+	r->scan_getnextslot_tidrange = NULL;
+	r->scan_sample_next_block = col_scan_sample_next_block;
 
 	r->QS_AM_SET_NEW_FILELOCATOR = col_set_new_filelocator;
 	r->relation_nontransactional_truncate = col_nontransactional_truncate;
