@@ -22,6 +22,7 @@
 
 #include "core/compat.h"
 
+#include "access/heapam.h"
 #include "access/htup.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -185,6 +186,10 @@ extern const QsColDirEntry *qs_coldir_find_range(const QsColDirectory *dir,
 												 uint32 range);
 extern uint32 qs_coldir_reserve(Relation rel, uint32 *range);
 extern void qs_coldir_append(Relation rel, const QsColDirEntry *entry);
+extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
+												 const QsColDirEntry *e,
+												 TransactionId OldestXmin,
+												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);

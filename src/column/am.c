@@ -14,24 +14,27 @@
  * and row locks of main rows (the delete map), TABLESAMPLE and CLUSTER /
  * VACUUM FULL of a table with main blocks (those raise
  * feature_not_supported), bitmap and TID-range scans (the callbacks are
- * absent, so the planner does not choose them), ANALYZE sampling main
- * rows (it samples the delta only).  Tests reach the routine through a
- * handler function they create themselves.
+ * absent, so the planner does not choose them).  Tests reach the
+ * routine through a handler function they create themselves.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "catalog/storage.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "optimizer/plancat.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
@@ -47,6 +50,27 @@
 #include "tableam/engine_int.h"
 
 static TableAmRoutine *col_routine = NULL;
+
+/* ANALYZE's main-row state (see "ANALYZE" below) */
+static struct
+{
+	TableScanDesc scan;			/* the ANALYZE scan the state belongs to */
+	bool		pending;		/* the sampled page is a run page */
+	uint32		block_id,
+				pageno,
+				npages;
+	bool		ready;
+	uint32		row,
+				end;
+	MemoryContext cxt;
+	MemoryContext rowcxt;
+	QsColAttr  *attrs;
+	QsColRowReader rr;
+	bool		have_block;
+	uint32		open_block;
+}			col_an;
+
+static void col_an_reset(void);
 
 static void
 main_rows_unsupported(Relation rel, const char *what)
@@ -222,6 +246,8 @@ col_scan_end(TableScanDesc sscan)
 
 	if (!is_col_scan(sscan))
 	{
+		if (col_an.scan == sscan)
+			col_an_reset();
 		qs_scan_end(sscan);
 		return;
 	}
@@ -308,6 +334,179 @@ col_scan_sample_next_block(TableScanDesc sscan, struct SampleScanState *scanstat
 	if (meta.nentries > 0)
 		main_rows_unsupported(sscan->rs_rd, "TABLESAMPLE");
 	return qs_scan_sample_next_block(sscan, scanstate);
+}
+
+/* ------------------------------------------------------------------------
+ * ANALYZE: a run page stands for its share of its block's rows
+ *
+ * ANALYZE samples block numbers of the whole fork.  A sampled page of a
+ * block run yields the rows [k * nrows / npages, (k + 1) * nrows / npages)
+ * of its block for run page k, so main rows are sampled in proportion to
+ * the pages they occupy and the rows-per-page extrapolation to the whole
+ * table counts them; metapage and directory pages yield none (a few pages
+ * in thousands).  Delta pages are the engine's.  The scan is the
+ * engine's (col_scan_begin gives other scan kinds its descriptor); the
+ * main-row state is kept here, one ANALYZE per backend at a time.
+ * ------------------------------------------------------------------------
+ */
+
+/* at the ANALYZE scan's end: free the state */
+static void
+col_an_reset(void)
+{
+	if (col_an.have_block)
+		qs_colrows_close(&col_an.rr);
+	if (col_an.cxt)
+		MemoryContextDelete(col_an.cxt);
+	memset(&col_an, 0, sizeof(col_an));
+}
+
+/*
+ * An error ends the scan without scan_end; its memory went with the
+ * aborted (sub)transaction's contexts: forget the state, free nothing.
+ */
+static void
+col_an_xact_abort(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		memset(&col_an, 0, sizeof(col_an));
+}
+
+static void
+col_an_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		memset(&col_an, 0, sizeof(col_an));
+}
+
+static void
+col_analyze_page(TableScanDesc sscan)
+{
+	QsScanDesc	qs = (QsScanDesc) sscan;
+	Page		page = BufferGetPage(qs->cbuf);
+
+	if (col_an.scan != sscan)
+	{
+		col_an_reset();
+		col_an.scan = sscan;
+	}
+	if (col_an.cxt == NULL)
+	{
+		MemoryContext old;
+
+		/* the ANALYZE's own context: freed with it, whatever happens */
+		col_an.cxt = AllocSetContextCreate(CurrentMemoryContext,
+										   "quickstep column analyze",
+										   ALLOCSET_DEFAULT_SIZES);
+		col_an.rowcxt = AllocSetContextCreate(col_an.cxt, "row",
+											  ALLOCSET_DEFAULT_SIZES);
+		old = MemoryContextSwitchTo(col_an.cxt);
+		col_an.attrs = qs_colattrs(RelationGetDescr(sscan->rs_rd));
+		MemoryContextSwitchTo(old);
+	}
+	col_an.pending = false;
+	col_an.ready = false;
+	if (!PageIsNew(page) && qs_is_column_page(page) &&
+		qs_column_page_magic(page) == QS_COLPAGE_MAGIC)
+	{
+		uint32		sp[4];
+
+		memcpy(sp, PageGetSpecialPointer(page), sizeof(sp));
+		col_an.pending = true;
+		col_an.block_id = sp[1];
+		col_an.pageno = sp[2];
+		col_an.npages = sp[3];
+	}
+}
+
+#ifdef QS_ANALYZE_STREAM
+static bool
+col_analyze_next_block(TableScanDesc sscan, struct ReadStream *stream)
+{
+	if (!qs_scan_analyze_next_block(sscan, stream))
+		return false;
+	col_analyze_page(sscan);
+	return true;
+}
+#else
+static bool
+col_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
+					   BufferAccessStrategy bstrategy)
+{
+	if (!qs_scan_analyze_next_block(sscan, blockno, bstrategy))
+		return false;
+	col_analyze_page(sscan);
+	return true;
+}
+#endif
+
+static bool
+col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
+					   double *liverows, double *deadrows,
+					   TupleTableSlot *slot)
+{
+	QsScanDesc	qs = (QsScanDesc) sscan;
+	Relation	rel = sscan->rs_rd;
+
+	if (col_an.scan != sscan || !col_an.pending)
+		return qs_scan_analyze_next_tuple(sscan, OldestXmin, liverows,
+										  deadrows, slot);
+	if (!col_an.ready)
+	{
+		QsColDirectory dir;
+		const QsColDirEntry *e = NULL;
+		HTSV_Result status = HEAPTUPLE_DEAD;
+		MemoryContext old;
+
+		col_an.ready = true;
+		col_an.row = col_an.end = 0;
+		qs_coldir_read(rel, &dir);
+		for (uint32 i = 0; i < dir.nentries; i++)
+			if (dir.entries[i].block_id == col_an.block_id)
+				e = &dir.entries[i];
+		if (e != NULL && e->npages == col_an.npages && col_an.pageno < e->npages)
+		{
+			uint32		start = (uint32) ((uint64) col_an.pageno * e->nrows / e->npages);
+			uint32		end = (uint32) ((uint64) (col_an.pageno + 1) * e->nrows / e->npages);
+
+			end = Min(end, e->published);
+			start = Min(start, end);
+			status = qs_coldir_entry_vacuum_status(rel, e, OldestXmin, qs->cbuf);
+			if (status == HEAPTUPLE_LIVE ||
+				(status == HEAPTUPLE_INSERT_IN_PROGRESS &&
+				 TransactionIdIsCurrentTransactionId(e->xmin)))
+			{
+				if (!col_an.have_block || col_an.open_block != e->block_id)
+				{
+					if (col_an.have_block)
+						qs_colrows_close(&col_an.rr);
+					old = MemoryContextSwitchTo(col_an.cxt);
+					qs_colrows_open(rel, col_an.attrs, e, &col_an.rr);
+					MemoryContextSwitchTo(old);
+					col_an.have_block = true;
+					col_an.open_block = e->block_id;
+				}
+				col_an.row = start;
+				col_an.end = end;
+			}
+			else if (status == HEAPTUPLE_DEAD || status == HEAPTUPLE_RECENTLY_DEAD)
+				*deadrows += end - start;
+		}
+		pfree(dir.entries);
+		/* the run page itself is not needed any more */
+		UnlockReleaseBuffer(qs->cbuf);
+		qs->cbuf = InvalidBuffer;
+	}
+	if (col_an.row < col_an.end)
+	{
+		store_main_row(&col_an.rr, col_an.row++, slot, col_an.rowcxt);
+		*liverows += 1;
+		return true;
+	}
+	col_an.pending = false;
+	ExecClearTuple(slot);
+	return false;
 }
 
 /* ------------------------------------------------------------------------
@@ -631,23 +830,51 @@ col_copy_for_cluster(Relation OldTable, Relation NewTable, Relation OldIndex,
 								 num_tuples, tups_vacuumed, tups_recently_dead);
 }
 
+/*
+ * Size estimate: main rows exactly from the directory (blocks not
+ * retired and not loaded by an aborted transaction), plus the delta's
+ * pages at the density a heap table of this row width has before its
+ * first ANALYZE.  pg_class's reltuples/relpages are not used: ANALYZE
+ * counts main rows into reltuples but VACUUM counts the delta only, and
+ * their ratio mixes delta pages with the denser run pages.
+ */
 static void
 col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
 				  double *tuples, double *allvisfrac)
 {
 	QsColDirectory dir;
 	double		mainrows = 0;
+	BlockNumber mainpages = 0;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber deltapages;
+	int32		width;
+	double		density;
 
-	qs_relation_estimate_size(rel, attr_widths, pages, tuples, allvisfrac);
-	if (RelationGetNumberOfBlocks(rel) == 0)
+	*pages = nblocks;
+	*tuples = 0;
+	*allvisfrac = 0;
+	if (nblocks == 0)
 		return;
 	qs_coldir_read(rel, &dir);
 	for (uint32 i = 0; i < dir.nentries; i++)
-		if (dir.entries[i].state != QS_COLBLK_RETIRED &&
-			!TransactionIdDidAbort(dir.entries[i].xmin))
-			mainrows += dir.entries[i].published;
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->state == QS_COLBLK_RETIRED)
+			continue;
+		mainpages += e->npages;
+		if (!TransactionIdIsNormal(e->xmin) || !TransactionIdDidAbort(e->xmin))
+			mainrows += e->published;
+	}
+	/* the metapage and the directory pages hold no rows either */
+	mainpages += 1 + dir.nentries / QS_COLDIR_PER_PAGE + (dir.nentries > 0);
 	pfree(dir.entries);
-	*tuples += mainrows;
+	deltapages = nblocks > mainpages ? nblocks - mainpages : 0;
+
+	width = get_rel_data_width(rel, attr_widths) +
+		MAXALIGN(SizeofHeapTupleHeader) + sizeof(ItemIdData);
+	density = (double) (BLCKSZ - SizeOfPageHeaderData) / Max(width, 1);
+	*tuples = mainrows + rint(density * deltapages);
 }
 
 /* ------------------------------------------------------------------------
@@ -777,6 +1004,8 @@ qs_column_routine(void)
 	if (col_routine)
 		return col_routine;
 	r = qs_engine_register_derived(&qs_hpl_layout);
+	RegisterXactCallback(col_an_xact_abort, NULL);
+	RegisterSubXactCallback(col_an_subxact_abort, NULL);
 
 	r->scan_begin = col_scan_begin;
 	r->scan_end = col_scan_end;
@@ -815,6 +1044,8 @@ qs_column_routine(void)
 	r->scan_set_tidrange = NULL;
 	r->scan_getnextslot_tidrange = NULL;
 	r->scan_sample_next_block = col_scan_sample_next_block;
+	r->scan_analyze_next_block = col_analyze_next_block;
+	r->scan_analyze_next_tuple = col_analyze_next_tuple;
 
 	r->QS_AM_SET_NEW_FILELOCATOR = col_set_new_filelocator;
 	r->relation_nontransactional_truncate = col_nontransactional_truncate;

@@ -187,6 +187,17 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	HeapTupleHeaderSetCmin(&hdr, e->cid);
 	HeapTupleHeaderSetXmax(&hdr, InvalidTransactionId);
 	hdr.t_infomask = HEAP_XMAX_INVALID;
+
+	/*
+	 * The commit hint up front: heap's routines would set it themselves,
+	 * on this copy only, and mark the directory page dirty each time (a
+	 * full-page image after every checkpoint with data checksums).  A
+	 * committed xmin still in an MVCC snapshot's running set is invisible
+	 * all the same (XidInMVCCSnapshot is consulted under the hint).
+	 */
+	if (!TransactionIdIsCurrentTransactionId(e->xmin) &&
+		TransactionIdDidCommit(e->xmin))
+		hdr.t_infomask |= HEAP_XMIN_COMMITTED;
 	hdr.t_hoff = SizeofHeapTupleHeader;
 	tup.t_data = &hdr;
 	tup.t_len = SizeofHeapTupleHeader;
@@ -202,6 +213,34 @@ entry_range_cmp(const void *a, const void *b)
 	uint32		rb = ((const QsColDirEntry *) b)->tid_range;
 
 	return ra < rb ? -1 : ra > rb ? 1 : 0;
+}
+
+/*
+ * qs_coldir_entry_vacuum_status
+ *		HeapTupleSatisfiesVacuum's verdict on a block's rows' insertion
+ *		(ANALYZE counts them as heap counts tuples).
+ */
+HTSV_Result
+qs_coldir_entry_vacuum_status(Relation rel, const QsColDirEntry *e,
+							  TransactionId OldestXmin, Buffer buf)
+{
+	HeapTupleHeaderData hdr;
+	HeapTupleData tup;
+
+	if (!TransactionIdIsNormal(e->xmin))
+		return e->state == QS_COLBLK_RETIRED ? HEAPTUPLE_DEAD : HEAPTUPLE_LIVE;
+	memset(&hdr, 0, sizeof(hdr));
+	HeapTupleHeaderSetXmin(&hdr, e->xmin);
+	HeapTupleHeaderSetCmin(&hdr, e->cid);
+	hdr.t_infomask = HEAP_XMAX_INVALID;
+	hdr.t_hoff = SizeofHeapTupleHeader;
+	tup.t_data = &hdr;
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_tableOid = RelationGetRelid(rel);
+	ItemPointerSetInvalid(&tup.t_self);
+	if (e->state == QS_COLBLK_RETIRED)
+		return HEAPTUPLE_DEAD;
+	return HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
 }
 
 /*

@@ -70,6 +70,18 @@ is($node->safe_psql('postgres', q{SELECT md5(big) FROM c WHERE id = 7}),
 	$node->safe_psql('postgres', q{SELECT md5(big) FROM h WHERE id = 7}),
 	'a 1.3 MB value (TOASTed in heap) comes back whole');
 
+# ANALYZE samples main rows (a run page stands for its share of its
+# block's rows): the table's row count and column statistics come out as
+# heap's, and so do the planner's estimates
+$node->safe_psql('postgres', 'ANALYZE c; ANALYZE h');
+my $rt = $node->safe_psql('postgres', q{SELECT reltuples FROM pg_class WHERE relname = 'c'});
+ok(abs($rt - 120000) < 6000, "ANALYZE counts main rows (reltuples $rt of 120000)");
+is($node->safe_psql('postgres', q{SELECT n_distinct, null_frac > 0.1 FROM pg_stats WHERE tablename = 'c' AND attname = 'g'}),
+	$node->safe_psql('postgres', q{SELECT n_distinct, null_frac > 0.1 FROM pg_stats WHERE tablename = 'h' AND attname = 'g'}),
+	'ANALYZE: a low-cardinality column has heap\'s distinct count');
+my ($est) = $node->safe_psql('postgres', q{EXPLAIN SELECT * FROM c WHERE g = 3}) =~ /rows=(\d+)/;
+ok(abs($est - 120000 / 17) < 120000 / 17 * 0.2, "the planner estimates g = 3 from those statistics ($est rows)");
+
 # INSERT … SELECT and CREATE TABLE AS load row by row into main blocks too
 $node->safe_psql('postgres', q{
 	CREATE TABLE ci (LIKE h) USING qs_column_dev;
