@@ -276,28 +276,6 @@ bench_pred(void)
 
 /* ----------------------------------------------------------------- merge */
 
-static int
-cmp_u32(const void *a, size_t al, const void *b, size_t bl, void *arg)
-{
-	uint32_t	x,
-				y;
-
-	memcpy(&x, a, 4);
-	memcpy(&y, b, 4);
-	return (x > y) - (x < y);
-}
-
-static int
-cmp_u64(const void *a, size_t al, const void *b, size_t bl, void *arg)
-{
-	uint64_t	x,
-				y;
-
-	memcpy(&x, a, 8);
-	memcpy(&y, b, 8);
-	return (x > y) - (x < y);
-}
-
 /* 16-byte values: (hi, lo) pairs of uint64 */
 static int
 cmp_u128(const void *a, size_t al, const void *b, size_t bl, void *arg)
@@ -377,7 +355,8 @@ bench_merge(void)
 		{
 			int			E = Es[ei],
 						pct = pcts[pi];
-			QsCmpFn		cmp = E == 4 ? cmp_u32 : E == 8 ? cmp_u64 : cmp_u128;
+			/* the codec's own comparators: its radix sort applies to them */
+			QsCmpFn		cmp = E == 4 ? qs_cmp_uint32 : E == 8 ? qs_cmp_uint64 : cmp_u128;
 			uint32_t	um = (uint32_t) (nm * pct / 100);
 			uint32_t   *mcodes = xmalloc(nm * 4);
 			uint8_t    *mblob = xmalloc(qs_dict_serialized_size(um, E, 0));

@@ -87,13 +87,17 @@ extern const char *qs_codec_status_name(QsCodecStatus status);
 /* Convenience comparators for tests, benchmarks and memcmp-safe types. */
 extern int	qs_cmp_int32(const void *a, size_t alen, const void *b, size_t blen, void *arg);
 extern int	qs_cmp_int64(const void *a, size_t alen, const void *b, size_t blen, void *arg);
+extern int	qs_cmp_uint32(const void *a, size_t alen, const void *b, size_t blen, void *arg);
 extern int	qs_cmp_uint64(const void *a, size_t alen, const void *b, size_t blen, void *arg);
 extern int	qs_cmp_bytes(const void *a, size_t alen, const void *b, size_t blen, void *arg);
 
 /*
- * Stable merge sort of n records of rs bytes (rs <= 64) keyed by their
- * first keylen bytes; tmp has room for n records.  Returns whichever of
- * recs and tmp holds the result.
+ * Stable sort of n records of rs bytes (rs <= 64) keyed by their first
+ * keylen bytes; tmp has room for n records.  Returns whichever of recs and
+ * tmp holds the result.  With one of the integer comparators above
+ * (qs_cmp_int32/uint32 on 4-byte keys, qs_cmp_int64/uint64 on 8-byte
+ * keys) a radix sort on the key bytes, without a comparator call; else a
+ * merge sort.  Both give the same result.
  */
 extern uint8_t *qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
 								size_t keylen, QsCmpFn cmp, void *arg);

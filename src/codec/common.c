@@ -75,6 +75,17 @@ qs_cmp_int64(const void *a, size_t alen, const void *b, size_t blen, void *arg)
 }
 
 int
+qs_cmp_uint32(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	uint32_t	x,
+				y;
+
+	memcpy(&x, a, 4);
+	memcpy(&y, b, 4);
+	return (x > y) - (x < y);
+}
+
+int
 qs_cmp_uint64(const void *a, size_t alen, const void *b, size_t blen, void *arg)
 {
 	uint64_t	x,
@@ -344,6 +355,8 @@ qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs, size_t keylen,
 	/* integer keys in the codec's own orders: no comparator needed */
 	if (n >= 64 && keylen == 4 && cmp == qs_cmp_int32)
 		return radix_sort_records(recs, tmp, n, rs, 4, true);
+	if (n >= 64 && keylen == 4 && cmp == qs_cmp_uint32)
+		return radix_sort_records(recs, tmp, n, rs, 4, false);
 	if (n >= 64 && keylen == 8 && cmp == qs_cmp_int64)
 		return radix_sort_records(recs, tmp, n, rs, 8, true);
 	if (n >= 64 && keylen == 8 && cmp == qs_cmp_uint64)

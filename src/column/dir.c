@@ -145,21 +145,39 @@ dirpage_of(Relation rel, Page page, BlockNumber blkno)
 	return h;
 }
 
-/* A directory chain longer than the relation is a cycle: corrupt. */
-static void
-dir_step(Relation rel, uint32 *visited)
-{
-	if (++(*visited) > RelationGetNumberOfBlocks(rel))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("directory of column table \"%s\" has a cycle",
-						RelationGetRelationName(rel))));
-}
-
 static QsColDirEntry *
 dirpage_entries(QsColDirPageHeader *h)
 {
 	return (QsColDirEntry *) (h + 1);
+}
+
+/*
+ * The next directory page of a walk along the chain, locked in 'mode' and
+ * checked.  A chain longer than the relation (a cycle) or pointing past
+ * its end is corrupt.
+ */
+static Buffer
+dir_read_page(Relation rel, BlockNumber blk, uint32 *visited, int mode,
+			  QsColDirPageHeader **h)
+{
+	Buffer		buf;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+	CHECK_FOR_INTERRUPTS();
+	if (++(*visited) > nblocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" has a cycle",
+						RelationGetRelationName(rel))));
+	if (blk >= nblocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" points to block %u past the end",
+						RelationGetRelationName(rel), blk)));
+	buf = ReadBuffer(rel, blk);
+	LockBuffer(buf, mode);
+	*h = dirpage_of(rel, BufferGetPage(buf), blk);
+	return buf;
 }
 
 /*
@@ -270,16 +288,7 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 		QsColDirPageHeader *h;
 		QsColDirEntry *ents;
 
-		CHECK_FOR_INTERRUPTS();
-		dir_step(rel, &visited);
-		if (blk >= RelationGetNumberOfBlocks(rel))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("directory of column table \"%s\" points to block %u past the end",
-							RelationGetRelationName(rel), blk)));
-		buf = ReadBuffer(rel, blk);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		h = dirpage_of(rel, BufferGetPage(buf), blk);
+		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
 		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 		{
@@ -483,16 +492,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 		QsColDirEntry *ents;
 		bool		change = false;
 
-		CHECK_FOR_INTERRUPTS();
-		dir_step(rel, &visited);
-		if (blk >= RelationGetNumberOfBlocks(rel))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("directory of column table \"%s\" points to block %u past the end",
-							RelationGetRelationName(rel), blk)));
-		buf = ReadBuffer(rel, blk);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		h = dirpage_of(rel, BufferGetPage(buf), blk);
+		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_EXCLUSIVE, &h);
 		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 			if (ents[i].state != QS_COLBLK_RETIRED &&

@@ -86,8 +86,9 @@ type_is_int(Oid typid)
 /*
  * The codec's own comparators where they give the opclass's order on the
  * value bytes (colblock.h): signed integers for the integer-like types,
- * memcmp for text and bytea whose order is bytewise (C collation; bytea
- * always).  Sorting a block's dictionary calls the comparator n log n
+ * unsigned for oid, memcmp for text and bytea whose order is bytewise (C
+ * collation; bytea always).  For the integer ones the codec sorts by radix
+ * without calling a comparator at all.  Sorting a block's dictionary calls the comparator n log n
  * times; through fmgr that was most of a bulk load's time.
  */
 static QsCmpFn
@@ -103,6 +104,8 @@ native_cmp(Oid typid, Oid collation)
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 			return qs_cmp_int64;
+		case OIDOID:
+			return qs_cmp_uint32;
 		case BYTEAOID:
 			return qs_cmp_bytes;
 		case TEXTOID:

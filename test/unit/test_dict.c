@@ -390,6 +390,12 @@ cmp_i64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
 }
 
 static int
+cmp_u32_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_uint32(a, alen, b, blen, arg);
+}
+
+static int
 cmp_u64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
 {
 	return qs_cmp_uint64(a, alen, b, blen, arg);
@@ -406,12 +412,14 @@ test_radix_sort(void)
 	uint64_t	seed = 99;
 	static const size_t sizes[] = {64, 100, 1000, 70000};
 
-	for (int kind = 0; kind < 3; kind++)
+	for (int kind = 0; kind < 4; kind++)
 	{
-		size_t		w = kind == 0 ? 4 : 8;
+		size_t		w = kind == 0 || kind == 3 ? 4 : 8;
 		size_t		rs = (w + 4 + 3) & ~(size_t) 3;
-		QsCmpFn		fast = kind == 0 ? qs_cmp_int32 : kind == 1 ? qs_cmp_int64 : qs_cmp_uint64;
-		QsCmpFn		slow = kind == 0 ? cmp_i32_slow : kind == 1 ? cmp_i64_slow : cmp_u64_slow;
+		QsCmpFn		fast = kind == 0 ? qs_cmp_int32 : kind == 1 ? qs_cmp_int64 :
+			kind == 2 ? qs_cmp_uint64 : qs_cmp_uint32;
+		QsCmpFn		slow = kind == 0 ? cmp_i32_slow : kind == 1 ? cmp_i64_slow :
+			kind == 2 ? cmp_u64_slow : cmp_u32_slow;
 
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
 		{
