@@ -121,8 +121,17 @@ load_flush_by_oid(void)
 
 	if (!load.active)
 		return;
-	/* the loading transaction still holds its RowExclusiveLock */
-	rel = relation_open(load.relid, NoLock);
+	/*
+	 * The loading transaction still holds its RowExclusiveLock, unless it
+	 * dropped the table since (DROP TABLE does not pass through the AM):
+	 * then the buffered rows go with it.
+	 */
+	rel = try_relation_open(load.relid, NoLock);
+	if (rel == NULL)
+	{
+		load_reset();
+		return;
+	}
 	load_flush(rel);
 	relation_close(rel, NoLock);
 }

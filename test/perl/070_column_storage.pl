@@ -177,6 +177,19 @@ $node->safe_psql('postgres', qq{
 	TRUNCATE ct2;
 	COPY ct2 FROM '$copyfile';
 });
+# rows still buffered for a block when the table is dropped go with it
+$node->safe_psql('postgres', q{
+	CREATE TABLE cdrop (LIKE h) USING qs_column_dev;
+	BEGIN;
+	CREATE TABLE cdrop2 (LIKE h) USING qs_column_dev;
+	INSERT INTO cdrop2 SELECT * FROM h;
+	INSERT INTO cdrop SELECT * FROM h;
+	DROP TABLE cdrop2;
+	DROP TABLE cdrop;
+	COMMIT;
+});
+is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname LIKE 'cdrop%'}), '0',
+	'a transaction that loads and drops its tables commits');
 same_as_heap($node, 'TRUNCATE in the creating transaction', 'ct');
 same_as_heap($node, 'TRUNCATE of a committed table', 'ct2');
 
@@ -187,6 +200,24 @@ $node->safe_psql('postgres', q{
 });
 is($node->safe_psql('postgres', q{SELECT count(*), min(extra), max(extra) FROM ct2}),
 	'120000|42|42', 'ADD COLUMN: main rows read the missing value');
+
+# pg_dump and restore: the access method, the table and its rows (COPY
+# into main blocks again), compared with heap in the restored database
+{
+	my $dump = $node->basedir . '/column.dump';
+	$node->command_ok(['pg_dump', '-d', $node->connstr('postgres'), '-f', $dump],
+		'pg_dump of a database with a column table');
+	$node->safe_psql('postgres', 'CREATE DATABASE restored');
+	$node->command_ok(['psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d',
+			$node->connstr('restored'), '-f', $dump],
+		'the dump restores');
+	is($node->safe_psql('restored', q{
+		SELECT (SELECT count(*) FROM (SELECT x::text FROM c x EXCEPT ALL SELECT y::text FROM h y) a),
+		       (SELECT count(*) FROM (SELECT y::text FROM h y EXCEPT ALL SELECT x::text FROM c x) b),
+		       (SELECT amname FROM pg_am a JOIN pg_class r ON r.relam = a.oid WHERE r.relname = 'c'),
+		       quickstep.check_table('c') >= 120000}),
+		'0|0|qs_column_dev|t', 'restored: the same rows, the same access method');
+}
 
 # a standby replays runs and directory
 $node->backup('b1');
