@@ -70,12 +70,14 @@ demo:
 	bash scripts/demo.sh
 test:
 	PGVERSIONS="$(PGVERSIONS)" bash scripts/test.sh
-# The randomized churn, its concurrent variant and sqlsmith, much longer than
-# make test runs them, with a fresh seed (printed; QS_CHURN_SEED=S repeats it).
+# The randomized churn, its concurrent variant, sqlsmith and the column
+# tables' tests, much longer than make test runs them, with a fresh seed
+# (printed; QS_CHURN_SEED=S repeats it).
 STRESS_SEED ?= $(shell date +%s)
 stress:
-	PGVERSIONS="$(PGVERSIONS)" QS_SUITES=perl QS_PERL_TESTS='06[0-2]_*.pl' \
+	PGVERSIONS="$(PGVERSIONS)" QS_SUITES=perl QS_PERL_TESTS='0[67][0-2]_*.pl' \
 	QS_CHURN_ROUNDS=$${QS_CHURN_ROUNDS:-1500} QS_CHURN_TX=$${QS_CHURN_TX:-20000} \
+	QS_COL_CHURN_ROUNDS=$${QS_COL_CHURN_ROUNDS:-300} \
 	QS_SMITH_QUERIES=$${QS_SMITH_QUERIES:-30000} QS_CHURN_SEED=$${QS_CHURN_SEED:-$(STRESS_SEED)} \
 	bash scripts/test.sh
 bench:

@@ -1,0 +1,164 @@
+# Column tables against heap, randomized (issue 12): rounds of loads of
+# random sizes (COPY and INSERT … SELECT, into the delta and into blocks)
+# with NULLs, mixed value widths (empty to TOASTed), NaN / -0 / infinities,
+# committed, rolled back or rolled back to a savepoint, between ADD/DROP
+# COLUMN, VACUUM (FREEZE), ANALYZE and TRUNCATE — the same statements on a
+# heap table and on a column table.  After every round both hold the same
+# multiset of rows and quickstep.check_table() finds the column table
+# sound.  QS_CHURN_SEED repeats a run, QS_COL_CHURN_ROUNDS lengthens it
+# (make stress runs 300 rounds).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use QsTest;
+
+my $seed = $ENV{QS_CHURN_SEED} || time();
+my $rounds = $ENV{QS_COL_CHURN_ROUNDS} || 30;
+srand($seed);
+note("seed $seed, $rounds rounds");
+
+my $node = qs_new_node('column_churn');
+$node->append_conf('postgresql.conf', "max_wal_size = 1GB\nautovacuum = off\n");
+$node->start;
+my $file = $node->basedir . '/batch.copy';
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION quickstep_am;
+	CREATE FUNCTION column_dev_handler(internal) RETURNS table_am_handler
+	  AS 'quickstep_am', 'column_dev_handler' LANGUAGE C;
+	CREATE ACCESS METHOD qs_column_dev TYPE TABLE HANDLER column_dev_handler;
+	CREATE TABLE h (i int, b bigint, t text, n numeric, f float8, ok bool,
+	                by bytea, d date, ts timestamptz, arr int[]);
+	CREATE TABLE c (LIKE h) USING qs_column_dev;
+	CREATE INDEX c_i ON c (i);
+});
+
+my @extra;			# columns added so far (name)
+my $ncol = 0;
+
+# a batch of $n random rows in table s, columns as h has them now
+sub make_batch
+{
+	my ($n) = @_;
+	my $s = int(rand(1_000_000));
+	my @nf = map { rand() < 0.3 ? 0 : rand() * 0.6 } 1 .. 10;
+	my $maxw = (0, 5, 40, 300, 3000, 30000)[ int(rand(6)) ];
+	my @gen = (
+		"(random() * 2e9 - 1e9)::int",
+		"(random() * 9e18 - 4.5e18)::bigint",
+		"repeat(md5(random()::text), (random() * $maxw / 32)::int) || left(md5(random()::text), (random() * 31)::int)",
+		"round((random() * 1e6)::numeric, (random() * 6)::int) * CASE WHEN random() < 0.5 THEN 1 ELSE 10 END",
+		"(ARRAY['NaN', '-0', 'Infinity', '-Infinity', '0', (random() * 1e10 - 5e9)::text, (random() - 0.5)::text])[1 + (random() * 6)::int]::float8",
+		"random() < 0.5",
+		"decode(repeat(md5(random()::text), (random() * 3)::int), 'hex')",
+		"date '2000-01-01' + (random() * 20000)::int",
+		"timestamptz '2020-01-01' + random() * interval '900 days'",
+		"CASE WHEN random() < 0.5 THEN ARRAY[(random() * 100)::int, NULL] ELSE '{}'::int[] END");
+	my @sel;
+	for my $k (1 .. 10)
+	{
+		push @sel, "CASE WHEN random() < $nf[$k - 1] THEN NULL ELSE $gen[$k - 1] END AS c$k";
+	}
+	push @sel, map { "CASE WHEN random() < 0.5 THEN NULL ELSE 'x' || (random() * 10)::int END AS $_" } @extra;
+	my $list = join(", ", @sel);
+	$node->safe_psql('postgres', qq{
+		DROP TABLE IF EXISTS s;
+		SELECT setseed(0.$s);
+		CREATE TABLE s AS SELECT $list FROM generate_series(1, $n);
+		COPY s TO '$file';
+	});
+}
+
+sub compare
+{
+	my ($what) = @_;
+	my $r = $node->safe_psql('postgres', q{
+		SELECT (SELECT count(*) FROM (SELECT x::text FROM c x EXCEPT ALL SELECT y::text FROM h y) a),
+		       (SELECT count(*) FROM (SELECT y::text FROM h y EXCEPT ALL SELECT x::text FROM c x) b),
+		       (SELECT count(*) FROM c), (SELECT count(*) FROM h),
+		       quickstep.check_table('c') >= (SELECT count(*) FROM c)});
+	my ($d1, $d2, $nc, $nh, $chk) = split /\|/, $r;
+	if ($d1 ne '0' || $d2 ne '0' || $nc ne $nh || $chk ne 't')
+	{
+		fail("$what: column table = heap table and sound (seed $seed): $r");
+		return 0;
+	}
+	return 1;
+}
+
+my $failed = 0;
+for my $round (1 .. $rounds)
+{
+	my $op = rand();
+	my $what;
+	if ($op < 0.55)
+	{
+		my $n = (0, 1, 700, 1000, 1001, 2500, 9000, 20000)[ int(rand(8)) ];
+		make_batch($n);
+		my $via = rand() < 0.5 ? "COPY c FROM '$file'" : "INSERT INTO c SELECT * FROM s";
+		my $end = rand();
+		if ($end < 0.6)
+		{
+			$node->safe_psql('postgres', qq{BEGIN; INSERT INTO h SELECT * FROM s; $via; COMMIT;});
+			$what = "load $n rows ($via)";
+		}
+		elsif ($end < 0.8)
+		{
+			$node->safe_psql('postgres', qq{BEGIN; INSERT INTO h SELECT * FROM s; $via; ROLLBACK;});
+			$what = "rolled back load of $n rows";
+		}
+		else
+		{
+			$node->safe_psql('postgres', qq{BEGIN; SAVEPOINT a; $via; INSERT INTO h SELECT * FROM s;
+				ROLLBACK TO a; $via; INSERT INTO h SELECT * FROM s; COMMIT;});
+			$what = "load of $n rows after a savepoint rollback";
+		}
+	}
+	elsif ($op < 0.65)
+	{
+		$node->safe_psql('postgres', (rand() < 0.5 ? 'VACUUM (FREEZE) c' : 'VACUUM c') . '; ANALYZE c');
+		$what = 'VACUUM / ANALYZE';
+	}
+	elsif ($op < 0.75 && @extra < 3)
+	{
+		my $col = 'e' . ++$ncol;
+		my $def = rand() < 0.5 ? "DEFAULT 'd$ncol'" : '';
+		$node->safe_psql('postgres', qq{ALTER TABLE h ADD COLUMN $col text $def;
+			ALTER TABLE c ADD COLUMN $col text $def;});
+		push @extra, $col;
+		$what = "ADD COLUMN $col $def";
+	}
+	elsif ($op < 0.82 && @extra)
+	{
+		my $col = shift @extra;
+		$node->safe_psql('postgres', qq{ALTER TABLE h DROP COLUMN $col; ALTER TABLE c DROP COLUMN $col;});
+		$what = "DROP COLUMN $col";
+	}
+	elsif ($op < 0.86)
+	{
+		$node->safe_psql('postgres', q{TRUNCATE h; TRUNCATE c;});
+		$what = 'TRUNCATE';
+	}
+	else
+	{
+		# an index scan over everything agrees with the heap's rows
+		my $r = $node->safe_psql('postgres', q{
+			SET enable_seqscan = off; SET enable_bitmapscan = off;
+			SELECT count(*), sum(i::int8) FROM c WHERE i > -2000000000});
+		my $e = $node->safe_psql('postgres', q{SELECT count(*), sum(i::int8) FROM h WHERE i > -2000000000});
+		if ($r ne $e) { fail("index scan: $r, heap $e (seed $seed)"); $failed++; last; }
+		$what = 'index scan';
+	}
+	if (!compare("round $round: $what"))
+	{
+		$failed++;
+		last;
+	}
+}
+is($failed, 0, "$rounds rounds of loads, aborts, DDL and maintenance: the column table always equals the heap table (seed $seed)");
+
+$node->stop;
+done_testing();
