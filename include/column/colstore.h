@@ -133,6 +133,9 @@ typedef struct QsColMeta
 #define QS_COLBLK_SEALED		2
 #define QS_COLBLK_RETIRED		3
 
+/* directory entry flags */
+#define QS_COLDIR_RUN_RECLAIMED	0x0001	/* the run's pages went back to the delta */
+
 /*
  * One directory entry per block version.  xmin/cid: the loading
  * transaction of a bulk-loaded block (its rows are visible exactly when
@@ -191,6 +194,7 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 TransactionId OldestXmin,
 												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
+extern uint32 qs_coldir_reclaim(Relation rel);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
 
@@ -200,6 +204,7 @@ extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
  */
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len);
+extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
 
 /* A block opened for reading: header checked, sections read on demand. */
 typedef struct QsColBlockHandle

@@ -801,7 +801,9 @@ col_nontransactional_truncate(Relation rel)
 /*
  * VACUUM: the engine's over the delta, between two passes that freeze the
  * directory's xmins (qs_coldir_freeze), so relfrozenxid never passes a
- * bulk-loaded block's xmin.  Main rows have nothing to remove yet.
+ * bulk-loaded block's xmin, and after the runs of aborted loads went back
+ * to the delta as empty pages (qs_coldir_reclaim).  Main rows have
+ * nothing to remove yet.
  */
 static void
 col_vacuum(Relation rel, struct VacuumParams *params,
@@ -809,6 +811,8 @@ col_vacuum(Relation rel, struct VacuumParams *params,
 {
 	qs_colload_flush_rel(rel);
 	(void) qs_coldir_freeze(rel, GetOldestNonRemovableTransactionId(rel));
+	/* runs of aborted loads: empty pages the engine's pass records or truncates */
+	(void) qs_coldir_reclaim(rel);
 	qs_vacuum_rel(rel, params, bstrategy);
 	(void) qs_coldir_freeze(rel, GetOldestNonRemovableTransactionId(rel));
 }

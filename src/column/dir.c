@@ -533,3 +533,72 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 	}
 	return oldest;
 }
+
+/*
+ * qs_coldir_reclaim
+ *		VACUUM: give the runs of blocks whose loader aborted or crashed
+ *		(RETIRED by qs_coldir_freeze, xmin never committed, so no snapshot
+ *		reads them) back to the delta (qs_colrun_reclaim), then flag their
+ *		entries so that later VACUUMs skip them.  The entry itself stays:
+ *		its TID range is never handed out again, so index entries pointing
+ *		into it find no row.  Returns the pages reclaimed.
+ */
+uint32
+qs_coldir_reclaim(Relation rel)
+{
+	QsColMeta	meta;
+	BlockNumber blk;
+	uint32		visited = 0;
+	uint32		pages = 0;
+
+	qs_colmeta_read(rel, &meta);
+	blk = meta.dir_head;
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		QsColDirPageHeader *h;
+		QsColDirEntry *ents;
+		uint32		nents;
+		QsColDirEntry *todo;
+		int			ntodo = 0;
+		BlockNumber next;
+
+		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
+		ents = dirpage_entries(h);
+		nents = h->nentries;
+		todo = palloc(sizeof(QsColDirEntry) * Max(nents, 1));
+		for (uint32 i = 0; i < nents; i++)
+			if (ents[i].state == QS_COLBLK_RETIRED &&
+				!(ents[i].flags & QS_COLDIR_RUN_RECLAIMED) &&
+				TransactionIdIsNormal(ents[i].xmin) &&
+				!TransactionIdDidCommit(ents[i].xmin))
+				todo[ntodo++] = ents[i];
+		next = h->next;
+		UnlockReleaseBuffer(buf);
+
+		/* the pages first: a crash before the flag just repeats this */
+		for (int t = 0; t < ntodo; t++)
+			pages += qs_colrun_reclaim(rel, &todo[t]);
+		if (ntodo > 0)
+		{
+			GenericXLogState *xs;
+			Page		page;
+
+			buf = ReadBuffer(rel, blk);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			(void) dirpage_of(rel, BufferGetPage(buf), blk);
+			xs = GenericXLogStart(rel);
+			page = GenericXLogRegisterBuffer(xs, buf, 0);
+			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
+			for (uint32 i = 0; i < nents; i++)
+				for (int t = 0; t < ntodo; t++)
+					if (ents[i].block_id == todo[t].block_id)
+						ents[i].flags |= QS_COLDIR_RUN_RECLAIMED;
+			GenericXLogFinish(xs);
+			UnlockReleaseBuffer(buf);
+		}
+		pfree(todo);
+		blk = next;
+	}
+	return pages;
+}

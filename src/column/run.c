@@ -216,3 +216,58 @@ qs_colblock_release(QsColBlockHandle *h)
 		pfree(h->header);
 	h->header = NULL;
 }
+
+/*
+ * qs_colrun_reclaim
+ *		Give the pages of a RETIRED block's run back to the delta: each page
+ *		still holding this block's image becomes an empty page (logged as a
+ *		full-page image), which the engine formats for rows on first use and
+ *		VACUUM records in the free space map or truncates from the end.
+ *		Only for blocks no snapshot can read: a load that aborted or
+ *		crashed (its xmin never commits, so every directory reader skips
+ *		it).  Idempotent: a page that is no longer this block's is left
+ *		alone, so a crash half-way needs nothing but the next VACUUM.
+ *		Returns the number of pages reclaimed.
+ */
+uint32
+qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
+{
+	uint32		n = 0;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+	for (uint32 k = 0; k < e->npages; k++)
+	{
+		BlockNumber blk = e->run_start + k;
+		Buffer		buf;
+		Page		page;
+		uint32		sp[4];
+
+		if (blk >= nblocks || blk == QS_COLMETA_BLKNO)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || !qs_is_column_page(page) ||
+			qs_column_page_magic(page) != QS_COLPAGE_MAGIC)
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		memcpy(sp, PageGetSpecialPointer(page), sizeof(sp));
+		if (sp[1] != e->block_id || sp[2] != k)
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		START_CRIT_SECTION();
+		PageInit(page, BLCKSZ, 0);
+		MarkBufferDirty(buf);
+		if (RelationNeedsWAL(rel))
+			log_newpage_buffer(buf, true);
+		END_CRIT_SECTION();
+		UnlockReleaseBuffer(buf);
+		n++;
+	}
+	return n;
+}

@@ -134,6 +134,26 @@ is($node->safe_psql('postgres', qq{
 	BEGIN; COPY c FROM '$copyfile'; SELECT count(*) FROM c; ROLLBACK;}),
 	'240000', 'the loader sees its own load before commit');
 
+# VACUUM gives the run of an aborted load back (here: truncated, it was last)
+{
+	$node->safe_psql('postgres', qq{CREATE TABLE cr (LIKE h) USING qs_column_dev;
+		COPY cr FROM '$copyfile'});
+	my $size = sub { $node->safe_psql('postgres', q{SELECT pg_relation_size('cr')}) };
+	my $s1 = $size->();
+	$node->safe_psql('postgres', qq{BEGIN; COPY cr FROM '$copyfile'; ROLLBACK;});
+	my $s2 = $size->();
+	$node->safe_psql('postgres', 'VACUUM cr');
+	my $s3 = $size->();
+	ok($s2 > $s1 * 1.5 && $s3 < $s1 + ($s2 - $s1) / 4,
+		"VACUUM reclaims an aborted load's run ($s1 -> $s2 -> $s3 bytes)");
+	same_as_heap($node, 'and the table keeps its rows', 'cr');
+	$node->safe_psql('postgres', qq{BEGIN; INSERT INTO cr SELECT * FROM h; ROLLBACK;});
+	$node->safe_psql('postgres', qq{COPY cr FROM '$copyfile'});
+	$node->safe_psql('postgres', 'VACUUM cr');
+	is($node->safe_psql('postgres', q{SELECT count(*), quickstep.check_table('cr') >= count(*) FROM cr}),
+		'240000|t', 'a run reclaimed between two blocks leaves every row and a clean checker');
+}
+
 # crash: a committed load survives, an uncommitted one disappears
 my $bg = $node->background_psql('postgres');
 $bg->query_safe(qq{BEGIN; COPY c FROM '$copyfile';});
