@@ -27,6 +27,7 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "storage/block.h"
+#include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
@@ -197,6 +198,55 @@ extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
+extern Buffer qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx);
+extern QsColDirEntry *qs_coldir_page_entry(Page page, uint32 idx);
+
+/* ------------------------------------------------------------------------
+ * The delete map (delmap.c, README section 4.1)
+ * ------------------------------------------------------------------------
+ */
+#define QS_COLDELMAP_ENTRY_SIZE	24	/* one HeapTupleHeaderData per row */
+#define QS_COLDELMAP_ROOT_MAX \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - QS_COLPAGE_SPECIAL) / sizeof(BlockNumber))
+
+/* A block's root: the delete-map page of each virtual page, or Invalid. */
+typedef struct QsColDelmapRoot
+{
+	uint32		n;
+	BlockNumber *pages;
+} QsColDelmapRoot;
+
+extern bool qs_coldelmap_page_info(Page page, uint32 *block_id,
+								   BlockNumber *vblock, uint32 *n);
+extern HeapTupleHeader qs_coldelmap_entry(Page page, OffsetNumber off);
+extern void qs_coldelmap_root(Relation rel, const QsColDirEntry *e,
+							  QsColDelmapRoot *root);
+extern Buffer qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
+								const QsColDelmapRoot *root, uint32 vpage,
+								int mode);
+extern Buffer qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create);
+extern bool qs_coldelmap_header(Relation rel, const QsColDirEntry *e,
+								uint32 row, Snapshot snapshot,
+								HeapTupleHeader hdr, bool *visible);
+
+/* the engine's block number of a buffer's records: a delete map's virtual page */
+static inline BlockNumber
+qs_buffer_tid_block(Buffer buf)
+{
+	BlockNumber vblock;
+
+	if (qs_coldelmap_page_info(BufferGetPage(buf), NULL, &vblock, NULL))
+		return vblock;
+	return BufferGetBlockNumber(buf);
+}
+
+/* main rows by TID, whatever their visibility (am.c) */
+extern void qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
+									  HeapTupleHeader hdr);
+extern void qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
+							 TupleTableSlot *slot);
+extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
+								 HeapTupleHeader hdr);
 
 /* ------------------------------------------------------------------------
  * Runs (run.c)

@@ -275,6 +275,13 @@ extern const QsPageLayout qs_hpl_layout;
  */
 extern const QsPageLayout qs_colpage_layout;
 
+/*
+ * Delete-map pages of column tables (src/column/delmap.c): a main row's
+ * header per entry.  qs_colpage_layout hands them the header functions;
+ * VACUUM iterates their entries as records (max_offset is theirs).
+ */
+extern const QsPageLayout qs_coldelmap_layout;
+
 StaticAssertDecl(BLCKSZ <= 16384,
 				 "page_magic relies on line pointer offsets below 16384");
 

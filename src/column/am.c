@@ -51,6 +51,22 @@
 
 static TableAmRoutine *col_routine = NULL;
 
+/*
+ * Which rows of a block's virtual page count, from their delete-map
+ * entries: visible to 'snapshot', or (snapshot NULL) their
+ * HeapTupleSatisfiesVacuum verdict against OldestXmin.  Rows of a virtual
+ * page without a delete-map page are as the directory says.
+ */
+typedef struct ColRowFilter
+{
+	QsColDelmapRoot root;		/* n = 0: the block has no delete map */
+	uint32		vpage;			/* loaded virtual page, or UINT32_MAX */
+	bool		has_page;
+	uint8		status[QS_COLBLOCK_TIDS_PER_PAGE];	/* bool or HTSV_Result */
+	bool		removed[QS_COLBLOCK_TIDS_PER_PAGE];
+	HeapTupleHeaderData hdr[QS_COLBLOCK_TIDS_PER_PAGE];
+} ColRowFilter;
+
 /* ANALYZE's main-row state (see "ANALYZE" below) */
 static struct
 {
@@ -66,6 +82,7 @@ static struct
 	MemoryContext rowcxt;
 	QsColAttr  *attrs;
 	QsColRowReader rr;
+	ColRowFilter filter;
 	bool		have_block;
 	uint32		open_block;
 }			col_an;
@@ -88,16 +105,35 @@ main_rows_unsupported(Relation rel, const char *what)
  */
 
 /*
+ * The header of a main row without a delete-map entry: the directory's
+ * xmin and cmin, no xmax, t_ctid = its own TID.
+ */
+void
+qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
+						  HeapTupleHeader hdr)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	HeapTupleHeaderSetXmin(hdr, e->xmin);
+	HeapTupleHeaderSetCmin(hdr, e->cid);
+	HeapTupleHeaderSetXmax(hdr, InvalidTransactionId);
+	hdr->t_infomask = HEAP_XMAX_INVALID;
+	if (!TransactionIdIsNormal(e->xmin))
+		hdr->t_infomask |= HEAP_XMIN_FROZEN;
+	hdr->t_hoff = SizeofHeapTupleHeader;
+	hdr->t_ctid = *tid;
+}
+
+/*
  * Store row 'row' of the open block into slot (an HPL record slot):
- * values as a virtual tuple, and the header system columns read.
+ * values as a virtual tuple, and the header the system columns read:
+ * 'hdr' (its delete-map entry) or, when NULL, the directory's.
  */
 static void
 store_main_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
-			   MemoryContext rowcxt)
+			   MemoryContext rowcxt, const HeapTupleHeaderData *hdr)
 {
 	MemoryContext old;
 	QsRecSlot  *rs = (QsRecSlot *) slot;
-	HeapTupleHeader hdr;
 
 	ExecClearTuple(slot);
 	MemoryContextReset(rowcxt);
@@ -106,16 +142,93 @@ store_main_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 	MemoryContextSwitchTo(old);
 	qs_virt_tid(rr->h.entry.tid_range, row, &slot->tts_tid);
 	slot->tts_tableOid = RelationGetRelid(rr->h.rel);
-	hdr = &rs->hdr;
-	memset(hdr, 0, sizeof(*hdr));
-	HeapTupleHeaderSetXmin(hdr, rr->h.entry.xmin);
-	HeapTupleHeaderSetCmin(hdr, rr->h.entry.cid);
-	HeapTupleHeaderSetXmax(hdr, InvalidTransactionId);
-	hdr->t_infomask = HEAP_XMAX_INVALID;
-	if (!TransactionIdIsNormal(rr->h.entry.xmin))
-		hdr->t_infomask |= HEAP_XMIN_FROZEN;
-	hdr->t_ctid = slot->tts_tid;
+	if (hdr)
+		rs->hdr = *hdr;
+	else
+		qs_colmain_default_header(&rr->h.entry, &slot->tts_tid, &rs->hdr);
 	ExecStoreVirtualTuple(slot);
+}
+
+
+static void
+colfilter_begin(Relation rel, const QsColDirEntry *e, ColRowFilter *f)
+{
+	qs_coldelmap_root(rel, e, &f->root);
+	f->vpage = UINT32_MAX;
+	f->has_page = false;
+}
+
+static void
+colfilter_end(ColRowFilter *f)
+{
+	if (f->root.pages)
+		pfree(f->root.pages);
+	f->root.pages = NULL;
+	f->root.n = 0;
+}
+
+/*
+ * Row 'row' of block 'e': returns false when it does not exist any more
+ * (VACUUM removed it); else *hdr is its entry (NULL: none) and *status
+ * the verdict.
+ */
+static bool
+colfilter_row(Relation rel, const QsColDirEntry *e, ColRowFilter *f,
+			  uint32 row, Snapshot snapshot, TransactionId OldestXmin,
+			  const HeapTupleHeaderData **hdr, int *status)
+{
+	uint32		vpage = row / QS_COLBLOCK_TIDS_PER_PAGE;
+	uint32		slot = row % QS_COLBLOCK_TIDS_PER_PAGE;
+
+	*hdr = NULL;
+	if (f->root.n == 0)
+		return true;
+	if (vpage != f->vpage)
+	{
+		Buffer		buf = qs_coldelmap_page(rel, e, &f->root, vpage,
+											BUFFER_LOCK_SHARE);
+
+		f->vpage = vpage;
+		f->has_page = BufferIsValid(buf);
+		if (f->has_page)
+		{
+			Page		page = BufferGetPage(buf);
+
+			for (uint32 i = 0; i < QS_COLBLOCK_TIDS_PER_PAGE; i++)
+			{
+				HeapTupleHeader h = qs_coldelmap_entry(page, i + 1);
+				HeapTupleData tup;
+
+				f->removed[i] = (h == NULL);
+				if (h == NULL)
+					continue;
+				tup.t_data = h;
+				tup.t_len = SizeofHeapTupleHeader;
+				qs_virt_tid(e->tid_range, vpage * QS_COLBLOCK_TIDS_PER_PAGE + i,
+							&tup.t_self);
+				tup.t_tableOid = RelationGetRelid(rel);
+				if (snapshot != NULL)
+				{
+					bool		vis = HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+
+					HeapCheckForSerializableConflictOut(vis, rel, &tup, buf,
+														snapshot);
+					f->status[i] = vis;
+				}
+				else
+					f->status[i] = (uint8) HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
+				f->hdr[i] = *h;
+			}
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	if (!f->has_page)
+		return true;
+	if (f->removed[slot])
+		return false;
+	*hdr = &f->hdr[slot];
+	*status = f->status[slot];
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -134,6 +247,7 @@ typedef struct ColScanDescData
 	bool		have_block;
 	uint32		row;
 	QsColRowReader rr;
+	ColRowFilter filter;		/* the block's delete map */
 	QsColAttr  *attrs;
 	MemoryContext cxt;			/* the scan's directory and attributes */
 	MemoryContext blkcxt;		/* the current block */
@@ -214,7 +328,10 @@ static void
 col_main_reset(ColScanDesc s)
 {
 	if (s->have_block)
+	{
 		qs_colrows_close(&s->rr);
+		colfilter_end(&s->filter);
+	}
 	s->have_block = false;
 	MemoryContextReset(s->blkcxt);
 	s->delta_done = false;
@@ -287,6 +404,7 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			MemoryContextReset(s->blkcxt);
 			old = MemoryContextSwitchTo(s->blkcxt);
 			qs_colrows_open(rel, s->attrs, &s->dir.entries[idx], &s->rr);
+			colfilter_begin(rel, &s->dir.entries[idx], &s->filter);
 			MemoryContextSwitchTo(old);
 			s->have_block = true;
 			s->row = 0;
@@ -294,10 +412,21 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 		if (s->row >= s->rr.h.entry.published)
 		{
 			qs_colrows_close(&s->rr);
+			colfilter_end(&s->filter);
 			s->have_block = false;
 			continue;
 		}
-		store_main_row(&s->rr, s->row++, slot, s->rowcxt);
+		{
+			const HeapTupleHeaderData *hdr;
+			int			vis = true;
+			uint32		row = s->row++;
+
+			if (!colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
+							   s->base.rs_snapshot, InvalidTransactionId,
+							   &hdr, &vis) || !vis)
+				continue;
+			store_main_row(&s->rr, row, slot, s->rowcxt, hdr);
+		}
 		return true;
 	}
 }
@@ -480,9 +609,13 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 				if (!col_an.have_block || col_an.open_block != e->block_id)
 				{
 					if (col_an.have_block)
+					{
 						qs_colrows_close(&col_an.rr);
+						colfilter_end(&col_an.filter);
+					}
 					old = MemoryContextSwitchTo(col_an.cxt);
 					qs_colrows_open(rel, col_an.attrs, e, &col_an.rr);
+					colfilter_begin(rel, e, &col_an.filter);
 					MemoryContextSwitchTo(old);
 					col_an.have_block = true;
 					col_an.open_block = e->block_id;
@@ -498,9 +631,28 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 		UnlockReleaseBuffer(qs->cbuf);
 		qs->cbuf = InvalidBuffer;
 	}
-	if (col_an.row < col_an.end)
+	while (col_an.row < col_an.end)
 	{
-		store_main_row(&col_an.rr, col_an.row++, slot, col_an.rowcxt);
+		const HeapTupleHeaderData *hdr;
+		int			status = HEAPTUPLE_LIVE;
+		uint32		row = col_an.row++;
+
+		if (!colfilter_row(rel, &col_an.rr.h.entry, &col_an.filter, row, NULL,
+						   OldestXmin, &hdr, &status))
+			continue;
+		/* as heapam_scan_analyze_next_tuple counts them */
+		if (status == HEAPTUPLE_DEAD || status == HEAPTUPLE_RECENTLY_DEAD)
+		{
+			*deadrows += 1;
+			continue;
+		}
+		if (status == HEAPTUPLE_DELETE_IN_PROGRESS && hdr != NULL &&
+			TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid((HeapTupleHeader) hdr)))
+		{
+			*deadrows += 1;
+			continue;
+		}
+		store_main_row(&col_an.rr, row, slot, col_an.rowcxt, hdr);
 		*liverows += 1;
 		return true;
 	}
@@ -555,11 +707,14 @@ cache_reset(ColFetchCache *c)
 }
 
 /*
- * The main row at a virtual TID, if its block is visible to snapshot.
+ * The main row at a virtual TID, if its block and its delete-map entry
+ * are visible to snapshot (NULL: whatever its visibility, if it exists).
+ * 'hdr', when given, replaces the row's header (the caller read it).
  */
 static bool
 col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
-			   Snapshot snapshot, TupleTableSlot *slot)
+			   Snapshot snapshot, TupleTableSlot *slot,
+			   const HeapTupleHeaderData *hdr)
 {
 	QsColDirectory dir;
 	const QsColDirEntry *e;
@@ -574,22 +729,85 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	e = qs_coldir_find_range(&dir, range);
 	if (e != NULL && row < e->published)
 	{
-		if (!c->have_block || c->block_id != e->block_id)
-		{
-			MemoryContext old;
+		HeapTupleHeaderData own;
+		bool		visible = true;
 
-			cache_reset(c);
-			old = MemoryContextSwitchTo(c->blkcxt);
-			qs_colrows_open(rel, c->attrs, e, &c->rr);
-			MemoryContextSwitchTo(old);
-			c->have_block = true;
-			c->block_id = e->block_id;
+		if (hdr == NULL)
+		{
+			if (!qs_coldelmap_header(rel, e, row, snapshot, &own, &visible))
+				visible = false;	/* removed by VACUUM */
+			hdr = &own;
 		}
-		store_main_row(&c->rr, row, slot, c->rowcxt);
-		found = true;
+		if (visible)
+		{
+			if (!c->have_block || c->block_id != e->block_id)
+			{
+				MemoryContext old;
+
+				cache_reset(c);
+				old = MemoryContextSwitchTo(c->blkcxt);
+				qs_colrows_open(rel, c->attrs, e, &c->rr);
+				MemoryContextSwitchTo(old);
+				c->have_block = true;
+				c->block_id = e->block_id;
+			}
+			store_main_row(&c->rr, row, slot, c->rowcxt, hdr);
+			found = true;
+		}
 	}
 	pfree(dir.entries);
 	return found;
+}
+
+/*
+ * A main row by TID whatever its visibility, with header 'hdr' (the delete
+ * map's layout: tuple_lock's result slot, update's old row).
+ */
+void
+qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
+				 TupleTableSlot *slot)
+{
+	ColFetchCache c;
+
+	cache_init(&c, rel);
+	if (!col_fetch_main(rel, &c, tid, NULL, slot, hdr))
+		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
+			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+			 RelationGetRelationName(rel));
+	ExecMaterializeSlot(slot);
+	cache_reset(&c);
+	MemoryContextDelete(c.cxt);
+}
+
+HeapTuple
+qs_colmain_copy(Relation rel, ItemPointer tid, HeapTupleHeader hdr)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel),
+													table_slot_callbacks(rel));
+	ColFetchCache c;
+	HeapTuple	tup;
+
+	cache_init(&c, rel);
+	/* the caller holds the entry's page locked: the header is given */
+	if (!col_fetch_main(rel, &c, tid, NULL, slot, hdr))
+		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
+			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+			 RelationGetRelationName(rel));
+	tup = heap_form_tuple(RelationGetDescr(rel), slot->tts_values,
+						  slot->tts_isnull);
+	/* the MVCC fields of the entry, the shape bits of the formed tuple */
+	tup->t_data->t_choice = hdr->t_choice;
+	tup->t_data->t_ctid = hdr->t_ctid;
+	tup->t_data->t_infomask = (tup->t_data->t_infomask & ~HEAP_XACT_MASK) |
+		(hdr->t_infomask & HEAP_XACT_MASK);
+	tup->t_data->t_infomask2 = (tup->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
+		(hdr->t_infomask2 & HEAP2_XACT_MASK);
+	tup->t_self = *tid;
+	tup->t_tableOid = RelationGetRelid(rel);
+	ExecDropSingleTupleTableSlot(slot);
+	cache_reset(&c);
+	MemoryContextDelete(c.cxt);
+	return tup;
 }
 
 typedef struct ColIndexFetchData
@@ -641,7 +859,7 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	*call_again = false;
 	if (all_dead)
 		*all_dead = false;
-	return col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot);
+	return col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL);
 }
 
 static bool
@@ -654,7 +872,7 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
 	cache_init(&c, rel);
-	found = col_fetch_main(rel, &c, tid, snapshot, slot);
+	found = col_fetch_main(rel, &c, tid, snapshot, slot, NULL);
 	/* the values outlive the cache: the slot keeps its own copy */
 	if (found)
 		ExecMaterializeSlot(slot);
@@ -689,31 +907,70 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							 Snapshot snapshot)
 {
 	QsColDirectory dir;
+	const QsColDirEntry *e;
 	uint32		range,
 				row;
-	bool		ok;
+	bool		ok = false;
 
 	if (!qs_tid_is_virtual(&slot->tts_tid))
 		return qs_tuple_satisfies_snapshot(rel, slot, snapshot);
 	if (!qs_virt_decode(&slot->tts_tid, &range, &row))
 		return false;
 	qs_coldir_read_visible(rel, snapshot, &dir);
-	ok = qs_coldir_find_range(&dir, range) != NULL;
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && row < e->published)
+	{
+		HeapTupleHeaderData hdr;
+
+		if (!qs_coldelmap_header(rel, e, row, snapshot, &hdr, &ok))
+			ok = false;
+	}
 	pfree(dir.entries);
 	return ok;
 }
 
+/*
+ * The newest version of a main row visible to the scan's snapshot: the
+ * row itself, or one of the delta versions its updates made.
+ */
 static void
 col_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 {
-	/* main rows are never updated yet: the TID is the latest */
+	Relation	rel = sscan->rs_rd;
+	Snapshot	snapshot = sscan->rs_snapshot;
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+	HeapTupleHeaderData hdr;
+	bool		visible = false;
+	bool		exists = false;
+
 	if (!qs_tid_is_virtual(tid))
+	{
 		qs_get_latest_tid(is_col_scan(sscan) ? ((ColScanDesc) sscan)->delta : sscan,
 						  tid);
+		return;
+	}
+	if (!qs_virt_decode(tid, &range, &row))
+		return;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && row < e->published)
+		exists = qs_coldelmap_header(rel, e, row, snapshot, &hdr, &visible);
+	pfree(dir.entries);
+	if (!exists ||
+		(hdr.t_infomask & HEAP_XMAX_INVALID) ||
+		HeapTupleHeaderIsOnlyLocked(&hdr) ||
+		HeapTupleHeaderIndicatesMovedPartitions(&hdr) ||
+		ItemPointerEquals(tid, &hdr.t_ctid))
+		return;
+	qs_follow_latest_tid(rel, snapshot, tid, hdr.t_ctid,
+						 HeapTupleHeaderGetUpdateXid(&hdr));
 }
 
 /* ------------------------------------------------------------------------
- * DML on main rows: the delete map does not exist yet
+ * DML: main rows through their delete-map entries (dml.c, delmap.c)
  * ------------------------------------------------------------------------
  */
 static TM_Result
@@ -721,8 +978,7 @@ col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				 Snapshot snapshot, Snapshot crosscheck, bool wait,
 				 TM_FailureData *tmfd, bool changingPart)
 {
-	if (qs_tid_is_virtual(tid))
-		main_rows_unsupported(rel, "DELETE");
+	qs_colload_flush_rel(rel);
 	return qs_tuple_delete(rel, tid, cid, snapshot, crosscheck, wait, tmfd,
 						   changingPart);
 }
@@ -733,8 +989,7 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				 bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
 				 QS_UPDATE_INDEXES_T *update_indexes)
 {
-	if (qs_tid_is_virtual(otid))
-		main_rows_unsupported(rel, "UPDATE");
+	qs_colload_flush_rel(rel);
 	return qs_tuple_update(rel, otid, slot, cid, snapshot, crosscheck, wait,
 						   tmfd, lockmode, update_indexes);
 }
@@ -744,8 +999,7 @@ col_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 			   TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
 			   LockWaitPolicy wait_policy, uint8 flags, TM_FailureData *tmfd)
 {
-	if (qs_tid_is_virtual(tid))
-		main_rows_unsupported(rel, "locking");
+	qs_colload_flush_rel(rel);
 	return qs_tuple_lock(rel, tid, snapshot, slot, cid, mode, wait_policy,
 						 flags, tmfd);
 }
@@ -912,6 +1166,8 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 				old;
 	pg_atomic_uint32 *pnext = cs ? cs->pnext : NULL;
 	uint32		serial = 0;
+	bool		mvcc;
+	TransactionId OldestXmin = InvalidTransactionId;
 
 	qs_colload_flush_rel(tableRelation);
 	n = qs_index_build_range_scan(tableRelation, indexRelation, indexInfo,
@@ -939,7 +1195,10 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 	rowcxt = AllocSetContextCreate(cxt, "row", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	/* an MVCC build sees what its snapshot sees; else all but aborted */
-	if (snapshot != NULL && IsMVCCSnapshot(snapshot))
+	mvcc = snapshot != NULL && IsMVCCSnapshot(snapshot);
+	if (!mvcc)
+		OldestXmin = GetOldestNonRemovableTransactionId(tableRelation);
+	if (mvcc)
 		qs_coldir_read_visible(tableRelation, snapshot, &dir);
 	else
 		qs_coldir_read(tableRelation, &dir);
@@ -958,6 +1217,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 		const QsColDirEntry *e;
 		QsColRowReader rr;
 		MemoryContext bcxt;
+		ColRowFilter *filter;
 
 		if (idx >= dir.nentries)
 			break;
@@ -970,19 +1230,54 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 		bcxt = AllocSetContextCreate(cxt, "block", ALLOCSET_DEFAULT_SIZES);
 		old = MemoryContextSwitchTo(bcxt);
 		qs_colrows_open(tableRelation, attrs, e, &rr);
+		filter = palloc(sizeof(ColRowFilter));
+		colfilter_begin(tableRelation, e, filter);
 		MemoryContextSwitchTo(old);
 		for (uint32 row = 0; row < e->published; row++)
 		{
+			const HeapTupleHeaderData *hdr;
+			int			status = HEAPTUPLE_LIVE;
+			bool		alive = true;
+
 			CHECK_FOR_INTERRUPTS();
-			store_main_row(&rr, row, slot, rowcxt);
+			if (!colfilter_row(tableRelation, e, filter, row,
+							   mvcc ? snapshot : NULL, OldestXmin, &hdr, &status))
+				continue;		/* removed by VACUUM */
+
+			/*
+			 * A row with a delete-map entry, as heapam's build decides: an
+			 * MVCC build takes what its snapshot sees; else rows dead to
+			 * everybody are left out, recently dead ones and our own
+			 * deletions indexed as not alive (no uniqueness check).  No
+			 * other transaction can be deleting under CREATE INDEX's
+			 * ShareLock but a prepared one: indexed as alive, so a unique
+			 * build errs on the safe side instead of waiting for it.
+			 */
+			if (hdr != NULL)
+			{
+				if (mvcc)
+				{
+					if (!status)
+						continue;
+				}
+				else if (status == HEAPTUPLE_DEAD)
+					continue;
+				else if (status == HEAPTUPLE_RECENTLY_DEAD)
+					alive = false;
+				else if (status == HEAPTUPLE_DELETE_IN_PROGRESS &&
+						 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid((HeapTupleHeader) hdr)))
+					alive = false;
+			}
+			store_main_row(&rr, row, slot, rowcxt, hdr);
 			MemoryContextReset(econtext->ecxt_per_tuple_memory);
 			if (predicate != NULL && !ExecQual(predicate, econtext))
 				continue;
 			FormIndexDatum(indexInfo, slot, estate, values, isnull);
-			callback(indexRelation, &slot->tts_tid, values, isnull, true,
+			callback(indexRelation, &slot->tts_tid, values, isnull, alive,
 					 callback_state);
 			n += 1;
 		}
+		colfilter_end(filter);
 		qs_colrows_close(&rr);
 		MemoryContextDelete(bcxt);
 	}

@@ -66,9 +66,23 @@ colpage_max_offset(Page page)
 	return 0;
 }
 
+/*
+ * Delete-map pages hold main rows' headers, which the engine's DML reaches
+ * by the TIDs of those rows (qs_coldelmap_buffer): the functions it calls
+ * on one record are the delete map's.  max_offset stays 0, so that no
+ * loop over a page's records ever takes a header for a delta row.
+ */
+static inline bool
+is_delmap(Page page)
+{
+	return qs_coldelmap_page_info(page, NULL, NULL, NULL);
+}
+
 static QsRecordState
 colpage_record_state(Page page, OffsetNumber off)
 {
+	if (is_delmap(page))
+		return qs_coldelmap_layout.record_state(page, off);
 	return QS_REC_UNUSED;
 }
 
@@ -82,6 +96,8 @@ static HeapTupleHeader
 colpage_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 				   uint32 *len)
 {
+	if (is_delmap(page))
+		return qs_coldelmap_layout.get_header(page, off, scratch, len);
 	elog(ERROR, "column page has no record at offset %u", off);
 	return NULL;				/* keep compiler quiet */
 }
@@ -89,6 +105,11 @@ colpage_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 static void
 colpage_set_header(Page page, OffsetNumber off, HeapTupleHeader hdr)
 {
+	if (is_delmap(page))
+	{
+		qs_coldelmap_layout.set_header(page, off, hdr);
+		return;
+	}
 	elog(ERROR, "column page has no record at offset %u", off);
 }
 
@@ -96,12 +117,19 @@ static void
 colpage_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 					 TupleTableSlot *slot, const Bitmapset *attrs)
 {
+	if (is_delmap(page))
+	{
+		qs_coldelmap_layout.store_record(rel, buf, page, off, slot, attrs);
+		return;
+	}
 	elog(ERROR, "column page has no record at offset %u", off);
 }
 
 static HeapTuple
 colpage_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 {
+	if (is_delmap(page))
+		return qs_coldelmap_layout.copy_record(rel, page, blkno, off);
 	elog(ERROR, "column page %u has no record at offset %u", blkno, off);
 	return NULL;				/* keep compiler quiet */
 }

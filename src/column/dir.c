@@ -602,3 +602,61 @@ qs_coldir_reclaim(Relation rel)
 	}
 	return pages;
 }
+
+/*
+ * qs_coldir_lock_entry
+ *		The directory page holding block_id's entry, pinned and exclusively
+ *		locked, and the entry's index in it.  Entries never move (the
+ *		directory only grows at its tail), so the page found under a share
+ *		lock still holds it.
+ */
+Buffer
+qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
+{
+	QsColMeta	meta;
+	BlockNumber blk;
+	uint32		visited = 0;
+
+	qs_colmeta_read(rel, &meta);
+	blk = meta.dir_head;
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		QsColDirPageHeader *h;
+		QsColDirEntry *ents;
+		BlockNumber next;
+
+		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
+		ents = dirpage_entries(h);
+		for (uint32 i = 0; i < h->nentries; i++)
+		{
+			if (ents[i].block_id != block_id)
+				continue;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			h = dirpage_of(rel, BufferGetPage(buf), blk);
+			if (i >= h->nentries || dirpage_entries(h)[i].block_id != block_id)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("directory entry of block %u of column table \"%s\" moved",
+								block_id, RelationGetRelationName(rel))));
+			*idx = i;
+			return buf;
+		}
+		next = h->next;
+		UnlockReleaseBuffer(buf);
+		blk = next;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("column table \"%s\" has no directory entry for block %u",
+					RelationGetRelationName(rel), block_id)));
+	return InvalidBuffer;		/* keep compiler quiet */
+}
+
+/* entry 'idx' of a directory page image (one registered for generic WAL) */
+QsColDirEntry *
+qs_coldir_page_entry(Page page, uint32 idx)
+{
+	return &dirpage_entries((QsColDirPageHeader *) PageGetContents(page))[idx];
+}

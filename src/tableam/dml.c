@@ -535,7 +535,8 @@ qs_load_header(const QsPageLayout *L, Relation rel, Buffer buf,
 
 	tp->t_data = qs_page_get_header(L, BufferGetPage(buf), off, scratch, &len);
 	tp->t_len = len;
-	ItemPointerSet(&tp->t_self, BufferGetBlockNumber(buf), off);
+	/* a column table's delete-map page holds the headers of a virtual page */
+	ItemPointerSet(&tp->t_self, qs_buffer_tid_block(buf), off);
 	tp->t_tableOid = RelationGetRelid(rel);
 }
 
@@ -1079,6 +1080,11 @@ qs_attrs_changed(Relation rel, const QsPageLayout *L, Page page,
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			x = -1;
 	bool		changed = false;
+	HeapTuple	oldtup = NULL;
+
+	/* a column table's main row: its values are in its block, not the page */
+	if (!bms_is_empty(attrs) && qs_page_layout(L, page) == &qs_colpage_layout)
+		oldtup = qs_page_copy_record(L, rel, page, InvalidBlockNumber, off);
 
 	while (!changed && (x = bms_next_member(attrs, x)) >= 0)
 	{
@@ -1095,7 +1101,10 @@ qs_attrs_changed(Relation rel, const QsPageLayout *L, Page page,
 			break;
 		}
 		att = TupleDescAttr(desc, attnum - 1);
-		qs_page_read_column(L, page, desc, attnum, &off, 1, &oldv, &oldnull);
+		if (oldtup)
+			oldv = heap_getattr(oldtup, attnum, desc, &oldnull);
+		else
+			qs_page_read_column(L, page, desc, attnum, &off, 1, &oldv, &oldnull);
 		newv = heap_getattr(newtup, attnum, desc, &newnull);
 		if (oldnull != newnull)
 			changed = true;
@@ -1107,6 +1116,8 @@ qs_attrs_changed(Relation rel, const QsPageLayout *L, Page page,
 			changed = true;
 	}
 	bms_free(attrs);
+	if (oldtup)
+		heap_freetuple(oldtup);
 	return changed;
 }
 
@@ -1125,12 +1136,23 @@ static Buffer
 qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
 				  const char *what)
 {
-	Buffer		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	Buffer		buf;
 
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (qs_page_record_state(L, BufferGetPage(buf), ItemPointerGetOffsetNumber(tid)) != QS_REC_NORMAL)
+	/*
+	 * A main row of a column table (a virtual TID): its header lives in the
+	 * delete map, made for its virtual page now if it has none yet.
+	 */
+	if (qs_tid_is_virtual(tid))
+		buf = qs_coldelmap_buffer(rel, tid, true);
+	else
+		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	if (BufferIsValid(buf))
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (!BufferIsValid(buf) ||
+		qs_page_record_state(L, BufferGetPage(buf), ItemPointerGetOffsetNumber(tid)) != QS_REC_NORMAL)
 	{
-		UnlockReleaseBuffer(buf);
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("attempted to %s a record (%u,%u) of \"%s\" that does not exist",
@@ -1270,7 +1292,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		return result;
 	}
 
-	CheckForSerializableConflictIn(rel, tid, BufferGetBlockNumber(buf));
+	CheckForSerializableConflictIn(rel, tid, ItemPointerGetBlockNumber(tid));
 	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
 		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),

@@ -940,11 +940,21 @@ qs_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 void
 qs_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 {
-	Relation	rel = sscan->rs_rd;
-	Snapshot	snapshot = sscan->rs_snapshot;
+	qs_follow_latest_tid(sscan->rs_rd, sscan->rs_snapshot, tid, *tid,
+						 InvalidTransactionId);
+}
+
+/*
+ * The update chain from 'start' (a version whose inserter must be
+ * 'priorXmax' when valid): *tid gets each version visible to snapshot.
+ * Column tables start their walk at a main row's successor.
+ */
+void
+qs_follow_latest_tid(Relation rel, Snapshot snapshot, ItemPointer tid,
+					 ItemPointerData start, TransactionId priorXmax)
+{
 	const QsPageLayout *L = qs_layout_of(rel);
-	ItemPointerData ctid = *tid;
-	TransactionId priorXmax = InvalidTransactionId;
+	ItemPointerData ctid = start;
 
 	for (;;)
 	{

@@ -114,6 +114,30 @@ track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxi
 }
 
 /*
+ * Pass 2 for main rows of a column table (virtual TIDs of one virtual
+ * page): their index entries are gone, their delete-map entries are
+ * marked removed (no bytes move, so an exclusive lock suffices).
+ */
+static void
+vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
+					  int n, TransactionId rm_horizon)
+{
+	Buffer		buf = qs_coldelmap_buffer(rel, tid, false);
+	GenericXLogState *state;
+	Page		wpage;
+
+	if (!BufferIsValid(buf))
+		return;					/* the block's version is gone */
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	qs_log_conflict(rel, rm_horizon);
+	state = GenericXLogStart(rel);
+	wpage = GenericXLogRegisterBuffer(state, buf, 0);
+	qs_coldelmap_layout.mark_unused(wpage, offs, n);
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
  * page_all_visible
  *		For pass 2, after dead records were removed (pass 1 decides from
  *		HeapTupleSatisfiesVacuum's verdicts as it goes):
@@ -250,6 +274,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		bool		setvis;
 		bool		allvis_ok = qs_allvis_allowed();
 		int			ndead_before = dead.n;
+		const QsPageLayout *PL;
+		BlockNumber tblk;
 
 		qs_vacuum_delay_point();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
@@ -260,7 +286,20 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
-		maxoff = qs_page_max_offset(L, page);
+
+		/*
+		 * A column table's delete-map page: its entries are the headers of
+		 * main rows, with the virtual TIDs of its page, classified and
+		 * frozen as records (never all-visible, no free space).
+		 */
+		PL = L;
+		tblk = blk;
+		if (qs_coldelmap_page_info(page, NULL, &tblk, NULL))
+		{
+			PL = &qs_coldelmap_layout;
+			allvis_ok = false;
+		}
+		maxoff = qs_page_max_offset(PL, page);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
 			HeapTupleData tup;
@@ -269,14 +308,14 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			HeapTupleHeader h;
 			bool		freeze = false;
 			HTSV_Result status;
-			QsRecordState st = qs_page_record_state(L, page, off);
+			QsRecordState st = qs_page_record_state(PL, page, off);
 
 			if (st == QS_REC_DEAD)
 			{
 				nonempty = true;
 				pv_ok = false;
 				if (do_index)
-					dead_add(&dead, blk, off);
+					dead_add(&dead, tblk, off);
 				continue;
 			}
 			if (st != QS_REC_NORMAL)
@@ -285,10 +324,10 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				continue;
 			}
 			nonempty = true;
-			h = qs_page_get_header(L, page, off, &scratch, &len);
+			h = qs_page_get_header(PL, page, off, &scratch, &len);
 			tup.t_data = h;
 			tup.t_len = len;
-			ItemPointerSet(&tup.t_self, blk, off);
+			ItemPointerSet(&tup.t_self, tblk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
 			if (status == HEAPTUPLE_LIVE)
@@ -300,7 +339,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				case HEAPTUPLE_DEAD:
 					QS_HeapTupleHeaderAdvanceConflictHorizon(h, &rm_horizon);
 					if (do_index)
-						dead_add(&dead, blk, off);
+						dead_add(&dead, tblk, off);
 					else
 						track_header(h, &newfrozen, &newminmxid);
 					break;
@@ -370,7 +409,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				(!(h->t_infomask & HEAP_XMAX_INVALID) && !clr_xmax[off]))
 				pv_ok = false;
 			if (tup.t_data == &scratch)
-				qs_page_set_header(L, page, off, &scratch);
+				qs_page_set_header(PL, page, off, &scratch);
 			if (freeze)
 				tofreeze[nfreeze++] = off;
 		}
@@ -391,7 +430,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			for (int i = 0; i < nfreeze; i++)
 			{
 				HeapTupleHeaderData scratch;
-				HeapTupleHeader h = qs_page_get_header(L, page, tofreeze[i], &scratch, NULL);
+				HeapTupleHeader h = qs_page_get_header(PL, page, tofreeze[i], &scratch, NULL);
 				TransactionId xmin = HeapTupleHeaderGetXmin(h);
 
 				if (frz_xmin[tofreeze[i]] &&
@@ -408,7 +447,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			{
 				HeapTupleHeaderData scratch;
 				OffsetNumber off = tofreeze[i];
-				HeapTupleHeader h = qs_page_get_header(L, wpage, off, &scratch, NULL);
+				HeapTupleHeader h = qs_page_get_header(PL, wpage, off, &scratch, NULL);
 
 				if (frz_xmin[off])
 					HeapTupleHeaderSetXminFrozen(h);
@@ -419,7 +458,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 					h->t_infomask2 &= ~HEAP_KEYS_UPDATED;
 					HeapTupleHeaderSetXmax(h, InvalidTransactionId);
 				}
-				qs_page_set_header(L, wpage, off, h);
+				qs_page_set_header(PL, wpage, off, h);
 			}
 			if (setvis)
 			{
@@ -435,7 +474,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		if (nonempty)
 			last_nonempty = blk;
 		/* pass 2 records the free space of the pages it visits */
-		if (dead.n == ndead_before)
+		if (dead.n == ndead_before && PL == L)
 			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
 		UnlockReleaseBuffer(buf);
 	}
@@ -470,6 +509,12 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			while (i < dead.n && ItemPointerGetBlockNumber(&dead.tids[i]) == blk)
 				offs[n++] = ItemPointerGetOffsetNumber(&dead.tids[i++]);
 			qs_vacuum_delay_point();
+			if (blk >= QS_VIRT_BASE)
+			{
+				/* main rows of a column table: their delete-map entries */
+				vacuum_delmap_entries(rel, &dead.tids[i - n], offs, n, rm_horizon);
+				continue;
+			}
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
 			page = BufferGetPage(buf);
 			if (ConditionalLockBufferForCleanup(buf))

@@ -1,0 +1,661 @@
+/*-------------------------------------------------------------------------
+ *
+ * delmap.c
+ *	  The delete map of column blocks (README section 4.1): what a heap
+ *	  tuple header carries for each main row — xmax, infomask bits, cmax
+ *	  or combo cid, forward link — kept beside the immutable block image.
+ *
+ * Shape.  A block that has ever had a row deleted, updated or locked has
+ * a root page (special {QSCX, block_id, InvalidBlockNumber, nvpages})
+ * holding one BlockNumber per virtual page of the block; a virtual page
+ * (291 rows, section 3) that has ever had such a row has a delete-map
+ * page (special {QSCX, block_id, virtual block, nrows}) holding one
+ * HeapTupleHeaderData per row.  Each entry is a complete header: xmin and
+ * cmin copied from the directory entry when the page is made, xmax and
+ * friends written by the engine's heap ports (src/tableam/dml.c), which
+ * reach an entry through the page layout interface like any record: the
+ * engine reads the buffer of a virtual TID with qs_coldelmap_buffer() and
+ * takes t_self from the page's virtual block (qs_buffer_tid_block), and
+ * the column page layout hands QSCX pages to qs_coldelmap_layout for the
+ * header functions.  Its max_offset stays 0 for the engine's scan loops
+ * (a delete-map entry is not a row of the delta); VACUUM alone looks at
+ * the entries (vacuum.c), as the records they are: freezing, removing
+ * the index entries of rows dead to everybody, then marking the entry
+ * removed (xmin invalid).  A row without a delete-map entry is "never
+ * deleted, never locked": its header is the directory entry's.
+ *
+ * Creation is serialized per block by a heavyweight page lock on the
+ * block's first virtual block number (no physical page has that number),
+ * taken with no buffer lock held.  The new pages (and the directory entry
+ * pointing to a new root) are written in one generic WAL record, so a
+ * crash leaves either nothing or a linked page; the pages themselves come
+ * from qs_extend_fork, exclusively locked from their extension until the
+ * record is written (the engine passes over column pages once they carry
+ * their special space, as for block runs).
+ *
+ * Lock order: delete-map page -> root page -> directory page -> metapage;
+ * creation holds the new pages (unknown to anybody) or the root, then the
+ * directory page.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+#include "column/colstore.h"
+#include "page/layout.h"
+
+#define ENTRY_SIZE		QS_COLDELMAP_ENTRY_SIZE
+
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_bits) <= QS_COLDELMAP_ENTRY_SIZE,
+				 "a delete-map entry holds a tuple header");
+StaticAssertDecl(MAXALIGN(SizeOfPageHeaderData) +
+				 QS_COLBLOCK_TIDS_PER_PAGE * QS_COLDELMAP_ENTRY_SIZE +
+				 QS_COLPAGE_SPECIAL <= BLCKSZ,
+				 "a delete-map page holds a virtual page's entries");
+
+static inline void
+special_get(Page page, uint32 sp[4])
+{
+	memcpy(sp, PageGetSpecialPointer(page), sizeof(uint32) * 4);
+}
+
+static inline void
+special_set(Page page, uint32 block_id, BlockNumber vblock, uint32 n)
+{
+	uint32		sp[4] = {QS_COLDELMAP_MAGIC, block_id, vblock, n};
+
+	memcpy(PageGetSpecialPointer(page), sp, sizeof(sp));
+}
+
+bool
+qs_coldelmap_page_info(Page page, uint32 *block_id, BlockNumber *vblock,
+					   uint32 *n)
+{
+	uint32		sp[4];
+
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLDELMAP_MAGIC)
+		return false;
+	special_get(page, sp);
+	if (sp[2] == InvalidBlockNumber)
+		return false;			/* a root page */
+	if (block_id)
+		*block_id = sp[1];
+	if (vblock)
+		*vblock = sp[2];
+	if (n)
+		*n = Min(sp[3], QS_COLBLOCK_TIDS_PER_PAGE);
+	return true;
+}
+
+static inline HeapTupleHeader
+entry_at(Page page, OffsetNumber off)
+{
+	return (HeapTupleHeader) (PageGetContents(page) + (off - 1) * ENTRY_SIZE);
+}
+
+/* an entry VACUUM removed (its row is dead to everybody, index entries gone) */
+static inline bool
+entry_removed(HeapTupleHeader h)
+{
+	return h->t_choice.t_heap.t_xmin == InvalidTransactionId &&
+		(h->t_infomask & HEAP_XMIN_INVALID) != 0 &&
+		(h->t_infomask & HEAP_XMIN_COMMITTED) == 0;
+}
+
+HeapTupleHeader
+qs_coldelmap_entry(Page page, OffsetNumber off)
+{
+	uint32		n;
+	HeapTupleHeader h;
+
+	if (!qs_coldelmap_page_info(page, NULL, NULL, &n) || off < 1 || off > n)
+		return NULL;
+	h = entry_at(page, off);
+	return entry_removed(h) ? NULL : h;
+}
+
+/* ------------------------------------------------------------------------
+ * The layout of delete-map pages (for dml.c through colpage.c, and VACUUM)
+ * ------------------------------------------------------------------------
+ */
+static const TupleTableSlotOps *
+dm_slot_ops(void)
+{
+	return &TTSOpsVirtual;
+}
+
+static void
+dm_init_page(Page page, Size page_size, TupleDesc desc)
+{
+	elog(ERROR, "a delete-map page cannot be formatted for row records");
+}
+
+static Size
+dm_zero_size(TupleDesc desc)
+{
+	return 0;
+}
+
+static Size
+dm_free_space(Page page)
+{
+	return 0;
+}
+
+static bool
+dm_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
+{
+	return false;
+}
+
+static OffsetNumber
+dm_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
+{
+	return InvalidOffsetNumber;
+}
+
+static OffsetNumber
+dm_max_offset(Page page)
+{
+	uint32		n;
+
+	return qs_coldelmap_page_info(page, NULL, NULL, &n) ? n : 0;
+}
+
+static QsRecordState
+dm_record_state(Page page, OffsetNumber off)
+{
+	return qs_coldelmap_entry(page, off) ? QS_REC_NORMAL : QS_REC_UNUSED;
+}
+
+static HeapTupleHeader
+dm_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
+			  uint32 *len)
+{
+	HeapTupleHeader h = qs_coldelmap_entry(page, off);
+
+	if (h == NULL)
+		elog(ERROR, "delete-map page has no entry at offset %u", off);
+	if (len)
+		*len = SizeofHeapTupleHeader;
+	return h;
+}
+
+static void
+dm_set_header(Page page, OffsetNumber off, HeapTupleHeader hdr)
+{
+	HeapTupleHeader h = entry_at(page, off);
+
+	if (hdr != h)
+		memcpy(h, hdr, offsetof(HeapTupleHeaderData, t_bits));
+}
+
+static void
+dm_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
+				TupleTableSlot *slot, const Bitmapset *attrs)
+{
+	BlockNumber vblock;
+	ItemPointerData tid;
+	HeapTupleHeaderData hdr;
+
+	if (!qs_coldelmap_page_info(page, NULL, &vblock, NULL))
+		elog(ERROR, "not a delete-map page");
+	memcpy(&hdr, dm_get_header(page, off, NULL, NULL), sizeof(hdr));
+	ItemPointerSet(&tid, vblock, off);
+	qs_colmain_store(rel, &tid, &hdr, slot);
+}
+
+static HeapTuple
+dm_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
+{
+	BlockNumber vblock;
+	ItemPointerData tid;
+	HeapTupleHeaderData hdr;
+
+	if (!qs_coldelmap_page_info(page, NULL, &vblock, NULL))
+		elog(ERROR, "not a delete-map page");
+	memcpy(&hdr, dm_get_header(page, off, NULL, NULL), sizeof(hdr));
+	ItemPointerSet(&tid, vblock, off);
+	return qs_colmain_copy(rel, &tid, &hdr);
+}
+
+static void
+dm_read_column(Page page, TupleDesc desc, AttrNumber attnum,
+			   const OffsetNumber *offs, int n, Datum *values, bool *isnull)
+{
+	if (n > 0)
+		elog(ERROR, "delete-map pages hold no values");
+}
+
+/*
+ * VACUUM's second pass, after the index entries are gone: the row is
+ * removed (runs in a critical section: no error).
+ */
+static void
+dm_mark_unused(Page page, const OffsetNumber *offs, int n)
+{
+	uint32		cnt;
+
+	if (!qs_coldelmap_page_info(page, NULL, NULL, &cnt))
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeader h;
+
+		if (offs[i] < 1 || offs[i] > cnt)
+			continue;
+		h = entry_at(page, offs[i]);
+		memset(h, 0, ENTRY_SIZE);
+		h->t_infomask = HEAP_XMIN_INVALID | HEAP_XMAX_INVALID;
+		h->t_hoff = SizeofHeapTupleHeader;
+	}
+}
+
+static void
+dm_compact(Page page)
+{
+}
+
+static bool
+dm_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
+			  Size errlen)
+{
+	uint32		sp[4];
+	PageHeader	ph = (PageHeader) page;
+
+	if (!qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLDELMAP_MAGIC)
+	{
+		snprintf(errbuf, errlen, "page %u is not a delete-map page", blkno);
+		return false;
+	}
+	special_get(page, sp);
+	if (sp[2] == InvalidBlockNumber)
+	{
+		if (sp[3] > QS_COLDELMAP_ROOT_MAX ||
+			ph->pd_lower != MAXALIGN(SizeOfPageHeaderData) + sp[3] * sizeof(BlockNumber))
+		{
+			snprintf(errbuf, errlen, "delete-map root page %u: %u pages, pd_lower %u",
+					 blkno, sp[3], ph->pd_lower);
+			return false;
+		}
+		return true;
+	}
+	if (sp[2] < QS_VIRT_BASE || sp[2] >= QS_VIRT_END ||
+		sp[3] < 1 || sp[3] > QS_COLBLOCK_TIDS_PER_PAGE ||
+		ph->pd_lower != MAXALIGN(SizeOfPageHeaderData) + sp[3] * ENTRY_SIZE)
+	{
+		snprintf(errbuf, errlen, "delete-map page %u: virtual block %u, %u entries, pd_lower %u",
+				 blkno, sp[2], sp[3], ph->pd_lower);
+		return false;
+	}
+	return true;
+}
+
+const QsPageLayout qs_coldelmap_layout = {
+	.name = "delete map",
+	.page_magic = 0,
+	.slot_ops = dm_slot_ops,
+	.init_page = dm_init_page,
+	.max_record_size = dm_zero_size,
+	.free_space = dm_free_space,
+	.record_fits = dm_record_fits,
+	.can_make_room = NULL,
+	.make_room = NULL,
+	.put_record = dm_put_record,
+	.max_offset = dm_max_offset,
+	.record_state = dm_record_state,
+	.normal_offsets = NULL,
+	.get_header = dm_get_header,
+	.set_header = dm_set_header,
+	.store_record = dm_store_record,
+	.copy_record = dm_copy_record,
+	.read_column = dm_read_column,
+	.read_columns = NULL,
+	.filter_range = NULL,
+	.mark_dead = dm_mark_unused,
+	.mark_unused = dm_mark_unused,
+	.compact = dm_compact,
+	.prepare_compact = NULL,
+	.check_page = dm_check_page,
+};
+
+/* ------------------------------------------------------------------------
+ * Finding pages
+ * ------------------------------------------------------------------------
+ */
+static void
+report_corrupt(Relation rel, BlockNumber blk, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("delete map of column table \"%s\" is corrupt: %s at block %u",
+					RelationGetRelationName(rel), what, blk)));
+}
+
+static Buffer
+read_checked(Relation rel, BlockNumber blk)
+{
+	if (blk >= RelationGetNumberOfBlocks(rel))
+		report_corrupt(rel, blk, "a page past the end");
+	return ReadBuffer(rel, blk);
+}
+
+/*
+ * qs_coldelmap_root
+ *		Copy the root of block 'e' (root->n = 0 when it has no delete map).
+ */
+void
+qs_coldelmap_root(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
+{
+	Buffer		buf;
+	Page		page;
+	uint32		sp[4];
+
+	root->n = 0;
+	root->pages = NULL;
+	if (e->delmap_root == InvalidBlockNumber)
+		return;
+	buf = read_checked(rel, e->delmap_root);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLDELMAP_MAGIC)
+		report_corrupt(rel, e->delmap_root, "not a root page");
+	special_get(page, sp);
+	if (sp[1] != e->block_id || sp[2] != InvalidBlockNumber ||
+		sp[3] > QS_COLDELMAP_ROOT_MAX)
+		report_corrupt(rel, e->delmap_root, "a root page of another block");
+	root->n = sp[3];
+	root->pages = palloc(sizeof(BlockNumber) * Max(root->n, 1));
+	memcpy(root->pages, PageGetContents(page), sizeof(BlockNumber) * root->n);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * qs_coldelmap_page
+ *		The delete-map page of virtual page 'vpage' of block 'e', pinned
+ *		and locked in 'mode' and checked, or InvalidBuffer when it has none.
+ */
+Buffer
+qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
+				  const QsColDelmapRoot *root, uint32 vpage, int mode)
+{
+	BlockNumber blk;
+	Buffer		buf;
+	uint32		block_id;
+	BlockNumber vblock;
+
+	if (vpage >= root->n || root->pages[vpage] == InvalidBlockNumber)
+		return InvalidBuffer;
+	blk = root->pages[vpage];
+	buf = read_checked(rel, blk);
+	LockBuffer(buf, mode);
+	if (!qs_coldelmap_page_info(BufferGetPage(buf), &block_id, &vblock, NULL) ||
+		block_id != e->block_id ||
+		vblock != QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + vpage)
+		report_corrupt(rel, blk, "a page of another virtual page");
+	return buf;
+}
+
+/* a new delete-map page for 'vpage': every row's header as the directory has it */
+static void
+init_page(Page page, const QsColDirEntry *e, uint32 vpage)
+{
+	uint32		first = vpage * QS_COLBLOCK_TIDS_PER_PAGE;
+	uint32		n = Min(e->published - first, QS_COLBLOCK_TIDS_PER_PAGE);
+	BlockNumber vblock = QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + vpage;
+
+	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
+	special_set(page, e->block_id, vblock, n);
+	for (uint32 i = 0; i < n; i++)
+	{
+		HeapTupleHeader h = entry_at(page, i + 1);
+
+		memset(h, 0, ENTRY_SIZE);
+		if (TransactionIdIsNormal(e->xmin))
+		{
+			HeapTupleHeaderSetXmin(h, e->xmin);
+			HeapTupleHeaderSetCmin(h, e->cid);
+		}
+		else
+		{
+			HeapTupleHeaderSetXmin(h, FrozenTransactionId);
+			HeapTupleHeaderSetXminFrozen(h);
+		}
+		h->t_infomask |= HEAP_XMAX_INVALID;
+		HeapTupleHeaderSetXmax(h, InvalidTransactionId);
+		h->t_hoff = SizeofHeapTupleHeader;
+		ItemPointerSet(&h->t_ctid, vblock, i + 1);
+	}
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) + n * ENTRY_SIZE;
+	((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
+}
+
+static Buffer
+new_page(Relation rel)
+{
+	Buffer		buf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+
+	if (BufferGetBlockNumber(buf) >= QS_VIRT_BASE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column table \"%s\" cannot grow past %u pages",
+						RelationGetRelationName(rel), QS_VIRT_BASE)));
+	if (!PageIsNew(BufferGetPage(buf)))
+		elog(ERROR, "new page %u of column table \"%s\" is not empty",
+			 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+	return buf;
+}
+
+/*
+ * Make the delete-map page of 'vpage' of block 'e' (whose root, if any, is
+ * *root), holding the block's creation lock.  Returns it pinned.
+ */
+static Buffer
+create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
+			uint32 vpage)
+{
+	uint32		nvpages = (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) /
+		QS_COLBLOCK_TIDS_PER_PAGE;
+	bool		newroot = e->delmap_root == InvalidBlockNumber;
+	Buffer		rbuf,
+				pbuf,
+				dbuf = InvalidBuffer;
+	uint32		idx = 0;
+	GenericXLogState *xs;
+	Page		rpage,
+				ppage;
+	BlockNumber *slots;
+
+	if (nvpages > QS_COLDELMAP_ROOT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column block %u of \"%s\" has too many rows for a delete map (%u)",
+						e->block_id, RelationGetRelationName(rel), e->published)));
+	if (newroot)
+		rbuf = new_page(rel);
+	else
+	{
+		uint32		sp[4];
+
+		rbuf = read_checked(rel, e->delmap_root);
+		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+		special_get(BufferGetPage(rbuf), sp);
+		if (!qs_is_column_page(BufferGetPage(rbuf)) ||
+			sp[0] != QS_COLDELMAP_MAGIC || sp[1] != e->block_id ||
+			sp[2] != InvalidBlockNumber || sp[3] != root->n ||
+			vpage >= root->n)
+			report_corrupt(rel, e->delmap_root, "a root page of another block");
+	}
+	pbuf = new_page(rel);
+	if (newroot)
+		dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx);
+
+	xs = GenericXLogStart(rel);
+	if (newroot)
+	{
+		rpage = GenericXLogRegisterBuffer(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
+		PageInit(rpage, BLCKSZ, QS_COLPAGE_SPECIAL);
+		special_set(rpage, e->block_id, InvalidBlockNumber, nvpages);
+		slots = (BlockNumber *) PageGetContents(rpage);
+		for (uint32 v = 0; v < nvpages; v++)
+			slots[v] = InvalidBlockNumber;
+		((PageHeader) rpage)->pd_lower =
+			MAXALIGN(SizeOfPageHeaderData) + nvpages * sizeof(BlockNumber);
+		((PageHeader) rpage)->pd_upper = ((PageHeader) rpage)->pd_special;
+	}
+	else
+		rpage = GenericXLogRegisterBuffer(xs, rbuf, 0);
+	ppage = GenericXLogRegisterBuffer(xs, pbuf, GENERIC_XLOG_FULL_IMAGE);
+	init_page(ppage, e, vpage);
+	slots = (BlockNumber *) PageGetContents(rpage);
+	slots[vpage] = BufferGetBlockNumber(pbuf);
+	if (newroot)
+	{
+		Page		dpage = GenericXLogRegisterBuffer(xs, dbuf, 0);
+
+		qs_coldir_page_entry(dpage, idx)->delmap_root = BufferGetBlockNumber(rbuf);
+	}
+	GenericXLogFinish(xs);
+
+	if (BufferIsValid(dbuf))
+		UnlockReleaseBuffer(dbuf);
+	UnlockReleaseBuffer(rbuf);
+	LockBuffer(pbuf, BUFFER_LOCK_UNLOCK);
+	return pbuf;
+}
+
+/*
+ * qs_coldelmap_buffer
+ *		The buffer holding the header of main row 'tid' (pinned, not
+ *		locked), made when 'create' and the row's virtual page has none;
+ *		InvalidBuffer when no live block version has that row (or none is
+ *		made).  The engine's DML calls it for virtual TIDs.
+ */
+Buffer
+qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
+{
+	uint32		range,
+				row;
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	QsColDirEntry entry;
+	QsColDelmapRoot root;
+	uint32		vpage;
+	Buffer		buf;
+	BlockNumber lockblk;
+
+	if (!qs_virt_decode(tid, &range, &row))
+		return InvalidBuffer;
+	vpage = row / QS_COLBLOCK_TIDS_PER_PAGE;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e == NULL || row >= e->published)
+	{
+		pfree(dir.entries);
+		return InvalidBuffer;
+	}
+	entry = *e;
+	pfree(dir.entries);
+	qs_coldelmap_root(rel, &entry, &root);
+	buf = qs_coldelmap_page(rel, &entry, &root, vpage, BUFFER_LOCK_SHARE);
+	if (root.pages)
+		pfree(root.pages);
+	if (BufferIsValid(buf))
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		return buf;
+	}
+	if (!create)
+		return InvalidBuffer;
+
+	/* make it: one creator per block at a time, then look again */
+	lockblk = QS_VIRT_BASE + range * QS_VIRT_PAGES_PER_RANGE;
+	LockPage(rel, lockblk, ExclusiveLock);
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e == NULL || row >= e->published)
+	{
+		pfree(dir.entries);
+		UnlockPage(rel, lockblk, ExclusiveLock);
+		return InvalidBuffer;
+	}
+	entry = *e;
+	pfree(dir.entries);
+	qs_coldelmap_root(rel, &entry, &root);
+	buf = qs_coldelmap_page(rel, &entry, &root, vpage, BUFFER_LOCK_SHARE);
+	if (BufferIsValid(buf))
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	else
+		buf = create_page(rel, &entry, &root, vpage);
+	if (root.pages)
+		pfree(root.pages);
+	UnlockPage(rel, lockblk, ExclusiveLock);
+	return buf;
+}
+
+/*
+ * qs_coldelmap_header
+ *		The header of main row 'row' of block 'e' as of now (a copy in
+ *		*hdr) and whether it is visible to 'snapshot' (NULL: not tested).
+ *		Returns false when the row was removed by VACUUM.  A row without
+ *		an entry gets the directory's header (its block was found visible
+ *		by the caller).
+ */
+bool
+qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
+					Snapshot snapshot, HeapTupleHeader hdr, bool *visible)
+{
+	QsColDelmapRoot root;
+	Buffer		buf;
+	uint32		vpage = row / QS_COLBLOCK_TIDS_PER_PAGE;
+	OffsetNumber off = row % QS_COLBLOCK_TIDS_PER_PAGE + 1;
+	ItemPointerData tid;
+
+	qs_virt_tid(e->tid_range, row, &tid);
+	*visible = true;
+	qs_coldelmap_root(rel, e, &root);
+	buf = qs_coldelmap_page(rel, e, &root, vpage, BUFFER_LOCK_SHARE);
+	if (root.pages)
+		pfree(root.pages);
+	if (!BufferIsValid(buf))
+	{
+		qs_colmain_default_header(e, &tid, hdr);
+		return true;
+	}
+	else
+	{
+		HeapTupleHeader h = qs_coldelmap_entry(BufferGetPage(buf), off);
+		HeapTupleData tup;
+
+		if (h == NULL)
+		{
+			UnlockReleaseBuffer(buf);
+			*visible = false;
+			return false;
+		}
+		if (snapshot != NULL)
+		{
+			tup.t_data = h;
+			tup.t_len = SizeofHeapTupleHeader;
+			tup.t_self = tid;
+			tup.t_tableOid = RelationGetRelid(rel);
+			*visible = HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+			HeapCheckForSerializableConflictOut(*visible, rel, &tup, buf,
+												snapshot);
+		}
+		memcpy(hdr, h, sizeof(HeapTupleHeaderData));
+		UnlockReleaseBuffer(buf);
+		return true;
+	}
+}
