@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/transam.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -34,6 +35,67 @@ corrupt(Relation rel, const char *fmt, uint32 a, uint32 b)
 			 errmsg("quickstep table \"%s\" is corrupt",
 					RelationGetRelationName(rel)),
 			 errdetail("%s", detail)));
+}
+
+/*
+ * The delete map of block e: its root and pages belong to it and to their
+ * virtual pages (qs_coldelmap_root/page check that), each page has an
+ * entry per row of its virtual page, and every entry is a header a row
+ * could have: the block's xmin or a frozen one while the block's is not
+ * frozen yet, and a forward link only with an xmax.
+ */
+static void
+check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
+{
+	QsColDelmapRoot root;
+
+	if (e->delmap_root == InvalidBlockNumber)
+		return;
+	if (e->delmap_root == QS_COLMETA_BLKNO || e->delmap_root >= nblocks)
+		corrupt(rel, "block %u has its delete map at page %u outside the relation",
+				e->block_id, e->delmap_root);
+	qs_coldelmap_root(rel, e, &root);
+	if (root.n != (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) / QS_COLBLOCK_TIDS_PER_PAGE)
+		corrupt(rel, "the delete map of block %u covers %u virtual pages",
+				e->block_id, root.n);
+	for (uint32 v = 0; v < root.n; v++)
+	{
+		Buffer		buf = qs_coldelmap_page(rel, e, &root, v, BUFFER_LOCK_SHARE);
+		uint32		n;
+		uint32		rows;
+
+		if (!BufferIsValid(buf))
+			continue;
+		rows = Min(e->published - v * QS_COLBLOCK_TIDS_PER_PAGE,
+				   QS_COLBLOCK_TIDS_PER_PAGE);
+		if (!qs_coldelmap_page_info(BufferGetPage(buf), NULL, NULL, &n) || n != rows)
+			corrupt(rel, "a delete-map page of block %u has entries for %u rows",
+					e->block_id, n);
+		for (OffsetNumber off = 1; off <= n; off++)
+		{
+			HeapTupleHeader h = qs_coldelmap_entry(BufferGetPage(buf), off);
+			TransactionId xmin;
+			ItemPointerData self;
+
+			if (h == NULL)
+				continue;		/* removed by VACUUM */
+			xmin = HeapTupleHeaderGetRawXmin(h);
+			/* the directory's xmin is frozen by VACUUM before the entries' */
+			if (TransactionIdIsNormal(e->xmin) && !HeapTupleHeaderXminFrozen(h) &&
+				xmin != FrozenTransactionId && xmin != e->xmin)
+				corrupt(rel, "a delete-map entry of block %u has xmin %u",
+						e->block_id, xmin);
+			qs_virt_tid(e->tid_range, v * QS_COLBLOCK_TIDS_PER_PAGE + off - 1, &self);
+			if ((h->t_infomask & HEAP_XMAX_INVALID) &&
+				!TransactionIdIsValid(HeapTupleHeaderGetRawXmax(h)) &&
+				!ItemPointerEquals(&h->t_ctid, &self))
+				corrupt(rel, "main row %u of block %u links to a newer version without an xmax",
+						v * QS_COLBLOCK_TIDS_PER_PAGE + off - 1, e->block_id);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	if (root.pages)
+		pfree(root.pages);
 }
 
 /*
@@ -111,6 +173,8 @@ qs_column_check(Relation rel)
 			qs_colblock_report(rel, e->block_id, st, &err);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(cxt);
+
+		check_delmap(rel, e, nblocks);
 
 		if (!TransactionIdIsNormal(e->xmin) ||
 			TransactionIdIsCurrentTransactionId(e->xmin) ||

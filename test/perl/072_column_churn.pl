@@ -1,7 +1,9 @@
 # Column tables against heap, randomized (issue 12): rounds of loads of
 # random sizes (COPY and INSERT … SELECT, into the delta and into blocks)
 # with NULLs, mixed value widths (empty to TOASTed), NaN / -0 / infinities,
-# committed, rolled back or rolled back to a savepoint, between ADD/DROP
+# committed, rolled back or rolled back to a savepoint, DELETE, UPDATE (of
+# indexed and other columns) and FOR UPDATE / SHARE / KEY SHARE of main and
+# delta rows (the delete map), between ADD/DROP
 # COLUMN, VACUUM (FREEZE), ANALYZE and TRUNCATE — the same statements on a
 # heap table and on a column table.  After every round both hold the same
 # multiset of rows and quickstep.check_table() finds the column table
@@ -94,7 +96,7 @@ for my $round (1 .. $rounds)
 {
 	my $op = rand();
 	my $what;
-	if ($op < 0.55)
+	if ($op < 0.45)
 	{
 		my $n = (0, 1, 700, 1000, 1001, 2500, 9000, 20000)[ int(rand(8)) ];
 		make_batch($n);
@@ -119,10 +121,48 @@ for my $round (1 .. $rounds)
 	}
 	elsif ($op < 0.65)
 	{
+		# DELETE / UPDATE / row locks of the same rows of both tables, main
+		# rows (virtual TIDs, the delete map) and delta rows alike
+		my $k = (2, 3, 7, 50)[ int(rand(4)) ];
+		my $r = int(rand($k));
+		my $pred = "i % $k = $r";
+		my @dml = (
+			"DELETE FROM %s WHERE $pred",
+			"UPDATE %s SET t = coalesce(t, '') || 'u', b = b + 1 WHERE $pred",
+			"UPDATE %s SET i = i + 1 WHERE $pred",
+			"UPDATE %s SET i = i WHERE $pred",
+			"SELECT count(*) FROM (SELECT 1 FROM %s WHERE $pred FOR UPDATE) l",
+			"SELECT count(*) FROM (SELECT 1 FROM %s WHERE $pred FOR KEY SHARE) l",
+			"SELECT count(*) FROM (SELECT 1 FROM %s WHERE $pred FOR SHARE) l");
+		my $stmt = $dml[ int(rand(@dml)) ];
+		my $stmt2 = $dml[ int(rand(@dml)) ];
+		my $end = rand();
+		my $sql;
+		my ($sc, $sh) = (sprintf($stmt, 'c'), sprintf($stmt, 'h'));
+		my ($sc2, $sh2) = (sprintf($stmt2, 'c'), sprintf($stmt2, 'h'));
+		if ($end < 0.5)
+		{
+			$sql = "BEGIN; $sh; $sc; $sh2; $sc2; COMMIT;";
+			$what = "committed: $stmt; $stmt2";
+		}
+		elsif ($end < 0.75)
+		{
+			$sql = "BEGIN; $sh; $sc; ROLLBACK;";
+			$what = "rolled back: $stmt";
+		}
+		else
+		{
+			$sql = "BEGIN; $sh; $sc; SAVEPOINT a; $sh2; $sc2; ROLLBACK TO a; $sh2; $sc2; COMMIT;";
+			$what = "savepoint: $stmt; rolled back and redone $stmt2";
+		}
+		$node->safe_psql('postgres', $sql);
+	}
+	elsif ($op < 0.73)
+	{
 		$node->safe_psql('postgres', (rand() < 0.5 ? 'VACUUM (FREEZE) c' : 'VACUUM c') . '; ANALYZE c');
 		$what = 'VACUUM / ANALYZE';
 	}
-	elsif ($op < 0.75 && @extra < 3)
+	elsif ($op < 0.80 && @extra < 3)
 	{
 		my $col = 'e' . ++$ncol;
 		my $def = rand() < 0.5 ? "DEFAULT 'd$ncol'" : '';
@@ -131,13 +171,13 @@ for my $round (1 .. $rounds)
 		push @extra, $col;
 		$what = "ADD COLUMN $col $def";
 	}
-	elsif ($op < 0.82 && @extra)
+	elsif ($op < 0.85 && @extra)
 	{
 		my $col = shift @extra;
 		$node->safe_psql('postgres', qq{ALTER TABLE h DROP COLUMN $col; ALTER TABLE c DROP COLUMN $col;});
 		$what = "DROP COLUMN $col";
 	}
-	elsif ($op < 0.86)
+	elsif ($op < 0.87)
 	{
 		$node->safe_psql('postgres', q{TRUNCATE h; TRUNCATE c;});
 		$what = 'TRUNCATE';
