@@ -33,6 +33,15 @@ extern void qs_colload_forget_rel(Relation rel);
 extern const TableAmRoutine *qs_column_routine(void);
 extern bool qs_is_column_rel(Relation rel);
 
+/* rewrite.c: CLUSTER and VACUUM FULL */
+extern void qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
+									Relation OldIndex, bool use_sort,
+									TransactionId OldestXmin,
+									TransactionId *xid_cutoff,
+									MultiXactId *multi_cutoff,
+									double *num_tuples, double *tups_vacuumed,
+									double *tups_recently_dead);
+
 /* check.c */
 extern int64 qs_column_check(Relation rel);
 

@@ -76,7 +76,12 @@ extern bool qs_scan_bitmap_next_tuple(TableScanDesc sscan,
 extern bool qs_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
 									  bool *recheck, uint64 *lossy_pages,
 									  uint64 *exact_pages);
+extern void qs_scan_bitmap_load(TableScanDesc sscan, TBMIterateResult *tbmres);
+extern bool qs_scan_bitmap_take(TableScanDesc sscan, TupleTableSlot *slot,
+								bool *recheck);
 #endif
+extern void qs_scan_sample_load(TableScanDesc sscan, BlockNumber blockno);
+extern BlockNumber qs_scan_nblocks(TableScanDesc sscan);
 extern bool qs_scan_sample_next_block(TableScanDesc sscan,
 									  struct SampleScanState *scanstate);
 extern bool qs_scan_sample_next_tuple(TableScanDesc sscan,

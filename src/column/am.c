@@ -8,14 +8,15 @@
  * STATUS (README section 11): this routine is built and tested but NOT
  * registered as an access method of the extension.  What works: storage
  * creation and TRUNCATE (the metapage), COPY into main blocks (load.c),
- * sequential scans (serial and parallel) over delta and main, index
- * builds and index fetches of main rows, row fetches by TID.  What does
- * not exist yet, so ordinary SQL would fail on main rows: UPDATE, DELETE
- * and row locks of main rows (the delete map), TABLESAMPLE and CLUSTER /
- * VACUUM FULL of a table with main blocks (those raise
- * feature_not_supported), bitmap and TID-range scans (the callbacks are
- * absent, so the planner does not choose them).  Tests reach the
- * routine through a handler function they create themselves.
+ * sequential scans (serial and parallel) over delta and main, bitmap,
+ * TID-range and sample scans (scan_tid.c, scan_sample.c), index builds and
+ * index fetches of main rows, row fetches by TID, UPDATE, DELETE and row
+ * locks of main rows (the engine's DML on their delete-map entries,
+ * delmap.c), VACUUM and ANALYZE.  What does not exist yet: CLUSTER /
+ * VACUUM FULL of a table with main blocks and backward scans over main
+ * rows (those raise feature_not_supported), the merge, the options.
+ * Tests reach the routine through a handler function they create
+ * themselves.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,6 +45,7 @@
 #include "storage/procarray.h"
 
 #include "column/colam.h"
+#include "column/colscan.h"
 #include "column/colstore.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
@@ -51,21 +53,6 @@
 
 static TableAmRoutine *col_routine = NULL;
 
-/*
- * Which rows of a block's virtual page count, from their delete-map
- * entries: visible to 'snapshot', or (snapshot NULL) their
- * HeapTupleSatisfiesVacuum verdict against OldestXmin.  Rows of a virtual
- * page without a delete-map page are as the directory says.
- */
-typedef struct ColRowFilter
-{
-	QsColDelmapRoot root;		/* n = 0: the block has no delete map */
-	uint32		vpage;			/* loaded virtual page, or UINT32_MAX */
-	bool		has_page;
-	uint8		status[QS_COLBLOCK_TIDS_PER_PAGE];	/* bool or HTSV_Result */
-	bool		removed[QS_COLBLOCK_TIDS_PER_PAGE];
-	HeapTupleHeaderData hdr[QS_COLBLOCK_TIDS_PER_PAGE];
-} ColRowFilter;
 
 /* ANALYZE's main-row state (see "ANALYZE" below) */
 static struct
@@ -128,8 +115,8 @@ qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
  * values as a virtual tuple, and the header the system columns read:
  * 'hdr' (its delete-map entry) or, when NULL, the directory's.
  */
-static void
-store_main_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
+void
+qs_colscan_store_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 			   MemoryContext rowcxt, const HeapTupleHeaderData *hdr)
 {
 	MemoryContext old;
@@ -150,16 +137,16 @@ store_main_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 }
 
 
-static void
-colfilter_begin(Relation rel, const QsColDirEntry *e, ColRowFilter *f)
+void
+qs_colfilter_begin(Relation rel, const QsColDirEntry *e, ColRowFilter *f)
 {
 	qs_coldelmap_root(rel, e, &f->root);
 	f->vpage = UINT32_MAX;
 	f->has_page = false;
 }
 
-static void
-colfilter_end(ColRowFilter *f)
+void
+qs_colfilter_end(ColRowFilter *f)
 {
 	if (f->root.pages)
 		pfree(f->root.pages);
@@ -172,8 +159,8 @@ colfilter_end(ColRowFilter *f)
  * (VACUUM removed it); else *hdr is its entry (NULL: none) and *status
  * the verdict.
  */
-static bool
-colfilter_row(Relation rel, const QsColDirEntry *e, ColRowFilter *f,
+bool
+qs_colfilter_row(Relation rel, const QsColDirEntry *e, ColRowFilter *f,
 			  uint32 row, Snapshot snapshot, TransactionId OldestXmin,
 			  const HeapTupleHeaderData **hdr, int *status)
 {
@@ -235,25 +222,6 @@ colfilter_row(Relation rel, const QsColDirEntry *e, ColRowFilter *f,
  * Sequential scans: the delta (engine), then the visible main blocks
  * ------------------------------------------------------------------------
  */
-typedef struct ColScanDescData
-{
-	TableScanDescData base;
-	TableScanDesc delta;
-	bool		delta_done;
-	bool		main_inited;
-	QsColDirectory dir;
-	uint32		next;			/* next directory entry (serial scans) */
-	pg_atomic_uint32 *pnext;	/* parallel scans: shared */
-	bool		have_block;
-	uint32		row;
-	QsColRowReader rr;
-	ColRowFilter filter;		/* the block's delete map */
-	QsColAttr  *attrs;
-	MemoryContext cxt;			/* the scan's directory and attributes */
-	MemoryContext blkcxt;		/* the current block */
-	MemoryContext rowcxt;		/* the current row's values */
-} ColScanDescData;
-typedef ColScanDescData *ColScanDesc;
 
 /* parallel scans: the engine's block scan state, then our counter */
 #define COL_PSCAN_EXTRA_OFF MAXALIGN(sizeof(ParallelBlockTableScanDescData))
@@ -286,18 +254,7 @@ col_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
 	pg_atomic_write_u32(pscan_counter(pscan), 0);
 }
 
-/*
- * Our sequential scans are told from the engine's (other scan kinds, and
- * the delta scan inside ours, which the engine's index build ends
- * through table_endscan) by a flag bit ScanOptions does not use.
- */
-#define QS_SO_COLUMN_SCAN	((uint32) 1 << 31)
 
-static bool
-is_col_scan(TableScanDesc sscan)
-{
-	return (sscan->rs_flags & QS_SO_COLUMN_SCAN) != 0;
-}
 
 static TableScanDesc
 col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
@@ -306,8 +263,9 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 	ColScanDesc s;
 
 	qs_colload_flush_rel(rel);
-	/* other scan kinds see the delta only (see the file header) */
-	if (!(flags & SO_TYPE_SEQSCAN))
+	/* ANALYZE's scan is the engine's (see "ANALYZE" below) */
+	if (!(flags & (SO_TYPE_SEQSCAN | SO_TYPE_BITMAPSCAN | SO_TYPE_TIDRANGESCAN |
+				   SO_TYPE_SAMPLESCAN)))
 		return qs_scan_begin(rel, snapshot, nkeys, key, pscan, flags);
 
 	s = palloc0(sizeof(ColScanDescData));
@@ -321,19 +279,18 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 	s->rowcxt = AllocSetContextCreate(s->cxt, "quickstep column row",
 									  ALLOCSET_DEFAULT_SIZES);
 	s->pnext = pscan ? pscan_counter(pscan) : NULL;
+	s->smp_cur = InvalidBlockNumber;
 	return &s->base;
 }
 
 static void
 col_main_reset(ColScanDesc s)
 {
-	if (s->have_block)
-	{
-		qs_colrows_close(&s->rr);
-		colfilter_end(&s->filter);
-	}
-	s->have_block = false;
-	MemoryContextReset(s->blkcxt);
+	qs_colscan_close_block(s);
+	s->bm_main = false;
+	s->bm_n = s->bm_i = 0;
+	s->smp_cur = InvalidBlockNumber;
+	s->smp_total = 0;
 	s->delta_done = false;
 	s->next = 0;
 }
@@ -344,7 +301,7 @@ col_scan_rescan(TableScanDesc sscan, ScanKey key, bool set_params,
 {
 	ColScanDesc s = (ColScanDesc) sscan;
 
-	if (!is_col_scan(sscan))
+	if (!qs_is_col_scan(sscan))
 	{
 		qs_scan_rescan(sscan, key, set_params, allow_strat, allow_sync,
 					   allow_pagemode);
@@ -361,7 +318,7 @@ col_scan_end(TableScanDesc sscan)
 {
 	ColScanDesc s = (ColScanDesc) sscan;
 
-	if (!is_col_scan(sscan))
+	if (!qs_is_col_scan(sscan))
 	{
 		if (col_an.scan == sscan)
 			col_an_reset();
@@ -376,44 +333,75 @@ col_scan_end(TableScanDesc sscan)
 	pfree(s);
 }
 
+/* the visible directory, read once per scan when main is first reached */
+void
+qs_colscan_init_main(ColScanDesc s)
+{
+	Relation	rel = s->base.rs_rd;
+	MemoryContext old;
+
+	if (s->main_inited)
+		return;
+	old = MemoryContextSwitchTo(s->cxt);
+	qs_coldir_read_visible(rel, s->base.rs_snapshot, &s->dir);
+	s->attrs = qs_colattrs(RelationGetDescr(rel));
+	MemoryContextSwitchTo(old);
+	s->main_inited = true;
+}
+
+void
+qs_colscan_close_block(ColScanDesc s)
+{
+	if (s->have_block)
+	{
+		qs_colrows_close(&s->rr);
+		qs_colfilter_end(&s->filter);
+	}
+	s->have_block = false;
+	MemoryContextReset(s->blkcxt);
+}
+
+/* open directory entry 'idx': its rows and its delete map */
+void
+qs_colscan_open_block(ColScanDesc s, uint32 idx)
+{
+	Relation	rel = s->base.rs_rd;
+	MemoryContext old;
+
+	qs_colscan_close_block(s);
+	CHECK_FOR_INTERRUPTS();
+	old = MemoryContextSwitchTo(s->blkcxt);
+	qs_colrows_open(rel, s->attrs, &s->dir.entries[idx], &s->rr);
+	qs_colfilter_begin(rel, &s->dir.entries[idx], &s->filter);
+	MemoryContextSwitchTo(old);
+	s->have_block = true;
+	s->open_idx = idx;
+	s->row = 0;
+	s->row_end = s->dir.entries[idx].published;
+	if (s->tr_set)
+		qs_colscan_tid_bounds(s, &s->dir.entries[idx], &s->row, &s->row_end);
+}
+
 static bool
 col_next_main(ColScanDesc s, TupleTableSlot *slot)
 {
 	Relation	rel = s->base.rs_rd;
 
-	if (!s->main_inited)
-	{
-		MemoryContext old = MemoryContextSwitchTo(s->cxt);
-
-		qs_coldir_read_visible(rel, s->base.rs_snapshot, &s->dir);
-		s->attrs = qs_colattrs(RelationGetDescr(rel));
-		MemoryContextSwitchTo(old);
-		s->main_inited = true;
-	}
+	qs_colscan_init_main(s);
 	for (;;)
 	{
 		if (!s->have_block)
 		{
 			uint32		idx;
-			MemoryContext old;
 
 			idx = s->pnext ? pg_atomic_fetch_add_u32(s->pnext, 1) : s->next++;
 			if (idx >= s->dir.nentries)
 				return false;
-			CHECK_FOR_INTERRUPTS();
-			MemoryContextReset(s->blkcxt);
-			old = MemoryContextSwitchTo(s->blkcxt);
-			qs_colrows_open(rel, s->attrs, &s->dir.entries[idx], &s->rr);
-			colfilter_begin(rel, &s->dir.entries[idx], &s->filter);
-			MemoryContextSwitchTo(old);
-			s->have_block = true;
-			s->row = 0;
+			qs_colscan_open_block(s, idx);
 		}
-		if (s->row >= s->rr.h.entry.published)
+		if (s->row >= s->row_end)
 		{
-			qs_colrows_close(&s->rr);
-			colfilter_end(&s->filter);
-			s->have_block = false;
+			qs_colscan_close_block(s);
 			continue;
 		}
 		{
@@ -421,11 +409,11 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			int			vis = true;
 			uint32		row = s->row++;
 
-			if (!colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
-							   s->base.rs_snapshot, InvalidTransactionId,
-							   &hdr, &vis) || !vis)
+			if (!qs_colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
+								  s->base.rs_snapshot, InvalidTransactionId,
+								  &hdr, &vis) || !vis)
 				continue;
-			store_main_row(&s->rr, row, slot, s->rowcxt, hdr);
+			qs_colscan_store_row(&s->rr, row, slot, s->rowcxt, hdr);
 		}
 		return true;
 	}
@@ -449,20 +437,6 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 		return true;
 	ExecClearTuple(slot);
 	return false;
-}
-
-/*
- * TABLESAMPLE would sample the delta only: refused while main has rows.
- */
-static bool
-col_scan_sample_next_block(TableScanDesc sscan, struct SampleScanState *scanstate)
-{
-	QsColMeta	meta;
-
-	qs_colmeta_read(sscan->rs_rd, &meta);
-	if (meta.nentries > 0)
-		main_rows_unsupported(sscan->rs_rd, "TABLESAMPLE");
-	return qs_scan_sample_next_block(sscan, scanstate);
 }
 
 /* ------------------------------------------------------------------------
@@ -611,11 +585,11 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 					if (col_an.have_block)
 					{
 						qs_colrows_close(&col_an.rr);
-						colfilter_end(&col_an.filter);
+						qs_colfilter_end(&col_an.filter);
 					}
 					old = MemoryContextSwitchTo(col_an.cxt);
 					qs_colrows_open(rel, col_an.attrs, e, &col_an.rr);
-					colfilter_begin(rel, e, &col_an.filter);
+					qs_colfilter_begin(rel, e, &col_an.filter);
 					MemoryContextSwitchTo(old);
 					col_an.have_block = true;
 					col_an.open_block = e->block_id;
@@ -637,7 +611,7 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 		int			status = HEAPTUPLE_LIVE;
 		uint32		row = col_an.row++;
 
-		if (!colfilter_row(rel, &col_an.rr.h.entry, &col_an.filter, row, NULL,
+		if (!qs_colfilter_row(rel, &col_an.rr.h.entry, &col_an.filter, row, NULL,
 						   OldestXmin, &hdr, &status))
 			continue;
 		/* as heapam_scan_analyze_next_tuple counts them */
@@ -652,7 +626,7 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 			*deadrows += 1;
 			continue;
 		}
-		store_main_row(&col_an.rr, row, slot, col_an.rowcxt, hdr);
+		qs_colscan_store_row(&col_an.rr, row, slot, col_an.rowcxt, hdr);
 		*liverows += 1;
 		return true;
 	}
@@ -751,7 +725,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 				c->have_block = true;
 				c->block_id = e->block_id;
 			}
-			store_main_row(&c->rr, row, slot, c->rowcxt, hdr);
+			qs_colscan_store_row(&c->rr, row, slot, c->rowcxt, hdr);
 			found = true;
 		}
 	}
@@ -891,7 +865,7 @@ col_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
 	bool		ok;
 
 	if (!qs_tid_is_virtual(tid))
-		return qs_tuple_tid_valid(is_col_scan(sscan) ?
+		return qs_tuple_tid_valid(qs_is_col_scan(sscan) ?
 								  ((ColScanDesc) sscan)->delta : sscan, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
@@ -948,7 +922,7 @@ col_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 
 	if (!qs_tid_is_virtual(tid))
 	{
-		qs_get_latest_tid(is_col_scan(sscan) ? ((ColScanDesc) sscan)->delta : sscan,
+		qs_get_latest_tid(qs_is_col_scan(sscan) ? ((ColScanDesc) sscan)->delta : sscan,
 						  tid);
 		return;
 	}
@@ -1069,23 +1043,6 @@ col_vacuum(Relation rel, struct VacuumParams *params,
 	(void) qs_coldir_reclaim(rel);
 	qs_vacuum_rel(rel, params, bstrategy);
 	(void) qs_coldir_freeze(rel, GetOldestNonRemovableTransactionId(rel));
-}
-
-static void
-col_copy_for_cluster(Relation OldTable, Relation NewTable, Relation OldIndex,
-					 bool use_sort, TransactionId OldestXmin,
-					 TransactionId *xid_cutoff, MultiXactId *multi_cutoff,
-					 double *num_tuples, double *tups_vacuumed,
-					 double *tups_recently_dead)
-{
-	QsColMeta	meta;
-
-	qs_colmeta_read(OldTable, &meta);
-	if (meta.nentries > 0)
-		main_rows_unsupported(OldTable, "CLUSTER or VACUUM FULL");
-	qs_relation_copy_for_cluster(OldTable, NewTable, OldIndex, use_sort,
-								 OldestXmin, xid_cutoff, multi_cutoff,
-								 num_tuples, tups_vacuumed, tups_recently_dead);
 }
 
 /*
@@ -1231,7 +1188,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 		old = MemoryContextSwitchTo(bcxt);
 		qs_colrows_open(tableRelation, attrs, e, &rr);
 		filter = palloc(sizeof(ColRowFilter));
-		colfilter_begin(tableRelation, e, filter);
+		qs_colfilter_begin(tableRelation, e, filter);
 		MemoryContextSwitchTo(old);
 		for (uint32 row = 0; row < e->published; row++)
 		{
@@ -1240,7 +1197,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 			bool		alive = true;
 
 			CHECK_FOR_INTERRUPTS();
-			if (!colfilter_row(tableRelation, e, filter, row,
+			if (!qs_colfilter_row(tableRelation, e, filter, row,
 							   mvcc ? snapshot : NULL, OldestXmin, &hdr, &status))
 				continue;		/* removed by VACUUM */
 
@@ -1268,7 +1225,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 						 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid((HeapTupleHeader) hdr)))
 					alive = false;
 			}
-			store_main_row(&rr, row, slot, rowcxt, hdr);
+			qs_colscan_store_row(&rr, row, slot, rowcxt, hdr);
 			MemoryContextReset(econtext->ecxt_per_tuple_memory);
 			if (predicate != NULL && !ExecQual(predicate, econtext))
 				continue;
@@ -1277,7 +1234,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 					 callback_state);
 			n += 1;
 		}
-		colfilter_end(filter);
+		qs_colfilter_end(filter);
 		qs_colrows_close(&rr);
 		MemoryContextDelete(bcxt);
 	}
@@ -1331,24 +1288,21 @@ qs_column_routine(void)
 	r->tuple_update = col_tuple_update;
 	r->tuple_lock = col_tuple_lock;
 
-	/*
-	 * Bitmap and TID-range scans of main rows do not exist yet: without
-	 * these callbacks the planner never chooses those scans for the table
-	 * (plancat.c), instead of running them over the delta only.
-	 */
+	/* bitmap and TID-range scans over delta and main (scan_tid.c) */
 #ifndef QS_BITMAP_ONE_CALLBACK
-	r->scan_bitmap_next_block = NULL;
+	r->scan_bitmap_next_block = qs_col_scan_bitmap_next_block;
 #endif
-	r->scan_bitmap_next_tuple = NULL;
-	r->scan_set_tidrange = NULL;
-	r->scan_getnextslot_tidrange = NULL;
-	r->scan_sample_next_block = col_scan_sample_next_block;
+	r->scan_bitmap_next_tuple = qs_col_scan_bitmap_next_tuple;
+	r->scan_set_tidrange = qs_col_scan_set_tidrange;
+	r->scan_getnextslot_tidrange = qs_col_scan_getnextslot_tidrange;
+	r->scan_sample_next_block = qs_col_scan_sample_next_block;
+	r->scan_sample_next_tuple = qs_col_scan_sample_next_tuple;
 	r->scan_analyze_next_block = col_analyze_next_block;
 	r->scan_analyze_next_tuple = col_analyze_next_tuple;
 
 	r->QS_AM_SET_NEW_FILELOCATOR = col_set_new_filelocator;
 	r->relation_nontransactional_truncate = col_nontransactional_truncate;
-	r->relation_copy_for_cluster = col_copy_for_cluster;
+	r->relation_copy_for_cluster = qs_col_copy_for_cluster;	/* rewrite.c */
 	r->relation_vacuum = col_vacuum;
 	r->relation_estimate_size = col_estimate_size;
 	r->index_build_range_scan = col_index_build_range_scan;

@@ -13,6 +13,7 @@
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
+#include "column/colscan.h"
 #include "scan/qscan.h"
 #include "tableam/engine.h"
 #include "wal/qsxlog.h"
@@ -42,6 +43,9 @@ _PG_init(void)
 
 	/* warnings of CREATE / ALTER PUBLICATION (src/wal/publication.c) */
 	qs_publication_install_hook();
+
+	/* PG 15: no executor prefetch of column tables' virtual pages */
+	qs_col_bitmap_prefetch_off();
 
 	if (!qs_loaded_at_preload)
 		return;

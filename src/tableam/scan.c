@@ -580,6 +580,46 @@ qs_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
 	return true;
 }
 #else
+/*
+ * PG 18: one page of the bitmap loaded (qs_scan_bitmap_load), then its
+ * visible records taken one by one (qs_scan_bitmap_take).  Column tables
+ * call the two for the delta's pages of their own iteration.
+ */
+void
+qs_scan_bitmap_load(TableScanDesc sscan, TBMIterateResult *tbmres)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+	OffsetNumber offs[TBM_MAX_TUPLES_PER_PAGE];
+	int			noffs = -1;
+
+	scan->ntuples = 0;
+	scan->cindex = 0;
+	if (tbmres->blockno >= scan->nblocks)
+		return;
+	if (!tbmres->lossy)
+		noffs = tbm_extract_page_tuple(tbmres, offs, TBM_MAX_TUPLES_PER_PAGE);
+	scan->recheck = tbmres->recheck;
+	qs_scan_load_page(scan, tbmres->blockno, noffs >= 0 ? offs : NULL,
+					  noffs, true);
+	scan->cindex = 0;
+}
+
+bool
+qs_scan_bitmap_take(TableScanDesc sscan, TupleTableSlot *slot, bool *recheck)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	if (scan->cbuf == InvalidBuffer || scan->cindex >= scan->ntuples)
+		return false;
+	*recheck = scan->recheck;
+	qs_page_store_record(scan->layout, scan->base.rs_rd, scan->cbuf,
+						 BufferGetPage(scan->cbuf),
+						 scan->vis[scan->cindex], slot, NULL);
+	scan->cindex++;
+	pgstat_count_heap_fetch(scan->base.rs_rd);
+	return true;
+}
+
 bool
 qs_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
 						  bool *recheck, uint64 *lossy_pages,
@@ -587,34 +627,21 @@ qs_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
 {
 	QsScanDesc	scan = (QsScanDesc) sscan;
 
-	while (scan->cbuf == InvalidBuffer || scan->cindex >= scan->ntuples)
+	while (!qs_scan_bitmap_take(sscan, slot, recheck))
 	{
 		TBMIterateResult tbmres;
-		OffsetNumber offs[TBM_MAX_TUPLES_PER_PAGE];
-		int			noffs = -1;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!tbm_iterate(&scan->base.st.rs_tbmiterator, &tbmres))
 			return false;
 		if (tbmres.blockno >= scan->nblocks)
 			continue;
-		if (!tbmres.lossy)
-			noffs = tbm_extract_page_tuple(&tbmres, offs, TBM_MAX_TUPLES_PER_PAGE);
-		scan->recheck = tbmres.recheck;
-		qs_scan_load_page(scan, tbmres.blockno, noffs >= 0 ? offs : NULL,
-						  noffs, true);
-		scan->cindex = 0;
+		qs_scan_bitmap_load(sscan, &tbmres);
 		if (tbmres.lossy)
 			(*lossy_pages)++;
 		else
 			(*exact_pages)++;
 	}
-	*recheck = scan->recheck;
-	qs_page_store_record(scan->layout, scan->base.rs_rd, scan->cbuf,
-							   BufferGetPage(scan->cbuf),
-							   scan->vis[scan->cindex], slot, NULL);
-	scan->cindex++;
-	pgstat_count_heap_fetch(scan->base.rs_rd);
 	return true;
 }
 #endif
@@ -657,6 +684,22 @@ qs_scan_sample_next_block(TableScanDesc sscan, SampleScanState *scanstate)
 	qs_scan_load_page(scan, blockno, NULL, -1, false);
 	scan->inited = true;
 	return true;
+}
+
+/* a sample scan of a column table chose delta block 'blockno' */
+void
+qs_scan_sample_load(TableScanDesc sscan, BlockNumber blockno)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	qs_scan_load_page(scan, blockno, NULL, -1, false);
+	scan->inited = true;
+}
+
+BlockNumber
+qs_scan_nblocks(TableScanDesc sscan)
+{
+	return ((QsScanDesc) sscan)->nblocks;
 }
 
 bool

@@ -119,6 +119,86 @@ for my $pred ("id = 99999", "id BETWEEN 500 AND 1500", "u = md5('4242')::uuid", 
 		$node->safe_psql('postgres', qq{$q FROM h x WHERE $pred}),
 		"index scan: $pred");
 }
+# bitmap scans over delta and main rows: exact pages, lossy pages (64 kB
+# of work_mem), BitmapOr and BitmapAnd; TID range scans inside main
+for my $case (["4MB", "id BETWEEN 500 AND 1500 OR t = 'k17'"],
+	["64kB", "id BETWEEN 500 AND 90000 AND t >= 'k5'"], ["64kB", "id < 50000 OR t IS NULL"])
+{
+	my ($wm, $pred) = @$case;
+	my $q = "SELECT count(*), sum(id), md5(string_agg(x::text, ',' ORDER BY id))";
+	my $set = "SET enable_seqscan = off; SET enable_indexscan = off; SET work_mem = '$wm';";
+	like($node->safe_psql('postgres', qq{$set EXPLAIN (COSTS OFF) $q FROM c x WHERE $pred}),
+		qr/Bitmap Heap Scan on c/, "bitmap scan planned: $pred");
+	is($node->safe_psql('postgres', qq{$set $q FROM c x WHERE $pred}),
+		$node->safe_psql('postgres', qq{$q FROM h x WHERE $pred}),
+		"bitmap scan ($wm of work_mem): $pred");
+}
+for my $range (["(2147483648,100)", "(2147483650,7)"], ["(0,1)", "(2147487744,0)"],
+	["(2147483650,300)", "(2147483651,0)"])
+{
+	my ($lo, $hi) = @$range;
+	my $q = qq{SELECT count(*), min(ctid), max(ctid), sum(id) FROM c WHERE ctid >= '$lo' AND ctid < '$hi'};
+	like($node->safe_psql('postgres', "EXPLAIN (COSTS OFF) $q"), qr/Tid Range Scan/, "TID range scan planned: $lo .. $hi");
+	is($node->safe_psql('postgres', $q),
+		$node->safe_psql('postgres', "SET enable_tidscan = off; $q"),
+		"TID range scan = filtered sequential scan: $lo .. $hi");
+}
+
+# VACUUM FULL and CLUSTER: rows visible to everybody compacted into new
+# blocks, dead rows gone, a snapshot older than the rewrite still sees
+# what it saw (recently dead rows and newer versions keep their headers)
+{
+	$node->safe_psql('postgres', q{
+		CREATE TABLE cf (LIKE h) USING qs_column_dev; INSERT INTO cf SELECT * FROM h;
+		CREATE TABLE hf AS SELECT * FROM h; CREATE TABLE other (x int); INSERT INTO other VALUES (1);
+		CREATE INDEX cf_g ON cf (g);});
+	my $q = q{SELECT count(*), sum(id), count(*) FILTER (WHERE t = 'new'), md5(string_agg(x::text, ',' ORDER BY id))};
+	my $orig = $node->safe_psql('postgres', "$q FROM hf x");
+	my $rr = $node->background_psql('postgres');
+	$rr->query_safe(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT * FROM other});
+	for my $t ('cf', 'hf')
+	{
+		$node->safe_psql('postgres', qq{DELETE FROM $t WHERE id % 10 = 0; UPDATE $t SET t = 'new' WHERE id % 10 = 1});
+	}
+	my $size0 = $node->safe_psql('postgres', q{SELECT pg_relation_size('cf')});
+	$node->safe_psql('postgres', 'VACUUM FULL cf');
+	is($rr->query_safe("$q FROM cf x"), $orig,
+		'VACUUM FULL: a snapshot older than the DELETE, UPDATE and rewrite sees the rows it saw');
+	$rr->query_safe('COMMIT');
+	eval { $rr->quit; };
+	is($node->safe_psql('postgres', "$q FROM cf x"), $node->safe_psql('postgres', "$q FROM hf x"),
+		'VACUUM FULL: the table equals heap afterwards');
+	$node->safe_psql('postgres', 'VACUUM FULL cf');
+	is($node->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE ctid < '(2147483648,0)') FROM cf}), '0',
+		'a second VACUUM FULL, with no older snapshot left, puts every row into blocks');
+	cmp_ok($node->safe_psql('postgres', q{SELECT pg_relation_size('cf')}), '<', $size0,
+		'and the table is smaller than before the rewrites');
+	$node->safe_psql('postgres', 'CLUSTER cf USING cf_g');
+	is($node->safe_psql('postgres', "$q FROM cf x"), $node->safe_psql('postgres', "$q FROM hf x"),
+		'CLUSTER: the table equals heap');
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT g < lag(g) OVER (ORDER BY ctid) AS back FROM cf) s WHERE back}),
+		'0', 'CLUSTER: rows come back in the index order');
+	is($node->safe_psql('postgres', q{SET enable_seqscan = off; SELECT count(*), sum(id) FROM cf WHERE g = 3}),
+		$node->safe_psql('postgres', q{SELECT count(*), sum(id) FROM hf WHERE g = 3}), 'CLUSTER: its indexes are rebuilt');
+	is($node->safe_psql('postgres', q{SELECT quickstep.check_table('cf') > 0}), 't', 'CLUSTER: check_table is clean');
+}
+
+# TABLESAMPLE over delta pages and main rows' virtual pages
+is($node->safe_psql('postgres', q{SELECT count(*), sum(id) FROM c TABLESAMPLE SYSTEM (100)}),
+	$node->safe_psql('postgres', q{SELECT count(*), sum(id) FROM h}), 'TABLESAMPLE SYSTEM (100) returns every row');
+is($node->safe_psql('postgres', q{SELECT count(*), sum(id) FROM c TABLESAMPLE BERNOULLI (100)}),
+	$node->safe_psql('postgres', q{SELECT count(*), sum(id) FROM h}), 'TABLESAMPLE BERNOULLI (100) returns every row');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM c TABLESAMPLE SYSTEM (0)}), '0', 'SYSTEM (0) returns none');
+{
+	my $q = q{SELECT count(*), sum(id) FROM c TABLESAMPLE BERNOULLI (20) REPEATABLE (7)};
+	my $a = $node->safe_psql('postgres', $q);
+	is($node->safe_psql('postgres', $q), $a, 'REPEATABLE samples the same rows again');
+	my ($n) = split /\|/, $a;
+	cmp_ok(abs($n - 24000), '<', 2400, "BERNOULLI (20) samples about a fifth of the rows ($n of 120000)");
+	like($node->safe_psql('postgres', q{SELECT count(*) FILTER (WHERE ctid >= '(2147483648,0)') > 1000
+		FROM c TABLESAMPLE SYSTEM (30) REPEATABLE (3)}), qr/^t$/, 'SYSTEM samples pages of main rows');
+}
+
 my ($ret, $out, $err) = $node->psql('postgres', qq{COPY c FROM '$copyfile'});
 like($err, qr/duplicate key value violates unique constraint "c_u"/,
 	'a unique index built over main rows refuses a second load');

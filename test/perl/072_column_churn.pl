@@ -190,7 +190,20 @@ for my $round (1 .. $rounds)
 			SELECT count(*), sum(i::int8) FROM c WHERE i > -2000000000});
 		my $e = $node->safe_psql('postgres', q{SELECT count(*), sum(i::int8) FROM h WHERE i > -2000000000});
 		if ($r ne $e) { fail("index scan: $r, heap $e (seed $seed)"); $failed++; last; }
-		$what = 'index scan';
+		# bitmap scans (exact, and lossy in 64 kB of work_mem) agree too
+		for my $wm ('4MB', '64kB')
+		{
+			$r = $node->safe_psql('postgres', qq{
+				SET enable_seqscan = off; SET enable_indexscan = off; SET work_mem = '$wm';
+				SELECT count(*), sum(i::int8) FROM c WHERE i > -2000000000});
+			if ($r ne $e) { fail("bitmap scan ($wm): $r, heap $e (seed $seed)"); $failed++; last; }
+		}
+		# and a TID range scan over everything returns every row
+		$r = $node->safe_psql('postgres', q{
+			SELECT count(*) FROM c WHERE ctid >= '(0,0)' AND ctid <= '(4294967294,65535)'});
+		$e = $node->safe_psql('postgres', q{SELECT count(*) FROM h});
+		if ($r ne $e) { fail("TID range scan: $r, heap $e (seed $seed)"); $failed++; last; }
+		$what = 'index, bitmap and TID range scans';
 	}
 	if (!compare("round $round: $what"))
 	{

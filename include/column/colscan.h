@@ -1,0 +1,140 @@
+/*-------------------------------------------------------------------------
+ *
+ * colscan.h
+ *	  Scans of column tables, shared by am.c (sequential scans, fetches,
+ *	  ANALYZE, index builds) and bitmap.c (bitmap and TID-range scans): the
+ *	  scan descriptor wrapping the engine's delta scan, and reading main
+ *	  rows with their delete-map entries.
+ *
+ * include/column/colscan.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_COLSCAN_H
+#define QS_COLUMN_COLSCAN_H
+
+#include "access/relscan.h"
+#include "nodes/tidbitmap.h"
+#include "port/atomics.h"
+
+#include "column/colstore.h"
+
+/*
+ * Which rows of a block's virtual page count, from their delete-map
+ * entries: visible to 'snapshot', or (snapshot NULL) their
+ * HeapTupleSatisfiesVacuum verdict against OldestXmin.  Rows of a virtual
+ * page without a delete-map page are as the directory says.
+ */
+typedef struct ColRowFilter
+{
+	QsColDelmapRoot root;		/* n = 0: the block has no delete map */
+	uint32		vpage;			/* loaded virtual page, or UINT32_MAX */
+	bool		has_page;
+	uint8		status[QS_COLBLOCK_TIDS_PER_PAGE];	/* bool or HTSV_Result */
+	bool		removed[QS_COLBLOCK_TIDS_PER_PAGE];
+	HeapTupleHeaderData hdr[QS_COLBLOCK_TIDS_PER_PAGE];
+} ColRowFilter;
+
+extern void qs_colfilter_begin(Relation rel, const QsColDirEntry *e,
+							   ColRowFilter *f);
+extern void qs_colfilter_end(ColRowFilter *f);
+extern bool qs_colfilter_row(Relation rel, const QsColDirEntry *e,
+							 ColRowFilter *f, uint32 row, Snapshot snapshot,
+							 TransactionId OldestXmin,
+							 const HeapTupleHeaderData **hdr, int *status);
+extern void qs_colscan_store_row(QsColRowReader *rr, uint32 row,
+								 TupleTableSlot *slot, MemoryContext rowcxt,
+								 const HeapTupleHeaderData *hdr);
+
+/*
+ * Our scans are told from the engine's (the delta scan inside ours, which
+ * the engine's index build ends through table_endscan) by a flag bit
+ * ScanOptions does not use.
+ */
+#define QS_SO_COLUMN_SCAN	((uint32) 1 << 31)
+
+typedef struct ColScanDescData
+{
+	TableScanDescData base;
+	TableScanDesc delta;
+	bool		delta_done;
+	bool		main_inited;
+	QsColDirectory dir;
+	uint32		next;			/* next directory entry (serial scans) */
+	pg_atomic_uint32 *pnext;	/* parallel scans: shared */
+	bool		have_block;
+	uint32		row;
+	QsColRowReader rr;
+	ColRowFilter filter;		/* the block's delete map */
+	uint32		open_idx;		/* directory index of the open block */
+	uint32		row_end;		/* rows row..row_end-1 are left to read */
+
+	/* TID range scans (scan_tid.c) */
+	bool		tr_set;
+	ItemPointerData tr_min;
+	ItemPointerData tr_max;
+
+	/* sample scans (scan_sample.c) */
+	BlockNumber smp_delta;		/* delta blocks: sample blocks 0..smp_delta-1 */
+	BlockNumber smp_total;		/* and the main rows' virtual pages after them */
+	BlockNumber smp_cur;		/* the current sample block, or Invalid */
+	OffsetNumber smp_maxoff;	/* rows of the current virtual page */
+
+	/* bitmap scans (scan_tid.c): the main rows of the current page */
+	bool		bm_main;		/* the page is a virtual page of main rows */
+	int			bm_n;
+	int			bm_i;
+	bool		bm_recheck;
+	uint32		bm_rows[QS_COLBLOCK_TIDS_PER_PAGE];
+	const HeapTupleHeaderData *bm_hdr[QS_COLBLOCK_TIDS_PER_PAGE];
+
+	QsColAttr  *attrs;
+	MemoryContext cxt;			/* the scan's directory and attributes */
+	MemoryContext blkcxt;		/* the current block */
+	MemoryContext rowcxt;		/* the current row's values */
+} ColScanDescData;
+typedef ColScanDescData *ColScanDesc;
+
+static inline bool
+qs_is_col_scan(TableScanDesc sscan)
+{
+	return (sscan->rs_flags & QS_SO_COLUMN_SCAN) != 0;
+}
+
+extern void qs_colscan_init_main(ColScanDesc s);
+extern void qs_colscan_open_block(ColScanDesc s, uint32 idx);
+extern void qs_colscan_close_block(ColScanDesc s);
+
+/* scan_tid.c: bitmap and TID-range scans */
+extern void qs_colscan_tid_bounds(ColScanDesc s, const QsColDirEntry *e,
+								  uint32 *lo, uint32 *hi);
+extern void qs_col_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
+									 ItemPointer maxtid);
+extern bool qs_col_scan_getnextslot_tidrange(TableScanDesc sscan,
+											 ScanDirection direction,
+											 TupleTableSlot *slot);
+#ifndef QS_BITMAP_ONE_CALLBACK
+extern bool qs_col_scan_bitmap_next_block(TableScanDesc sscan,
+										  TBMIterateResult *tbmres);
+extern bool qs_col_scan_bitmap_next_tuple(TableScanDesc sscan,
+										  TBMIterateResult *tbmres,
+										  TupleTableSlot *slot);
+#else
+extern bool qs_col_scan_bitmap_next_tuple(TableScanDesc sscan,
+										  TupleTableSlot *slot, bool *recheck,
+										  uint64 *lossy_pages,
+										  uint64 *exact_pages);
+#endif
+extern void qs_col_bitmap_prefetch_off(void);
+extern int	qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock,
+								  const OffsetNumber *offs, int n);
+
+/* scan_sample.c: TABLESAMPLE */
+struct SampleScanState;
+extern bool qs_col_scan_sample_next_block(TableScanDesc sscan,
+										  struct SampleScanState *scanstate);
+extern bool qs_col_scan_sample_next_tuple(TableScanDesc sscan,
+										  struct SampleScanState *scanstate,
+										  TupleTableSlot *slot);
+
+#endif							/* QS_COLUMN_COLSCAN_H */

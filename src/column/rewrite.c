@@ -1,0 +1,290 @@
+/*-------------------------------------------------------------------------
+ *
+ * rewrite.c
+ *	  CLUSTER and VACUUM FULL of column tables (relation_copy_for_cluster):
+ *	  every row of the old table, delta and main, in the order of the
+ *	  clustering index or the table's own, into a new relfilenode —
+ *	  compacted into new sealed blocks where a row allows it.
+ *
+ * Each row is classified by heap's HeapTupleSatisfiesVacuum against
+ * OldestXmin on its header (the delta record's, a main row's delete-map
+ * entry, or its block's directory entry): dead rows are dropped, as heap's
+ * rewrite drops them.  A row visible to every snapshot that exists or can
+ * exist (LIVE, inserted before OldestXmin, no xmax left) goes into the new
+ * table's blocks, written with a frozen xmin: a snapshot older than the
+ * rewrite sees it there exactly as it saw it before.  Every other kept row
+ * (recently dead, inserted or deleted by a transaction still in progress,
+ * locked) goes into the new table's delta with its header as it is
+ * (xmin, xmax, cids, infomask), as the engine's own rewrite copies
+ * records; update chains are not kept (t_ctid points to the row itself),
+ * as in the engine's rewrite.  CLUSTER's index order becomes the blocks'
+ * row order.
+ *
+ * Runs under AccessExclusiveLock on the old table: no concurrent writer,
+ * so headers read once stay true; the new relation is new in this
+ * transaction (its blocks need no xid of their own).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "column/colam.h"
+#include "column/colstore.h"
+#include "page/recslot.h"
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+typedef struct RewriteBlocks
+{
+	Relation	rel;
+	MemoryContext cxt;
+	MemoryContext tmpcxt;
+	QsColBuilder builder;
+	bool		active;
+	uint32		block_id;
+	uint32		range;
+} RewriteBlocks;
+
+/* write the rows built so far as one sealed block with a frozen xmin */
+static void
+blocks_flush(RewriteBlocks *w)
+{
+	QsColDirEntry e;
+	uint8	   *image;
+	size_t		image_len;
+	MemoryContext old;
+
+	if (!w->active || w->builder.nrows == 0)
+		return;
+	old = MemoryContextSwitchTo(w->tmpcxt);
+	image = qs_colbuilder_build(&w->builder, w->rel, w->block_id, &image_len);
+	memset(&e, 0, sizeof(e));
+	e.block_id = w->block_id;
+	e.state = QS_COLBLK_SEALED;
+	e.npages = qs_colblock_npages(image_len);
+	e.run_start = qs_colrun_write(w->rel, w->block_id, image, image_len);
+	e.tid_range = w->range;
+	e.nrows = w->builder.nrows;
+	e.published = w->builder.nrows;
+	e.xmin = FrozenTransactionId;
+	e.cid = FirstCommandId;
+	e.image_len = image_len;
+	e.retired_at_seq = 0;
+	e.delmap_root = InvalidBlockNumber;
+	qs_coldir_append(w->rel, &e);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(w->tmpcxt);
+	qs_colbuilder_reset(&w->builder);
+	w->active = false;
+}
+
+static void
+blocks_add(RewriteBlocks *w, TupleTableSlot *slot)
+{
+	if (!w->active)
+	{
+		w->block_id = qs_coldir_reserve(w->rel, &w->range);
+		w->active = true;
+	}
+	qs_colbuilder_add(&w->builder, slot);
+	if (w->builder.nrows >= QS_COL_LOAD_BLOCK_ROWS ||
+		w->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
+		blocks_flush(w);
+}
+
+/*
+ * The header of the row in 'slot' (a copy in *hdr) and heap's verdict on
+ * it.  The old table is exclusively locked: nothing changes it meanwhile.
+ */
+static HTSV_Result
+row_status(Relation rel, TupleTableSlot *slot, TransactionId OldestXmin,
+		   HeapTupleHeader hdr)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	ItemPointer tid = &slot->tts_tid;
+	HeapTupleData tup;
+	Buffer		buf;
+	HTSV_Result status;
+
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = *tid;
+	tup.t_tableOid = RelationGetRelid(rel);
+	if (qs_tid_is_virtual(tid))
+		buf = qs_coldelmap_buffer(rel, tid, false);
+	else
+		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	if (BufferIsValid(buf))
+	{
+		HeapTupleHeaderData scratch;
+		uint32		len;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		tup.t_data = qs_page_get_header(L, BufferGetPage(buf),
+										ItemPointerGetOffsetNumber(tid),
+										&scratch, &len);
+		tup.t_len = len;
+		status = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
+		if (tup.t_data == &scratch)
+			qs_page_set_header(L, BufferGetPage(buf),
+							   ItemPointerGetOffsetNumber(tid), &scratch);
+		memcpy(hdr, tup.t_data, sizeof(HeapTupleHeaderData));
+		UnlockReleaseBuffer(buf);
+		return status;
+	}
+
+	/*
+	 * A main row without a delete-map entry: its block's header, as the
+	 * scan put it into the slot.  Its commit state is set here, so that
+	 * heap's routine has no hint bit to write (there is no buffer).
+	 */
+	*hdr = ((QsRecSlot *) slot)->hdr;
+	if (!HeapTupleHeaderXminCommitted(hdr) && !HeapTupleHeaderXminInvalid(hdr))
+	{
+		TransactionId xmin = HeapTupleHeaderGetRawXmin(hdr);
+
+		if (TransactionIdIsCurrentTransactionId(xmin) ||
+			TransactionIdIsInProgress(xmin))
+			 /* left to heap's routine: no hint for a running xid */ ;
+		else if (TransactionIdDidCommit(xmin))
+			hdr->t_infomask |= HEAP_XMIN_COMMITTED;
+		else
+			hdr->t_infomask |= HEAP_XMIN_INVALID;
+	}
+	tup.t_data = hdr;
+	return HeapTupleSatisfiesVacuum(&tup, OldestXmin, InvalidBuffer);
+}
+
+void
+qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
+						Relation OldIndex, bool use_sort,
+						TransactionId OldestXmin, TransactionId *xid_cutoff,
+						MultiXactId *multi_cutoff, double *num_tuples,
+						double *tups_vacuumed, double *tups_recently_dead)
+{
+	const QsPageLayout *Lnew = qs_layout_of(NewTable);
+	TableScanDesc tscan = NULL;
+	IndexScanDesc iscan = NULL;
+	TupleTableSlot *slot;
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKWRITE);
+	RewriteBlocks w;
+	MemoryContext old;
+
+	*xid_cutoff = OldTable->rd_rel->relfrozenxid;
+	*multi_cutoff = OldTable->rd_rel->relminmxid;
+	*num_tuples = 0;
+	*tups_vacuumed = 0;
+	*tups_recently_dead = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.rel = NewTable;
+	w.cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column rewrite",
+								  ALLOCSET_DEFAULT_SIZES);
+	w.tmpcxt = AllocSetContextCreate(w.cxt, "image", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(w.cxt);
+	qs_colbuilder_init(&w.builder, NewTable, qs_colattrs(RelationGetDescr(NewTable)));
+	MemoryContextSwitchTo(old);
+
+	qs_colload_flush_rel(OldTable);
+	slot = table_slot_create(OldTable, NULL);
+	if (OldIndex != NULL)
+	{
+		iscan = qs_index_beginscan(OldTable, OldIndex, SnapshotAny, 0, 0);
+		index_rescan(iscan, NULL, 0, NULL, 0);
+	}
+	else
+		tscan = table_beginscan(OldTable, SnapshotAny, 0, NULL);
+
+	for (;;)
+	{
+		HeapTupleHeaderData hdr;
+		bool		keep = false;
+		bool		to_main;
+		HeapTuple	copy;
+		HeapTuple	tocopy;
+
+		CHECK_FOR_INTERRUPTS();
+		if (iscan)
+		{
+			if (!index_getnext_slot(iscan, ForwardScanDirection, slot))
+				break;
+		}
+		else if (!table_scan_getnextslot(tscan, ForwardScanDirection, slot))
+			break;
+
+		switch (row_status(OldTable, slot, OldestXmin, &hdr))
+		{
+			case HEAPTUPLE_DEAD:
+				*tups_vacuumed += 1;
+				break;
+			case HEAPTUPLE_RECENTLY_DEAD:
+				*tups_recently_dead += 1;
+				keep = true;
+				break;
+			case HEAPTUPLE_LIVE:
+				*num_tuples += 1;
+				keep = true;
+				break;
+			case HEAPTUPLE_INSERT_IN_PROGRESS:
+			case HEAPTUPLE_DELETE_IN_PROGRESS:
+				*num_tuples += 1;
+				keep = true;
+				break;
+		}
+		if (!keep)
+			continue;
+
+		/* visible to every snapshot, now and later: into a block */
+		to_main = (hdr.t_infomask & HEAP_XMAX_INVALID) != 0 &&
+			!HeapTupleHeaderIsSpeculative(&hdr) &&
+			(HeapTupleHeaderXminFrozen(&hdr) ||
+			 (HeapTupleHeaderXminCommitted(&hdr) &&
+			  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(&hdr), OldestXmin)));
+		if (to_main)
+		{
+			slot_getallattrs(slot);
+			blocks_add(&w, slot);
+			continue;
+		}
+
+		/* anything else keeps its header, in the new table's delta */
+		copy = ExecCopySlotHeapTuple(slot);
+		copy->t_data->t_choice = hdr.t_choice;
+		copy->t_data->t_infomask = (copy->t_data->t_infomask & ~HEAP_XACT_MASK) |
+			(hdr.t_infomask & HEAP_XACT_MASK);
+		copy->t_data->t_infomask2 = (copy->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
+			(hdr.t_infomask2 & HEAP2_XACT_MASK);
+		tocopy = copy;
+		if (HeapTupleHasExternal(copy))
+			tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
+												 HEAP_INSERT_SKIP_FSM |
+												 HEAP_INSERT_NO_LOGICAL);
+		qs_place_tuple(NewTable, Lnew, tocopy, strategy, false);
+		if (tocopy != copy)
+			heap_freetuple(tocopy);
+		heap_freetuple(copy);
+	}
+	blocks_flush(&w);
+
+	if (iscan)
+		index_endscan(iscan);
+	if (tscan)
+		table_endscan(tscan);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeAccessStrategy(strategy);
+	MemoryContextDelete(w.cxt);
+}

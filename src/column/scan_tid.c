@@ -1,0 +1,346 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_tid.c
+ *	  Scans of column tables driven by TIDs: bitmap scans (both PG 15's
+ *	  next_block/next_tuple form and PG 18's single callback) and TID-range
+ *	  scans, over the delta (the engine's scans, physical TIDs) and main
+ *	  (virtual TIDs, README section 3).
+ *
+ * A virtual page of a TIDBitmap is 291 rows of one block: the page's
+ * offsets (or, for a lossy page, all of them) are its rows, filtered by
+ * the block's visibility to the scan's snapshot (the directory read once
+ * per scan) and by their delete-map entries.  TIDBitmaps order pages by
+ * block number, so main pages come after every delta page, and the main
+ * pages of one block come together: the open block and its delete map
+ * are kept from page to page.
+ *
+ * PG 15's executor prefetches the pages of a bitmap through the buffer
+ * manager (BitmapPrefetch -> PrefetchBuffer), which fails for a block
+ * number past the end of the fork: qs_col_bitmap_prefetch_off() turns
+ * prefetching off for bitmap scans of column tables when the executor
+ * starts (an ExecutorStart hook).  PG 18 iterates the bitmap inside the
+ * table AM, which prefetches nothing for main pages.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
+#include "pgstat.h"
+#include "utils/rel.h"
+
+#include "column/colam.h"
+#include "column/colscan.h"
+#include "column/colstore.h"
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+/* ------------------------------------------------------------------------
+ * Main rows of one bitmap page
+ * ------------------------------------------------------------------------
+ */
+
+/* the directory index of TID range 'range', or -1 */
+static int
+dir_index(ColScanDesc s, uint32 range)
+{
+	for (uint32 i = 0; i < s->dir.nentries; i++)
+		if (s->dir.entries[i].tid_range == range &&
+			s->dir.entries[i].state != QS_COLBLK_RETIRED)
+			return (int) i;
+	return -1;
+}
+
+/*
+ * Collect the rows of virtual block 'vblock' the bitmap names (offs[0..n-1],
+ * or all when n < 0) that the scan's snapshot sees.  Returns how many.
+ */
+int
+qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock, const OffsetNumber *offs,
+			   int n)
+{
+	Relation	rel = s->base.rs_rd;
+	ItemPointerData first;
+	uint32		range,
+				row0;
+	int			idx;
+	const QsColDirEntry *e;
+
+	s->bm_n = s->bm_i = 0;
+	if (vblock < QS_VIRT_BASE || vblock >= QS_VIRT_END)
+		return 0;
+	qs_colscan_init_main(s);
+	ItemPointerSet(&first, vblock, 1);
+	if (!qs_virt_decode(&first, &range, &row0))
+		return 0;
+	idx = dir_index(s, range);
+	if (idx < 0)
+		return 0;				/* not a block this snapshot sees */
+	if (!s->have_block || s->open_idx != (uint32) idx)
+		qs_colscan_open_block(s, (uint32) idx);
+	e = &s->dir.entries[idx];
+	for (int k = 0; n < 0 ? k < QS_COLBLOCK_TIDS_PER_PAGE : k < n; k++)
+	{
+		OffsetNumber off = n < 0 ? k + 1 : offs[k];
+		uint32		row;
+		const HeapTupleHeaderData *hdr;
+		int			vis = true;
+
+		if (off < 1 || off > QS_COLBLOCK_TIDS_PER_PAGE)
+			continue;
+		row = row0 + off - 1;
+		if (row >= e->published)
+			break;
+		if (!qs_colfilter_row(rel, e, &s->filter, row, s->base.rs_snapshot,
+							  InvalidTransactionId, &hdr, &vis) || !vis)
+			continue;
+		s->bm_rows[s->bm_n] = row;
+		s->bm_hdr[s->bm_n] = hdr;
+		s->bm_n++;
+	}
+	return s->bm_n;
+}
+
+static bool
+take_main_row(ColScanDesc s, TupleTableSlot *slot)
+{
+	if (s->bm_i >= s->bm_n)
+		return false;
+	qs_colscan_store_row(&s->rr, s->bm_rows[s->bm_i], slot, s->rowcxt,
+						 s->bm_hdr[s->bm_i]);
+	s->bm_i++;
+	pgstat_count_heap_fetch(s->base.rs_rd);
+	return true;
+}
+
+#ifndef QS_BITMAP_ONE_CALLBACK
+bool
+qs_col_scan_bitmap_next_block(TableScanDesc sscan, TBMIterateResult *tbmres)
+{
+	ColScanDesc s = (ColScanDesc) sscan;
+
+	s->bm_main = tbmres->blockno >= QS_VIRT_BASE;
+	if (!s->bm_main)
+		return qs_scan_bitmap_next_block(s->delta, tbmres);
+	return qs_colscan_load_vpage(s, tbmres->blockno,
+						  tbmres->ntuples >= 0 ? tbmres->offsets : NULL,
+						  tbmres->ntuples) > 0;
+}
+
+bool
+qs_col_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
+							  TupleTableSlot *slot)
+{
+	ColScanDesc s = (ColScanDesc) sscan;
+
+	if (!s->bm_main)
+		return qs_scan_bitmap_next_tuple(s->delta, tbmres, slot);
+	return take_main_row(s, slot);
+}
+#else
+bool
+qs_col_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
+							  bool *recheck, uint64 *lossy_pages,
+							  uint64 *exact_pages)
+{
+	ColScanDesc s = (ColScanDesc) sscan;
+
+	for (;;)
+	{
+		TBMIterateResult tbmres;
+
+		if (s->bm_main)
+		{
+			if (take_main_row(s, slot))
+			{
+				*recheck = s->bm_recheck;
+				return true;
+			}
+		}
+		else if (qs_scan_bitmap_take(s->delta, slot, recheck))
+			return true;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!tbm_iterate(&s->base.st.rs_tbmiterator, &tbmres))
+			return false;
+		if (tbmres.lossy)
+			(*lossy_pages)++;
+		else
+			(*exact_pages)++;
+		s->bm_main = tbmres.blockno >= QS_VIRT_BASE;
+		if (!s->bm_main)
+		{
+			qs_scan_bitmap_load(s->delta, &tbmres);
+			continue;
+		}
+		s->bm_recheck = tbmres.recheck;
+		if (tbmres.lossy)
+			(void) qs_colscan_load_vpage(s, tbmres.blockno, NULL, -1);
+		else
+		{
+			OffsetNumber offs[TBM_MAX_TUPLES_PER_PAGE];
+			int			noffs = tbm_extract_page_tuple(&tbmres, offs,
+													   TBM_MAX_TUPLES_PER_PAGE);
+
+			(void) qs_colscan_load_vpage(s, tbmres.blockno, offs, noffs);
+		}
+	}
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * TID range scans
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * The rows [*lo, *hi) of block e whose TIDs lie in the scan's range.
+ */
+void
+qs_colscan_tid_bounds(ColScanDesc s, const QsColDirEntry *e, uint32 *lo,
+					  uint32 *hi)
+{
+	BlockNumber first = QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE;
+	BlockNumber minb = ItemPointerGetBlockNumberNoCheck(&s->tr_min);
+	OffsetNumber mino = ItemPointerGetOffsetNumberNoCheck(&s->tr_min);
+	BlockNumber maxb = ItemPointerGetBlockNumberNoCheck(&s->tr_max);
+	OffsetNumber maxo = ItemPointerGetOffsetNumberNoCheck(&s->tr_max);
+	uint64		l,
+				h;
+
+	/* the first row at or after tr_min */
+	if (minb < first)
+		l = 0;
+	else
+		l = (uint64) (minb - first) * QS_COLBLOCK_TIDS_PER_PAGE +
+			(mino == 0 ? 0 : Min(mino, QS_COLBLOCK_TIDS_PER_PAGE + 1) - 1);
+	/* one past the last row at or before tr_max */
+	if (maxb < first)
+		h = 0;
+	else
+		h = (uint64) (maxb - first) * QS_COLBLOCK_TIDS_PER_PAGE +
+			Min(maxo, QS_COLBLOCK_TIDS_PER_PAGE);
+	*lo = (uint32) Min(l, (uint64) e->published);
+	*hi = (uint32) Min(h, (uint64) e->published);
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+void
+qs_col_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
+						 ItemPointer maxtid)
+{
+	ColScanDesc s = (ColScanDesc) sscan;
+
+	qs_scan_set_tidrange(s->delta, mintid, maxtid);
+	s->tr_set = true;
+	s->tr_min = *mintid;
+	s->tr_max = *maxtid;
+	qs_colscan_close_block(s);
+	s->delta_done = false;
+	s->next = 0;
+}
+
+bool
+qs_col_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
+								 TupleTableSlot *slot)
+{
+	ColScanDesc s = (ColScanDesc) sscan;
+	Relation	rel = sscan->rs_rd;
+
+	if (!ScanDirectionIsForward(direction))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("backward TID range scans of column table \"%s\" are not implemented",
+						RelationGetRelationName(rel))));
+	if (!s->delta_done)
+	{
+		if (qs_scan_getnextslot_tidrange(s->delta, direction, slot))
+			return true;
+		s->delta_done = true;
+	}
+	if (ItemPointerCompare(&s->tr_min, &s->tr_max) > 0 ||
+		ItemPointerGetBlockNumberNoCheck(&s->tr_max) < QS_VIRT_BASE)
+	{
+		ExecClearTuple(slot);
+		return false;
+	}
+	qs_colscan_init_main(s);
+	for (;;)
+	{
+		if (!s->have_block)
+		{
+			if (s->next >= s->dir.nentries)
+			{
+				ExecClearTuple(slot);
+				return false;
+			}
+			qs_colscan_open_block(s, s->next++);
+		}
+		if (s->row >= s->row_end)
+		{
+			qs_colscan_close_block(s);
+			continue;
+		}
+		{
+			const HeapTupleHeaderData *hdr;
+			int			vis = true;
+			uint32		row = s->row++;
+
+			if (!qs_colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
+								  s->base.rs_snapshot, InvalidTransactionId,
+								  &hdr, &vis) || !vis)
+				continue;
+			qs_colscan_store_row(&s->rr, row, slot, s->rowcxt, hdr);
+			return true;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * PG 15: no executor prefetching for bitmap scans of column tables
+ * ------------------------------------------------------------------------
+ */
+#ifndef QS_BITMAP_ONE_CALLBACK
+static ExecutorStart_hook_type prev_executor_start = NULL;
+
+static bool
+prefetch_off_walker(PlanState *ps, void *context)
+{
+	if (ps == NULL)
+		return false;
+	if (IsA(ps, BitmapHeapScanState))
+	{
+		BitmapHeapScanState *bs = (BitmapHeapScanState *) ps;
+		Relation	rel = bs->ss.ss_currentRelation;
+
+		if (rel != NULL && qs_is_column_rel(rel))
+			bs->prefetch_maximum = 0;
+	}
+	return planstate_tree_walker(ps, prefetch_off_walker, context);
+}
+
+static void
+col_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+	if (queryDesc->planstate)
+		(void) prefetch_off_walker(queryDesc->planstate, NULL);
+}
+#endif
+
+void
+qs_col_bitmap_prefetch_off(void)
+{
+#ifndef QS_BITMAP_ONE_CALLBACK
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = col_executor_start;
+#endif
+}
