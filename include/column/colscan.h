@@ -51,6 +51,10 @@ extern void qs_colscan_store_row(QsColRowReader *rr, uint32 row,
  * the engine's index build ends through table_endscan) by a flag bit
  * ScanOptions does not use.
  */
+#define COL_BEFORE_MAIN		0
+#define COL_IN_MAIN			1
+#define COL_AFTER_MAIN		2
+
 #define QS_SO_COLUMN_SCAN	((uint32) 1 << 31)
 
 typedef struct ColScanDescData
@@ -67,6 +71,8 @@ typedef struct ColScanDescData
 	QsColRowReader rr;
 	ColRowFilter filter;		/* the block's delete map */
 	uint32		open_idx;		/* directory index of the open block */
+	int			main_pos;		/* COL_BEFORE_MAIN, COL_IN_MAIN, COL_AFTER_MAIN */
+	int64		cur;			/* sequential scans: the row last returned */
 	uint32		row_end;		/* rows row..row_end-1 are left to read */
 
 	/* TID range scans (scan_tid.c) */

@@ -225,6 +225,9 @@ extern Buffer qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 								const QsColDelmapRoot *root, uint32 vpage,
 								int mode);
 extern Buffer qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create);
+extern Buffer qs_coldelmap_buffer_any(Relation rel, ItemPointer tid);
+extern void qs_colmain_hinted_header(const QsColDirEntry *e, ItemPointer tid,
+									 HeapTupleHeader hdr);
 extern bool qs_coldelmap_header(Relation rel, const QsColDirEntry *e,
 								uint32 row, Snapshot snapshot,
 								HeapTupleHeader hdr, bool *visible);
@@ -245,6 +248,7 @@ extern void qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
 									  HeapTupleHeader hdr);
 extern void qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
 							 TupleTableSlot *slot);
+extern void qs_colmain_prefetch(Relation rel, ItemPointer tid);
 extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
 								 HeapTupleHeader hdr);
 

@@ -197,3 +197,6 @@ extern void qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon);
 /* vacuum.c */
 extern void qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 						  BufferAccessStrategy bstrategy);
+extern void qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
+							  BufferAccessStrategy bstrategy,
+							  TransactionId frozen_bound, double main_rows);

@@ -47,6 +47,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "utils/rel.h"
 
 #include "column/colstore.h"
@@ -482,6 +483,12 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("column block %u of \"%s\" has too many rows for a delete map (%u)",
 						e->block_id, RelationGetRelationName(rel), e->published)));
+	/*
+	 * The new leaf first: extending may wait for the extension lock (a bulk
+	 * load holds it while it writes a run), and no reader may wait behind
+	 * us on the root meanwhile.
+	 */
+	pbuf = new_page(rel);
 	if (newroot)
 		rbuf = new_page(rel);
 	else
@@ -497,7 +504,6 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 			vpage >= root->n)
 			report_corrupt(rel, e->delmap_root, "a root page of another block");
 	}
-	pbuf = new_page(rel);
 	if (newroot)
 		dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx);
 
@@ -605,6 +611,64 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
 }
 
 /*
+ * qs_coldelmap_buffer_any
+ *		VACUUM's second pass: the delete-map page of 'tid' in any block
+ *		version, a RETIRED one (a load that aborted) included, pinned; or
+ *		InvalidBuffer.
+ */
+Buffer
+qs_coldelmap_buffer_any(Relation rel, ItemPointer tid)
+{
+	uint32		range,
+				row;
+	QsColDirectory dir;
+	QsColDelmapRoot root;
+	Buffer		buf = InvalidBuffer;
+
+	if (!qs_virt_decode(tid, &range, &row))
+		return InvalidBuffer;
+	qs_coldir_read(rel, &dir);
+	for (uint32 i = 0; i < dir.nentries && !BufferIsValid(buf); i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->tid_range != range || row >= e->published)
+			continue;
+		qs_coldelmap_root(rel, e, &root);
+		buf = qs_coldelmap_page(rel, e, &root, row / QS_COLBLOCK_TIDS_PER_PAGE,
+								BUFFER_LOCK_SHARE);
+		if (BufferIsValid(buf))
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (root.pages)
+			pfree(root.pages);
+	}
+	pfree(dir.entries);
+	return buf;
+}
+
+/*
+ * qs_colmain_hinted_header
+ *		The header of a main row without a delete-map entry (its block's),
+ *		with its inserter's commit state set as hint bits, so that heap's
+ *		visibility routines, given no buffer, have nothing to write.
+ */
+void
+qs_colmain_hinted_header(const QsColDirEntry *e, ItemPointer tid,
+						 HeapTupleHeader hdr)
+{
+	TransactionId xmin = e->xmin;
+
+	qs_colmain_default_header(e, tid, hdr);
+	if (!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin))
+		return;
+	/* committed in the commit log is enough for a copy (not a page) */
+	if (TransactionIdDidCommit(xmin))
+		hdr->t_infomask |= HEAP_XMIN_COMMITTED;
+	else if (!TransactionIdIsInProgress(xmin))
+		hdr->t_infomask |= HEAP_XMIN_INVALID;
+}
+
+/*
  * qs_coldelmap_header
  *		The header of main row 'row' of block 'e' as of now (a copy in
  *		*hdr) and whether it is visible to 'snapshot' (NULL: not tested).
@@ -630,7 +694,29 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 		pfree(root.pages);
 	if (!BufferIsValid(buf))
 	{
-		qs_colmain_default_header(e, &tid, hdr);
+		qs_colmain_hinted_header(e, &tid, hdr);
+		if (snapshot != NULL)
+		{
+			HeapTupleData tup;
+			Buffer		mbuf;
+
+			/*
+			 * Per row: a dirty snapshot reports this row's inserter.  Heap's
+			 * routines want a locked buffer for hint bits they may still set
+			 * (an inserter that commits meanwhile): the metapage's, whose
+			 * bytes they do not touch (the header is our copy).
+			 */
+			tup.t_data = hdr;
+			tup.t_len = SizeofHeapTupleHeader;
+			tup.t_self = tid;
+			tup.t_tableOid = RelationGetRelid(rel);
+			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			*visible = HeapTupleSatisfiesVisibility(&tup, snapshot, mbuf);
+			HeapCheckForSerializableConflictOut(*visible, rel, &tup, mbuf,
+												snapshot);
+			UnlockReleaseBuffer(mbuf);
+		}
 		return true;
 	}
 	else

@@ -193,6 +193,7 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 {
 	HeapTupleHeaderData hdr;
 	HeapTupleData tup;
+	bool		visible;
 
 	if (snapshot == NULL)
 		return true;
@@ -221,7 +222,16 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	tup.t_len = SizeofHeapTupleHeader;
 	tup.t_tableOid = RelationGetRelid(rel);
 	ItemPointerSetInvalid(&tup.t_self);
-	return HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+	visible = HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+
+	/*
+	 * A serializable reader that does not see a block a concurrent
+	 * serializable transaction loaded has a conflict out to it, as heap's
+	 * readers have with the rows they skip.
+	 */
+	if (IsMVCCSnapshot(snapshot))
+		HeapCheckForSerializableConflictOut(visible, rel, &tup, buf, snapshot);
+	return visible;
 }
 
 static int

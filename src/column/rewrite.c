@@ -149,24 +149,28 @@ row_status(Relation rel, TupleTableSlot *slot, TransactionId OldestXmin,
 
 	/*
 	 * A main row without a delete-map entry: its block's header, as the
-	 * scan put it into the slot.  Its commit state is set here, so that
-	 * heap's routine has no hint bit to write (there is no buffer).
+	 * scan put it into the slot, with its commit state set as hints; heap's
+	 * routine gets the metapage as the locked buffer for any hint it may
+	 * still set (an inserter committing meanwhile): our copy is the header.
 	 */
 	*hdr = ((QsRecSlot *) slot)->hdr;
 	if (!HeapTupleHeaderXminCommitted(hdr) && !HeapTupleHeaderXminInvalid(hdr))
 	{
 		TransactionId xmin = HeapTupleHeaderGetRawXmin(hdr);
 
-		if (TransactionIdIsCurrentTransactionId(xmin) ||
-			TransactionIdIsInProgress(xmin))
-			 /* left to heap's routine: no hint for a running xid */ ;
+		if (TransactionIdIsCurrentTransactionId(xmin))
+			 /* left to heap's routine */ ;
 		else if (TransactionIdDidCommit(xmin))
 			hdr->t_infomask |= HEAP_XMIN_COMMITTED;
-		else
+		else if (!TransactionIdIsInProgress(xmin))
 			hdr->t_infomask |= HEAP_XMIN_INVALID;
 	}
 	tup.t_data = hdr;
-	return HeapTupleSatisfiesVacuum(&tup, OldestXmin, InvalidBuffer);
+	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	status = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
+	UnlockReleaseBuffer(buf);
+	return status;
 }
 
 void

@@ -48,6 +48,9 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	hint = ((PageHeader) page)->pd_prune_xid;
 	if (!TransactionIdIsNormal(hint))
 		return;
+	/* a column table's page: nothing to prune (delete maps keep a hint) */
+	if (!PageIsNew(page) && qs_is_column_page(page))
+		return;
 	vistest = GlobalVisTestFor(rel);
 	if (!GlobalVisTestIsRemovableXid(vistest, hint))
 		return;

@@ -122,7 +122,7 @@ static void
 vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
 					  int n, TransactionId rm_horizon)
 {
-	Buffer		buf = qs_coldelmap_buffer(rel, tid, false);
+	Buffer		buf = qs_coldelmap_buffer_any(rel, tid);
 	GenericXLogState *state;
 	Page		wpage;
 
@@ -229,6 +229,24 @@ void
 qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			  BufferAccessStrategy bstrategy)
 {
+	qs_vacuum_rel_ext(rel, params, bstrategy, InvalidTransactionId, 0);
+}
+
+/*
+ * qs_vacuum_rel_ext
+ *		Column tables (src/column/am.c): 'frozen_bound', when valid, caps the
+ *		new relfrozenxid (xids of the table kept outside the pages this pass
+ *		visits: directory entries, delete-map pages made while it runs);
+ *		'main_rows' are the rows of the table's blocks, counted into
+ *		reltuples with their delete-map entries' verdicts (the entries
+ *		themselves are not counted: most main rows have none).
+ */
+void
+qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
+				  BufferAccessStrategy bstrategy, TransactionId frozen_bound,
+				  double main_rows)
+{
+	double		main_gone = 0;
 	const QsPageLayout *L = qs_layout_of(rel);
 	QsVacuumCutoffs cut;
 	TransactionId newfrozen;
@@ -330,7 +348,15 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			ItemPointerSet(&tup.t_self, tblk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
-			if (status == HEAPTUPLE_LIVE)
+			if (PL != L)
+			{
+				/* a main row: counted in main_rows, unless gone */
+				if (status == HEAPTUPLE_DEAD || status == HEAPTUPLE_RECENTLY_DEAD)
+					main_gone += 1;
+				if (status == HEAPTUPLE_RECENTLY_DEAD)
+					recently_dead += 1;
+			}
+			else if (status == HEAPTUPLE_LIVE)
 				live += 1;
 			else if (status == HEAPTUPLE_RECENTLY_DEAD)
 				recently_dead += 1;
@@ -392,7 +418,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 				case HEAPTUPLE_INSERT_IN_PROGRESS:
 				case HEAPTUPLE_DELETE_IN_PROGRESS:
 					track_header(h, &newfrozen, &newminmxid);
-					live += 1;
+					if (PL == L)
+						live += 1;
 					break;
 			}
 
@@ -478,6 +505,9 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
 		UnlockReleaseBuffer(buf);
 	}
+
+	/* a column table's main rows, less those its delete maps say are gone */
+	live += Max(main_rows - main_gone, 0);
 
 	/* pass 2: indexes, then the records */
 	if (dead.n > 0)
@@ -613,6 +643,9 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 	}
 	FreeSpaceMapVacuum(rel);
 
+	if (TransactionIdIsNormal(frozen_bound) &&
+		TransactionIdPrecedes(frozen_bound, newfrozen))
+		newfrozen = frozen_bound;
 	qs_vac_update_relstats(rel, new_nblocks, live, nindexes > 0,
 						   newfrozen, newminmxid);
 	qs_pgstat_report_vacuum(rel, (PgStat_Counter) live,

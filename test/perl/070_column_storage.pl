@@ -24,9 +24,6 @@ $node->start;
 my $copyfile = $node->basedir . '/rows.copy';
 $node->safe_psql('postgres', qq{
 	CREATE EXTENSION quickstep_am;
-	CREATE FUNCTION column_dev_handler(internal) RETURNS table_am_handler
-	  AS 'quickstep_am', 'column_dev_handler' LANGUAGE C;
-	CREATE ACCESS METHOD qs_column_dev TYPE TABLE HANDLER column_dev_handler;
 	CREATE TABLE h (id int, g bigint, t text, n numeric, f float8, ts timestamptz,
 	                u uuid, b bool, by bytea, arr int[], p point, j json, big text);
 	INSERT INTO h
@@ -40,7 +37,7 @@ $node->safe_psql('postgres', qq{
 	       CASE WHEN i % 40000 = 7 THEN repeat(md5(i::text), 40000) END
 	FROM generate_series(1, 120000) i;
 	COPY h TO '$copyfile';
-	CREATE TABLE c (LIKE h) USING qs_column_dev;
+	CREATE TABLE c (LIKE h) USING quickstep_column;
 	COPY c FROM '$copyfile';
 });
 
@@ -84,9 +81,9 @@ ok(abs($est - 120000 / 17) < 120000 / 17 * 0.2, "the planner estimates g = 3 fro
 
 # INSERT … SELECT and CREATE TABLE AS load row by row into main blocks too
 $node->safe_psql('postgres', q{
-	CREATE TABLE ci (LIKE h) USING qs_column_dev;
+	CREATE TABLE ci (LIKE h) USING quickstep_column;
 	INSERT INTO ci SELECT * FROM h;
-	CREATE TABLE cas USING qs_column_dev AS SELECT * FROM h;
+	CREATE TABLE cas USING quickstep_column AS SELECT * FROM h;
 });
 same_as_heap($node, 'INSERT … SELECT into main', 'ci');
 same_as_heap($node, 'CREATE TABLE AS into main', 'cas');
@@ -149,7 +146,7 @@ for my $range (["(2147483648,100)", "(2147483650,7)"], ["(0,1)", "(2147487744,0)
 # what it saw (recently dead rows and newer versions keep their headers)
 {
 	$node->safe_psql('postgres', q{
-		CREATE TABLE cf (LIKE h) USING qs_column_dev; INSERT INTO cf SELECT * FROM h;
+		CREATE TABLE cf (LIKE h) USING quickstep_column; INSERT INTO cf SELECT * FROM h;
 		CREATE TABLE hf AS SELECT * FROM h; CREATE TABLE other (x int); INSERT INTO other VALUES (1);
 		CREATE INDEX cf_g ON cf (g);});
 	my $q = q{SELECT count(*), sum(id), count(*) FILTER (WHERE t = 'new'), md5(string_agg(x::text, ',' ORDER BY id))};
@@ -216,7 +213,7 @@ is($node->safe_psql('postgres', qq{
 
 # VACUUM gives the run of an aborted load back (here: truncated, it was last)
 {
-	$node->safe_psql('postgres', qq{CREATE TABLE cr (LIKE h) USING qs_column_dev;
+	$node->safe_psql('postgres', qq{CREATE TABLE cr (LIKE h) USING quickstep_column;
 		COPY cr FROM '$copyfile'});
 	my $size = sub { $node->safe_psql('postgres', q{SELECT pg_relation_size('cr')}) };
 	my $s1 = $size->();
@@ -254,7 +251,7 @@ ok($node->safe_psql('postgres', q{
 
 # UNLOGGED: reset to the init fork's metapage, then usable again
 $node->safe_psql('postgres', qq{
-	CREATE UNLOGGED TABLE cu (LIKE h) USING qs_column_dev;
+	CREATE UNLOGGED TABLE cu (LIKE h) USING quickstep_column;
 	COPY cu FROM '$copyfile';
 	CHECKPOINT;
 });
@@ -267,21 +264,21 @@ same_as_heap($node, 'and takes a load again', 'cu');
 # TRUNCATE (new relfilenode, and in the creating transaction)
 $node->safe_psql('postgres', qq{
 	BEGIN;
-	CREATE TABLE ct (LIKE h) USING qs_column_dev;
+	CREATE TABLE ct (LIKE h) USING quickstep_column;
 	COPY ct FROM '$copyfile';
 	TRUNCATE ct;
 	COPY ct FROM '$copyfile';
 	COMMIT;
-	CREATE TABLE ct2 (LIKE h) USING qs_column_dev;
+	CREATE TABLE ct2 (LIKE h) USING quickstep_column;
 	COPY ct2 FROM '$copyfile';
 	TRUNCATE ct2;
 	COPY ct2 FROM '$copyfile';
 });
 # rows still buffered for a block when the table is dropped go with it
 $node->safe_psql('postgres', q{
-	CREATE TABLE cdrop (LIKE h) USING qs_column_dev;
+	CREATE TABLE cdrop (LIKE h) USING quickstep_column;
 	BEGIN;
-	CREATE TABLE cdrop2 (LIKE h) USING qs_column_dev;
+	CREATE TABLE cdrop2 (LIKE h) USING quickstep_column;
 	INSERT INTO cdrop2 SELECT * FROM h;
 	INSERT INTO cdrop SELECT * FROM h;
 	DROP TABLE cdrop2;
@@ -316,7 +313,7 @@ is($node->safe_psql('postgres', q{SELECT count(*), min(extra), max(extra) FROM c
 		       (SELECT count(*) FROM (SELECT y::text FROM h y EXCEPT ALL SELECT x::text FROM c x) b),
 		       (SELECT amname FROM pg_am a JOIN pg_class r ON r.relam = a.oid WHERE r.relname = 'c'),
 		       quickstep.check_table('c') >= 120000}),
-		'0|0|qs_column_dev|t', 'restored: the same rows, the same access method');
+		'0|0|quickstep_column|t', 'restored: the same rows, the same access method');
 }
 
 # a standby replays runs and directory
@@ -325,7 +322,7 @@ my $standby = PostgreSQL::Test::Cluster->new('column_standby');
 $standby->init_from_backup($node, 'b1', has_streaming => 1);
 $standby->start;
 $node->safe_psql('postgres', qq{
-	CREATE TABLE cs (LIKE h) USING qs_column_dev;
+	CREATE TABLE cs (LIKE h) USING quickstep_column;
 	COPY cs FROM '$copyfile';
 });
 $node->wait_for_catchup($standby);

@@ -22,13 +22,10 @@ my $rows = 30000;
 my $copyfile = $node->basedir . '/load.copy';
 $node->safe_psql('postgres', qq{
 	CREATE EXTENSION quickstep_am;
-	CREATE FUNCTION column_dev_handler(internal) RETURNS table_am_handler
-	  AS 'quickstep_am', 'column_dev_handler' LANGUAGE C;
-	CREATE ACCESS METHOD qs_column_dev TYPE TABLE HANDLER column_dev_handler;
 	CREATE TABLE src (id int, g int, t text);
 	INSERT INTO src SELECT i, i % 7, 'v' || (i % 100) FROM generate_series(1, $rows) i;
 	COPY src TO '$copyfile';
-	CREATE TABLE c (id int, g int, t text) USING qs_column_dev;
+	CREATE TABLE c (id int, g int, t text) USING quickstep_column;
 	CREATE INDEX c_g ON c (g);
 });
 chmod 0644, $copyfile;

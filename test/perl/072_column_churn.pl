@@ -29,12 +29,9 @@ $node->start;
 my $file = $node->basedir . '/batch.copy';
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION quickstep_am;
-	CREATE FUNCTION column_dev_handler(internal) RETURNS table_am_handler
-	  AS 'quickstep_am', 'column_dev_handler' LANGUAGE C;
-	CREATE ACCESS METHOD qs_column_dev TYPE TABLE HANDLER column_dev_handler;
 	CREATE TABLE h (i int, b bigint, t text, n numeric, f float8, ok bool,
 	                by bytea, d date, ts timestamptz, arr int[]);
-	CREATE TABLE c (LIKE h) USING qs_column_dev;
+	CREATE TABLE c (LIKE h) USING quickstep_column;
 	CREATE INDEX c_i ON c (i);
 });
 
