@@ -114,3 +114,15 @@ EXPLAIN (COSTS OFF) SELECT id, amount FROM demo_quickstep_nsm WHERE customer = 4
 SELECT * FROM pg_temp.on_each($q$
 	SELECT format('%s orders, ids %s .. %s, total %s', count(*), min(id), max(id), sum(amount)) FROM {t} WHERE customer = 4242$q$);
 RESET enable_seqscan;
+
+\echo
+\echo '== the column table: its blocks (per column: encoding, min, max) and its stats =='
+SELECT to_regclass('demo_quickstep_column') IS NOT NULL AS has_column \gset
+\if :has_column
+SELECT block_id, state, rows, column_name, encoding, min, max,
+       pg_size_pretty(stripe_bytes + dictionary_bytes) AS column_bytes
+  FROM quickstep.blocks('demo_quickstep_column') ORDER BY block_id, column_name;
+SELECT relid, delta_rows, main_rows, blocks, sealed_blocks,
+       pg_size_pretty(bytes) AS block_bytes, pg_size_pretty(raw_bytes) AS raw_at_least
+  FROM quickstep.column_stats;
+\endif

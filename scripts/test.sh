@@ -18,7 +18,7 @@ QS_PERL_TESTS=${QS_PERL_TESTS:-*.pl}
 QS_REGRESS=${QS_REGRESS:-}
 QS_ISOLATION=${QS_ISOLATION:-}
 # The isolation suite runs once per default table access method.
-QS_ISOLATION_AMS=${QS_ISOLATION_AMS:-heap quickstep_nsm quickstep_pax quickstep_hpl}
+QS_ISOLATION_AMS=${QS_ISOLATION_AMS:-heap quickstep_nsm quickstep_pax quickstep_hpl quickstep_column}
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 WORK=${QS_TEST_DIR:-/tmp/quickstep-test}
 LOGS="$QS_ROOT/test/logs"

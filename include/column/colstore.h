@@ -300,6 +300,8 @@ typedef struct QsColAttr
 } QsColAttr;
 
 extern QsColAttr *qs_colattrs(TupleDesc desc);
+extern Datum qs_colattr_datum(const QsColAttr *a, const uint8 *p, size_t len,
+							  MemoryContext cxt);
 extern int	qs_colattr_cmp(const void *a, size_t alen, const void *b,
 						   size_t blen, void *arg);
 extern const QsCodecAllocator *qs_palloc_allocator(void);

@@ -210,6 +210,17 @@ bytes_to_datum(const QsColType *t, const uint8 *p, size_t len,
 	return PointerGetDatum(d);
 }
 
+/* A value's bytes as a datum of the column's type (palloc'd in cxt). */
+Datum
+qs_colattr_datum(const QsColAttr *a, const uint8 *p, size_t len,
+				 MemoryContext cxt)
+{
+	void	   *buf = NULL;
+	size_t		buflen = 0;
+
+	return bytes_to_datum(&a->type, p, len, cxt, &buf, &buflen);
+}
+
 /* QsCmpFn over a QsColAttr: the opclass comparator with the collation */
 int
 qs_colattr_cmp(const void *a, size_t alen, const void *b, size_t blen, void *arg)

@@ -56,6 +56,14 @@ sub same_as_heap
 }
 
 same_as_heap($node, 'COPY into main: every row and value as heap has it');
+is($node->safe_psql('postgres', q{SELECT delta_rows, main_rows, deleted_rows, blocks, sealed_blocks, merges
+	FROM quickstep.column_stats WHERE relid = 'c'::regclass}), '1000|119000|0|1|1|0',
+	'column_stats: the first 1000 rows in the delta, the others in one sealed block');
+is($node->safe_psql('postgres', q{SELECT state, rows, encoding, min, max FROM quickstep.blocks('c')
+	WHERE column_name = 'id'}), 'sealed|119000|for_delta|1001|120000',
+	'blocks(): the id column of the block, its encoding, min and max');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM quickstep.blocks('c')}), '13',
+	'blocks(): a row per column of each block');
 ok($node->safe_psql('postgres', q{SELECT pg_relation_size('c') < pg_relation_size('h')}) eq 't',
 	'the column table is smaller than the heap table');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM c WHERE f::text = '-0'}),
@@ -178,6 +186,27 @@ for my $range (["(2147483648,100)", "(2147483650,7)"], ["(0,1)", "(2147487744,0)
 	is($node->safe_psql('postgres', q{SET enable_seqscan = off; SELECT count(*), sum(id) FROM cf WHERE g = 3}),
 		$node->safe_psql('postgres', q{SELECT count(*), sum(id) FROM hf WHERE g = 3}), 'CLUSTER: its indexes are rebuilt');
 	is($node->safe_psql('postgres', q{SELECT quickstep.check_table('cf') > 0}), 't', 'CLUSTER: check_table is clean');
+}
+
+# a scrollable cursor: backward over main rows and into the delta
+{
+	my $fw = $node->safe_psql('postgres', q{BEGIN;
+		DECLARE k SCROLL CURSOR FOR SELECT id FROM c;
+		FETCH ALL FROM k; COMMIT});
+	my $bw = $node->safe_psql('postgres', q{BEGIN;
+		DECLARE k SCROLL CURSOR FOR SELECT id FROM c;
+		MOVE FORWARD ALL IN k; FETCH BACKWARD ALL FROM k; COMMIT});
+	is(join(',', reverse split /\n/, $bw), join(',', split /\n/, $fw),
+		'FETCH BACKWARD ALL returns the rows of FETCH ALL in reverse');
+	is($node->safe_psql('postgres', q{BEGIN;
+		DECLARE k SCROLL CURSOR FOR SELECT id FROM c;
+		MOVE ABSOLUTE 1000 IN k; FETCH 2 FROM k; FETCH PRIOR FROM k; FETCH PRIOR FROM k;
+		MOVE ABSOLUTE 60000 IN k; FETCH PRIOR FROM k; FETCH NEXT FROM k; COMMIT}),
+		$node->safe_psql('postgres', q{BEGIN;
+		DECLARE k SCROLL CURSOR FOR SELECT id FROM h;
+		MOVE ABSOLUTE 1000 IN k; FETCH 2 FROM k; FETCH PRIOR FROM k; FETCH PRIOR FROM k;
+		MOVE ABSOLUTE 60000 IN k; FETCH PRIOR FROM k; FETCH NEXT FROM k; COMMIT}),
+		'a cursor moving both ways across the delta/main border sees what heap shows');
 }
 
 # TABLESAMPLE over delta pages and main rows' virtual pages

@@ -1,0 +1,46 @@
+-- pgTAP: the SQL API of column tables (quickstep_column).
+\set ON_ERROR_STOP 1
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+BEGIN;
+SELECT plan(16);
+
+SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'quickstep_column' AND amtype = 't'),
+          'quickstep_column is a table access method');
+SELECT has_function('quickstep', 'column_handler', ARRAY['internal'], 'its handler exists');
+SELECT has_function('quickstep', 'blocks', ARRAY['regclass'], 'quickstep.blocks(regclass) exists');
+SELECT has_function('quickstep', 'column_table_stats', ARRAY['regclass'],
+                    'quickstep.column_table_stats(regclass) exists');
+SELECT has_view('quickstep', 'column_stats', 'view quickstep.column_stats exists');
+SELECT columns_are('quickstep', 'column_stats',
+                   ARRAY['relid', 'delta_rows', 'main_rows', 'deleted_rows', 'blocks',
+                         'sealed_blocks', 'merges', 'last_merge', 'bytes', 'raw_bytes'],
+                   'column_stats has the documented columns');
+
+CREATE TABLE pt_col (a int, b text) USING quickstep_column;
+CREATE TABLE pt_heap (a int);
+INSERT INTO pt_col SELECT g, 'x' || g FROM generate_series(1, 10) g;
+SELECT is((SELECT count(*) FROM quickstep.blocks('pt_col')), 0::bigint,
+          'a few inserted rows stay in the delta: no block');
+SELECT is((SELECT delta_rows FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
+          10::bigint, 'column_stats counts the delta rows');
+SELECT is((SELECT main_rows FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
+          0::bigint, 'and no main row');
+SELECT is((SELECT merges FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
+          0::bigint, 'and no merge (the merge does not exist yet)');
+DELETE FROM pt_col WHERE a <= 3;
+SELECT is((SELECT delta_rows FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
+          7::bigint, 'deleted rows leave the delta count');
+SELECT throws_ok($$SELECT * FROM quickstep.blocks('pt_heap')$$, '42809', NULL,
+                 'blocks() of a heap table is refused with wrong_object_type');
+SELECT throws_ok($$SELECT * FROM quickstep.column_table_stats('pt_heap')$$, '42809', NULL,
+                 'column_table_stats() of a heap table is refused');
+SELECT ok(NOT EXISTS (SELECT 1 FROM quickstep.column_stats WHERE relid = 'pt_heap'::regclass),
+          'column_stats lists column tables only');
+SELECT is((SELECT count(*) FROM pt_col), 7::bigint, 'the table answers as heap would');
+SELECT is(quickstep.check_table('pt_col') >= 7, true, 'check_table covers column tables');
+
+SELECT * FROM finish();
+ROLLBACK;
