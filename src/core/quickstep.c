@@ -12,6 +12,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "column/options.h"
 #include "core/quickstep.h"
 #include "scan/qscan.h"
 #include "tableam/engine.h"
@@ -42,6 +43,13 @@ _PG_init(void)
 
 	/* warnings of CREATE / ALTER PUBLICATION (src/wal/publication.c) */
 	qs_publication_install_hook();
+
+	/*
+	 * quickstep.* options of column tables in CREATE TABLE [AS] and ALTER
+	 * TABLE (src/column/options.c): core would reject them, so the hook
+	 * must be there whenever such a statement can run.
+	 */
+	qs_colopts_install_hooks();
 
 	if (!qs_loaded_at_preload)
 		return;
