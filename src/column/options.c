@@ -33,6 +33,11 @@
  * relations it creates (seen through the object access hook) read the
  * statement's options instead (qs_colopts_for_load).
  *
+ * A stored option is always one CREATE TABLE would accept, or the dump
+ * would not restore: RENAME COLUMN renames the options that name the
+ * column; DROP COLUMN, ALTER COLUMN TYPE and SET ACCESS METHOD remove, with
+ * a notice, those that no longer apply.
+ *
  * Loads read the options when each block starts (load.c), so a change
  * applies to the next block.  merge_fraction is stored and shown only: the
  * merge that would read it is not built.
@@ -52,6 +57,7 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/tablecmds.h"
@@ -319,7 +325,9 @@ take_ours(List **defs, bool reset)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("parameter \"%s%s\" specified more than once",
-								QS_COLOPT_PREFIX, o->name)));
+								QS_COLOPT_PREFIX, o->name),
+						 errhint("Give each option once; \"quickstep.%s\" and quickstep.%s are the same option.",
+								 o->name, o->name)));
 		ours = lappend(ours, o);
 	}
 	*defs = rest;
@@ -629,6 +637,129 @@ apply_opts(List *base, List *changes)
 }
 
 /* ------------------------------------------------------------------------
+ * Keeping them true to the table
+ *
+ * A stored option must always be one CREATE TABLE accepts, or the table's
+ * dump would not restore: RENAME COLUMN renames what names the column;
+ * DROP COLUMN, ALTER COLUMN TYPE and SET ACCESS METHOD remove (with a
+ * notice) what no longer applies.
+ * ------------------------------------------------------------------------
+ */
+static void
+removed_notice(Relation rel, const QsColOpt *o, const char *why)
+{
+	ereport(NOTICE,
+			(errmsg("option quickstep.%s=%s of \"%s\" removed: %s",
+					o->name, o->value, RelationGetRelationName(rel), why)));
+}
+
+/* after DDL on relid: rename (oldname: NULL for none), then prune */
+static void
+fixup_rel(Oid relid, const char *oldname, const char *newname)
+{
+	List	   *stored = stored_opts(relid);
+	List	   *keep = NIL;
+	bool		changed = false;
+	Relation	rel;
+	TupleDesc	desc;
+	QsColAttr  *attrs;
+	ListCell   *lc;
+
+	if (stored == NIL || (rel = try_relation_open(relid, NoLock)) == NULL)
+		return;
+	if (!qs_is_column_rel(rel))
+	{
+		foreach(lc, stored)
+			removed_notice(rel, lfirst(lc), "not a column table any more");
+		relation_close(rel, NoLock);
+		write_opts(relid, NIL);
+		return;
+	}
+	desc = RelationGetDescr(rel);
+	attrs = qs_colattrs(desc);
+	foreach(lc, stored)
+	{
+		QsColOpt   *o = lfirst(lc);
+		int			i;
+		int			e;
+
+		switch (opt_kind(o->name))
+		{
+			case OPT_SORT_KEY:
+				if (oldname && strcmp(o->value, oldname) == 0)
+				{
+					o->value = pstrdup(newname);
+					changed = true;
+				}
+				i = find_att(desc, o->value);
+				if (i < 0 || !attrs[i].has_order || strchr(o->value, '=') != NULL)
+				{
+					removed_notice(rel, o, i < 0 ? "no such column" :
+								   !attrs[i].has_order ? "the column cannot be sorted on" :
+								   "the column's name contains \"=\"");
+					changed = true;
+					continue;
+				}
+				break;
+			case OPT_ENCODING:
+				if (oldname && strcmp(o->name + ENC_PREFIX_LEN, oldname) == 0)
+				{
+					o->name = psprintf("%s%s", ENC_PREFIX, newname);
+					changed = true;
+				}
+				i = find_att(desc, o->name + ENC_PREFIX_LEN);
+				e = enc_index(o->value);
+				if (i < 0 || e < 0 || strchr(o->name, '=') != NULL ||
+					(enc_names[e].mask != 0 &&
+					 (enc_names[e].mask & qs_colbuild_allowed(&attrs[i])) == 0))
+				{
+					removed_notice(rel, o, i < 0 ? "no such column" :
+								   strchr(o->name, '=') != NULL ?
+								   "the column's name contains \"=\"" :
+								   "the encoding cannot store the column's type");
+					changed = true;
+					continue;
+				}
+				break;
+			default:
+				break;
+		}
+		keep = lappend(keep, o);
+	}
+	relation_close(rel, NoLock);
+	if (changed)
+		write_opts(relid, keep);
+}
+
+/* relid and the tables that inherit from it (DDL may have recursed) */
+static void
+fixup_tree(Oid relid, const char *oldname, const char *newname)
+{
+	ListCell   *lc;
+
+	CommandCounterIncrement();
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+		fixup_rel(lfirst_oid(lc), oldname, newname);
+}
+
+/* ALTER TABLE subcommands after which stored options may not apply */
+static bool
+cmds_need_fixup(List *cmds)
+{
+	ListCell   *lc;
+
+	foreach(lc, cmds)
+	{
+		AlterTableCmd *c = lfirst_node(AlterTableCmd, lc);
+
+		if (c->subtype == AT_DropColumn || c->subtype == AT_AlterColumnType ||
+			c->subtype == AT_SetAccessMethod)
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------------
  * What a load reads
  * ------------------------------------------------------------------------
  */
@@ -819,8 +950,13 @@ alter_with_opts(PlannedStmt *pstmt, const char *queryString,
 	}
 	if (lc == NULL)
 	{
+		bool		fixup = cmds_need_fixup(orig->cmds);
+		RangeVar   *rv = fixup ? copyObject(orig->relation) : NULL;
+
 		call_next(pstmt, queryString, readOnlyTree, context, params,
 				  queryEnv, dest, qc);
+		if (fixup && OidIsValid(relid = RangeVarGetRelid(rv, NoLock, true)))
+			fixup_tree(relid, NULL, NULL);
 		return;
 	}
 
@@ -857,6 +993,9 @@ alter_with_opts(PlannedStmt *pstmt, const char *queryString,
 		{
 			call_next(pstmt, queryString, readOnlyTree, context, params,
 					  queryEnv, dest, qc);
+			if (cmds_need_fixup(stmt->cmds) &&
+				OidIsValid(relid = RangeVarGetRelid(stmt->relation, NoLock, true)))
+				fixup_tree(relid, NULL, NULL);
 			return;
 		}
 	}
@@ -908,6 +1047,27 @@ alter_with_opts(PlannedStmt *pstmt, const char *queryString,
 	}
 	if (changes != NIL || (core_relopts && stored != NIL))
 		write_opts(relid, apply_opts(stored, changes));
+	if (cmds_need_fixup(cmds))
+		fixup_tree(relid, NULL, NULL);
+}
+
+/* RENAME COLUMN: options that name the column follow it */
+static void
+rename_column(PlannedStmt *pstmt, const char *queryString,
+			  bool readOnlyTree, ProcessUtilityContext context,
+			  ParamListInfo params, QueryEnvironment *queryEnv,
+			  DestReceiver *dest, QueryCompletion *qc)
+{
+	RenameStmt *stmt = (RenameStmt *) pstmt->utilityStmt;
+	RangeVar   *rv = copyObject(stmt->relation);
+	char	   *oldname = pstrdup(stmt->subname);
+	char	   *newname = pstrdup(stmt->newname);
+	Oid			relid;
+
+	call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+			  dest, qc);
+	if (rv != NULL && OidIsValid(relid = RangeVarGetRelid(rv, NoLock, true)))
+		fixup_tree(relid, oldname, newname);
 }
 
 static void
@@ -942,6 +1102,10 @@ colopts_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, AlterTableStmt))
 		alter_with_opts(pstmt, queryString, readOnlyTree, context, params,
 						queryEnv, dest, qc);
+	else if (IsA(parsetree, RenameStmt) &&
+			 ((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN)
+		rename_column(pstmt, queryString, readOnlyTree, context, params,
+					  queryEnv, dest, qc);
 	else
 		call_next(pstmt, queryString, readOnlyTree, context, params,
 				  queryEnv, dest, qc);
