@@ -534,7 +534,10 @@ ours_of(List *entries)
 	return ours;
 }
 
-/* relid's stored options (QsColOpt) */
+/*
+ * relid's stored options (QsColOpt); none if relid is gone (a lock-free
+ * look may race with a DROP: core gives the error then).
+ */
 static List *
 stored_opts(Oid relid)
 {
@@ -542,7 +545,7 @@ stored_opts(Oid relid)
 	List	   *ours;
 
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
+		return NIL;
 	ours = ours_of(tuple_reloptions(tup));
 	ReleaseSysCache(tup);
 	return ours;

@@ -49,6 +49,7 @@ FROM pg_class c,
                      substr(e, strpos(e, '=') + 1) AS value
               FROM unnest(c.reloptions) AS e
               WHERE e LIKE 'quickstep.%=%') o
-WHERE c.relkind IN ('r', 'm') AND quickstep._is_column_am(c.relam);
+WHERE c.relkind IN ('r', 'm') AND c.reloptions IS NOT NULL
+  AND quickstep._is_column_am(c.relam);
 COMMENT ON VIEW quickstep.column_options IS
 	'quickstep.* options of column tables (pg_class.reloptions); note says when one has no effect: merge_fraction is stored and shown only until the merge exists';
