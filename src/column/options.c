@@ -1073,6 +1073,21 @@ rename_column(PlannedStmt *pstmt, const char *queryString,
 		fixup_tree(relid, oldname, newname);
 }
 
+/* the CREATE TABLE AS an EXPLAIN [ANALYZE] runs, if any */
+static CreateTableAsStmt *
+explained_ctas(Node *parsetree)
+{
+	Query	   *q;
+
+	if (!IsA(parsetree, ExplainStmt))
+		return NULL;
+	q = (Query *) ((ExplainStmt *) parsetree)->query;
+	if (q == NULL || !IsA(q, Query) || q->commandType != CMD_UTILITY ||
+		q->utilityStmt == NULL || !IsA(q->utilityStmt, CreateTableAsStmt))
+		return NULL;
+	return (CreateTableAsStmt *) q->utilityStmt;
+}
+
 static void
 colopts_utility(PlannedStmt *pstmt, const char *queryString,
 				bool readOnlyTree, ProcessUtilityContext context,
@@ -1080,6 +1095,7 @@ colopts_utility(PlannedStmt *pstmt, const char *queryString,
 				DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
+	CreateTableAsStmt *ctas;
 
 	if (IsA(parsetree, CreateStmt) &&
 		defs_have_ours(((CreateStmt *) parsetree)->options))
@@ -1097,6 +1113,18 @@ colopts_utility(PlannedStmt *pstmt, const char *queryString,
 		IntoClause *into = ((CreateTableAsStmt *) copy->utilityStmt)->into;
 
 		/* its rows are loaded before the table can be checked: check first */
+		create_with_opts(&into->options, into->rel,
+						 into->accessMethod ? into->accessMethod :
+						 default_table_access_method,
+						 copy, queryString, context, params, queryEnv, dest, qc);
+	}
+	else if ((ctas = explained_ctas(parsetree)) != NULL &&
+			 defs_have_ours(ctas->into->options))
+	{
+		/* EXPLAIN ANALYZE CREATE TABLE AS creates and fills the table too */
+		PlannedStmt *copy = copyObject(pstmt);
+		IntoClause *into = explained_ctas(copy->utilityStmt)->into;
+
 		create_with_opts(&into->options, into->rel,
 						 into->accessMethod ? into->accessMethod :
 						 default_table_access_method,

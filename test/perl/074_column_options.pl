@@ -186,6 +186,14 @@ is(reloptions('one_cas'), 'quickstep.sort_key=f quickstep.rows_per_block=20000',
 	'CREATE TABLE AS: the options are stored');
 is($node->safe_psql('postgres', q{SELECT quickstep.check_table('one_cas')}), '10000', 'CREATE TABLE AS: check_table clean');
 
+# EXPLAIN ANALYZE CREATE TABLE AS creates the table with its options too
+$node->safe_psql('postgres', q{EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	CREATE TABLE ex USING qs_column_dev WITH (quickstep.sort_key = 'f', quickstep.rows_per_block = 2000)
+	AS SELECT * FROM h});
+is(reloptions('ex') . ' ' . block_sizes('ex') . ' ' . out_of_order('ex', 'f'),
+	'quickstep.sort_key=f quickstep.rows_per_block=2000 ' . join(',', (2000) x 15) . ' 0',
+	'EXPLAIN ANALYZE CREATE TABLE AS: options stored and used');
+
 # ALTER TABLE SET applies to the next load
 $node->safe_psql('postgres', q{
 	ALTER TABLE c SET (quickstep.rows_per_block = 3000, quickstep.sort_key = 't'), RESET (quickstep.encoding_t);
