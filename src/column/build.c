@@ -23,6 +23,7 @@
 #include "utils/rel.h"
 
 #include "column/colstore.h"
+#include "column/options.h"
 
 static void *
 grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -143,6 +144,116 @@ qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot)
 	MemoryContextSwitchTo(old);
 }
 
+unsigned
+qs_colbuild_allowed(const QsColAttr *a)
+{
+	unsigned	allowed = QS_ENC_MASK(QS_ENC_PLAIN) | QS_ENC_MASK(QS_ENC_LZ4);
+
+	if (a->is_int)
+		allowed |= QS_ENC_MASK(QS_ENC_FOR) | QS_ENC_MASK(QS_ENC_FOR_DELTA);
+	if (a->has_order && a->dict_ok)
+		allowed |= QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED);
+	return allowed;
+}
+
+static inline bool
+row_present(const QsColBuildCol *col, uint32 r)
+{
+	return (col->nulls[r / 64] >> (r % 64)) & 1;
+}
+
+/*
+ * The rows in order of column sc: perm[j] is the row that goes to position
+ * j.  Stable (equal keys keep their arrival order), NULLs last — the order
+ * qs_colblock_verify checks a SORTED column against (it skips NULLs).
+ * Fixed-width keys are sorted as (key, value index) records, which the
+ * codec radix-sorts without a comparator call for the integer types;
+ * others as an index sort through the column's comparator.
+ */
+static uint32 *
+sort_permutation(QsColBuilder *b, int sc)
+{
+	QsColBuildCol *col = &b->cols[sc];
+	QsColAttr  *a = &b->attrs[sc];
+	uint32		n = col->n;
+	uint32		nrows = b->nrows;
+	uint32	   *perm = palloc_extended(sizeof(uint32) * Max(nrows, 1), MCXT_ALLOC_HUGE);
+	uint32	   *rowof = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	uint32		k = 0;
+	uint32		j;
+
+	/* the row of each non-NULL value (values are stored in row order) */
+	for (uint32 r = 0; r < nrows; r++)
+		if (row_present(col, r))
+			rowof[k++] = r;
+	Assert(k == n);
+
+	if (a->type.typlen > 0 && a->type.typlen + sizeof(uint32) <= 64)
+	{
+		size_t		kl = (size_t) a->type.typlen;
+		size_t		rs = kl + sizeof(uint32);
+		uint8	   *recs = palloc_extended(rs * Max(n, 1), MCXT_ALLOC_HUGE);
+		uint8	   *tmp = palloc_extended(rs * Max(n, 1), MCXT_ALLOC_HUGE);
+		uint8	   *out;
+
+		for (uint32 i = 0; i < n; i++)
+		{
+			memcpy(recs + i * rs, col->fixed + (size_t) i * kl, kl);
+			memcpy(recs + i * rs + kl, &i, sizeof(uint32));
+		}
+		out = qs_sort_records(recs, tmp, n, rs, kl, a->cmpfn, a);
+		for (j = 0; j < n; j++)
+		{
+			uint32		i;
+
+			memcpy(&i, out + j * rs + kl, sizeof(uint32));
+			perm[j] = rowof[i];
+		}
+		pfree(recs);
+		pfree(tmp);
+	}
+	else
+	{
+		uint32	   *idx = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
+		uint32	   *tmp = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
+		const uint8 **ptrs = NULL;
+		QsValues	qv;
+
+		memset(&qv, 0, sizeof(qv));
+		qv.n = n;
+		if (a->type.typlen > 0)
+		{
+			qv.width = (uint32) a->type.typlen;
+			qv.data = col->fixed;
+		}
+		else
+		{
+			ptrs = palloc_extended(sizeof(uint8 *) * Max(n, 1), MCXT_ALLOC_HUGE);
+			for (uint32 i = 0; i < n; i++)
+				ptrs[i] = col->var + col->offs[i];
+			qv.ptrs = ptrs;
+			qv.lens = col->lens;
+		}
+		for (uint32 i = 0; i < n; i++)
+			idx[i] = i;
+		qs_sort_indexes(idx, tmp, n, &qv, a->cmpfn, a);
+		for (j = 0; j < n; j++)
+			perm[j] = rowof[idx[j]];
+		pfree(idx);
+		pfree(tmp);
+		if (ptrs)
+			pfree(ptrs);
+	}
+	/* NULLs last, in arrival order */
+	j = n;
+	for (uint32 r = 0; r < nrows; r++)
+		if (!row_present(col, r))
+			perm[j++] = r;
+	Assert(j == nrows);
+	pfree(rowof);
+	return perm;
+}
+
 /*
  * qs_colbuilder_build
  *		Encode the rows added since the last reset as block block_id.
@@ -152,15 +263,35 @@ uint8 *
 qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
 					size_t *image_len)
 {
+	return qs_colbuilder_build_opts(b, rel, block_id, -1, NULL, image_len);
+}
+
+uint8 *
+qs_colbuilder_build_opts(QsColBuilder *b, Relation rel, uint32 block_id,
+						 int sort_col, const unsigned *enc_mask,
+						 size_t *image_len)
+{
 	const QsCodecAllocator *alloc = qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
 	QsCodecErr	err;
 	QsCodecStatus st;
 	uint8	   *image;
+	uint32	   *perm = NULL;
+	uint32	   *rank = NULL;
+	uint64	   *pnulls = NULL;
+	size_t		nwords = qs_bitmap_words(b->nrows);
 
 	if (b->nrows == 0 || b->nrows > QS_COLBLOCK_MAX_ROWS)
 		elog(ERROR, "cannot build a column block of %u rows", b->nrows);
+	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order))
+		sort_col = -1;
+	if (sort_col >= 0)
+	{
+		perm = sort_permutation(b, sort_col);
+		rank = palloc_extended(sizeof(uint32) * b->nrows, MCXT_ALLOC_HUGE);
+		pnulls = palloc_extended(sizeof(uint64) * Max(nwords, 1), MCXT_ALLOC_HUGE);
+	}
 	err.msg[0] = '\0';
 	for (int c = 0; c < b->natts; c++)
 	{
@@ -168,53 +299,141 @@ qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
 		QsColBuildCol *col = &b->cols[c];
 		QsValues	qv;
 		const uint8 **ptrs = NULL;
+		uint8	   *pfixed = NULL;
+		uint32	   *plens = NULL;
 		QsEncoding	enc = QS_ENC_PLAIN;
 		unsigned	allowed;
 		QsChoice	choice;
 
 		memset(&qv, 0, sizeof(qv));
 		qv.n = col->n;
-		if (a->type.typlen > 0)
+		if (perm == NULL)
 		{
-			qv.width = (uint32) a->type.typlen;
-			qv.data = col->fixed;
+			if (a->type.typlen > 0)
+			{
+				qv.width = (uint32) a->type.typlen;
+				qv.data = col->fixed;
+			}
+			else
+			{
+				ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
+				for (uint32 i = 0; i < col->n; i++)
+					ptrs[i] = col->var + col->offs[i];
+				qv.ptrs = ptrs;
+				qv.lens = col->lens;
+			}
 		}
 		else
 		{
-			ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
-			for (uint32 i = 0; i < col->n; i++)
-				ptrs[i] = col->var + col->offs[i];
-			qv.ptrs = ptrs;
-			qv.lens = col->lens;
+			/*
+			 * This column's values and presence bits in the sorted row
+			 * order: rank[r] is row r's value index (values are stored in
+			 * row order, NULLs have none).  Fixed-width values are copied,
+			 * variable-width ones only pointed at: one column's copy at a
+			 * time on top of the block.
+			 */
+			uint32		m = 0;
+
+			for (uint32 r = 0, i = 0; r < b->nrows; r++)
+				rank[r] = row_present(col, r) ? i++ : 0;
+			memset(pnulls, 0, sizeof(uint64) * Max(nwords, 1));
+			if (a->type.typlen > 0)
+				pfixed = palloc_extended((size_t) a->type.typlen * Max(col->n, 1),
+										 MCXT_ALLOC_HUGE);
+			else
+			{
+				ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
+				plens = palloc_extended(sizeof(uint32) * Max(col->n, 1), MCXT_ALLOC_HUGE);
+			}
+			for (uint32 j = 0; j < b->nrows; j++)
+			{
+				uint32		r = perm[j];
+				uint32		i = rank[r];
+
+				if (!row_present(col, r))
+					continue;
+				pnulls[j / 64] |= UINT64CONST(1) << (j % 64);
+				if (pfixed)
+					memcpy(pfixed + (size_t) m * a->type.typlen,
+						   col->fixed + (size_t) i * a->type.typlen, a->type.typlen);
+				else
+				{
+					ptrs[m] = col->var + col->offs[i];
+					plens[m] = col->lens[i];
+				}
+				m++;
+			}
+			Assert(m == col->n);
+			if (pfixed)
+			{
+				qv.width = (uint32) a->type.typlen;
+				qv.data = pfixed;
+			}
+			else
+			{
+				qv.ptrs = ptrs;
+				qv.lens = plens;
+			}
 		}
-		allowed = QS_ENC_MASK(QS_ENC_PLAIN) | QS_ENC_MASK(QS_ENC_LZ4);
-		if (a->is_int)
-			allowed |= QS_ENC_MASK(QS_ENC_FOR) | QS_ENC_MASK(QS_ENC_FOR_DELTA);
-		if (a->has_order && a->dict_ok)
-			allowed |= QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED);
-		if (col->n > 0)
+		allowed = qs_colbuild_allowed(a);
+		/* an encoding option holds the chooser to its encodings */
+		if (enc_mask && (enc_mask[c] & allowed) != 0)
+			allowed &= enc_mask[c];
+		if (col->n > 0 && (allowed & (allowed - 1)) == 0)
+			enc = (QsEncoding) __builtin_ctz(allowed);
+		else if (col->n > 0)
 		{
 			st = qs_choose_encoding(&qv, a->is_int, a->cmpfn, a, allowed, alloc,
 									&choice, &err);
 			if (st != QS_CODEC_OK)
 				qs_colblock_report(rel, block_id, st, &err);
 			enc = choice.best;
+
+			/*
+			 * PLAIN is always a candidate of the chooser; an option that
+			 * forbids it gets the smallest of the encodings it names.
+			 */
+			if ((allowed & QS_ENC_MASK(enc)) == 0)
+			{
+				size_t		best = SIZE_MAX;
+
+				for (int e = 0; e < QS_ENC_COUNT; e++)
+					if ((allowed & QS_ENC_MASK(e)) && choice.considered[e] &&
+						choice.size[e] < best)
+					{
+						best = choice.size[e];
+						enc = (QsEncoding) e;
+					}
+			}
 		}
 		st = qs_colblock_encode_column(&qv, a->type, enc, a->cmpfn, a, alloc,
 									   &cols[c], &err);
 		if (st != QS_CODEC_OK)
 			qs_colblock_report(rel, block_id, st, &err);
+		cols[c].flags = c == sort_col ? QS_COLDESC_SORTED : 0;
 		cols[c].nulls = col->anynull ? col->nulls : NULL;
-		cols[c].flags = 0;
+		if (perm && col->anynull)
+		{
+			/* read at serialization, and pnulls is the next column's */
+			uint64	   *nb = palloc(sizeof(uint64) * Max(nwords, 1));
+
+			memcpy(nb, pnulls, sizeof(uint64) * Max(nwords, 1));
+			cols[c].nulls = nb;
+		}
+		/* the stripes are the encoder's own buffers: the copies can go */
 		if (ptrs)
 			pfree(ptrs);
+		if (pfixed)
+			pfree(pfixed);
+		if (plens)
+			pfree(plens);
 	}
 
 	memset(&spec, 0, sizeof(spec));
 	spec.block_id = block_id;
 	spec.nrows = b->nrows;
 	spec.ncols = (uint16) b->natts;
-	spec.sort_col = -1;
+	spec.sort_col = (int16) sort_col;
 	spec.cols = cols;
 	st = qs_colblock_image_size(&spec, image_len, &err);
 	if (st != QS_CODEC_OK)
@@ -226,5 +445,11 @@ qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
 	for (int c = 0; c < b->natts; c++)
 		qs_colblock_column_free(alloc, &cols[c]);
 	pfree(cols);
+	if (perm)
+	{
+		pfree(perm);
+		pfree(rank);
+		pfree(pnulls);
+	}
 	return image;
 }

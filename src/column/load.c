@@ -8,8 +8,9 @@
  * The first QS_COL_LOAD_DELTA_ROWS rows a command loads into a table go
  * to the delta (a small COPY stays row-format, for the merge to take);
  * later rows are buffered per backend, in the transaction's memory, until
- * a block is full (QS_COL_LOAD_BLOCK_ROWS rows or QS_COL_LOAD_BLOCK_BYTES
- * bytes), then encoded and written as one sealed block whose directory
+ * a block is full (the table's quickstep.rows_per_block, by default
+ * QS_COL_LOAD_BLOCK_ROWS, rows or QS_COL_LOAD_BLOCK_BYTES bytes), then
+ * encoded and written as one sealed block whose directory
  * entry carries the loading (sub)transaction's xid and command id: its
  * rows are visible exactly when a heap tuple inserted by that command
  * would be, and never if it aborts.  Memory is bounded by one block
@@ -32,6 +33,16 @@
  * decoding reads (src/wal/README.md): decoding of main blocks does not
  * exist yet.
  *
+ * The table's options (options.c) are read when a block starts, so an
+ * ALTER TABLE … SET applies from the next block on.  A block is sorted on
+ * quickstep.sort_key only when nobody can have kept a buffered row's TID:
+ * its position changes with the sort.  COPY, CREATE TABLE AS and
+ * materialized views (multi_insert, or tuple_insert with a bulk insert
+ * state) into a table without indexes and without AFTER ROW INSERT
+ * triggers hand TIDs to no one; INSERT (tuple_insert without one) may
+ * return ctid, index entries and queued trigger events hold TIDs.  Such
+ * blocks stay in arrival order, for the seal to sort (README section 4.5).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -42,9 +53,11 @@
 #include "storage/predicate.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/reltrigger.h"
 
 #include "column/colam.h"
 #include "column/colstore.h"
+#include "column/options.h"
 #include "tableam/engine_int.h"
 #include "wal/qsxlog.h"
 
@@ -62,6 +75,8 @@ typedef struct ColLoad
 	MemoryContext tmpcxt;		/* one block's encoding */
 	bool		have_builder;
 	QsColBuilder builder;
+	QsColLoadOptions opts;		/* read when the block started */
+	bool		tids_exposed;	/* a row of the block went to INSERT */
 } ColLoad;
 
 static ColLoad load;
@@ -73,6 +88,22 @@ load_reset(void)
 	if (load.cxt)
 		MemoryContextDelete(load.cxt);
 	memset(&load, 0, sizeof(load));
+}
+
+/*
+ * May this block's rows change position?  Only if no TID of them can have
+ * been handed out (see the file header).
+ */
+static bool
+load_may_sort(Relation rel)
+{
+	if (load.opts.sort_col < 0 || load.tids_exposed)
+		return false;
+	if (rel->rd_rel->relhasindex)
+		return false;
+	if (rel->trigdesc && rel->trigdesc->trig_insert_after_row)
+		return false;
+	return true;
 }
 
 static void
@@ -88,10 +119,13 @@ load_flush(Relation rel)
 	if (nrows == 0)
 	{
 		load.active = false;
+		load.tids_exposed = false;
 		return;
 	}
 	old = MemoryContextSwitchTo(load.tmpcxt);
-	image = qs_colbuilder_build(&load.builder, rel, load.block_id, &image_len);
+	image = qs_colbuilder_build_opts(&load.builder, rel, load.block_id,
+									 load_may_sort(rel) ? load.opts.sort_col : -1,
+									 load.opts.enc_mask, &image_len);
 	memset(&e, 0, sizeof(e));
 	e.block_id = load.block_id;
 	e.state = QS_COLBLK_SEALED;
@@ -112,6 +146,8 @@ load_flush(Relation rel)
 	MemoryContextReset(load.tmpcxt);
 	qs_colbuilder_reset(&load.builder);
 	load.active = false;
+	load.tids_exposed = false;
+	memset(&load.opts, 0, sizeof(load.opts));
 }
 
 static void
@@ -216,9 +252,12 @@ load_switch(Relation rel, CommandId cid)
 	load.subid = GetCurrentSubTransactionId();
 }
 
-/* Buffer one row for the main block being built (its TID set now). */
+/*
+ * Buffer one row for the main block being built (its TID set now);
+ * exposed: the caller may show the TID to someone (INSERT … RETURNING).
+ */
 static void
-load_buffer_slot(Relation rel, TupleTableSlot *slot)
+load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 {
 	if (!load.active)
 	{
@@ -243,12 +282,21 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot)
 		load.xid = GetCurrentTransactionId();
 		load.block_id = qs_coldir_reserve(rel, &load.range);
 		load.active = true;
+
+		/* this block's options; tmpcxt is reset after the block is written */
+		{
+			MemoryContext old = MemoryContextSwitchTo(load.tmpcxt);
+
+			qs_colopts_for_load(rel, load.builder.attrs, &load.opts);
+			MemoryContextSwitchTo(old);
+		}
 	}
 	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
+	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
 	qs_colbuilder_add(&load.builder, slot);
 	load.cmd_rows++;
-	if (load.builder.nrows >= QS_COL_LOAD_BLOCK_ROWS ||
+	if (load.builder.nrows >= (uint32) load.opts.rows_per_block ||
 		load.builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 		load_flush(rel);
 }
@@ -281,7 +329,7 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	/* one relation-level check, as heap_multi_insert does */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	for (; i < ntuples; i++)
-		load_buffer_slot(rel, slots[i]);
+		load_buffer_slot(rel, slots[i], false);
 }
 
 /*
@@ -307,7 +355,13 @@ qs_col_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	}
 	/* as heap_insert does, per row */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
-	load_buffer_slot(rel, slot);
+
+	/*
+	 * CREATE TABLE AS and REFRESH MATERIALIZED VIEW insert with a bulk
+	 * insert state and never show a TID; INSERT passes none, and its
+	 * RETURNING may show ctid.
+	 */
+	load_buffer_slot(rel, slot, bistate == NULL);
 }
 
 void

@@ -12,6 +12,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "column/options.h"
 #include "core/quickstep.h"
 #include "column/colscan.h"
 #include "scan/qscan.h"
@@ -46,6 +47,13 @@ _PG_init(void)
 
 	/* PG 15: no executor prefetch of column tables' virtual pages */
 	qs_col_bitmap_prefetch_off();
+
+	/*
+	 * quickstep.* options of column tables in CREATE TABLE [AS] and ALTER
+	 * TABLE (src/column/options.c): core would reject them, so the hook
+	 * must be there whenever such a statement can run.
+	 */
+	qs_colopts_install_hooks();
 
 	if (!qs_loaded_at_preload)
 		return;
