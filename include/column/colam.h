@@ -15,7 +15,6 @@
 #include "access/tableam.h"
 
 /* load.c: bulk loads into main blocks (README section 6) */
-#define QS_COL_LOAD_DELTA_ROWS	UINT64CONST(1000)	/* first rows of a COPY */
 #define QS_COL_LOAD_BLOCK_ROWS	150000
 #define QS_COL_LOAD_BLOCK_BYTES ((Size) 128 * 1024 * 1024)
 

@@ -95,11 +95,28 @@ typedef struct ColScanDescData
 	const HeapTupleHeaderData *bm_hdr[QS_COLBLOCK_TIDS_PER_PAGE];
 
 	QsColAttr  *attrs;
+	TupleDesc	slot_desc;		/* the descriptor of the caller's slots */
 	MemoryContext cxt;			/* the scan's directory and attributes */
 	MemoryContext blkcxt;		/* the current block */
 	MemoryContext rowcxt;		/* the current row's values */
 } ColScanDescData;
 typedef ColScanDescData *ColScanDesc;
+
+/* remember the caller's slot descriptor before main rows are first read */
+static inline void
+qs_colscan_slot_desc(ColScanDesc s, TupleTableSlot *slot)
+{
+	if (!s->main_inited)
+		s->slot_desc = slot->tts_tupleDescriptor;
+
+	/*
+	 * PG 15's parallel bitmap workers give our descriptor the leader's
+	 * snapshot after beginscan (table_scan_update_snapshot): the delta's
+	 * scan reads with it too.
+	 */
+	if (s->delta && s->delta->rs_snapshot != s->base.rs_snapshot)
+		s->delta->rs_snapshot = s->base.rs_snapshot;
+}
 
 static inline bool
 qs_is_col_scan(TableScanDesc sscan)

@@ -136,6 +136,7 @@ typedef struct QsColMeta
 
 /* directory entry flags */
 #define QS_COLDIR_RUN_RECLAIMED	0x0001	/* the run's pages went back to the delta */
+#define QS_COLDIR_PENDING		0x0002	/* a load is buffering its rows: no run yet */
 
 /*
  * One directory entry per block version.  xmin/cid: the loading
@@ -199,6 +200,9 @@ extern uint32 qs_coldir_reclaim(Relation rel);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
 extern Buffer qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx);
+extern void qs_coldir_publish(Relation rel, const QsColDirEntry *final);
+extern bool qs_coldir_pending_visible(Relation rel, uint32 range,
+									  Snapshot snapshot, QsColDirEntry *out);
 extern QsColDirEntry *qs_coldir_page_entry(Page page, uint32 idx);
 
 /* ------------------------------------------------------------------------
@@ -286,6 +290,8 @@ QS_NORETURN_PREFIX extern void qs_colblock_report(Relation rel, uint32 block_id,
 /* The column's order and physical type, looked up once per relation. */
 typedef struct QsColAttr
 {
+	int			natts;			/* element 0: how many the array has */
+	TupleDesc	desc;			/* element 0: the descriptor they were made for */
 	Oid			typid;
 	Oid			collation;
 	QsColType	type;

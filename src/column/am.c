@@ -26,6 +26,7 @@
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am_d.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "catalog/storage.h"
@@ -333,7 +334,8 @@ col_scan_rescan(TableScanDesc sscan, ScanKey key, bool set_params,
 	}
 	qs_scan_rescan(s->delta, key, set_params, allow_strat, allow_sync,
 				   allow_pagemode);
-	s->base.rs_flags = s->delta->rs_flags | QS_SO_COLUMN_SCAN;
+	s->base.rs_flags = s->delta->rs_flags | QS_SO_COLUMN_SCAN |
+		(s->base.rs_flags & SO_TEMP_SNAPSHOT);
 	col_main_reset(s);
 }
 
@@ -352,7 +354,17 @@ col_scan_end(TableScanDesc sscan)
 	if (s->have_block)
 		qs_colrows_close(&s->rr);
 	if (s->delta)
+	{
+		/*
+		 * A snapshot the executor registered on our descriptor (PG 15's
+		 * table_scan_update_snapshot, parallel bitmap workers) and not on
+		 * the delta's: unregistered here, as heap's endscan does.
+		 */
+		if ((s->base.rs_flags & SO_TEMP_SNAPSHOT) &&
+			!(s->delta->rs_flags & SO_TEMP_SNAPSHOT))
+			UnregisterSnapshot(s->base.rs_snapshot);
 		qs_scan_end(s->delta);
+	}
 	MemoryContextDelete(s->cxt);
 	pfree(s);
 }
@@ -368,7 +380,12 @@ qs_colscan_init_main(ColScanDesc s)
 		return;
 	old = MemoryContextSwitchTo(s->cxt);
 	qs_coldir_read_visible(rel, s->base.rs_snapshot, &s->dir);
-	s->attrs = qs_colattrs(RelationGetDescr(rel));
+	/*
+	 * The columns as the caller's slots have them: ALTER TABLE … TYPE reads
+	 * the old rows through slots of the old descriptor while the relation's
+	 * already has the new types (the blocks hold the old ones).
+	 */
+	s->attrs = qs_colattrs(s->slot_desc ? s->slot_desc : RelationGetDescr(rel));
 	MemoryContextSwitchTo(old);
 	s->main_inited = true;
 }
@@ -420,6 +437,7 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 						  &hdr, &vis) || !vis)
 		return false;
 	qs_colscan_store_row(&s->rr, row, slot, s->rowcxt, hdr);
+	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }
 
@@ -525,6 +543,7 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 {
 	ColScanDesc s = (ColScanDesc) sscan;
 
+	qs_colscan_slot_desc(s, slot);
 	if (ScanDirectionIsForward(direction))
 	{
 		if (!s->delta_done)
@@ -880,6 +899,39 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		return false;
 	qs_coldir_read_visible(rel, snapshot, &dir);
 	e = qs_coldir_find_range(&dir, range);
+
+	/*
+	 * A row another backend's load still buffers (its block is not written
+	 * yet): a dirty snapshot sees the loader at work, as a unique check sees
+	 * a heap tuple being inserted, and waits for it.  The row's values are
+	 * not here: a placeholder of NULLs, which a non-lossy unique check never
+	 * reads (loads into tables with exclusion constraints, whose lossy
+	 * rechecks would, stay in the delta: load.c).
+	 */
+	if (e == NULL && hdr == NULL && snapshot != NULL &&
+		!IsMVCCSnapshot(snapshot) && snapshot->snapshot_type != SNAPSHOT_ANY)
+	{
+		QsColDirEntry pe;
+
+		if (qs_coldir_pending_visible(rel, range, snapshot, &pe))
+		{
+			QsRecSlot  *rs = (QsRecSlot *) slot;
+
+			ExecClearTuple(slot);
+			for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+			{
+				slot->tts_values[i] = (Datum) 0;
+				slot->tts_isnull[i] = true;
+			}
+			slot->tts_tid = *tid;
+			slot->tts_tableOid = RelationGetRelid(rel);
+			if (slot->tts_ops == table_slot_callbacks(rel))
+				qs_colmain_default_header(&pe, tid, &rs->hdr);
+			ExecStoreVirtualTuple(slot);
+			pfree(dir.entries);
+			return true;
+		}
+	}
 	if (e != NULL && row < e->published)
 	{
 		HeapTupleHeaderData own;
@@ -1098,8 +1150,13 @@ col_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
 	bool		ok;
 
 	if (!qs_tid_is_virtual(tid))
+	{
+		/* block 0 is the metapage: no row was ever there */
+		if (ItemPointerGetBlockNumber(tid) == QS_COLMETA_BLKNO)
+			return false;
 		return qs_tuple_tid_valid(qs_is_col_scan(sscan) ?
 								  ((ColScanDesc) sscan)->delta : sscan, tid);
+	}
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
 	qs_coldir_read(sscan->rs_rd, &dir);
@@ -1381,6 +1438,18 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 	bool		mvcc;
 	TransactionId OldestXmin = InvalidTransactionId;
 
+	/*
+	 * BRIN summarizes ranges of physical blocks: main rows have virtual
+	 * TIDs no range covers, so such an index would miss them (and a build
+	 * would summarize 2^31 empty blocks).
+	 */
+	if (indexRelation->rd_rel->relam == BRIN_AM_OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("BRIN indexes are not supported on quickstep_column table \"%s\"",
+						RelationGetRelationName(tableRelation)),
+				 errdetail("Rows in column blocks have no physical block for a BRIN range to summarize."),
+				 errhint("Use a btree or csbtree index; column blocks record each column's minimum and maximum themselves.")));
 	qs_colload_flush_rel(tableRelation);
 	n = qs_index_build_range_scan(tableRelation, indexRelation, indexInfo,
 								  allow_sync, anyvisible, progress,
@@ -1434,7 +1503,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 		if (idx >= dir.nentries)
 			break;
 		e = &dir.entries[idx];
-		if (e->state == QS_COLBLK_RETIRED ||
+		if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING) ||
 			(TransactionIdIsNormal(e->xmin) &&
 			 !TransactionIdIsCurrentTransactionId(e->xmin) &&
 			 TransactionIdDidAbort(e->xmin)))

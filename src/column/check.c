@@ -155,6 +155,14 @@ qs_column_check(Relation rel)
 			corrupt(rel, "block %u publishes %u rows", e->block_id, e->published);
 		if (e->state == QS_COLBLK_RETIRED)
 			continue;
+		if (e->flags & QS_COLDIR_PENDING)
+		{
+			/* a load still buffering (or one that aborted before writing) */
+			if (e->published != 0 || e->npages != 0)
+				corrupt(rel, "pending block %u publishes %u rows", e->block_id,
+						e->published);
+			continue;
+		}
 		if (e->state != QS_COLBLK_SEALED && e->state != QS_COLBLK_OPEN)
 			corrupt(rel, "block %u has state %u", e->block_id, e->state);
 		if (e->run_start == QS_COLMETA_BLKNO || e->npages == 0 ||

@@ -302,6 +302,9 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 		{
+			/* rows a load still buffers are nobody's to read (README §6) */
+			if (snapshot != NULL && (ents[i].flags & QS_COLDIR_PENDING))
+				continue;
 			if (!entry_visible(rel, &ents[i], snapshot, buf))
 				continue;
 			if (dir->nentries == cap)
@@ -669,4 +672,69 @@ QsColDirEntry *
 qs_coldir_page_entry(Page page, uint32 idx)
 {
 	return &dirpage_entries((QsColDirPageHeader *) PageGetContents(page))[idx];
+}
+
+/*
+ * qs_coldir_publish
+ *		A load's block is written: its entry, appended PENDING when the load
+ *		started buffering rows, gets the run and the rows (one WAL record).
+ */
+void
+qs_coldir_publish(Relation rel, const QsColDirEntry *final)
+{
+	uint32		idx;
+	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx);
+	GenericXLogState *xs = GenericXLogStart(rel);
+	Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+	QsColDirEntry *e = qs_coldir_page_entry(page, idx);
+
+	*e = *final;
+	e->flags &= ~QS_COLDIR_PENDING;
+	GenericXLogFinish(xs);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * qs_coldir_pending_visible
+ *		Does a load in progress buffer rows for TID range 'range', as seen by
+ *		'snapshot' (a dirty one reports the loader in its xmin)?  Unique
+ *		checks and other SnapshotDirty fetches of such a row wait for the
+ *		loader as for a heap tuple being inserted (README section 6).
+ */
+bool
+qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
+						  QsColDirEntry *out)
+{
+	QsColMeta	meta;
+	BlockNumber blk;
+	uint32		visited = 0;
+
+	qs_colmeta_read(rel, &meta);
+	blk = meta.dir_head;
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		QsColDirPageHeader *h;
+		QsColDirEntry *ents;
+		BlockNumber next;
+
+		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
+		ents = dirpage_entries(h);
+		for (uint32 i = 0; i < h->nentries; i++)
+		{
+			if (ents[i].tid_range != range || !(ents[i].flags & QS_COLDIR_PENDING) ||
+				ents[i].state == QS_COLBLK_RETIRED)
+				continue;
+			*out = ents[i];
+			if (entry_visible(rel, &ents[i], snapshot, buf))
+			{
+				UnlockReleaseBuffer(buf);
+				return true;
+			}
+		}
+		next = h->next;
+		UnlockReleaseBuffer(buf);
+		blk = next;
+	}
+	return false;
 }

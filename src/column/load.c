@@ -5,7 +5,7 @@
  *	  hands to multi_insert, and INSERT … SELECT / CREATE TABLE AS to
  *	  tuple_insert, become column blocks, not delta rows.
  *
- * The first QS_COL_LOAD_DELTA_ROWS rows a command loads into a table go
+ * The first quickstep.column_delta_rows rows a command loads into a table go
  * to the delta (a small COPY stays row-format, for the merge to take);
  * later rows are buffered per backend, in the transaction's memory, until
  * a block is full (the table's quickstep.rows_per_block, by default
@@ -29,9 +29,11 @@
  * entry no snapshot sees; index entries pointing into its range find no
  * row.
  *
- * At wal_level = logical the rows go to the delta, whose WAL logical
- * decoding reads (src/wal/README.md): decoding of main blocks does not
- * exist yet.
+ * At wal_level = logical every row loaded into a block is also logged as
+ * the logical insert record the delta's inserts write (src/wal/logical.c),
+ * its values inline (TOASTed values flattened: a block holds them whole),
+ * so that logical decoding sees the load as heap's would; the block's
+ * pages carry no decodable change.
  *
  * The table's options (options.c) are read when a block starts, so an
  * ALTER TABLE … SET applies from the next block on.  A block is sorted on
@@ -47,15 +49,21 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/heapam.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "nodes/pg_list.h"
+#include "pgstat.h"
 #include "storage/predicate.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/reltrigger.h"
 
 #include "column/colam.h"
+#include "core/quickstep.h"
 #include "column/colstore.h"
 #include "column/options.h"
 #include "tableam/engine_int.h"
@@ -77,6 +85,7 @@ typedef struct ColLoad
 	QsColBuilder builder;
 	QsColLoadOptions opts;		/* read when the block started */
 	bool		tids_exposed;	/* a row of the block went to INSERT */
+	bool		delta_only;		/* the table has an exclusion constraint */
 } ColLoad;
 
 static ColLoad load;
@@ -118,6 +127,15 @@ load_flush(Relation rel)
 	Assert(load.active && RelationGetRelid(rel) == load.relid);
 	if (nrows == 0)
 	{
+		/* nothing to publish: the pending entry is retired */
+		memset(&e, 0, sizeof(e));
+		e.block_id = load.block_id;
+		e.state = QS_COLBLK_RETIRED;
+		e.tid_range = load.range;
+		e.xmin = load.xid;
+		e.cid = load.cid;
+		e.delmap_root = InvalidBlockNumber;
+		qs_coldir_publish(rel, &e);
 		load.active = false;
 		load.tids_exposed = false;
 		return;
@@ -139,7 +157,7 @@ load_flush(Relation rel)
 	e.image_len = image_len;
 	e.retired_at_seq = 0;
 	e.delmap_root = InvalidBlockNumber;
-	qs_coldir_append(rel, &e);
+	qs_coldir_publish(rel, &e);
 	MemoryContextSwitchTo(old);
 
 	/* keep the command's counters and the arrays; the next rows start a new block */
@@ -148,6 +166,31 @@ load_flush(Relation rel)
 	load.active = false;
 	load.tids_exposed = false;
 	memset(&load.opts, 0, sizeof(load.opts));
+}
+
+/*
+ * Exclusion constraints recheck a lossy index match on the existing row's
+ * values, which a row still buffered by another backend's load cannot show
+ * (a unique check only needs to know that a loader is at work: see
+ * qs_coldir_pending_visible): such tables load into the delta.
+ */
+static bool
+has_exclusion_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, indexes)
+	{
+		Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (ind->rd_index->indisexclusion)
+			found = true;
+		index_close(ind, AccessShareLock);
+	}
+	list_free(indexes);
+	return found;
 }
 
 static void
@@ -250,6 +293,7 @@ load_switch(Relation rel, CommandId cid)
 	load.relid = RelationGetRelid(rel);
 	load.cid = cid;
 	load.subid = GetCurrentSubTransactionId();
+	load.delta_only = has_exclusion_index(rel);
 }
 
 /*
@@ -283,6 +327,27 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 		load.block_id = qs_coldir_reserve(rel, &load.range);
 		load.active = true;
 
+		/*
+		 * A PENDING entry now, before any row of the block has a TID: a
+		 * concurrent unique check that finds the index entry of a buffered
+		 * row sees the loader at work in it and waits for it, as for a heap
+		 * tuple being inserted (qs_coldir_pending_visible).
+		 */
+		{
+			QsColDirEntry pe;
+
+			memset(&pe, 0, sizeof(pe));
+			pe.block_id = load.block_id;
+			pe.state = QS_COLBLK_SEALED;
+			pe.flags = QS_COLDIR_PENDING;
+			pe.run_start = InvalidBlockNumber;
+			pe.tid_range = load.range;
+			pe.xmin = load.xid;
+			pe.cid = load.cid;
+			pe.delmap_root = InvalidBlockNumber;
+			qs_coldir_append(rel, &pe);
+		}
+
 		/* this block's options; tmpcxt is reset after the block is written */
 		{
 			MemoryContext old = MemoryContextSwitchTo(load.tmpcxt);
@@ -295,10 +360,46 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
 	qs_colbuilder_add(&load.builder, slot);
+	pgstat_count_heap_insert(rel, 1);
 	load.cmd_rows++;
 	if (load.builder.nrows >= (uint32) load.opts.rows_per_block ||
 		load.builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 		load_flush(rel);
+}
+
+/*
+ * At wal_level = logical: the rows just buffered for a block, as logical
+ * insert records with their values inline, as decoding of the delta's
+ * inserts reads them.
+ */
+static void
+log_logical_rows(Relation rel, TupleTableSlot **slots, int n)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	HeapTuple  *tups = palloc(sizeof(HeapTuple) * n);
+
+	for (int k = 0; k < n; k++)
+	{
+		HeapTuple	t = ExecCopySlotHeapTuple(slots[k]);
+
+		if (HeapTupleHasExternal(t))
+		{
+			HeapTuple	flat = toast_flatten_tuple(t, desc);
+
+			heap_freetuple(t);
+			t = flat;
+		}
+		t->t_self = slots[k]->tts_tid;
+		t->t_tableOid = RelationGetRelid(rel);
+		tups[k] = t;
+	}
+	if (n == 1)
+		qs_log_logical_insert(rel, tups[0], false);
+	else
+		qs_log_logical_multi_insert(rel, tups, n, true);
+	for (int k = 0; k < n; k++)
+		heap_freetuple(tups[k]);
+	pfree(tups);
 }
 
 void
@@ -308,16 +409,20 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 {
 	int			i = 0;
 
-	if (qs_logical_wanted(rel) || ntuples <= 0)
+	int			first;
+
+	if (ntuples <= 0)
+		return;
+	load_switch(rel, cid);
+	if (load.delta_only)
 	{
 		qs_multi_insert(rel, slots, ntuples, cid, options, bistate);
 		return;
 	}
-	load_switch(rel, cid);
-	if (load.cmd_rows < QS_COL_LOAD_DELTA_ROWS)
+	if (load.cmd_rows < (uint64) qs_column_delta_rows)
 	{
 		int			n = (int) Min((uint64) ntuples,
-								  QS_COL_LOAD_DELTA_ROWS - load.cmd_rows);
+								  (uint64) qs_column_delta_rows - load.cmd_rows);
 
 		qs_multi_insert(rel, slots, n, cid, options, bistate);
 		load.cmd_rows += n;
@@ -328,8 +433,11 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 	/* one relation-level check, as heap_multi_insert does */
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+	first = i;
 	for (; i < ntuples; i++)
 		load_buffer_slot(rel, slots[i], false);
+	if (qs_logical_wanted(rel))
+		log_logical_rows(rel, slots + first, ntuples - first);
 }
 
 /*
@@ -341,13 +449,8 @@ void
 qs_col_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 					int options, struct BulkInsertStateData *bistate)
 {
-	if (qs_logical_wanted(rel))
-	{
-		qs_tuple_insert(rel, slot, cid, options, bistate);
-		return;
-	}
 	load_switch(rel, cid);
-	if (load.cmd_rows < QS_COL_LOAD_DELTA_ROWS)
+	if (load.delta_only || load.cmd_rows < (uint64) qs_column_delta_rows)
 	{
 		qs_tuple_insert(rel, slot, cid, options, bistate);
 		load.cmd_rows++;
@@ -362,6 +465,8 @@ qs_col_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	 * RETURNING may show ctid.
 	 */
 	load_buffer_slot(rel, slot, bistate == NULL);
+	if (qs_logical_wanted(rel))
+		log_logical_rows(rel, &slot, 1);
 }
 
 void

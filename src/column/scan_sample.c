@@ -107,6 +107,7 @@ qs_col_scan_sample_next_tuple(TableScanDesc sscan, SampleScanState *scanstate,
 	ColScanDesc s = (ColScanDesc) sscan;
 	TsmRoutine *tsm = scanstate->tsmroutine;
 
+	qs_colscan_slot_desc(s, slot);
 	if (!s->bm_main)
 		return qs_scan_sample_next_tuple(s->delta, scanstate, slot);
 	for (;;)

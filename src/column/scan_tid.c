@@ -123,6 +123,9 @@ qs_col_scan_bitmap_next_block(TableScanDesc sscan, TBMIterateResult *tbmres)
 {
 	ColScanDesc s = (ColScanDesc) sscan;
 
+	/* the snapshot a parallel worker got after beginscan (colscan.h) */
+	if (s->delta->rs_snapshot != s->base.rs_snapshot)
+		s->delta->rs_snapshot = s->base.rs_snapshot;
 	s->bm_main = tbmres->blockno >= QS_VIRT_BASE;
 	if (!s->bm_main)
 		return qs_scan_bitmap_next_block(s->delta, tbmres);
@@ -137,6 +140,7 @@ qs_col_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
 {
 	ColScanDesc s = (ColScanDesc) sscan;
 
+	qs_colscan_slot_desc(s, slot);
 	if (!s->bm_main)
 		return qs_scan_bitmap_next_tuple(s->delta, tbmres, slot);
 	return take_main_row(s, slot);
@@ -149,6 +153,7 @@ qs_col_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
 {
 	ColScanDesc s = (ColScanDesc) sscan;
 
+	qs_colscan_slot_desc(s, slot);
 	for (;;)
 	{
 		TBMIterateResult tbmres;
@@ -252,6 +257,7 @@ qs_col_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
 	ColScanDesc s = (ColScanDesc) sscan;
 	Relation	rel = sscan->rs_rd;
 
+	qs_colscan_slot_desc(s, slot);
 	if (!ScanDirectionIsForward(direction))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -139,9 +139,10 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 		int64		ndel;
 
 		CHECK_FOR_INTERRUPTS();
-		/* loads that aborted: their rows never existed */
-		if (e->state == QS_COLBLK_RETIRED &&
-			TransactionIdIsNormal(e->xmin) && !TransactionIdDidCommit(e->xmin))
+		/* loads that aborted: their rows never existed; loads at work */
+		if ((e->state == QS_COLBLK_RETIRED &&
+			 TransactionIdIsNormal(e->xmin) && !TransactionIdDidCommit(e->xmin)) ||
+			(e->flags & QS_COLDIR_PENDING))
 			continue;
 		old = MemoryContextSwitchTo(cxt);
 		ndel = deleted_rows(rel, e);
@@ -236,7 +237,7 @@ qs_column_table_stats(PG_FUNCTION_ARGS)
 		const QsColDirEntry *e = &dir.entries[i];
 		QsColBlockHandle h;
 
-		if (e->state == QS_COLBLK_RETIRED ||
+		if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING) ||
 			(TransactionIdIsNormal(e->xmin) && !TransactionIdIsCurrentTransactionId(e->xmin) &&
 			 !TransactionIdDidCommit(e->xmin)))
 			continue;

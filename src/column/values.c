@@ -161,6 +161,8 @@ qs_colattrs(TupleDesc desc)
 		if (a->has_order && a->cmpfn == NULL)
 			a->cmpfn = qs_colattr_cmp;
 	}
+	attrs[0].natts = desc->natts;	/* the array's length, for its readers */
+	attrs[0].desc = desc;			/* dropped columns, missing values */
 	return attrs;
 }
 
@@ -242,13 +244,12 @@ void
 qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 				QsColRowReader *rr)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-
 	rr->cxt = CurrentMemoryContext;
 	qs_colblock_load(rel, e, &rr->h);
-	rr->natts = desc->natts;
+	/* the descriptor the attributes were made for (a rewrite's old one) */
+	rr->natts = attrs[0].natts;
 	rr->attrs = attrs;
-	if (rr->h.blk.ncols > desc->natts)
+	if (rr->h.blk.ncols > rr->natts)
 		qs_colblock_report(rel, e->block_id, QS_CODEC_CORRUPT, NULL);
 	rr->readers = palloc0(sizeof(QsColReader) * Max(rr->h.blk.ncols, 1));
 	rr->opened = palloc0(sizeof(bool) * Max(rr->h.blk.ncols, 1));
@@ -309,7 +310,8 @@ void
 qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
 			   Datum *values, bool *isnull)
 {
-	TupleDesc	desc = RelationGetDescr(rr->h.rel);
+	/* the descriptor of the caller's slot (a rewrite's old one), not the relation's */
+	TupleDesc	desc = rr->attrs[0].desc;
 
 	if (row >= rr->h.blk.nrows)
 		elog(ERROR, "row %u of column block %u is past its %u rows", row,

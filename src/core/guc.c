@@ -16,6 +16,7 @@
 bool		qs_enable_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
+int			qs_column_delta_rows = 1000;
 
 /*
  * Parameters settable in a session are defined always, so that their values
@@ -34,6 +35,22 @@ qs_define_gucs(bool at_preload)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	/*
+	 * Column tables (src/column/load.c): the first rows of a loading
+	 * command stay rows in the delta, so that small inserts do not make
+	 * small blocks; the rest goes straight into column blocks.
+	 */
+	DefineCustomIntVariable("quickstep.column_delta_rows",
+							"Rows of a command loading a quickstep_column table that go to its row delta before the rest is loaded into column blocks.",
+							"0 loads every row of COPY, INSERT and CREATE TABLE AS into blocks.",
+							&qs_column_delta_rows,
+							1000,
+							0,
+							INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	/*
 	 * For tests of the failure path of logical decoding (src/wal/): while

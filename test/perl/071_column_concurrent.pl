@@ -83,5 +83,42 @@ is($node->safe_psql('postgres', q{
 $node->safe_psql('postgres', 'VACUUM c');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM c'), $n, 'VACUUM keeps every row');
 
+# two loads of the same keys into a table with a unique index: the second
+# waits for the first (whose rows are still buffered for a block, not yet
+# written) and fails with a unique violation when it commits, as on heap;
+# with the first rolled back, the second goes through
+{
+	$node->safe_psql('postgres', qq{CREATE TABLE cu (id int, t text) USING quickstep_column;
+		CREATE UNIQUE INDEX cu_id ON cu (id)});
+	for my $end ('COMMIT', 'ROLLBACK')
+	{
+		$node->safe_psql('postgres', 'TRUNCATE cu');
+		my $a = $node->background_psql('postgres');
+		my $b = $node->background_psql('postgres');
+		$a->query_safe(qq{SET quickstep.column_delta_rows = 0; BEGIN; INSERT INTO cu SELECT id, t FROM src});
+		$b->query_until(qr/go/, "SET quickstep.column_delta_rows = 0;\n\\echo go\nINSERT INTO cu SELECT id, t FROM src;\n");
+		$node->poll_query_until('postgres',
+			q{SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted})
+		  or die 'the second load does not wait';
+		pass("$end: the second load waits for the first, whose rows are buffered");
+		$a->query_safe($end);
+		my ($out, $failed) = $b->query('SELECT 1');
+		if ($end eq 'COMMIT')
+		{
+			is($failed, 1, 'COMMIT: the second load fails');
+			like($b->{stderr}, qr/duplicate key value violates unique constraint "cu_id"/,
+				'COMMIT: with a unique violation');
+		}
+		else
+		{
+			is($failed, 0, 'ROLLBACK: the second load goes through');
+		}
+		is($node->safe_psql('postgres', q{SELECT count(*), count(DISTINCT id) FROM cu}),
+			"$rows|$rows", "$end: every key once");
+		eval { $a->quit; };
+		eval { $b->quit; };
+	}
+}
+
 $node->stop;
 done_testing();
