@@ -117,7 +117,7 @@ check_all('after VACUUM');
 
 # the delete map is WAL-logged: a crash keeps every committed change
 $node->safe_psql('postgres', q{UPDATE acc SET bal = bal + 1 WHERE id = 1; UPDATE acc SET bal = bal - 1 WHERE id = 2;
-	DELETE FROM acc WHERE id = 3; INSERT INTO acc VALUES (3, 100, 'back')});
+	WITH d AS (DELETE FROM acc WHERE id = 3 RETURNING *) INSERT INTO acc SELECT id, bal, 'back' FROM d});
 $node->stop('immediate');
 $node->start;
 check_all('after a crash');
