@@ -94,7 +94,8 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM c'), $n, 'VACUUM keeps eve
 	{
 		$node->safe_psql('postgres', 'TRUNCATE cu');
 		my $a = $node->background_psql('postgres');
-		my $b = $node->background_psql('postgres');
+		# the second session must outlive the error it is to report
+		my $b = $node->background_psql('postgres', on_error_stop => 0);
 		$a->query_safe(qq{SET quickstep.column_delta_rows = 0; BEGIN; INSERT INTO cu SELECT id, t FROM src});
 		$b->query_until(qr/go/, "SET quickstep.column_delta_rows = 0;\n\\echo go\nINSERT INTO cu SELECT id, t FROM src;\n");
 		$node->poll_query_until('postgres',
