@@ -303,6 +303,7 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 		elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
 			 tup->t_len, blkno, RelationGetRelationName(rel));
 	}
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 }
@@ -419,6 +420,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		} while (i < ntuples &&
 				 qs_record_fits(L, qs_record_layout(rel, L, tups[i]), page,
 								RelationGetDescr(rel), tups[i], reserve));
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		/* one logical record per page, as heap_multi_insert's records */
@@ -506,6 +508,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	/* a speculative record never was visible to all; stay conservative */
 	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -1041,6 +1044,7 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 	/* every valid xmax clears the flag, a locker's too (no VM to say more) */
 	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 }
 
@@ -1322,6 +1326,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	qs_page_set_header(L, page, off, hdr);
 	PageSetPrunable(page, xid);
 	PageClearAllVisible(page);	/* xmax set: no longer visible to all */
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -1629,6 +1634,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		heaptup = newtup;
@@ -1663,6 +1669,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		hdr->t_ctid = *otid;
 		PageClearAllVisible(page);	/* xmax set (lock) */
 		qs_page_set_header(L, page, off, hdr);
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		if (need_toast)
 			oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf), oblk, off);
@@ -1754,6 +1761,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
+		if (newbuf != buf)
+			qs_vm_clear(rel, newbuf);
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		if (newbuf != buf)
 			UnlockReleaseBuffer(newbuf);
