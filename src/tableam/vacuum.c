@@ -21,10 +21,10 @@
  * WAL record that set the flag, the page's visibility map bits are set
  * (vm.c): all-visible, and all-frozen when every record's xmin is frozen.
  * Pass 1 skips the pages whose bits say there is nothing to do, as
- * vacuumlazy.c does: all-visible pages, or only all-frozen ones when the
- * VACUUM is aggressive (relfrozenxid or relminmxid old enough, or FREEZE);
- * none with DISABLE_PAGE_SKIPPING, and never the last page (truncation
- * looks at it).  A skipped all-visible page that is not all-frozen may
+ * vacuumlazy.c does: runs of 32 or more all-visible pages, or all-frozen
+ * ones when the VACUUM is aggressive (relfrozenxid or relminmxid old
+ * enough, or FREEZE); none with DISABLE_PAGE_SKIPPING, and never the last
+ * page (truncation looks at it).  A skipped all-visible page that is not all-frozen may
  * hold unfrozen xids, so relfrozenxid and relminmxid stay as they were;
  * reltuples is then estimated from the pages scanned
  * (vac_estimate_reltuples).  Column tables' non-row pages (metapage,
@@ -58,6 +58,9 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+
+/* skip only runs of at least this many pages (vacuumlazy.c's value) */
+#define QS_SKIP_PAGES_THRESHOLD ((BlockNumber) 32)
 
 typedef struct QsDeadTids
 {
@@ -259,6 +262,8 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 	bool		skipping;
 	bool		skipped_allvis = false; /* skipped a page not all-frozen */
 	BlockNumber scanned = 0;
+	BlockNumber next_unskippable = 0;	/* pages before it were looked up */
+	BlockNumber skip_until = 0; /* skip the pages before it */
 	BlockNumber allvis,
 				allfrozen;
 	double		reltuples;
@@ -300,18 +305,40 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		qs_vacuum_delay_point();
 
 		/*
-		 * Skip a page the visibility map says needs nothing (lazy_scan_skip,
-		 * page by page, without heap's 32-page threshold): an all-visible
-		 * page has no dead slot and nothing VACUUM could remove; an
-		 * all-frozen one also nothing to freeze.
+		 * Skip the pages the visibility map says need nothing, as
+		 * lazy_scan_skip does: an all-visible page has no dead slot and
+		 * nothing VACUUM could remove, an all-frozen one also nothing to
+		 * freeze.  Only runs of at least QS_SKIP_PAGES_THRESHOLD such pages
+		 * (heap's SKIP_PAGES_THRESHOLD): shorter ones are read anyway, which
+		 * keeps reads sequential and lets relfrozenxid advance.  Never the
+		 * last page.
 		 */
-		vmstatus = visibilitymap_get_status(rel, blk, &vmbuf);
-		if (skipping && blk + 1 < nblocks &&
-			(vmstatus & (aggressive ? VISIBILITYMAP_ALL_FROZEN :
-						 VISIBILITYMAP_ALL_VISIBLE)) != 0)
+		if (skipping && blk >= next_unskippable)
 		{
-			if (!(vmstatus & VISIBILITYMAP_ALL_FROZEN))
-				skipped_allvis = true;
+			BlockNumber n = blk;
+			bool		run_allvis = false;
+
+			while (n + 1 < nblocks)
+			{
+				uint8		st = visibilitymap_get_status(rel, n, &vmbuf);
+
+				if ((st & (aggressive ? VISIBILITYMAP_ALL_FROZEN :
+						   VISIBILITYMAP_ALL_VISIBLE)) == 0)
+					break;
+				if (!(st & VISIBILITYMAP_ALL_FROZEN))
+					run_allvis = true;
+				n++;
+			}
+			next_unskippable = n;
+			if (n - blk >= QS_SKIP_PAGES_THRESHOLD)
+			{
+				skip_until = n;
+				if (run_allvis)
+					skipped_allvis = true;
+			}
+		}
+		if (blk < skip_until)
+		{
 			last_nonempty = blk;	/* not known to be empty */
 			continue;
 		}
@@ -409,7 +436,31 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 						 * newer than OldestXmin: kept.
 						 */
 						if (im & HEAP_XMAX_INVALID)
-							;
+						{
+							/*
+							 * Hinted invalid (an aborted updater, a finished
+							 * locker), but the xid is still there, and the
+							 * hint is not WAL-logged: cleared once older than
+							 * the cutoff, as heap_prepare_freeze_tuple does,
+							 * else it bounds relfrozenxid/relminmxid.
+							 */
+							if (im & HEAP_XMAX_IS_MULTI)
+							{
+								if (!MultiXactIdIsValid(xmax))
+									;
+								else if (MultiXactIdPrecedes(xmax, cut.MultiXactCutoff))
+									clr_xmax[off] = freeze = true;
+								else
+									track_multi(xmax, &newminmxid);
+							}
+							else if (TransactionIdIsNormal(xmax))
+							{
+								if (TransactionIdPrecedes(xmax, cut.FreezeLimit))
+									clr_xmax[off] = freeze = true;
+								else
+									track_xid(xmax, &newfrozen);
+							}
+						}
 						else if (im & HEAP_XMAX_IS_MULTI)
 						{
 							if (status == HEAPTUPLE_LIVE &&
