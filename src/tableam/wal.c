@@ -45,6 +45,7 @@
  */
 #include "postgres.h"
 
+#include "access/bufmask.h"
 #include "access/visibilitymap.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
@@ -221,12 +222,25 @@ qs_rmgr_identify(uint8 info)
 	return NULL;
 }
 
+/*
+ * wal_consistency_checking = 'quickstep': the pages our records reference
+ * are a CLEANUP record's table page (replayed from its own image) and a
+ * VM_CLEAR record's map page (replayed by clearing bits); only the LSN and
+ * checksum differ between the image and the replayed page.
+ */
+static void
+qs_rmgr_mask(char *pagedata, BlockNumber blkno)
+{
+	mask_page_lsn_and_checksum(pagedata);
+}
+
 /* not const: PG 15 declares RegisterCustomRmgr without it */
 static RmgrData qs_rmgr = {
 	.rm_name = QS_RMGR_NAME,
 	.rm_redo = qs_rmgr_redo,
 	.rm_desc = qs_rmgr_desc,
 	.rm_identify = qs_rmgr_identify,
+	.rm_mask = qs_rmgr_mask,
 	.rm_decode = qs_rmgr_decode,
 };
 
