@@ -25,6 +25,7 @@
 #include "access/visibilitymap.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
+#include "storage/smgr.h"
 #include "utils/rel.h"
 
 #include "tableam/engine.h"
@@ -62,8 +63,9 @@ qs_vm_clear_bits(Relation rel, BlockNumber blk, Buffer vmbuf)
  *		The map page is read here, under the table page's lock, and only
  *		when the page is flagged (the first change after VACUUM flagged it);
  *		heap pins it before locking the page, to keep a possible read out of
- *		the lock.  visibilitymap_get_status never extends the map: with no
- *		map page there is no bit to clear.
+ *		the lock.  visibilitymap_get_status never extends the map (which
+ *		would take the relation extension lock under the page's lock): with
+ *		no map page there is no bit to clear.
  */
 void
 qs_vm_clear(Relation rel, Buffer buf)
@@ -74,10 +76,28 @@ qs_vm_clear(Relation rel, Buffer buf)
 	if (!PageIsAllVisible(BufferGetPage(buf)))
 		return;
 	blk = BufferGetBlockNumber(buf);
-	if (visibilitymap_get_status(rel, blk, &vmbuf) != 0)
-		qs_vm_clear_bits(rel, blk, vmbuf);
+	(void) visibilitymap_get_status(rel, blk, &vmbuf);
+	if (!BufferIsValid(vmbuf))
+	{
+		/*
+		 * No map page for the block, as far as this backend knows: the map's
+		 * size is cached per backend, and VACUUM may have extended it since
+		 * (its invalidation reaches us at our next lock acquisition, which
+		 * a transaction already holding the table's lock may not make).
+		 * Heap pins with extension here; we look at the file instead.
+		 */
+		SMgrRelation srel = RelationGetSmgr(rel);
+
+		if (!smgrexists(srel, VISIBILITYMAP_FORKNUM))
+			return;				/* no map, no bit */
+		(void) smgrnblocks(srel, VISIBILITYMAP_FORKNUM);	/* recaches the size */
+		(void) visibilitymap_get_status(rel, blk, &vmbuf);
+	}
 	if (BufferIsValid(vmbuf))
+	{
+		qs_vm_clear_bits(rel, blk, vmbuf);
 		ReleaseBuffer(vmbuf);
+	}
 }
 
 /*
