@@ -613,6 +613,10 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		UnlockReleaseBuffer(buf);
 	}
 
+	/* live rows of the whole table: estimated when pages were skipped */
+	reltuples = scanned < nblocks ?
+		vac_estimate_reltuples(rel, nblocks, scanned, live) : live;
+
 	/* pass 2: indexes, then the records */
 	if (dead.n > 0)
 	{
@@ -628,7 +632,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 			iv.report_progress = false;
 			iv.estimated_count = true;
 			iv.message_level = DEBUG2;
-			iv.num_heap_tuples = live + recently_dead;
+			iv.num_heap_tuples = reltuples + recently_dead;
 			iv.strategy = bstrategy;
 			istats[i] = index_bulk_delete(&iv, istats[i], qs_tid_reaped, &dead);
 		}
@@ -708,7 +712,7 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 		iv.report_progress = false;
 		iv.estimated_count = scanned < nblocks;
 		iv.message_level = DEBUG2;
-		iv.num_heap_tuples = live + recently_dead;
+		iv.num_heap_tuples = reltuples + recently_dead;
 		iv.strategy = bstrategy;
 		istats[i] = index_vacuum_cleanup(&iv, istats[i]);
 		if (istats[i] && !istats[i]->estimated_count)
@@ -760,8 +764,6 @@ qs_vacuum_rel(Relation rel, struct VacuumParams *params,
 	visibilitymap_count(rel, &allvis, &allfrozen);
 	allvis = Min(allvis, new_nblocks);
 	allfrozen = Min(allfrozen, allvis);
-	reltuples = scanned < nblocks ?
-		vac_estimate_reltuples(rel, nblocks, scanned, live) : live;
 	if (skipped_allvis)
 	{
 		newfrozen = InvalidTransactionId;
