@@ -6,7 +6,9 @@
  *
  * Every page change goes through generic WAL (GenericXLogStart/Register/
  * Finish): crash recovery and standbys replay it without a resource
- * manager of ours.  MVCC decisions are heap's own (HeapTupleSatisfiesUpdate
+ * manager of ours.  A change that clears PD_ALL_VISIBLE first clears the
+ * page's visibility map bits (qs_vm_clear, vm.c: our XLOG_QS_VM_CLEAR
+ * record, before the generic one).  MVCC decisions are heap's own (HeapTupleSatisfiesUpdate
  * and friends) on the header the layout presents; the header fields are set
  * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
  *

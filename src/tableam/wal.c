@@ -20,21 +20,25 @@
  *	   image and the conflict horizon of the removed records; its redo
  *	   resolves the conflict and restores the image under a cleanup lock.
  *
+ * Nor can generic WAL change the visibility map fork (the map lies in what
+ * it takes for the page's hole), so:
+ *
  *	 - XLOG_QS_VM_CLEAR: visibility map bits of one table page cleared
  *	   (vm.c), written before the generic WAL record of the change that
  *	   clears the page's PD_ALL_VISIBLE.  Its block 0 is the map page, so
  *	   it gets full page images and the map page's LSN as any logged page
  *	   change does; redo clears the bits again.  Setting bits needs no
- *	   record of ours: visibilitymap_set writes heap's XLOG_HEAP2_VISIBLE
- *	   (src/tableam/README.md, "The visibility map").
+ *	   record of ours: visibilitymap_set writes heap's XLOG_HEAP2_VISIBLE,
+ *	   whose redo touches only the header of our page (src/tableam/
+ *	   README.md, "The visibility map").
  *
- * A third op, XLOG_QS_LOGICAL, carries rows for logical decoding; it
+ * One more op, XLOG_QS_LOGICAL, carries rows for logical decoding; it
  * changes no page, its redo does nothing, and its writers and rm_decode
  * live in src/wal/ (include/wal/qsxlog.h has the ids and formats).
  *
  * One record format serves every page layout (it never interprets page
- * bytes), which is why it replaced heap2 records here: their redo runs
- * heap's page routines, which only an NSM page survives.
+ * bytes), which is why it replaced heap2 prune/freeze records here: their
+ * redo runs heap's page routines, which only an NSM page survives.
  *
  * A custom resource manager must be registered by every process that
  * replays WAL, so it is registered only when the library is loaded through
