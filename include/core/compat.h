@@ -245,12 +245,14 @@ typedef struct QsVacuumCutoffs
 	MultiXactId MultiXactCutoff;
 } QsVacuumCutoffs;
 
-static inline void
+/* returns whether this VACUUM must be aggressive (relfrozenxid/relminmxid old) */
+static inline bool
 qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 					  QsVacuumCutoffs *c)
 {
+	bool		aggressive;
 #if PG_VERSION_NUM < 160000
-	vacuum_set_xid_limits(rel, params->freeze_min_age, params->freeze_table_age,
+	aggressive = vacuum_set_xid_limits(rel, params->freeze_min_age, params->freeze_table_age,
 						  params->multixact_freeze_min_age,
 						  params->multixact_freeze_table_age,
 						  &c->OldestXmin, &c->OldestMxact,
@@ -258,12 +260,13 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #else
 	struct VacuumCutoffs vc;
 
-	vacuum_get_cutoffs(rel, params, &vc);
+	aggressive = vacuum_get_cutoffs(rel, params, &vc);
 	c->OldestXmin = vc.OldestXmin;
 	c->OldestMxact = vc.OldestMxact;
 	c->FreezeLimit = vc.FreezeLimit;
 	c->MultiXactCutoff = vc.MultiXactCutoff;
 #endif
+	return aggressive;
 }
 
 #if PG_VERSION_NUM < 160000
@@ -275,6 +278,9 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #if PG_VERSION_NUM < 180000
 #define qs_vac_update_relstats(rel, pages, tuples, hasindex, fxid, mmxid) \
 	vac_update_relstats((rel), (pages), (tuples), 0, (hasindex), (fxid), (mmxid), NULL, NULL, false)
+/* a table's: relallvisible (and PG 18's relallfrozen) from its visibility map */
+#define qs_vac_update_relstats_vm(rel, pages, tuples, allvis, allfrozen, hasindex, fxid, mmxid) \
+	((void) (allfrozen), vac_update_relstats((rel), (pages), (tuples), (allvis), (hasindex), (fxid), (mmxid), NULL, NULL, false))
 #define qs_pgstat_report_vacuum(rel, live, dead, start) \
 	((void) (start), pgstat_report_vacuum(RelationGetRelid(rel), (rel)->rd_rel->relisshared, (live), (dead)))
 #define qs_vacuum_delay_point() vacuum_delay_point()
@@ -282,6 +288,8 @@ qs_vacuum_get_cutoffs(Relation rel, struct VacuumParams *params,
 #define qs_vacuum_delay_point() vacuum_delay_point(false)
 #define qs_vac_update_relstats(rel, pages, tuples, hasindex, fxid, mmxid) \
 	vac_update_relstats((rel), (pages), (tuples), 0, 0, (hasindex), (fxid), (mmxid), NULL, NULL, false)
+#define qs_vac_update_relstats_vm(rel, pages, tuples, allvis, allfrozen, hasindex, fxid, mmxid) \
+	vac_update_relstats((rel), (pages), (tuples), (allvis), (allfrozen), (hasindex), (fxid), (mmxid), NULL, NULL, false)
 #define qs_pgstat_report_vacuum(rel, live, dead, start) \
 	pgstat_report_vacuum(RelationGetRelid(rel), (rel)->rd_rel->relisshared, (live), (dead), (start))
 #endif

@@ -193,6 +193,14 @@ extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
 /* wal.c */
 extern void qs_log_conflict(Relation rel, TransactionId horizon);
 extern void qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon);
+extern void qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf,
+							uint8 flags);
+
+/* vm.c: the visibility map fork */
+extern void qs_vm_clear(Relation rel, Buffer buf);
+extern void qs_vm_clear_bits(Relation rel, BlockNumber blk, Buffer vmbuf);
+extern void qs_vm_set(Relation rel, Buffer buf, Buffer vmbuf,
+					  TransactionId cutoff, uint8 flags);
 
 /* vacuum.c */
 extern void qs_vacuum_rel(Relation rel, struct VacuumParams *params,

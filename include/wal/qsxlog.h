@@ -37,6 +37,8 @@
 #define XLOG_QS_CONFLICT	0x00	/* src/tableam/wal.c */
 #define XLOG_QS_CLEANUP		0x10	/* src/tableam/wal.c */
 #define XLOG_QS_LOGICAL		0x20	/* src/wal/logical.c: rows for decoding */
+#define XLOG_QS_VM_CLEAR	0x30	/* src/tableam/wal.c: visibility map bits
+									 * cleared */
 
 /*
  * Logical decoding reads only XLOG_QS_LOGICAL records (decode.c); every

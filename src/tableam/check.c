@@ -17,8 +17,15 @@
  *	  table with consistent sizes.  That catches values a layout damaged
  *	  whatever its format, before a reader trips over them.
  *
- *	  quickstep.page_visibility(regclass): every block and whether it carries
- *	  PD_ALL_VISIBLE (tests, debugging).
+ *	  The visibility map is checked against the pages: a block whose
+ *	  all-visible bit is set must carry PD_ALL_VISIBLE, one whose all-frozen
+ *	  bit is set must have the all-visible bit too and only records with a
+ *	  frozen xmin and no xmax; a column table's non-row page has no bit.
+ *	  The bits are read under the page's share lock, which keeps both the
+ *	  page flag and the bits from changing (vm.c).
+ *
+ *	  quickstep.page_visibility(regclass): every block, whether it carries
+ *	  PD_ALL_VISIBLE, and its visibility map bits (tests, debugging).
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +38,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "access/visibilitymap.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -230,6 +238,7 @@ qs_check_table(PG_FUNCTION_ARGS)
 	BufferAccessStrategy strategy;
 	char	   *page_copy;
 	bool		column;
+	Buffer		vmbuf = InvalidBuffer;
 
 	rel = relation_open(relid, AccessShareLock);
 	if (rel->rd_rel->relkind != RELKIND_RELATION &&
@@ -254,12 +263,32 @@ qs_check_table(PG_FUNCTION_ARGS)
 		Buffer		buf;
 		char		msg[256];
 		OffsetNumber maxoff;
+		uint8		vmstatus;
+		const char *vmwhy = NULL;
 
 		CHECK_FOR_INTERRUPTS();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		memcpy(page_copy, BufferGetPage(buf), BLCKSZ);
+		/* under the page's lock: neither the flag nor the bits can change */
+		vmstatus = visibilitymap_get_status(rel, blk, &vmbuf);
 		UnlockReleaseBuffer(buf);
+
+		if (vmstatus != 0 && !PageIsNew((Page) page_copy) &&
+			qs_page_layout(L, (Page) page_copy) == &qs_colpage_layout)
+			vmwhy = "is a column table's non-row page, but has visibility map bits set";
+		else if ((vmstatus & VISIBILITYMAP_ALL_VISIBLE) &&
+				 !PageIsAllVisible((Page) page_copy))
+			vmwhy = "is all-visible in the visibility map, but not flagged PD_ALL_VISIBLE";
+		else if ((vmstatus & VISIBILITYMAP_ALL_FROZEN) &&
+				 !(vmstatus & VISIBILITYMAP_ALL_VISIBLE))
+			vmwhy = "is all-frozen in the visibility map, but not all-visible";
+		if (vmwhy)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("quickstep table \"%s\" is corrupt",
+							RelationGetRelationName(rel)),
+					 errdetail("block %u %s", blk, vmwhy)));
 
 		msg[0] = '\0';
 		if (!qs_page_layout(L, (Page) page_copy)->check_page((Page) page_copy, blk,
@@ -302,6 +331,22 @@ qs_check_table(PG_FUNCTION_ARGS)
 						 errdetail("block %u, record %u, attribute %d: %s",
 								   blk, off, attnum, why)));
 			heap_freetuple(tup);
+			if (vmstatus & VISIBILITYMAP_ALL_FROZEN)
+			{
+				HeapTupleHeader h = qs_page_get_header(L, (Page) page_copy,
+													   off, &scratch, NULL);
+
+				if (!HeapTupleHeaderXminFrozen(h) ||
+					TransactionIdIsValid(HeapTupleHeaderGetRawXmax(h)))
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_CORRUPTED),
+							 errmsg("quickstep table \"%s\" is corrupt",
+									RelationGetRelationName(rel)),
+							 errdetail("block %u is all-frozen in the visibility map, but record %u has %s",
+									   blk, off,
+									   !HeapTupleHeaderXminFrozen(h) ?
+									   "an xmin not frozen" : "an xmax")));
+			}
 			if (!PageIsAllVisible((Page) page_copy))
 				continue;
 			why = all_visible_violation(qs_page_get_header(L, (Page) page_copy,
@@ -316,6 +361,8 @@ qs_check_table(PG_FUNCTION_ARGS)
 								   blk, off, why)));
 		}
 	}
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
 	pfree(page_copy);
 	FreeAccessStrategy(strategy);
 	/* a column table's metapage, directory and blocks (src/column) */
@@ -332,6 +379,7 @@ qs_page_visibility(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	rel;
 	BlockNumber nblocks;
+	Buffer		vmbuf = InvalidBuffer;
 
 	InitMaterializedSRF(fcinfo, 0);
 	rel = relation_open(relid, AccessShareLock);
@@ -344,17 +392,23 @@ qs_page_visibility(PG_FUNCTION_ARGS)
 	for (BlockNumber blk = 0; blk < nblocks; blk++)
 	{
 		Buffer		buf;
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+		uint8		vmstatus;
 
 		CHECK_FOR_INTERRUPTS();
 		buf = ReadBuffer(rel, blk);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		values[0] = Int64GetDatum((int64) blk);
 		values[1] = BoolGetDatum(PageIsAllVisible(BufferGetPage(buf)));
+		vmstatus = visibilitymap_get_status(rel, blk, &vmbuf);
+		values[2] = BoolGetDatum((vmstatus & VISIBILITYMAP_ALL_VISIBLE) != 0);
+		values[3] = BoolGetDatum((vmstatus & VISIBILITYMAP_ALL_FROZEN) != 0);
 		UnlockReleaseBuffer(buf);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
 }

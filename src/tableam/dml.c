@@ -6,7 +6,9 @@
  *
  * Every page change goes through generic WAL (GenericXLogStart/Register/
  * Finish): crash recovery and standbys replay it without a resource
- * manager of ours.  MVCC decisions are heap's own (HeapTupleSatisfiesUpdate
+ * manager of ours.  A change that clears PD_ALL_VISIBLE first clears the
+ * page's visibility map bits (qs_vm_clear, vm.c: our XLOG_QS_VM_CLEAR
+ * record, before the generic one).  MVCC decisions are heap's own (HeapTupleSatisfiesUpdate
  * and friends) on the header the layout presents; the header fields are set
  * exactly as heap_insert/heap_delete/heap_update/heap_lock_tuple set them.
  *
@@ -303,6 +305,7 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 		elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
 			 tup->t_len, blkno, RelationGetRelationName(rel));
 	}
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 }
@@ -419,6 +422,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		} while (i < ntuples &&
 				 qs_record_fits(L, qs_record_layout(rel, L, tups[i]), page,
 								RelationGetDescr(rel), tups[i], reserve));
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		/* one logical record per page, as heap_multi_insert's records */
@@ -506,6 +510,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	/* a speculative record never was visible to all; stay conservative */
 	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -1042,6 +1047,7 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 	/* every valid xmax clears the flag, a locker's too (no VM to say more) */
 	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 }
 
@@ -1344,6 +1350,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	qs_page_set_header(L, page, off, hdr);
 	PageSetPrunable(page, xid);
 	PageClearAllVisible(page);	/* xmax set: no longer visible to all */
+	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -1651,6 +1658,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 		heaptup = newtup;
@@ -1685,6 +1693,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		hdr->t_ctid = *otid;
 		PageClearAllVisible(page);	/* xmax set (lock) */
 		qs_page_set_header(L, page, off, hdr);
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		if (need_toast)
 			oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf), oblk, off);
@@ -1776,6 +1785,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
+		if (newbuf != buf)
+			qs_vm_clear(rel, newbuf);
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		GenericXLogFinish(state);
 		if (newbuf != buf)
 			UnlockReleaseBuffer(newbuf);

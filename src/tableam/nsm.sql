@@ -12,7 +12,8 @@ COMMENT ON FUNCTION quickstep.check_table(regclass) IS
 	'structural check of a quickstep row table; returns the records checked, raises data_corrupted on a corrupt page';
 
 CREATE FUNCTION quickstep.page_visibility(rel regclass, OUT blkno bigint,
-	OUT all_visible boolean) RETURNS SETOF record
+	OUT all_visible boolean, OUT vm_all_visible boolean,
+	OUT vm_all_frozen boolean) RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'qs_page_visibility' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION quickstep.page_visibility(regclass) IS
-	'every block of a quickstep row table and whether it is flagged all-visible (PD_ALL_VISIBLE: every record on it visible to every snapshot)';
+	'every block of a quickstep row table: whether it is flagged all-visible (PD_ALL_VISIBLE: every record on it visible to every snapshot) and its visibility map bits (all-visible, all-frozen)';

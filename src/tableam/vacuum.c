@@ -3,7 +3,7 @@
  * vacuum.c
  *	  VACUUM of an engine table (relation_vacuum).
  *
- * Two passes over the whole table, with no visibility map:
+ * Two passes over the table:
  *	1. under an exclusive lock per page, classify every record with heap's
  *	   HeapTupleSatisfiesVacuum, collect the TIDs of records dead to
  *	   everyone, and freeze: a committed xmin older than FreezeLimit gets
@@ -17,7 +17,18 @@
  *	   the FSM.
  * A page whose records are all visible to everyone gets PD_ALL_VISIBLE
  * in pass 1 or, once its dead records are gone, pass 2 (page_all_visible);
- * scans then skip the per-record visibility test, as heap's do.
+ * scans then skip the per-record visibility test, as heap's do.  After the
+ * WAL record that set the flag, the page's visibility map bits are set
+ * (vm.c): all-visible, and all-frozen when every record's xmin is frozen.
+ * Pass 1 skips the pages whose bits say there is nothing to do, as
+ * vacuumlazy.c does: runs of 32 or more all-visible pages, or all-frozen
+ * ones when the VACUUM is aggressive (relfrozenxid or relminmxid old
+ * enough, or FREEZE); none with DISABLE_PAGE_SKIPPING, and never the last
+ * page (truncation looks at it).  A skipped all-visible page that is not all-frozen may
+ * hold unfrozen xids, so relfrozenxid and relminmxid stay as they were;
+ * reltuples is then estimated from the pages scanned
+ * (vac_estimate_reltuples).  Column tables' non-row pages (metapage,
+ * directory, runs) never get the flag or the bits.
  * Then index cleanup, truncation of empty tail pages (when the
  * AccessExclusiveLock is free), and new relpages/reltuples/relfrozenxid/
  * relminmxid (the oldest multixact left in an xmax, else OldestMxact).
@@ -31,6 +42,7 @@
 #include "access/heapam.h"
 #include "access/multixact.h"
 #include "access/transam.h"
+#include "access/visibilitymap.h"
 #include "access/xlog.h"
 #include "access/xact.h"
 #include "catalog/storage.h"
@@ -46,6 +58,9 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+
+/* skip only runs of at least this many pages (vacuumlazy.c's value) */
+#define QS_SKIP_PAGES_THRESHOLD ((BlockNumber) 32)
 
 typedef struct QsDeadTids
 {
@@ -152,13 +167,17 @@ vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
  */
 static bool
 page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
-				 bool *dense)
+				 bool *dense, bool *all_frozen, TransactionId *cutoff)
 {
 	OffsetNumber maxoff;
 
 	L = qs_page_layout(L, page);	/* an NSM page of a PAX/HPL table */
+	if (L == &qs_colpage_layout)
+		return false;			/* a column table's non-row page */
 	maxoff = L->max_offset(page);
 	*dense = true;
+	*all_frozen = true;
+	*cutoff = InvalidTransactionId;
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		HeapTupleHeaderData scratch;
@@ -177,9 +196,20 @@ page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
 			!(h->t_infomask & HEAP_XMAX_INVALID) ||
 			HeapTupleHeaderIsSpeculative(h))
 			return false;
-		if (!HeapTupleHeaderXminFrozen(h) &&
-			!TransactionIdPrecedes(HeapTupleHeaderGetXmin(h), OldestXmin))
-			return false;
+		if (TransactionIdIsValid(HeapTupleHeaderGetRawXmax(h)))
+			*all_frozen = false;	/* an xid left in xmax */
+		if (!HeapTupleHeaderXminFrozen(h))
+		{
+			TransactionId xmin = HeapTupleHeaderGetXmin(h);
+
+			if (!TransactionIdPrecedes(xmin, OldestXmin))
+				return false;
+			*all_frozen = false;
+			if (TransactionIdIsNormal(xmin) &&
+				(!TransactionIdIsValid(*cutoff) ||
+				 TransactionIdFollows(xmin, *cutoff)))
+				*cutoff = xmin;
+		}
 	}
 	return true;
 }
@@ -209,20 +239,26 @@ qs_allvis_allowed(void)
  *		that could change it clears the flag, and pruning finds nothing dead
  *		on such a page), so a flagged page without free slots lets a scan
  *		take offsets 1..max_offset without reading a slot.
+ *		Returns the visibility map bits to set once the change is logged
+ *		(0: none), and in *cutoff the newest xmin not frozen.
  */
-static void
-set_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin)
+static uint8
+set_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
+				TransactionId *cutoff)
 {
 	bool		dense;
+	bool		all_frozen;
 
+	*cutoff = InvalidTransactionId;
 	if (PageIsAllVisible(page) || !qs_allvis_allowed() ||
-		!page_all_visible(L, page, OldestXmin, &dense))
-		return;
+		!page_all_visible(L, page, OldestXmin, &dense, &all_frozen, cutoff))
+		return 0;
 	if (dense)
 		PageClearHasFreeLinePointers(page);
 	else
 		PageSetHasFreeLinePointers(page);
 	PageSetAllVisible(page);
+	return VISIBILITYMAP_ALL_VISIBLE | (all_frozen ? VISIBILITYMAP_ALL_FROZEN : 0);
 }
 
 void
@@ -264,8 +300,19 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	bool		emptied_tail_candidate = false;
 	TransactionId rm_horizon = InvalidTransactionId;
 	TimestampTz starttime = GetCurrentTimestamp();
+	bool		aggressive;
+	bool		skipping;
+	bool		skipped_allvis = false; /* skipped a page not all-frozen */
+	BlockNumber scanned = 0;
+	BlockNumber next_unskippable = 0;	/* pages before it were looked up */
+	BlockNumber skip_until = 0; /* skip the pages before it */
+	BlockNumber allvis,
+				allfrozen;
+	double		reltuples;
+	Buffer		vmbuf = InvalidBuffer;
 
-	qs_vacuum_get_cutoffs(rel, params, &cut);
+	aggressive = qs_vacuum_get_cutoffs(rel, params, &cut);
+	skipping = !(params->options & VACOPT_DISABLE_PAGE_SKIPPING);
 	newfrozen = cut.OldestXmin;
 	newminmxid = cut.OldestMxact;
 
@@ -289,13 +336,60 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		bool		nonempty = false;
 		bool		pv_ok = true;	/* every record visible to all */
 		bool		pv_dense = true;	/* and no unused slot */
+		bool		pv_frozen = true;	/* and every xmin frozen after this pass */
+		TransactionId pv_cutoff = InvalidTransactionId; /* newest xmin not
+														 * frozen */
 		bool		setvis;
 		bool		allvis_ok = qs_allvis_allowed();
 		int			ndead_before = dead.n;
 		const QsPageLayout *PL;
 		BlockNumber tblk;
+		uint8		vmstatus;
 
 		qs_vacuum_delay_point();
+
+		/*
+		 * Skip the pages the visibility map says need nothing, as
+		 * lazy_scan_skip does: an all-visible page has no dead slot and
+		 * nothing VACUUM could remove, an all-frozen one also nothing to
+		 * freeze.  Only runs of at least QS_SKIP_PAGES_THRESHOLD such pages
+		 * (heap's SKIP_PAGES_THRESHOLD): shorter ones are read anyway, which
+		 * keeps reads sequential and lets relfrozenxid advance.  Never the
+		 * last page.
+		 */
+		if (skipping && blk >= next_unskippable)
+		{
+			BlockNumber n = blk;
+			bool		run_allvis = false;
+
+			while (n + 1 < nblocks)
+			{
+				uint8		st = visibilitymap_get_status(rel, n, &vmbuf);
+
+				if ((st & (aggressive ? VISIBILITYMAP_ALL_FROZEN :
+						   VISIBILITYMAP_ALL_VISIBLE)) == 0)
+					break;
+				if (!(st & VISIBILITYMAP_ALL_FROZEN))
+					run_allvis = true;
+				n++;
+			}
+			next_unskippable = n;
+			if (n - blk >= QS_SKIP_PAGES_THRESHOLD)
+			{
+				skip_until = n;
+				if (run_allvis)
+					skipped_allvis = true;
+			}
+		}
+		if (blk < skip_until)
+		{
+			last_nonempty = blk;	/* not known to be empty */
+			continue;
+		}
+		scanned++;
+
+		/* the map page, before the lock: this may read or extend the map */
+		visibilitymap_pin(rel, blk, &vmbuf);
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
@@ -304,6 +398,21 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
+		/* what the map says now, under the page's lock */
+		vmstatus = visibilitymap_get_status(rel, blk, &vmbuf);
+		if ((vmstatus & VISIBILITYMAP_ALL_VISIBLE) && !PageIsAllVisible(page))
+		{
+			/* as lazy_scan_prune: a bit without the flag is corruption */
+			ereport(WARNING,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("page is not marked all-visible but visibility map bit is set in relation \"%s\" page %u",
+							RelationGetRelationName(rel), blk)));
+			qs_vm_clear_bits(rel, blk, vmbuf);
+			vmstatus = 0;
+		}
+		/* a column table's non-row page: never flagged (no records) */
+		if (qs_page_layout(L, page) == &qs_colpage_layout)
+			allvis_ok = false;
 
 		/*
 		 * A column table's delete-map page: its entries are the headers of
@@ -313,10 +422,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		PL = L;
 		tblk = blk;
 		if (qs_coldelmap_page_info(page, NULL, &tblk, NULL))
-		{
 			PL = &qs_coldelmap_layout;
-			allvis_ok = false;
-		}
 		maxoff = qs_page_max_offset(PL, page);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
@@ -392,7 +498,31 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 						 * newer than OldestXmin: kept.
 						 */
 						if (im & HEAP_XMAX_INVALID)
-							;
+						{
+							/*
+							 * Hinted invalid (an aborted updater, a finished
+							 * locker), but the xid is still there, and the
+							 * hint is not WAL-logged: cleared once older than
+							 * the cutoff, as heap_prepare_freeze_tuple does,
+							 * else it bounds relfrozenxid/relminmxid.
+							 */
+							if (im & HEAP_XMAX_IS_MULTI)
+							{
+								if (!MultiXactIdIsValid(xmax))
+									;
+								else if (MultiXactIdPrecedes(xmax, cut.MultiXactCutoff))
+									clr_xmax[off] = freeze = true;
+								else
+									track_multi(xmax, &newminmxid);
+							}
+							else if (TransactionIdIsNormal(xmax))
+							{
+								if (TransactionIdPrecedes(xmax, cut.FreezeLimit))
+									clr_xmax[off] = freeze = true;
+								else
+									track_xid(xmax, &newfrozen);
+							}
+						}
 						else if (im & HEAP_XMAX_IS_MULTI)
 						{
 							if (status == HEAPTUPLE_LIVE &&
@@ -435,6 +565,28 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				 !TransactionIdPrecedes(HeapTupleHeaderGetXmin(h), cut.OldestXmin)) ||
 				(!(h->t_infomask & HEAP_XMAX_INVALID) && !clr_xmax[off]))
 				pv_ok = false;
+			else
+			{
+				/*
+				 * All-frozen after this pass: xmin frozen (now or before) and
+				 * no xid left in xmax (heap's "totally frozen"; an aborted
+				 * xmax that is only hinted invalid still holds an xid).
+				 */
+				if (TransactionIdIsValid(HeapTupleHeaderGetRawXmax(h)) &&
+					!clr_xmax[off])
+					pv_frozen = false;
+				if (!HeapTupleHeaderXminFrozen(h))
+				{
+					TransactionId xmin = HeapTupleHeaderGetXmin(h);
+
+					if (!frz_xmin[off])
+						pv_frozen = false;
+					if (TransactionIdIsNormal(xmin) &&
+						(!TransactionIdIsValid(pv_cutoff) ||
+						 TransactionIdFollows(xmin, pv_cutoff)))
+						pv_cutoff = xmin;
+				}
+			}
 			if (tup.t_data == &scratch)
 				qs_page_set_header(PL, page, off, &scratch);
 			if (freeze)
@@ -498,6 +650,24 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			}
 			GenericXLogFinish(state);
 		}
+
+		/*
+		 * The map bits, after the record that flagged the page: all-visible,
+		 * all-frozen too when no xmin is left unfrozen.  Also for a page
+		 * flagged before whose bits are missing (a crash between the two
+		 * records, a bit cleared by an aborted change, a table flagged
+		 * before the map existed), and for an all-visible page whose
+		 * records this pass froze.
+		 */
+		if (pv_ok && allvis_ok && PageIsAllVisible(page))
+		{
+			uint8		flags = VISIBILITYMAP_ALL_VISIBLE;
+
+			if (pv_frozen)
+				flags |= VISIBILITYMAP_ALL_FROZEN;
+			if ((vmstatus & flags) != flags)
+				qs_vm_set(rel, buf, vmbuf, pv_cutoff, flags);
+		}
 		if (nonempty)
 			last_nonempty = blk;
 		/* pass 2 records the free space of the pages it visits */
@@ -506,8 +676,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		UnlockReleaseBuffer(buf);
 	}
 
-	/* a column table's main rows, less those its delete maps say are gone */
-	live += Max(main_rows - main_gone, 0);
+	/*
+	 * Live rows of the whole table: estimated when pages were skipped; a
+	 * column table's main rows, less those its delete maps say are gone.
+	 */
+	reltuples = scanned < nblocks ?
+		vac_estimate_reltuples(rel, nblocks, scanned, live) : live;
+	reltuples += Max(main_rows - main_gone, 0);
 
 	/* pass 2: indexes, then the records */
 	if (dead.n > 0)
@@ -524,7 +699,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			iv.report_progress = false;
 			iv.estimated_count = true;
 			iv.message_level = DEBUG2;
-			iv.num_heap_tuples = live + recently_dead;
+			iv.num_heap_tuples = reltuples + recently_dead;
 			iv.strategy = bstrategy;
 			istats[i] = index_bulk_delete(&iv, istats[i], qs_tid_reaped, &dead);
 		}
@@ -535,6 +710,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			int			n = 0;
 			Buffer		buf;
 			Page		page;
+			uint8		vmflags;
+			TransactionId vmcutoff;
 
 			while (i < dead.n && ItemPointerGetBlockNumber(&dead.tids[i]) == blk)
 				offs[n++] = ItemPointerGetOffsetNumber(&dead.tids[i++]);
@@ -545,6 +722,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				vacuum_delmap_entries(rel, &dead.tids[i - n], offs, n, rm_horizon);
 				continue;
 			}
+			visibilitymap_pin(rel, blk, &vmbuf);	/* before the lock */
 			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
 			page = BufferGetPage(buf);
 			if (ConditionalLockBufferForCleanup(buf))
@@ -554,7 +732,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				qs_page_mark_unused(L, page, offs, n);
 				qs_page_compact(L, page);
 				/* its dead records gone, the page may be all-visible now */
-				set_all_visible(L, page, cut.OldestXmin);
+				vmflags = set_all_visible(L, page, cut.OldestXmin, &vmcutoff);
 				MarkBufferDirty(buf);
 				qs_log_cleanup(rel, buf, rm_horizon);
 				END_CRIT_SECTION();
@@ -575,15 +753,23 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				state = GenericXLogStart(rel);
 				wpage = GenericXLogRegisterBuffer(state, buf, 0);
 				qs_page_mark_unused(L, wpage, offs, n);
-				set_all_visible(L, wpage, cut.OldestXmin);
+				vmflags = set_all_visible(L, wpage, cut.OldestXmin, &vmcutoff);
 				GenericXLogFinish(state);
 			}
+			/* the map bits, after the record that flagged the page */
+			if (vmflags != 0)
+				qs_vm_set(rel, buf, vmbuf, vmcutoff, vmflags);
 			RecordPageWithFreeSpace(rel, blk, qs_page_free_space(L, page));
 			if (!qs_page_has_records(L, page))
 				emptied_tail_candidate = true;
 			UnlockReleaseBuffer(buf);
 		}
 	}
+
+	/* no pin on a map page that truncation may drop */
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
+	vmbuf = InvalidBuffer;
 
 	/* index cleanup and index statistics */
 	for (int i = 0; i < nindexes; i++)
@@ -597,9 +783,9 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		QS_IVINFO_SET_HEAPREL(iv, rel);
 		iv.analyze_only = false;
 		iv.report_progress = false;
-		iv.estimated_count = false;
+		iv.estimated_count = scanned < nblocks;
 		iv.message_level = DEBUG2;
-		iv.num_heap_tuples = live + recently_dead;
+		iv.num_heap_tuples = reltuples + recently_dead;
 		iv.strategy = bstrategy;
 		istats[i] = index_vacuum_cleanup(&iv, istats[i]);
 		if (istats[i] && !istats[i]->estimated_count)
@@ -643,12 +829,26 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	}
 	FreeSpaceMapVacuum(rel);
 
-	if (TransactionIdIsNormal(frozen_bound) &&
-		TransactionIdPrecedes(frozen_bound, newfrozen))
+	/*
+	 * relallvisible (and PG 18's relallfrozen) from the map, as heap counts
+	 * them; reltuples estimated when pages were skipped; relfrozenxid and
+	 * relminmxid kept when a skipped page may hold unfrozen xids, else
+	 * capped by a column table's directory (frozen_bound).
+	 */
+	visibilitymap_count(rel, &allvis, &allfrozen);
+	allvis = Min(allvis, new_nblocks);
+	allfrozen = Min(allfrozen, allvis);
+	if (skipped_allvis)
+	{
+		newfrozen = InvalidTransactionId;
+		newminmxid = InvalidMultiXactId;
+	}
+	else if (TransactionIdIsNormal(frozen_bound) &&
+			 TransactionIdPrecedes(frozen_bound, newfrozen))
 		newfrozen = frozen_bound;
-	qs_vac_update_relstats(rel, new_nblocks, live, nindexes > 0,
-						   newfrozen, newminmxid);
-	qs_pgstat_report_vacuum(rel, (PgStat_Counter) live,
+	qs_vac_update_relstats_vm(rel, new_nblocks, reltuples, allvis, allfrozen,
+							  nindexes > 0, newfrozen, newminmxid);
+	qs_pgstat_report_vacuum(rel, (PgStat_Counter) reltuples,
 							(PgStat_Counter) recently_dead, starttime);
 
 	vac_close_indexes(nindexes, Irel, NoLock);

@@ -20,13 +20,25 @@
  *	   image and the conflict horizon of the removed records; its redo
  *	   resolves the conflict and restores the image under a cleanup lock.
  *
- * A third op, XLOG_QS_LOGICAL, carries rows for logical decoding; it
+ * Nor can generic WAL change the visibility map fork (the map lies in what
+ * it takes for the page's hole), so:
+ *
+ *	 - XLOG_QS_VM_CLEAR: visibility map bits of one table page cleared
+ *	   (vm.c), written before the generic WAL record of the change that
+ *	   clears the page's PD_ALL_VISIBLE.  Its block 0 is the map page, so
+ *	   it gets full page images and the map page's LSN as any logged page
+ *	   change does; redo clears the bits again.  Setting bits needs no
+ *	   record of ours: visibilitymap_set writes heap's XLOG_HEAP2_VISIBLE,
+ *	   whose redo touches only the header of our page (src/tableam/
+ *	   README.md, "The visibility map").
+ *
+ * One more op, XLOG_QS_LOGICAL, carries rows for logical decoding; it
  * changes no page, its redo does nothing, and its writers and rm_decode
  * live in src/wal/ (include/wal/qsxlog.h has the ids and formats).
  *
  * One record format serves every page layout (it never interprets page
- * bytes), which is why it replaced heap2 records here: their redo runs
- * heap's page routines, which only an NSM page survives.
+ * bytes), which is why it replaced heap2 prune/freeze records here: their
+ * redo runs heap's page routines, which only an NSM page survives.
  *
  * A custom resource manager must be registered by every process that
  * replays WAL, so it is registered only when the library is loaded through
@@ -37,6 +49,8 @@
  */
 #include "postgres.h"
 
+#include "access/bufmask.h"
+#include "access/visibilitymap.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
@@ -64,6 +78,15 @@ typedef struct xl_qs_conflict
 
 #define SizeOfQsConflict (offsetof(xl_qs_conflict, is_catalog) + sizeof(bool))
 
+/* XLOG_QS_VM_CLEAR: main data; block 0 is the visibility map page */
+typedef struct xl_qs_vm_clear
+{
+	BlockNumber heapblk;		/* the table page whose bits are cleared */
+	uint8		flags;			/* VISIBILITYMAP_* bits cleared */
+} xl_qs_vm_clear;
+
+#define SizeOfQsVmClear (offsetof(xl_qs_vm_clear, flags) + sizeof(uint8))
+
 static void
 qs_resolve_conflict(const xl_qs_conflict *xlrec)
 {
@@ -77,6 +100,47 @@ qs_resolve_conflict(const xl_qs_conflict *xlrec)
 #endif
 }
 
+/*
+ * Redo of XLOG_QS_VM_CLEAR, as heap's redo clears the bits its insert,
+ * update, delete and lock records say were cleared (heap_xlog_insert and
+ * friends), but from the map page this record references: skipped when the
+ * page is newer than the record (its LSN), restored from the image when
+ * there is one.  visibilitymap_clear takes the map page's lock itself, so
+ * it is released around the call (nothing else changes pages in recovery).
+ */
+static void
+qs_redo_vm_clear(XLogReaderState *record)
+{
+	XLogRecPtr	lsn = record->EndRecPtr;
+	xl_qs_vm_clear xlrec;
+	RelFileLocator rlocator;
+	Buffer		vmbuf;
+
+	if (XLogRecGetDataLen(record) < SizeOfQsVmClear)
+		elog(PANIC, "quickstep redo: visibility map record too short (%u bytes)",
+			 (unsigned) XLogRecGetDataLen(record));
+	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsVmClear);
+	XLogRecGetBlockTag(record, 0, &rlocator, NULL, NULL);
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_ZERO_ON_ERROR, false,
+									  &vmbuf) == BLK_NEEDS_REDO)
+	{
+		Page		vmpage = BufferGetPage(vmbuf);
+		Relation	reln;
+
+		if (PageIsNew(vmpage))
+			PageInit(vmpage, BLCKSZ, 0);
+		LockBuffer(vmbuf, BUFFER_LOCK_UNLOCK);
+		reln = CreateFakeRelcacheEntry(rlocator);
+		(void) visibilitymap_clear(reln, xlrec.heapblk, vmbuf, xlrec.flags);
+		FreeFakeRelcacheEntry(reln);
+		LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
+		PageSetLSN(vmpage, lsn);
+		MarkBufferDirty(vmbuf);
+	}
+	if (BufferIsValid(vmbuf))
+		UnlockReleaseBuffer(vmbuf);
+}
+
 static void
 qs_rmgr_redo(XLogReaderState *record)
 {
@@ -87,6 +151,11 @@ qs_rmgr_redo(XLogReaderState *record)
 	/* rows for logical decoding (src/wal/): no page to change */
 	if (info == XLOG_QS_LOGICAL)
 		return;
+	if (info == XLOG_QS_VM_CLEAR)
+	{
+		qs_redo_vm_clear(record);
+		return;
+	}
 
 	if (XLogRecGetDataLen(record) < SizeOfQsConflict)
 		elog(PANIC, "quickstep redo: record too short (%u bytes)",
@@ -122,6 +191,17 @@ qs_rmgr_desc(StringInfo buf, XLogReaderState *record)
 		qs_logical_desc(buf, record);
 		return;
 	}
+	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_VM_CLEAR)
+	{
+		xl_qs_vm_clear vmrec;
+
+		if (XLogRecGetDataLen(record) < SizeOfQsVmClear)
+			return;
+		memcpy(&vmrec, XLogRecGetData(record), SizeOfQsVmClear);
+		appendStringInfo(buf, "heap block %u, flags 0x%02X",
+						 vmrec.heapblk, vmrec.flags);
+		return;
+	}
 	if (XLogRecGetDataLen(record) < SizeOfQsConflict)
 		return;
 	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsConflict);
@@ -140,8 +220,22 @@ qs_rmgr_identify(uint8 info)
 			return "CLEANUP";
 		case XLOG_QS_LOGICAL:
 			return "LOGICAL";
+		case XLOG_QS_VM_CLEAR:
+			return "VM_CLEAR";
 	}
 	return NULL;
+}
+
+/*
+ * wal_consistency_checking = 'quickstep': the pages our records reference
+ * are a CLEANUP record's table page (replayed from its own image) and a
+ * VM_CLEAR record's map page (replayed by clearing bits); only the LSN and
+ * checksum differ between the image and the replayed page.
+ */
+static void
+qs_rmgr_mask(char *pagedata, BlockNumber blkno)
+{
+	mask_page_lsn_and_checksum(pagedata);
 }
 
 /* not const: PG 15 declares RegisterCustomRmgr without it */
@@ -150,6 +244,7 @@ static RmgrData qs_rmgr = {
 	.rm_redo = qs_rmgr_redo,
 	.rm_desc = qs_rmgr_desc,
 	.rm_identify = qs_rmgr_identify,
+	.rm_mask = qs_rmgr_mask,
 	.rm_decode = qs_rmgr_decode,
 };
 
@@ -209,4 +304,38 @@ qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon)
 	XLogRegisterBuffer(0, buf, REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
 	recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_CLEANUP);
 	PageSetLSN(BufferGetPage(buf), recptr);
+}
+
+/*
+ * qs_log_vm_clear
+ *		WAL-log that visibilitymap_clear just cleared 'flags' of table page
+ *		'heapblk' on the pinned map page 'vmbuf'.  The caller holds the
+ *		exclusive lock of the table page and has not yet logged the change
+ *		that clears its PD_ALL_VISIBLE (vm.c).  The map page is locked again
+ *		for the insertion, so that a full page image taken here is
+ *		consistent; visibilitymap_clear marked it dirty, but it may have
+ *		been written out since, hence MarkBufferDirty again.
+ */
+void
+qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf, uint8 flags)
+{
+	xl_qs_vm_clear xlrec;
+	XLogRecPtr	recptr;
+
+	if (!RelationNeedsWAL(rel))
+		return;
+	memset(&xlrec, 0, sizeof(xlrec));
+	xlrec.heapblk = heapblk;
+	xlrec.flags = flags;
+	LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
+	START_CRIT_SECTION();
+	MarkBufferDirty(vmbuf);
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfQsVmClear);
+	/* not REGBUF_STANDARD: the map lies in what would be the page's hole */
+	XLogRegisterBuffer(0, vmbuf, 0);
+	recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_VM_CLEAR);
+	PageSetLSN(BufferGetPage(vmbuf), recptr);
+	END_CRIT_SECTION();
+	LockBuffer(vmbuf, BUFFER_LOCK_UNLOCK);
 }

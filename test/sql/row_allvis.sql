@@ -176,6 +176,45 @@ RESET max_parallel_workers_per_gather;
 DROP TABLE qi, qi_heap, qi_preds;
 DROP FUNCTION qi_check(text);
 
+-- VACUUM skips runs of 32 or more pages its visibility map bits say need
+-- nothing (heap's threshold): with vacuum_freeze_min_age = 0 a plain VACUUM
+-- would freeze every row it reads, but it reads only the last page, so the
+-- other pages stay all-visible and not all-frozen, and relfrozenxid stays;
+-- DISABLE_PAGE_SKIPPING reads them, and so does an aggressive VACUUM
+-- (FREEZE); once all-frozen, skipping them no longer holds relfrozenxid back
+CREATE TABLE qs_skip (id int, pad text) USING :am;
+ALTER TABLE qs_skip SET (autovacuum_enabled = off);
+INSERT INTO qs_skip SELECT g, repeat('s', 100) FROM generate_series(1, 10000) g;
+VACUUM qs_skip;
+SELECT count(*) > 40 AS many_pages, bool_and(vm_all_visible) AS all_visible,
+       bool_or(vm_all_frozen) AS any_frozen
+  FROM quickstep.page_visibility('qs_skip');
+SELECT relfrozenxid AS fx1 FROM pg_class WHERE relname = 'qs_skip' \gset
+SELECT txid_current() > 0 AS burn;
+SET vacuum_freeze_min_age = 0;
+VACUUM qs_skip;
+SELECT relfrozenxid = :'fx1'::xid AS relfrozenxid_kept FROM pg_class WHERE relname = 'qs_skip';
+SELECT count(*) FILTER (WHERE vm_all_frozen) AS frozen_pages,
+       bool_and(vm_all_visible) AS all_visible
+  FROM quickstep.page_visibility('qs_skip');
+SELECT reltuples BETWEEN 9000 AND 11000 AS reltuples_estimated FROM pg_class WHERE relname = 'qs_skip';
+VACUUM (DISABLE_PAGE_SKIPPING) qs_skip;
+SELECT bool_and(vm_all_frozen) AS all_frozen FROM quickstep.page_visibility('qs_skip');
+SELECT age(relfrozenxid) < age(:'fx1'::xid) AS relfrozenxid_advanced,
+       reltuples = 10000 AS reltuples_exact
+  FROM pg_class WHERE relname = 'qs_skip';
+RESET vacuum_freeze_min_age;
+UPDATE qs_skip SET id = -id WHERE id % 500 = 0;
+VACUUM (FREEZE) qs_skip;
+SELECT bool_and(vm_all_frozen) AS all_frozen FROM quickstep.page_visibility('qs_skip');
+SELECT relfrozenxid AS fx2 FROM pg_class WHERE relname = 'qs_skip' \gset
+SELECT txid_current() > 0 AS burn;
+VACUUM qs_skip;
+SELECT age(relfrozenxid) < age(:'fx2'::xid) AS relfrozenxid_advanced
+  FROM pg_class WHERE relname = 'qs_skip';
+SELECT quickstep.check_table('qs_skip');
+DROP TABLE qs_skip;
+
 -- tables that are not quickstep row tables are refused
 CREATE TABLE qv_heap (a int) USING heap;
 SELECT * FROM quickstep.page_visibility('qv_heap');
