@@ -199,6 +199,7 @@ extern void qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf,
 /* vm.c: the visibility map fork */
 extern void qs_vm_clear(Relation rel, Buffer buf);
 extern void qs_vm_clear_bits(Relation rel, BlockNumber blk, Buffer vmbuf);
+extern void qs_vm_clear_on_page(Page mappage, BlockNumber heapblk, uint8 flags);
 extern void qs_vm_set(Relation rel, Buffer buf, Buffer vmbuf,
 					  TransactionId cutoff, uint8 flags);
 

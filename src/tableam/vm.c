@@ -32,17 +32,47 @@
 #include "tableam/engine_int.h"
 
 /*
+ * The map's own arithmetic (visibilitymap.c keeps it private): which byte
+ * and bit of a map page hold table page 'heapblk'.
+ */
+#define QS_VM_MAPSIZE			(BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
+#define QS_VM_HEAPBLOCKS_PER_BYTE	(BITS_PER_BYTE / BITS_PER_HEAPBLOCK)
+#define QS_VM_HEAPBLOCKS_PER_PAGE	(QS_VM_MAPSIZE * QS_VM_HEAPBLOCKS_PER_BYTE)
+
+/*
+ * qs_vm_clear_on_page
+ *		Clear 'flags' of table page 'heapblk' on the exclusively locked map
+ *		page 'mappage'.  Used inside the critical section that logs it and
+ *		by its redo, so that no other backend's clearing or image of the map
+ *		page can fall between a clearing and its record.
+ */
+void
+qs_vm_clear_on_page(Page mappage, BlockNumber heapblk, uint8 flags)
+{
+	uint32		mapByte = (heapblk % QS_VM_HEAPBLOCKS_PER_PAGE) / QS_VM_HEAPBLOCKS_PER_BYTE;
+	uint8		mapOffset = (heapblk % QS_VM_HEAPBLOCKS_PER_BYTE) * BITS_PER_HEAPBLOCK;
+	uint8	   *map = (uint8 *) PageGetContents(mappage);
+
+	map[mapByte] &= ~(flags << mapOffset);
+}
+
+/*
  * qs_vm_clear_bits
  *		Clear both bits of table page 'blk' on the pinned map page 'vmbuf'
  *		(the right one: visibilitymap_pin or visibilitymap_get_status pinned
- *		it) and WAL-log that when a bit was set.  The caller holds the
- *		table page's exclusive lock and is not in a critical section.
+ *		it) and WAL-log that, in one critical section under the map page's
+ *		exclusive lock (qs_log_vm_clear).  Logged whether or not this
+ *		server's map had a bit set, as heap logs its ALL_VISIBLE_CLEARED
+ *		whenever the page was flagged: a map page zeroed here after a
+ *		checksum failure (vm_readbuf reads with RBM_ZERO_ON_ERROR) must not
+ *		leave standbys and restores with bits the primary no longer shows.
+ *		The caller holds the table page's exclusive lock and is not in a
+ *		critical section.
  */
 void
 qs_vm_clear_bits(Relation rel, BlockNumber blk, Buffer vmbuf)
 {
-	if (visibilitymap_clear(rel, blk, vmbuf, VISIBILITYMAP_VALID_BITS))
-		qs_log_vm_clear(rel, blk, vmbuf, VISIBILITYMAP_VALID_BITS);
+	qs_log_vm_clear(rel, blk, vmbuf, VISIBILITYMAP_VALID_BITS);
 }
 
 /*

@@ -105,35 +105,28 @@ qs_resolve_conflict(const xl_qs_conflict *xlrec)
  * update, delete and lock records say were cleared (heap_xlog_insert and
  * friends), but from the map page this record references: skipped when the
  * page is newer than the record (its LSN), restored from the image when
- * there is one.  visibilitymap_clear takes the map page's lock itself, so
- * it is released around the call (nothing else changes pages in recovery).
+ * there is one; the bits are cleared under the lock redo holds.
  */
 static void
 qs_redo_vm_clear(XLogReaderState *record)
 {
 	XLogRecPtr	lsn = record->EndRecPtr;
 	xl_qs_vm_clear xlrec;
-	RelFileLocator rlocator;
 	Buffer		vmbuf;
 
 	if (XLogRecGetDataLen(record) < SizeOfQsVmClear)
 		elog(PANIC, "quickstep redo: visibility map record too short (%u bytes)",
 			 (unsigned) XLogRecGetDataLen(record));
 	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsVmClear);
-	XLogRecGetBlockTag(record, 0, &rlocator, NULL, NULL);
 	if (XLogReadBufferForRedoExtended(record, 0, RBM_ZERO_ON_ERROR, false,
 									  &vmbuf) == BLK_NEEDS_REDO)
 	{
 		Page		vmpage = BufferGetPage(vmbuf);
-		Relation	reln;
 
 		if (PageIsNew(vmpage))
 			PageInit(vmpage, BLCKSZ, 0);
-		LockBuffer(vmbuf, BUFFER_LOCK_UNLOCK);
-		reln = CreateFakeRelcacheEntry(rlocator);
-		(void) visibilitymap_clear(reln, xlrec.heapblk, vmbuf, xlrec.flags);
-		FreeFakeRelcacheEntry(reln);
-		LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
+		/* under the lock redo holds, as the primary cleared it */
+		qs_vm_clear_on_page(vmpage, xlrec.heapblk, xlrec.flags);
 		PageSetLSN(vmpage, lsn);
 		MarkBufferDirty(vmbuf);
 	}
@@ -308,13 +301,13 @@ qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon)
 
 /*
  * qs_log_vm_clear
- *		WAL-log that visibilitymap_clear just cleared 'flags' of table page
- *		'heapblk' on the pinned map page 'vmbuf'.  The caller holds the
- *		exclusive lock of the table page and has not yet logged the change
- *		that clears its PD_ALL_VISIBLE (vm.c).  The map page is locked again
- *		for the insertion, so that a full page image taken here is
- *		consistent; visibilitymap_clear marked it dirty, but it may have
- *		been written out since, hence MarkBufferDirty again.
+ *		Clear 'flags' of table page 'heapblk' on the pinned map page 'vmbuf'
+ *		and WAL-log it: lock, critical section, clear, dirty, insert, LSN,
+ *		unlock, as heap does for the map (visibilitymap_clear followed by a
+ *		separate insertion would let another backend's clearing and record
+ *		of the same map page fall between, and its image show our bit still
+ *		set).  The caller holds the exclusive lock of the table page and
+ *		has not yet logged the change that clears its PD_ALL_VISIBLE (vm.c).
  */
 void
 qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf, uint8 flags)
@@ -322,20 +315,22 @@ qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf, uint8 flags)
 	xl_qs_vm_clear xlrec;
 	XLogRecPtr	recptr;
 
-	if (!RelationNeedsWAL(rel))
-		return;
 	memset(&xlrec, 0, sizeof(xlrec));
 	xlrec.heapblk = heapblk;
 	xlrec.flags = flags;
 	LockBuffer(vmbuf, BUFFER_LOCK_EXCLUSIVE);
 	START_CRIT_SECTION();
+	qs_vm_clear_on_page(BufferGetPage(vmbuf), heapblk, flags);
 	MarkBufferDirty(vmbuf);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfQsVmClear);
-	/* not REGBUF_STANDARD: the map lies in what would be the page's hole */
-	XLogRegisterBuffer(0, vmbuf, 0);
-	recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_VM_CLEAR);
-	PageSetLSN(BufferGetPage(vmbuf), recptr);
+	if (RelationNeedsWAL(rel))
+	{
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfQsVmClear);
+		/* not REGBUF_STANDARD: the map lies in what would be the page's hole */
+		XLogRegisterBuffer(0, vmbuf, 0);
+		recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_VM_CLEAR);
+		PageSetLSN(BufferGetPage(vmbuf), recptr);
+	}
 	END_CRIT_SECTION();
 	LockBuffer(vmbuf, BUFFER_LOCK_UNLOCK);
 }
