@@ -47,6 +47,35 @@ max_parallel_workers_per_gather = 0
 });
 $standby->start;
 
+# crash_and_restart, but the VACUUM backend (busy, it would not notice the
+# postmaster's death for a while) is killed right after the postmaster; not
+# before, since a postmaster that sees a backend die shuts down at once
+# (restart_after_crash is off) and removes the pid file crash_and_restart
+# reads
+sub crash_with_backend
+{
+	my ($n, $backend) = @_;
+	my $pidfile = $n->data_dir . '/postmaster.pid';
+	open my $fh, '<', $pidfile or BAIL_OUT("no $pidfile: $!");
+	my $ppid = <$fh>;
+	close $fh;
+	chomp $ppid;
+	$n->kill9;
+	kill 'KILL', $backend if $backend ne '';
+	for (1 .. 300)
+	{
+		last unless kill 0, $ppid;
+		usleep(100_000);
+	}
+	for (1 .. 60)
+	{
+		return if $n->start(fail_ok => 1);
+		$n->{_pid} = undef;
+		usleep(500_000);
+	}
+	BAIL_OUT('the crashed node did not start again within 30 s');
+}
+
 # every block: "blkno:all_visible,all_frozen" (the map) and whether a block
 # is all-visible in the map without PD_ALL_VISIBLE
 sub vm_bits
@@ -160,8 +189,7 @@ for my $am (qw(quickstep_nsm quickstep_pax quickstep_hpl))
 		usleep(50_000);
 	}
 	ok($pid ne '' && $set >= 5, "$tag: VACUUM was setting bits ($set pages) when the crash came");
-	kill 'KILL', $pid if $pid ne '';
-	crash_and_restart($node);
+	crash_with_backend($node, $pid);
 	$h->kill_kill;
 	$h->finish;
 	consistent($node, $t, "$tag after a crash during VACUUM");
