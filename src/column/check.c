@@ -42,7 +42,8 @@ corrupt(Relation rel, const char *fmt, uint32 a, uint32 b)
  * virtual pages (qs_coldelmap_root/page check that), each page has an
  * entry per row of its virtual page, and every entry is a header a row
  * could have: the block's xmin or a frozen one while the block's is not
- * frozen yet, and a forward link only with an xmax.
+ * frozen yet, and no forward link to another main row (an update's new
+ * version always goes to the delta).
  */
 static void
 check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
@@ -85,11 +86,15 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 				xmin != FrozenTransactionId && xmin != e->xmin)
 				corrupt(rel, "a delete-map entry of block %u has xmin %u",
 						e->block_id, xmin);
+			/*
+			 * A forward link with no xmax is not checked: freezing clears
+			 * the xmax of an aborted update and keeps its t_ctid, as heap's
+			 * freezing does; readers never follow a link without an xmax.
+			 */
 			qs_virt_tid(e->tid_range, v * QS_COLBLOCK_TIDS_PER_PAGE + off - 1, &self);
-			if ((h->t_infomask & HEAP_XMAX_INVALID) &&
-				!TransactionIdIsValid(HeapTupleHeaderGetRawXmax(h)) &&
+			if (ItemPointerGetBlockNumberNoCheck(&h->t_ctid) >= QS_VIRT_BASE &&
 				!ItemPointerEquals(&h->t_ctid, &self))
-				corrupt(rel, "main row %u of block %u links to a newer version without an xmax",
+				corrupt(rel, "main row %u of block %u links to another main row",
 						v * QS_COLBLOCK_TIDS_PER_PAGE + off - 1, e->block_id);
 		}
 		UnlockReleaseBuffer(buf);

@@ -3,7 +3,7 @@
 # and pruning reads, on every quickstep row layout side by side with heap;
 # after each round the contents equal heap's and the checkers are clean.
 #
-# QS_CHURN_ROUNDS (default 80) and QS_CHURN_SEED (default: a fixed seed per
+# QS_CHURN_ROUNDS (default 50) and QS_CHURN_SEED (default: a fixed seed per
 # server version, so that two versions cover two sequences) set the length and
 # the sequence; `make stress` runs it much longer with a fresh seed.
 use strict;
@@ -24,7 +24,7 @@ log_min_messages = warning
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION quickstep_am');
 
-my $rounds = $ENV{QS_CHURN_ROUNDS} || 80;
+my $rounds = $ENV{QS_CHURN_ROUNDS} || 50;
 my $seed = $ENV{QS_CHURN_SEED} || (20261123 + $node->pg_version->major);
 churn_run($node, 'postgres', $rounds, $seed, split(' ', $ENV{QS_CHURN_SHAPES} // ''));
 

@@ -19,7 +19,7 @@ use lib $FindBin::RealBin;
 use QsTest;
 
 my $seed = $ENV{QS_CHURN_SEED} || time();
-my $rounds = $ENV{QS_COL_CHURN_ROUNDS} || 30;
+my $rounds = $ENV{QS_COL_CHURN_ROUNDS} || 20;
 srand($seed);
 note("seed $seed, $rounds rounds");
 
@@ -122,7 +122,7 @@ for my $round (1 .. $rounds)
 		# rows (virtual TIDs, the delete map) and delta rows alike
 		my $k = (2, 3, 7, 50)[ int(rand(4)) ];
 		my $r = int(rand($k));
-		my $pred = "i % $k = $r";
+		my $pred = "i %% $k = $r";	# %% : the statements go through sprintf
 		my @dml = (
 			"DELETE FROM %s WHERE $pred",
 			"UPDATE %s SET t = coalesce(t, '') || 'u', b = b + 1 WHERE $pred",
