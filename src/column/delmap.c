@@ -200,32 +200,36 @@ dm_set_header(Page page, OffsetNumber off, HeapTupleHeader hdr)
 		memcpy(h, hdr, offsetof(HeapTupleHeaderData, t_bits));
 }
 
+/* the main row whose entry is at 'off': its virtual TID and a copy of its header */
+static void
+dm_entry_row(Page page, OffsetNumber off, ItemPointer tid, HeapTupleHeader hdr)
+{
+	BlockNumber vblock;
+
+	if (!qs_coldelmap_page_info(page, NULL, &vblock, NULL))
+		elog(ERROR, "not a delete-map page");
+	memcpy(hdr, dm_get_header(page, off, NULL, NULL), sizeof(HeapTupleHeaderData));
+	ItemPointerSet(tid, vblock, off);
+}
+
 static void
 dm_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 				TupleTableSlot *slot, const Bitmapset *attrs)
 {
-	BlockNumber vblock;
 	ItemPointerData tid;
 	HeapTupleHeaderData hdr;
 
-	if (!qs_coldelmap_page_info(page, NULL, &vblock, NULL))
-		elog(ERROR, "not a delete-map page");
-	memcpy(&hdr, dm_get_header(page, off, NULL, NULL), sizeof(hdr));
-	ItemPointerSet(&tid, vblock, off);
+	dm_entry_row(page, off, &tid, &hdr);
 	qs_colmain_store(rel, &tid, &hdr, slot);
 }
 
 static HeapTuple
 dm_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 {
-	BlockNumber vblock;
 	ItemPointerData tid;
 	HeapTupleHeaderData hdr;
 
-	if (!qs_coldelmap_page_info(page, NULL, &vblock, NULL))
-		elog(ERROR, "not a delete-map page");
-	memcpy(&hdr, dm_get_header(page, off, NULL, NULL), sizeof(hdr));
-	ItemPointerSet(&tid, vblock, off);
+	dm_entry_row(page, off, &tid, &hdr);
 	return qs_colmain_copy(rel, &tid, &hdr);
 }
 

@@ -5,7 +5,7 @@
 \pset tuples_only true
 \pset pager off
 BEGIN;
-SELECT plan(16);
+SELECT plan(18);
 
 SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'quickstep_column' AND amtype = 't'),
           'quickstep_column is a table access method');
@@ -41,6 +41,18 @@ SELECT ok(NOT EXISTS (SELECT 1 FROM quickstep.column_stats WHERE relid = 'pt_hea
           'column_stats lists column tables only');
 SELECT is((SELECT count(*) FROM pt_col), 7::bigint, 'the table answers as heap would');
 SELECT is(quickstep.check_table('pt_col') >= 7, true, 'check_table covers column tables');
+
+-- what column tables refuse, clearly
+SELECT throws_ok($$CREATE INDEX ON pt_col USING brin (a)$$, '0A000', NULL,
+                 'a BRIN index on a column table is refused with feature_not_supported');
+SET quickstep.column_delta_rows = 0;
+INSERT INTO pt_col SELECT g, 'y' FROM generate_series(100, 200) g;
+RESET quickstep.column_delta_rows;
+SET LOCAL enable_seqscan = off;
+DECLARE pt_cur SCROLL CURSOR FOR SELECT a FROM pt_col WHERE ctid >= '(0,1)' AND ctid <= '(4294967294,1)';
+MOVE FORWARD ALL IN pt_cur;
+SELECT throws_ok($$FETCH BACKWARD 2 FROM pt_cur$$, '0A000', NULL,
+                 'a backward TID range scan over rows in blocks is refused with feature_not_supported');
 
 SELECT * FROM finish();
 ROLLBACK;
