@@ -230,6 +230,7 @@ extern Buffer qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 								int mode);
 extern Buffer qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create);
 extern Buffer qs_coldelmap_buffer_any(Relation rel, ItemPointer tid);
+extern void qs_colmain_hint_xmin(HeapTupleHeader hdr);
 extern void qs_colmain_hinted_header(const QsColDirEntry *e, ItemPointer tid,
 									 HeapTupleHeader hdr);
 extern bool qs_coldelmap_header(Relation rel, const QsColDirEntry *e,

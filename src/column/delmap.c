@@ -651,25 +651,37 @@ qs_coldelmap_buffer_any(Relation rel, ItemPointer tid)
 }
 
 /*
+ * qs_colmain_hint_xmin
+ *		Set the inserter's commit state of a main row's header copy as hint
+ *		bits (committed in the commit log is enough for a copy, not a page),
+ *		so that heap's visibility routines have nothing to write; a running
+ *		or our own inserter is left to them.
+ */
+void
+qs_colmain_hint_xmin(HeapTupleHeader hdr)
+{
+	TransactionId xmin = HeapTupleHeaderGetRawXmin(hdr);
+
+	if (HeapTupleHeaderXminCommitted(hdr) || HeapTupleHeaderXminInvalid(hdr) ||
+		!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin))
+		return;
+	if (TransactionIdDidCommit(xmin))
+		hdr->t_infomask |= HEAP_XMIN_COMMITTED;
+	else if (!TransactionIdIsInProgress(xmin))
+		hdr->t_infomask |= HEAP_XMIN_INVALID;
+}
+
+/*
  * qs_colmain_hinted_header
  *		The header of a main row without a delete-map entry (its block's),
- *		with its inserter's commit state set as hint bits, so that heap's
- *		visibility routines, given no buffer, have nothing to write.
+ *		with its inserter's commit state set as hint bits.
  */
 void
 qs_colmain_hinted_header(const QsColDirEntry *e, ItemPointer tid,
 						 HeapTupleHeader hdr)
 {
-	TransactionId xmin = e->xmin;
-
 	qs_colmain_default_header(e, tid, hdr);
-	if (!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin))
-		return;
-	/* committed in the commit log is enough for a copy (not a page) */
-	if (TransactionIdDidCommit(xmin))
-		hdr->t_infomask |= HEAP_XMIN_COMMITTED;
-	else if (!TransactionIdIsInProgress(xmin))
-		hdr->t_infomask |= HEAP_XMIN_INVALID;
+	qs_colmain_hint_xmin(hdr);
 }
 
 /*

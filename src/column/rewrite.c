@@ -38,7 +38,6 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -154,17 +153,7 @@ row_status(Relation rel, TupleTableSlot *slot, TransactionId OldestXmin,
 	 * still set (an inserter committing meanwhile): our copy is the header.
 	 */
 	*hdr = ((QsRecSlot *) slot)->hdr;
-	if (!HeapTupleHeaderXminCommitted(hdr) && !HeapTupleHeaderXminInvalid(hdr))
-	{
-		TransactionId xmin = HeapTupleHeaderGetRawXmin(hdr);
-
-		if (TransactionIdIsCurrentTransactionId(xmin))
-			 /* left to heap's routine */ ;
-		else if (TransactionIdDidCommit(xmin))
-			hdr->t_infomask |= HEAP_XMIN_COMMITTED;
-		else if (!TransactionIdIsInProgress(xmin))
-			hdr->t_infomask |= HEAP_XMIN_INVALID;
-	}
+	qs_colmain_hint_xmin(hdr);
 	tup.t_data = hdr;
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
