@@ -193,8 +193,11 @@ typedef struct QsPageLayout
 
 	/*
 	 * Reclaim the space of dead/unused records.  Moves record bytes: the
-	 * caller holds a cleanup lock (no other pin), and WAL-logs the result
-	 * with a full page image replayed under a cleanup lock (wal.c).
+	 * caller holds a cleanup lock (no other pin).  mark_dead, mark_unused,
+	 * prepare_compact and compact are replayed by the engine's PRUNE record
+	 * (wal.c) under a cleanup lock: they are part of the WAL format (a
+	 * change to their output needs a new record op code) and must depend
+	 * on the page's bytes alone, never on hint bits.
 	 */
 	void		(*compact) (Page page);
 

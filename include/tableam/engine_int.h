@@ -189,10 +189,15 @@ extern TransactionId qs_index_delete_tuples(Relation rel,
 
 /* prune.c */
 extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
+extern void qs_prune_clear_hints(const QsPageLayout *L, Page page,
+								 const OffsetNumber *offs, int n);
 
 /* wal.c */
 extern void qs_log_conflict(Relation rel, TransactionId horizon);
 extern void qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon);
+extern void qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
+						 const OffsetNumber *dead, int ndead,
+						 const OffsetNumber *unused, int nunused);
 extern void qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf,
 							uint8 flags);
 

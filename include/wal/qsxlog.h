@@ -39,6 +39,9 @@
 #define XLOG_QS_LOGICAL		0x20	/* src/wal/logical.c: rows for decoding */
 #define XLOG_QS_VM_CLEAR	0x30	/* src/tableam/wal.c: visibility map bits
 									 * cleared */
+#define XLOG_QS_PRUNE		0x40	/* src/tableam/wal.c: records made dead or
+									 * unused and the page compacted, replayed
+									 * by the page's layout */
 
 /*
  * Logical decoding reads only XLOG_QS_LOGICAL records (decode.c); every

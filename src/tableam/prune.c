@@ -28,6 +28,36 @@
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
+/*
+ * qs_prune_clear_hints
+ *		Clear the commit hint bits of records about to be marked dead or
+ *		unused.  A slot keeps its fixed fields in PAX and HPL pages, and hint bits
+ *		are set without WAL, so the primary's dead slots would carry hints a
+ *		standby's lack; cleared on both sides before mark_dead/mark_unused
+ *		(pruning, VACUUM and their redo), the replayed page equals the primary's byte for byte
+ *		outside the masked parts (wal.c qs_rmgr_mask).  Nobody reads a dead
+ *		slot's header.
+ */
+void
+qs_prune_clear_hints(const QsPageLayout *L, Page page,
+					 const OffsetNumber *offs, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		uint32		len;
+
+		if (L->record_state(page, offs[i]) != QS_REC_NORMAL)
+			continue;
+		h = L->get_header(page, offs[i], &scratch, &len);
+		h->t_infomask &= ~(HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID |
+						   HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID);
+		if (h == &scratch)
+			L->set_header(page, offs[i], &scratch);
+	}
+}
+
 void
 qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 {
@@ -123,17 +153,18 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 
 	if (ndead > 0)
 	{
-		/* record bytes move: a full page image replayed under cleanup lock */
+		/* record bytes move: redo repeats it under a cleanup lock */
 		if (L->prepare_compact)
 			L->prepare_compact(page);
 		START_CRIT_SECTION();
+		qs_prune_clear_hints(L, page, dead, ndead);
 		L->mark_dead(page, dead, ndead);
 		L->compact(page);
 		PageClearPrunable(page);
 		if (TransactionIdIsValid(newhint))
 			PageSetPrunable(page, newhint);
 		MarkBufferDirty(buf);
-		qs_log_cleanup(rel, buf, horizon);
+		qs_log_prune(rel, buf, horizon, dead, ndead, NULL, 0);
 		END_CRIT_SECTION();
 	}
 	else if (newhint != hint)

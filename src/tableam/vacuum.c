@@ -11,7 +11,7 @@
  *	   is cleared (WAL: generic, one record per changed page);
  *	2. delete the index entries of the dead TIDs (index_bulk_delete), then
  *	   per page mark those records unused and, when a cleanup lock is free
- *	   at once, compact the page (a full page image, wal.c); a page
+ *	   at once, compact the page (a PRUNE record, wal.c); a page
  *	   somebody keeps pinned only gets its slots freed (generic WAL), as
  *	   heap's second pass never waits either; then note its free space in
  *	   the FSM.
@@ -729,12 +729,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			{
 				qs_page_prepare_compact(L, page);
 				START_CRIT_SECTION();
+				qs_prune_clear_hints(qs_page_layout(L, page), page, offs, n);
 				qs_page_mark_unused(L, page, offs, n);
 				qs_page_compact(L, page);
 				/* its dead records gone, the page may be all-visible now */
 				vmflags = set_all_visible(L, page, cut.OldestXmin, &vmcutoff);
 				MarkBufferDirty(buf);
-				qs_log_cleanup(rel, buf, rm_horizon);
+				qs_log_prune(rel, buf, rm_horizon, NULL, 0, offs, n);
 				END_CRIT_SECTION();
 			}
 			else
@@ -751,7 +752,14 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 				qs_log_conflict(rel, rm_horizon);
 				state = GenericXLogStart(rel);
-				wpage = GenericXLogRegisterBuffer(state, buf, 0);
+
+				/*
+				 * A full image (a rare path): the records' hint bits,
+				 * cleared here, reach a standby whatever it set itself, so
+				 * a later PRUNE replays onto the primary's bytes.
+				 */
+				wpage = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+				qs_prune_clear_hints(qs_page_layout(L, wpage), wpage, offs, n);
 				qs_page_mark_unused(L, wpage, offs, n);
 				vmflags = set_all_visible(L, wpage, cut.OldestXmin, &vmcutoff);
 				GenericXLogFinish(state);

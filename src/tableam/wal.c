@@ -19,6 +19,17 @@
  *	   queries still pinning the page).  The record carries a full page
  *	   image and the conflict horizon of the removed records; its redo
  *	   resolves the conflict and restores the image under a cleanup lock.
+ *	 - XLOG_QS_PRUNE: the same change (opportunistic pruning, VACUUM's
+ *	   second pass) as a logical record: which offsets became dead or
+ *	   unused, the page's resulting flags and prune hint.  Redo, under a
+ *	   cleanup lock, runs the page's own layout (told by the page bytes:
+ *	   the layouts are self-describing) through mark_dead, mark_unused and
+ *	   compact, which are deterministic functions of the page, so the
+ *	   replayed page equals the primary's but for hint bits.  The page
+ *	   travels as an image only when it is first changed after a checkpoint
+ *	   (REGBUF_STANDARD), not on every prune: pruning's full images were
+ *	   88-90 % of the WAL of the TPC-B workload (bench W2).  XLOG_QS_CLEANUP
+ *	   is left to PAX's make_room, whose moves depend on the tuple inserted.
  *
  * Nor can generic WAL change the visibility map fork (the map lies in what
  * it takes for the page's hole), so:
@@ -36,9 +47,10 @@
  * changes no page, its redo does nothing, and its writers and rm_decode
  * live in src/wal/ (include/wal/qsxlog.h has the ids and formats).
  *
- * One record format serves every page layout (it never interprets page
- * bytes), which is why it replaced heap2 prune/freeze records here: their
- * redo runs heap's page routines, which only an NSM page survives.
+ * These records serve every page layout (PRUNE's redo runs the layout the
+ * page's own bytes name), which is why they replaced heap2 prune/freeze
+ * records here: their redo runs heap's page routines, which only an NSM
+ * page survives.
  *
  * A custom resource manager must be registered by every process that
  * replays WAL, so it is registered only when the library is loaded through
@@ -87,6 +99,21 @@ typedef struct xl_qs_vm_clear
 
 #define SizeOfQsVmClear (offsetof(xl_qs_vm_clear, flags) + sizeof(uint8))
 
+/*
+ * XLOG_QS_PRUNE: main data is an xl_qs_conflict, this header, then ndead
+ * and nunused OffsetNumbers; block 0 is the table page.
+ */
+typedef struct xl_qs_prune
+{
+	TransactionId prune_xid;	/* the page's pd_prune_xid afterwards */
+	uint16		pd_flags;		/* its PD_HAS_FREE_LINES | PD_ALL_VISIBLE */
+	uint16		ndead;
+	uint16		nunused;
+} xl_qs_prune;
+
+#define SizeOfQsPrune (offsetof(xl_qs_prune, nunused) + sizeof(uint16))
+#define QS_PRUNE_FLAGS (PD_HAS_FREE_LINES | PD_ALL_VISIBLE)
+
 static void
 qs_resolve_conflict(const xl_qs_conflict *xlrec)
 {
@@ -134,6 +161,89 @@ qs_redo_vm_clear(XLogReaderState *record)
 		UnlockReleaseBuffer(vmbuf);
 }
 
+/*
+ * The layout of a row page from its bytes alone (the table's layout is not
+ * known during redo): HPL and PAX pages start with their magic, every other
+ * row page is NSM (see qs_page_layout).
+ */
+static const QsPageLayout *
+qs_layout_of_page(Page page)
+{
+	uint16		magic;
+
+	if (PageIsNew(page) || qs_is_column_page(page))
+		return NULL;
+	memcpy(&magic, (const char *) page + SizeOfPageHeaderData, sizeof(magic));
+	if (magic == qs_hpl_layout.page_magic)
+		return &qs_hpl_layout;
+	if (magic == qs_pax_layout.page_magic)
+		return &qs_pax_layout;
+	return &qs_nsm_layout;
+}
+
+static void
+qs_redo_prune(XLogReaderState *record, const xl_qs_conflict *conflict)
+{
+	XLogRecPtr	lsn = record->EndRecPtr;
+	const char *data = XLogRecGetData(record);
+	Size		len = XLogRecGetDataLen(record);
+	xl_qs_prune xlrec;
+	OffsetNumber offs[MaxHeapTuplesPerPage];
+	Buffer		buf;
+
+	if (len < SizeOfQsConflict + SizeOfQsPrune)
+		elog(PANIC, "quickstep redo: prune record too short (%zu bytes)", len);
+	memcpy(&xlrec, data + SizeOfQsConflict, SizeOfQsPrune);
+	if ((Size) xlrec.ndead + xlrec.nunused > MaxHeapTuplesPerPage ||
+		len != SizeOfQsConflict + SizeOfQsPrune +
+		((Size) xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber))
+		elog(PANIC, "quickstep redo: prune record of %zu bytes for %u + %u offsets",
+			 len, xlrec.ndead, xlrec.nunused);
+	memcpy(offs, data + SizeOfQsConflict + SizeOfQsPrune,
+		   ((Size) xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber));
+
+	/* cancel conflicting snapshots before the records disappear */
+	qs_resolve_conflict(conflict);
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, true,
+									  &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		const QsPageLayout *L = qs_layout_of_page(page);
+
+		OffsetNumber maxoff;
+
+		if (L == NULL)
+			elog(PANIC, "quickstep redo: prune record for a page without records");
+		/* the primary marked only records of this page, dead ones NORMAL */
+		maxoff = L->max_offset(page);
+		for (int i = 0; i < xlrec.ndead + xlrec.nunused; i++)
+			if (offs[i] < FirstOffsetNumber || offs[i] > maxoff ||
+				(i < xlrec.ndead && L->record_state(page, offs[i]) != QS_REC_NORMAL))
+				elog(PANIC, "quickstep redo: prune record names offset %u of a page of %u",
+					 offs[i], maxoff);
+		if (L->prepare_compact)
+			L->prepare_compact(page);
+		if (xlrec.ndead > 0)
+		{
+			qs_prune_clear_hints(L, page, offs, xlrec.ndead);
+			L->mark_dead(page, offs, xlrec.ndead);
+		}
+		if (xlrec.nunused > 0)
+		{
+			qs_prune_clear_hints(L, page, offs + xlrec.ndead, xlrec.nunused);
+			L->mark_unused(page, offs + xlrec.ndead, xlrec.nunused);
+		}
+		L->compact(page);
+		((PageHeader) page)->pd_flags &= ~QS_PRUNE_FLAGS;
+		((PageHeader) page)->pd_flags |= xlrec.pd_flags & QS_PRUNE_FLAGS;
+		((PageHeader) page)->pd_prune_xid = xlrec.prune_xid;
+		PageSetLSN(page, lsn);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
 static void
 qs_rmgr_redo(XLogReaderState *record)
 {
@@ -159,6 +269,9 @@ qs_rmgr_redo(XLogReaderState *record)
 	{
 		case XLOG_QS_CONFLICT:
 			qs_resolve_conflict(&xlrec);
+			break;
+		case XLOG_QS_PRUNE:
+			qs_redo_prune(record, &xlrec);
 			break;
 		case XLOG_QS_CLEANUP:
 			/* cancel conflicting snapshots before the records disappear */
@@ -200,6 +313,15 @@ qs_rmgr_desc(StringInfo buf, XLogReaderState *record)
 	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsConflict);
 	appendStringInfo(buf, "horizon %u%s", xlrec.horizon,
 					 xlrec.is_catalog ? " (catalog)" : "");
+	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_PRUNE &&
+		XLogRecGetDataLen(record) >= SizeOfQsConflict + SizeOfQsPrune)
+	{
+		xl_qs_prune prec;
+
+		memcpy(&prec, XLogRecGetData(record) + SizeOfQsConflict, SizeOfQsPrune);
+		appendStringInfo(buf, ", %u dead, %u unused, flags 0x%04X, prune xid %u",
+						 prec.ndead, prec.nunused, prec.pd_flags, prec.prune_xid);
+	}
 }
 
 static const char *
@@ -215,20 +337,62 @@ qs_rmgr_identify(uint8 info)
 			return "LOGICAL";
 		case XLOG_QS_VM_CLEAR:
 			return "VM_CLEAR";
+		case XLOG_QS_PRUNE:
+			return "PRUNE";
 	}
 	return NULL;
 }
 
 /*
  * wal_consistency_checking = 'quickstep': the pages our records reference
- * are a CLEANUP record's table page (replayed from its own image) and a
- * VM_CLEAR record's map page (replayed by clearing bits); only the LSN and
- * checksum differ between the image and the replayed page.
+ * are a CLEANUP record's table page (replayed from its own image), a
+ * VM_CLEAR record's map page (replayed by clearing bits) and a PRUNE
+ * record's table page (replayed by its layout).  The last differs from the
+ * primary's in what heap_mask masks on a heap page: hint bits (set on the
+ * primary without WAL; compaction carries them along), the page's hint
+ * flags and its free space.
  */
 static void
 qs_rmgr_mask(char *pagedata, BlockNumber blkno)
 {
-	mask_page_lsn_and_checksum(pagedata);
+	Page		page = (Page) pagedata;
+	const QsPageLayout *L;
+	OffsetNumber maxoff;
+
+	mask_page_lsn_and_checksum(page);
+	if (PageGetSpecialSize(page) != 0)
+		return;					/* a column page */
+
+	/*
+	 * Not mask_page_hint_bits: pd_prune_xid, PD_ALL_VISIBLE and
+	 * PD_HAS_FREE_LINES are set only under WAL here (PRUNE carries them),
+	 * and all-visible without free slots lets scans skip the slots, so a
+	 * replay that got them wrong must be caught.
+	 */
+	/* a map page: nothing after the header but bits */
+	if (((PageHeader) page)->pd_lower <= SizeOfPageHeaderData)
+		return;
+	L = qs_layout_of_page(page);
+	if (L == NULL)
+		return;
+	mask_unused_space(page);
+	maxoff = L->max_offset(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		uint32		len;
+
+		if (L->record_state(page, off) != QS_REC_NORMAL)
+			continue;
+		h = L->get_header(page, off, &scratch, &len);
+		/* as heap_mask: a frozen xmin (both bits) is WAL-logged, not a hint */
+		if (!HeapTupleHeaderXminFrozen(h))
+			h->t_infomask &= ~(HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID);
+		h->t_infomask &= ~(HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID);
+		if (h == &scratch)
+			L->set_header(page, off, &scratch);
+	}
 }
 
 /* not const: PG 15 declares RegisterCustomRmgr without it */
@@ -297,6 +461,46 @@ qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon)
 	XLogRegisterBuffer(0, buf, REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
 	recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_CLEANUP);
 	PageSetLSN(BufferGetPage(buf), recptr);
+}
+
+/*
+ * qs_log_prune
+ *		WAL-log a page on which the caller, under a cleanup lock and inside
+ *		a critical section, after its layout's prepare_compact, marked
+ *		'dead' dead and 'unused' unused, compacted it and set its flags and
+ *		prune hint, then called MarkBufferDirty: redo repeats exactly that
+ *		(qs_redo_prune).  'horizon' is the newest xid of the removed records
+ *		(InvalidTransactionId: none).
+ */
+void
+qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
+			 const OffsetNumber *dead, int ndead,
+			 const OffsetNumber *unused, int nunused)
+{
+	Page		page = BufferGetPage(buf);
+	xl_qs_conflict conflict;
+	xl_qs_prune xlrec;
+	XLogRecPtr	recptr;
+
+	Assert(CritSectionCount > 0);
+	if (!RelationNeedsWAL(rel))
+		return;
+	qs_fill_conflict(&conflict, rel, horizon);
+	memset(&xlrec, 0, sizeof(xlrec));
+	xlrec.prune_xid = ((PageHeader) page)->pd_prune_xid;
+	xlrec.pd_flags = ((PageHeader) page)->pd_flags & QS_PRUNE_FLAGS;
+	xlrec.ndead = ndead;
+	xlrec.nunused = nunused;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &conflict, SizeOfQsConflict);
+	XLogRegisterData((char *) &xlrec, SizeOfQsPrune);
+	if (ndead > 0)
+		XLogRegisterData((char *) dead, ndead * sizeof(OffsetNumber));
+	if (nunused > 0)
+		XLogRegisterData((char *) unused, nunused * sizeof(OffsetNumber));
+	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_PRUNE);
+	PageSetLSN(page, recptr);
 }
 
 /*

@@ -16,7 +16,7 @@
  * LogicalDecodingProcessRecord calls ReorderBufferProcessXid itself only
  * for records of resource managers without rm_decode; ours has one, so it
  * does so for every record, including the page records that decode into
- * nothing (CONFLICT, CLEANUP).
+ * nothing (CONFLICT, CLEANUP, VM_CLEAR, PRUNE).
  *
  *-------------------------------------------------------------------------
  */
@@ -322,7 +322,7 @@ qs_rmgr_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
 	ReorderBufferProcessXid(ctx->reorder, xid, buf->origptr);
 
 	/*
-	 * Every other record of the resource manager (CONFLICT, CLEANUP, and
+	 * Every other record of the resource manager (CONFLICT, CLEANUP, PRUNE, and
 	 * whatever page maintenance comes later) changes no row a subscriber
 	 * sees: row changes are always also written as XLOG_QS_LOGICAL.
 	 */

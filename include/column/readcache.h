@@ -1,0 +1,17 @@
+/*-------------------------------------------------------------------------
+ *
+ * readcache.h
+ *	  Open block readers kept across scans and transactions (readcache.c).
+ *
+ * include/column/readcache.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_READCACHE_H
+#define QS_COLUMN_READCACHE_H
+
+#include "column/colstore.h"
+
+extern QsColRowReader *qs_colreadcache_get(Relation rel, const QsColDirEntry *e);
+
+#endif							/* QS_COLUMN_READCACHE_H */
