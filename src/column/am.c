@@ -46,6 +46,7 @@
 #include "column/colam.h"
 #include "column/colscan.h"
 #include "column/colstore.h"
+#include "column/readcache.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
@@ -772,43 +773,29 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
  */
 
 /*
- * A cache of the last block a fetcher read: blocks are immutable, so an
- * open reader stays valid; only visibility (the directory) is decided per
- * fetch.  Index scans fetch many rows of one block in a row.
+ * A fetcher's memory: the last row's values.  The open block readers are
+ * the backend's (readcache.c): blocks are immutable, so a reader stays
+ * valid across fetches, scans and transactions; only visibility (the
+ * directory) is decided per fetch.
  */
 typedef struct ColFetchCache
 {
 	MemoryContext cxt;			/* everything below */
-	MemoryContext blkcxt;		/* the open block */
 	MemoryContext rowcxt;		/* the last row's values */
-	QsColAttr  *attrs;
-	bool		have_block;
-	uint32		block_id;
-	QsColRowReader rr;
 } ColFetchCache;
 
 static void
 cache_init(ColFetchCache *c, Relation rel)
 {
-	MemoryContext old;
-
 	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column fetch",
 								   ALLOCSET_DEFAULT_SIZES);
-	c->blkcxt = AllocSetContextCreate(c->cxt, "block", ALLOCSET_DEFAULT_SIZES);
 	c->rowcxt = AllocSetContextCreate(c->cxt, "row", ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(c->cxt);
-	c->attrs = qs_colattrs(RelationGetDescr(rel));
-	MemoryContextSwitchTo(old);
-	c->have_block = false;
 }
 
 static void
 cache_reset(ColFetchCache *c)
 {
-	if (c->have_block)
-		qs_colrows_close(&c->rr);
-	c->have_block = false;
-	MemoryContextReset(c->blkcxt);
+	MemoryContextReset(c->rowcxt);
 }
 
 /*
@@ -949,18 +936,8 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		}
 		if (visible)
 		{
-			if (!c->have_block || c->block_id != e->block_id)
-			{
-				MemoryContext old;
-
-				cache_reset(c);
-				old = MemoryContextSwitchTo(c->blkcxt);
-				qs_colrows_open(rel, c->attrs, e, &c->rr);
-				MemoryContextSwitchTo(old);
-				c->have_block = true;
-				c->block_id = e->block_id;
-			}
-			qs_colscan_store_row(&c->rr, row, slot, c->rowcxt, hdr);
+			qs_colscan_store_row(qs_colreadcache_get(rel, e), row, slot,
+								 c->rowcxt, hdr);
 			found = true;
 		}
 	}
