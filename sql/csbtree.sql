@@ -110,7 +110,7 @@ ANALYZE ty;
 
 SELECT i.indexrelid::regclass AS index, c.levels, c.pages > 1 AS pages, c.leaf_tuples
   FROM pg_index i, quickstep.check_index(i.indexrelid) c
- WHERE i.indrelid = 'ty'::regclass ORDER BY 1::text;
+ WHERE i.indrelid = 'ty'::regclass ORDER BY i.indexrelid;
 
 -- The plans: index scan, index-only scan, bitmap scan, backward scan.
 SET enable_seqscan = off;
@@ -334,7 +334,7 @@ REINDEX INDEX big_k;
 SELECT levels, leaf_tuples = (SELECT count(*) FROM big) AS matches_heap FROM quickstep.check_index('big_k');
 CREATE INDEX CONCURRENTLY big_k2 ON big USING csbtree (k, s);
 REINDEX INDEX CONCURRENTLY big_s;
-SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'big'::regclass ORDER BY 1::text;
+SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'big'::regclass ORDER BY indexrelid;
 SELECT leaf_tuples = (SELECT count(*) FROM big) AS matches_heap FROM quickstep.check_index('big_k2');
 SELECT leaf_tuples = (SELECT count(*) FROM big) AS matches_heap FROM quickstep.check_index('big_s');
 SELECT q, (csb_check(q, idx, o)).* FROM (VALUES
@@ -396,7 +396,7 @@ SELECT * FROM un2 ORDER BY a, b;
 REINDEX TABLE un2;
 CREATE UNIQUE INDEX CONCURRENTLY un_k2 ON un (k);
 CREATE UNIQUE INDEX CONCURRENTLY un_v ON un USING csbtree (v);
-SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'un'::regclass ORDER BY 1::text;
+SELECT indexrelid::regclass, indisvalid FROM pg_index WHERE indrelid = 'un'::regclass ORDER BY indexrelid;
 DROP INDEX un_v;
 RESET client_min_messages;
 

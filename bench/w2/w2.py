@@ -51,15 +51,26 @@ def main():
             except subprocess.CalledProcessError as e:
                 print(f"w2: {am} skipped: pgbench -i failed: {e.stderr.strip()[-300:]}", file=sys.stderr)
         tps = {(am, mode): [] for am, _ in systems for mode, _ in MODES}
+        wal = {(am, mode): [] for am, _ in systems for mode, _ in MODES}  # (bytes, images) per tx
         errors = {}
         for run in range(a.runs):
             for mode, flags in MODES:
                 for am, db in systems:
                     try:
+                        # the WAL of the run, after a checkpoint: every page's first change pays
+                        # its full-page image in this run, as in any other
+                        srv.sql("CHECKPOINT")
+                        lsn0, fpi0 = srv.sql("SELECT pg_current_wal_lsn(), wal_fpi FROM pg_stat_wal").split("|")
                         r = pgbench(srv, db, ["-c", "8", "-j", "2", "-T", str(secs), *flags])
                         t = float(re.search(r"tps = ([0-9.]+)", r.stdout).group(1))
+                        ntx = max(int(re.search(r"transactions actually processed: ([0-9]+)", r.stdout).group(1)), 1)
+                        nbytes, nfpi = map(int, srv.sql(
+                            f"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '{lsn0}')::bigint, "
+                            f"wal_fpi - {int(fpi0)} FROM pg_stat_wal").split("|"))
                         tps[(am, mode)].append(t)
-                        print(f"w2 run {run + 1}/{a.runs} {mode:<11} {am:<14} {t:10.1f} tps")
+                        wal[(am, mode)].append((nbytes / ntx, nfpi / ntx))
+                        print(f"w2 run {run + 1}/{a.runs} {mode:<11} {am:<14} {t:10.1f} tps "
+                              f"{nbytes / ntx:8.0f} WAL bytes/tx {nfpi / ntx:6.3f} page images/tx")
                     except subprocess.CalledProcessError as e:
                         errors[(am, mode)] = e.stderr.strip()[-300:]
                         print(f"w2: {am} {mode} failed: {errors[(am, mode)]}", file=sys.stderr)
@@ -74,9 +85,14 @@ def main():
                 if not v:
                     continue
                 med = statistics.median(v)
+                wb = statistics.median(x[0] for x in wal[(am, mode)])
+                hb = statistics.median(x[0] for x in wal[("heap", mode)]) if wal.get(("heap", mode)) else None
                 rows.append(dict(workload="W2", mode=mode, system=am, runs=len(v), median_tps=round(med, 1),
                                  min_tps=round(min(v), 1), max_tps=round(max(v), 1),
                                  ratio_to_heap=round(med / base, 3) if base else "",
+                                 wal_bytes_per_tx=round(wb),
+                                 wal_images_per_tx=round(statistics.median(x[1] for x in wal[(am, mode)]), 3),
+                                 wal_ratio_to_heap=round(wb / hb, 3) if hb else "",
                                  errors=errors.get((am, mode), ""), **meta))
         path = qsbench.write_csv("w2_pgbench.csv", rows)
         plot(rows, path.replace(".csv", ".png"), meta)
