@@ -50,9 +50,11 @@ $f$;
 
 -- 500 rows in the delta, the rest in blocks of 2000 rows sorted on id
 CREATE TABLE cp (id int, i2 int2, i8 int8, f float8, d date, ts timestamp,
-				 tc text COLLATE "C", tl text COLLATE nonc, tn text COLLATE "C")
+				 tc text COLLATE "C", tl text COLLATE nonc, tn text COLLATE "C",
+				 fk int, pk int8)
 	USING quickstep_column
-	WITH (quickstep.rows_per_block = 2000, quickstep.sort_key = 'id');
+	WITH (quickstep.rows_per_block = 2000, quickstep.sort_key = 'id',
+		  quickstep.encoding_fk = 'for', quickstep.encoding_pk = 'plain');
 SET quickstep.column_delta_rows = 500;
 INSERT INTO cp
 SELECT i, (i % 200 - 100)::int2, i::int8 * 1000003 - 5000000000,
@@ -64,7 +66,7 @@ SELECT i, (i % 200 - 100)::int2, i::int8 * 1000003 - 5000000000,
 	   CASE WHEN i % 11 = 0 THEN NULL ELSE 'c' || (i % 60) END,
 	   CASE WHEN i % 13 = 0 THEN NULL WHEN i % 3 = 0 THEN 'Äpple' || (i % 7)
 			WHEN i % 3 = 1 THEN 'zebra' || (i % 5) ELSE 'apa' || (i % 9) END,
-	   'n' || (i % 37)
+	   'n' || (i % 37), (i::int8 * 7919 % 1000)::int - 500, i % 300 - 150
 FROM generate_series(1, 12000) i;
 RESET quickstep.column_delta_rows;
 SELECT count(*), sum(rows) FROM (SELECT DISTINCT block_id, rows FROM quickstep.blocks('cp')) b;
@@ -148,6 +150,22 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT id, tn FROM cp WHERE tn > ''n35'' AND tn <= ''n5'''),
 	('SELECT id, tn FROM cp WHERE tn = ''n1x'''),
 	('SELECT id, tn FROM cp WHERE tn >= ''a'''),
+	-- integers compared a chunk at a time: FOR and plain stripes
+	('SELECT id, fk FROM cp WHERE fk = 17'),
+	('SELECT id, fk FROM cp WHERE fk < -490'),
+	('SELECT id, fk FROM cp WHERE fk >= 499'),
+	('SELECT id, fk FROM cp WHERE fk <> 0'),
+	('SELECT id, fk FROM cp WHERE fk > -2147483648'),
+	('SELECT id, fk FROM cp WHERE fk < 5000000000'),
+	('SELECT id, fk FROM cp WHERE fk BETWEEN -3 AND 3 AND id > 3000'),
+	('SELECT id, pk FROM cp WHERE pk = 17'),
+	('SELECT id, pk FROM cp WHERE pk <= -140'),
+	('SELECT id, pk FROM cp WHERE pk > 9223372036854775806'),
+	('SELECT id, pk FROM cp WHERE pk < -9223372036854775807'),
+	('SELECT id, pk FROM cp WHERE pk > 9223372036854775807'),
+	('SELECT id, pk FROM cp WHERE pk < (-9223372036854775807 - 1)'),
+	('SELECT id, pk FROM cp WHERE pk >= (-9223372036854775807 - 1)'),
+	('SELECT id, pk FROM cp WHERE pk <> 5 AND pk > 140'),
 	-- a column added after the blocks were written
 	('SELECT id, extra FROM cp WHERE extra = 7'),
 	('SELECT id, extra FROM cp WHERE extra > 7'),

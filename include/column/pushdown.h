@@ -30,7 +30,8 @@ typedef enum QsColPredMode
 {
 	QS_CP_ROWS,					/* decode the column, run the qual per row */
 	QS_CP_ALL,					/* every row passes: no check */
-	QS_CP_CODES					/* a code range over the packed codes */
+	QS_CP_CODES,				/* a code range over the packed codes */
+	QS_CP_INTS					/* an integer range over FOR or plain values */
 } QsColPredMode;
 
 typedef struct QsColPred
@@ -46,6 +47,11 @@ typedef struct QsColPred
 	int			nvals;
 	const uint8 **vals;
 	size_t	   *lens;
+
+	/* native OP: the qual as lo <= v <= hi, or outside it (<>) */
+	int64		lo;
+	int64		hi;
+	bool		outside;
 
 	/* for the open block */
 	QsColPredMode mode;
@@ -63,6 +69,7 @@ typedef struct QsColPush
 	Datum	   *vals;			/* QS_COLPUSH_CHUNK: one column's values */
 	bool	   *nulls;
 	uint64	   *bitmap;			/* QS_COLPUSH_CHUNK bits */
+	int64	   *ints;			/* QS_COLPUSH_CHUNK: one column's integers */
 	MemoryContext cxt;			/* the value bytes above */
 	MemoryContext chunkcxt;		/* decoded values of one chunk */
 

@@ -11,7 +11,9 @@
  * block), which refutes it, proves it, or turns it into a range of codes.
  * Then, a chunk of rows at a time, the quals run one after the other on
  * the rows the previous ones kept: a code range over the packed codes with
- * the codec's kernels, other quals per row on the decoded column.
+ * the codec's kernels, an integer comparison over FOR-encoded or plain
+ * integers decoded a chunk at a time, other quals per row on the decoded
+ * column.
  *
  * Min/max and dictionaries are in the order of the column's default btree
  * opclass under the column's collation (values.c).  A qual uses them only
@@ -144,6 +146,43 @@ analyze_pred(QsColPred *pr, QsQual *q, const QsColAttr *a)
 	pr->ordered = true;
 }
 
+/*
+ * A native comparison as the range of int64 images it accepts, as
+ * qs_qual_filter_page sees it: lo <= v <= hi, or outside it for <>; an
+ * empty range (v < INT64_MIN) as lo > hi.
+ */
+static void
+native_range(QsColPred *pr)
+{
+	int64		b = pr->qual->arg_int;
+
+	pr->lo = PG_INT64_MIN;
+	pr->hi = PG_INT64_MAX;
+	pr->outside = pr->ne;
+	switch (pr->ne ? BTEqualStrategyNumber : pr->strategy)
+	{
+		case BTLessStrategyNumber:
+			if (b == PG_INT64_MIN)
+				pr->lo = 0;		/* with hi = -1 below: empty */
+			pr->hi = b == PG_INT64_MIN ? -1 : b - 1;
+			break;
+		case BTLessEqualStrategyNumber:
+			pr->hi = b;
+			break;
+		case BTEqualStrategyNumber:
+			pr->lo = pr->hi = b;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			pr->lo = b;
+			break;
+		case BTGreaterStrategyNumber:
+			if (b == PG_INT64_MAX)
+				pr->hi = 0;		/* with lo = 1 below: empty */
+			pr->lo = b == PG_INT64_MAX ? 1 : b + 1;
+			break;
+	}
+}
+
 /* A datum of the column's type as block value bytes (values.c's format). */
 static void
 value_bytes(const QsColAttr *a, Datum d, const uint8 **p, size_t *len)
@@ -205,6 +244,7 @@ qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals, int nquals,
 	p->vals = palloc(sizeof(Datum) * QS_COLPUSH_CHUNK);
 	p->nulls = palloc(sizeof(bool) * QS_COLPUSH_CHUNK);
 	p->bitmap = palloc(sizeof(uint64) * qs_bitmap_words(QS_COLPUSH_CHUNK));
+	p->ints = palloc(sizeof(int64) * QS_COLPUSH_CHUNK);
 	p->npreds = nquals;
 	p->preds = palloc(sizeof(QsColPred) * Max(nquals, 1));
 	for (int i = 0; i < nquals; i++)
@@ -214,6 +254,8 @@ qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals, int nquals,
 		const QsColAttr *a = &s->attrs[q->attno - 1];
 
 		analyze_pred(pr, q, a);
+		if (pr->native && q->kind == QS_QUAL_OP && !q->arg_isnull)
+			native_range(pr);
 		if (!pr->ordered || pr->native || q->arg_isnull)
 			continue;
 		if (q->kind == QS_QUAL_OP)
@@ -544,6 +586,14 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 				continue;
 			}
 		}
+		/* integers compared a chunk at a time, without Datums */
+		if (pr->native && q->kind == QS_QUAL_OP && nonull &&
+			(d.encoding == QS_ENC_FOR || d.encoding == QS_ENC_FOR_DELTA ||
+			 (d.encoding == QS_ENC_PLAIN && d.type.typlen == q->col_width)))
+		{
+			pr->mode = QS_CP_INTS;
+			continue;
+		}
 		if ((d.encoding != QS_ENC_DICT && d.encoding != QS_ENC_DICT_PADDED) ||
 			d.sec[QS_COLSEC_DICT].len == 0)
 			continue;
@@ -653,6 +703,64 @@ keep_set_bits(const uint64 *bitmap, OffsetNumber *sel, int n)
 }
 
 /*
+ * Value idx of a FOR, FOR-delta or plain integer column as int64, as
+ * qs_colreader_get hands it out (a 4-byte column's low 4 bytes).
+ */
+static inline int64
+reader_int(const QsColReader *r, int width, size_t idx)
+{
+	int64		v;
+
+	if (r->d.encoding == QS_ENC_PLAIN)
+		return block_int(r->plain + idx * width, width);
+	if (r->decoded)
+		v = (int64) r->decoded[idx];
+	else
+		qs_for_decode64(&r->forv, idx, 1, &v);
+	return width == 4 ? (int64) (int32) v : v;
+}
+
+/*
+ * Keep the sel[] whose integer is inside [lo, hi] (outside it for <>): the
+ * chunk decoded at once when most rows are still selected (the codec's
+ * unpacking loop), else the selected values one by one.
+ */
+static int
+filter_ints(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
+			int nrows, OffsetNumber *sel, int n)
+{
+	int			w = pr->qual->col_width;
+	int64		lo = pr->lo;
+	int64		hi = pr->hi;
+	bool		outside = pr->outside;
+	int			k = 0;
+
+	if (r->d.encoding == QS_ENC_FOR && !r->decoded && n >= nrows / 4)
+	{
+		qs_for_decode64(&r->forv, start, nrows, p->ints);
+		if (w == 4)
+			for (int i = 0; i < nrows; i++)
+				p->ints[i] = (int32) p->ints[i];
+		for (int i = 0; i < n; i++)
+		{
+			int64		v = p->ints[sel[i]];
+
+			if ((lo <= v && v <= hi) != outside)
+				sel[k++] = sel[i];
+		}
+		return k;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		int64		v = reader_int(r, w, start + sel[i]);
+
+		if ((lo <= v && v <= hi) != outside)
+			sel[k++] = sel[i];
+	}
+	return k;
+}
+
+/*
  * qs_colpush_chunk
  *		Run the quals over rows start .. start + nrows - 1 of the open block
  *		(nrows <= QS_COLPUSH_CHUNK): sel[] gets the offsets from start of
@@ -696,6 +804,12 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 						qs_bitmap_invert(p->bitmap, nrows);
 				}
 				n = keep_set_bits(p->bitmap, sel, n);
+				q->rows_out += n;
+				break;
+			case QS_CP_INTS:
+				q->rows_in += n;
+				r = column_reader(p, s, pr->col);
+				n = filter_ints(p, pr, r, start, nrows, sel, n);
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
