@@ -148,6 +148,8 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT id, tn FROM cp WHERE tn < ''n2'''),
 	('SELECT id, tn FROM cp WHERE tn <> ''n7'''),
 	('SELECT id, tn FROM cp WHERE tn > ''n35'' AND tn <= ''n5'''),
+	('SELECT id, tn FROM cp WHERE tn > ''n5'' AND tn < ''n2'''),
+	('SELECT id, tn FROM cp WHERE tn BETWEEN ''n2'' AND ''n3'' AND tn <> ''n25'''),
 	('SELECT id, tn FROM cp WHERE tn = ''n1x'''),
 	('SELECT id, tn FROM cp WHERE tn >= ''a'''),
 	-- integers compared a chunk at a time: FOR and plain stripes
@@ -218,6 +220,7 @@ SELECT explain_lines('SELECT count(*) FROM cp WHERE tc = ''c5x''');
 SELECT explain_lines('SELECT count(*) FROM cp WHERE tn = ''n1x''');
 SELECT explain_lines('SELECT count(*) FROM cp WHERE i2 = 5 AND tn = ''n7'' AND id % 2 = 1');
 SELECT explain_lines('SELECT count(*) FROM cp WHERE id IS NULL');
+SELECT explain_lines('SELECT count(*) FROM cp WHERE tn > ''n5'' AND tn < ''n2''');
 SELECT explain_lines('SELECT count(*) FROM cp WHERE id IN (2500, 2600, 9999) AND i2 < 0');
 
 -- rescans with new parameter values

@@ -624,6 +624,34 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 				break;
 		}
 	}
+
+	/*
+	 * BETWEEN and other pairs of ranges on one column: one pass of the
+	 * kernel over their intersection (disjoint: no row can pass).
+	 */
+	for (int i = 0; i < p->npreds; i++)
+	{
+		QsColPred  *a = &p->preds[i];
+
+		if (a->mode != QS_CP_CODES || a->range.kind != QS_RANGE_IN)
+			continue;
+		for (int k = i + 1; k < p->npreds; k++)
+		{
+			QsColPred  *b = &p->preds[k];
+
+			if (b->mode != QS_CP_CODES || b->range.kind != QS_RANGE_IN ||
+				b->col != a->col)
+				continue;
+			a->range.lo = Max(a->range.lo, b->range.lo);
+			a->range.hi = Min(a->range.hi, b->range.hi);
+			if (a->range.lo > a->range.hi)
+			{
+				p->skipped_dict++;
+				return false;
+			}
+			b->mode = QS_CP_ALL;
+		}
+	}
 	p->blocks_read++;
 	return true;
 }
