@@ -199,6 +199,29 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT id, tl FROM cp WHERE tl IS NULL')
 ) v(q);
 
+-- code ranges on dictionary columns with NULLs (a row's code is found by
+-- its rank among the non-NULL rows), across chunks of 4096 rows
+CREATE TABLE cn (id int, a text COLLATE "C", b int2)
+	USING quickstep_column WITH (quickstep.rows_per_block = 9000);
+SET quickstep.column_delta_rows = 0;
+INSERT INTO cn SELECT i, CASE WHEN i % 7 = 0 OR i BETWEEN 4000 AND 4200 THEN NULL
+							  ELSE 'a' || (i * 13 % 40) END,
+	   CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 17 % 300)::int2 END
+FROM generate_series(1, 18000) i;
+RESET quickstep.column_delta_rows;
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('cn') ORDER BY 1;
+DELETE FROM cn WHERE id % 1000 = 1;
+SELECT q, cmp(q) FROM (VALUES
+	('SELECT * FROM cn WHERE a = ''a7'''),
+	('SELECT * FROM cn WHERE a < ''a2'''),
+	('SELECT * FROM cn WHERE a <> ''a7'''),
+	('SELECT * FROM cn WHERE a BETWEEN ''a1'' AND ''a3'''),
+	('SELECT * FROM cn WHERE a >= ''a0'''),
+	('SELECT * FROM cn WHERE b = 17'),
+	('SELECT * FROM cn WHERE b BETWEEN 10 AND 20 AND a > ''a3'''),
+	('SELECT * FROM cn WHERE b <> 100 AND a <> ''a1''')
+) v(q);
+
 -- the plans, and blocks skipped by min/max and by the dictionary
 EXPLAIN (COSTS OFF) SELECT id, tc FROM cp WHERE id BETWEEN 3000 AND 3100;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM cp WHERE i2 = 5 AND id % 3 = 0;

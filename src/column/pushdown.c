@@ -618,9 +618,7 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 					pr->mode = QS_CP_ALL;
 				break;
 			default:
-				/* codes are of non-NULL rows only: row = code index */
-				if (nonull)
-					pr->mode = QS_CP_CODES;
+				pr->mode = QS_CP_CODES;
 				break;
 		}
 	}
@@ -731,6 +729,72 @@ keep_set_bits(const uint64 *bitmap, OffsetNumber *sel, int n)
 }
 
 /*
+ * Stripes hold the non-NULL values only: the index of row's value (the
+ * non-NULL rows before it), as qs_colreader_get computes it, and whether
+ * the row has one.
+ */
+static inline uint32
+value_index(const QsColReader *r, uint32 row)
+{
+	uint64		w;
+
+	if (r->nulls == NULL)
+		return row;
+	if (row >= r->nrows)
+		return r->d.nvalues;
+	w = qs_load64(r->nulls + (size_t) (row / 64) * 8);
+	return r->rank[row / 64] +
+		(uint32) __builtin_popcountll(w & ((UINT64CONST(1) << (row % 64)) - 1));
+}
+
+static inline bool
+row_present(const QsColReader *r, uint32 row)
+{
+	return r->nulls == NULL ||
+		((qs_load64(r->nulls + (size_t) (row / 64) * 8) >> (row % 64)) & 1) != 0;
+}
+
+/*
+ * Keep the sel[] whose code is in the qual's code range: the codec's
+ * kernel over the codes of the chunk's non-NULL rows, then each selected
+ * row's bit (a NULL row has no code and never passes).
+ */
+static int
+filter_codes(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
+			 int nrows, OffsetNumber *sel, int n)
+{
+	uint32		c0 = value_index(r, start);
+	uint32		ncodes = value_index(r, start + nrows) - c0;
+	int			k = 0;
+
+	if (r->d.encoding == QS_ENC_DICT)
+		qs_pred_apply_range(r->codes.data, r->codes.width, c0, ncodes,
+							&pr->range, p->bitmap);
+	else
+	{
+		qs_pred_range_padded(r->padded + (size_t) c0 * r->d.code_bytes,
+							 r->d.code_bytes, ncodes, pr->range.lo,
+							 pr->range.hi, p->bitmap);
+		if (pr->range.kind == QS_RANGE_NOT_IN)
+			qs_bitmap_invert(p->bitmap, ncodes);
+	}
+	if (r->nulls == NULL)
+		return keep_set_bits(p->bitmap, sel, n);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		row = start + sel[i];
+		uint32		ci;
+
+		if (!row_present(r, row))
+			continue;
+		ci = value_index(r, row) - c0;
+		if ((p->bitmap[ci / 64] >> (ci % 64)) & 1)
+			sel[k++] = sel[i];
+	}
+	return k;
+}
+
+/*
  * Value idx of a FOR, FOR-delta or plain integer column as int64, as
  * qs_colreader_get hands it out (a 4-byte column's low 4 bytes).
  */
@@ -820,18 +884,7 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 			case QS_CP_CODES:
 				q->rows_in += n;
 				r = column_reader(p, s, pr->col);
-				if (r->d.encoding == QS_ENC_DICT)
-					qs_pred_apply_range(r->codes.data, r->codes.width, start,
-										nrows, &pr->range, p->bitmap);
-				else
-				{
-					qs_pred_range_padded(r->padded + (size_t) start * r->d.code_bytes,
-										 r->d.code_bytes, nrows, pr->range.lo,
-										 pr->range.hi, p->bitmap);
-					if (pr->range.kind == QS_RANGE_NOT_IN)
-						qs_bitmap_invert(p->bitmap, nrows);
-				}
-				n = keep_set_bits(p->bitmap, sel, n);
+				n = filter_codes(p, pr, r, start, nrows, sel, n);
 				q->rows_out += n;
 				break;
 			case QS_CP_INTS:
