@@ -882,15 +882,12 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 				q->rows_out += n;
 				break;
 			case QS_CP_CODES:
-				q->rows_in += n;
-				r = column_reader(p, s, pr->col);
-				n = filter_codes(p, pr, r, start, nrows, sel, n);
-				q->rows_out += n;
-				break;
 			case QS_CP_INTS:
 				q->rows_in += n;
 				r = column_reader(p, s, pr->col);
-				n = filter_ints(p, pr, r, start, nrows, sel, n);
+				n = pr->mode == QS_CP_CODES ?
+					filter_codes(p, pr, r, start, nrows, sel, n) :
+					filter_ints(p, pr, r, start, nrows, sel, n);
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
