@@ -59,6 +59,7 @@ typedef struct QsQual
 	QsQualKind	kind;
 	AttrNumber	attno;			/* column of the scanned relation */
 	Expr	   *clause;			/* the clause as planned (EXPLAIN, recheck) */
+	Oid			opno;			/* the operator as col OP value (commuted) */
 
 	/* QS_QUAL_OP / ANY / ALL */
 	FmgrInfo	flinfo;

@@ -11,10 +11,21 @@
  * columns of the rows left, and hand them out one virtual tuple at a time.
  * ExecScan applies the remaining quals and the projection.
  *
+ * A column table (quickstep_column) is scanned through the column AM's own
+ * scan descriptor (ColScanDesc, opened with table_beginscan), so that the
+ * rules of which delta rows and which blocks and rows of main a scan counts
+ * stay in one place: first its delta pages as above, then the main blocks
+ * of the scan's directory view, each one skipped or its quals evaluated a
+ * chunk of rows at a time (src/column/pushdown.c), then the delete map
+ * (qs_colfilter_row) drops rows the snapshot does not see, and only the
+ * needed columns of the rows left are decoded, one row at a time.
+ *
  *-------------------------------------------------------------------------
  */
 #include "scan/qscan.h"
 #include "scan/quals.h"
+#include "column/colam.h"
+#include "column/pushdown.h"
 #include "tableam/engine.h"
 
 #include "access/heapam.h"
@@ -64,6 +75,22 @@ typedef struct QsScanState
 	int			nsel;			/* rows selected on the current page */
 	int			cur;
 	OffsetNumber offs[MaxHeapTuplesPerPage];
+
+	/*
+	 * Column tables: the AM's scan, and once its delta is done (in_main) the
+	 * directory entry to open next and the next row of the open block to
+	 * evaluate; rows[0..nsel-1] are the open block's selected rows.
+	 */
+	bool		column;
+	TableScanDesc colscan;
+	QsColPush	push;
+	bool		in_main;
+	uint32		next_idx;
+	uint32		next_row;
+	OffsetNumber *chunk_sel;	/* QS_COLPUSH_CHUNK */
+	uint32	   *rows;			/* QS_COLPUSH_CHUNK */
+	bool	   *want;			/* natts: the needed columns */
+	MemoryContext rowcxt;		/* the values of the row handed out */
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -119,12 +146,14 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 
-	if (!qs_is_engine_rel(rel))
+	st->column = qs_is_column_rel(rel);
+	if (!qs_is_engine_rel(rel) && !st->column)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("QuickstepScan cannot scan relation \"%s\"",
 						RelationGetRelationName(rel)),
-				 errdetail("Its access method is not a quickstep row layout.")));
+				 errdetail("Its access method is neither a quickstep row layout nor quickstep_column.")));
+	/* a column table's delta pages are its row engine's */
 	st->layout = qs_layout_of(rel);
 
 	st->nquals = list_length(cscan->custom_exprs);
@@ -158,6 +187,18 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 		slot->tts_isnull[i] = true;
 	}
 
+	if (st->column)
+	{
+		st->chunk_sel = palloc(sizeof(OffsetNumber) * QS_COLPUSH_CHUNK);
+		st->rows = palloc(sizeof(uint32) * QS_COLPUSH_CHUNK);
+		st->want = palloc0(sizeof(bool) * Max(slot->tts_tupleDescriptor->natts, 1));
+		for (i = 0; i < st->nneeded; i++)
+			st->want[st->needed[i] - 1] = true;
+		st->rowcxt = AllocSetContextCreate(estate->es_query_cxt,
+										   "QuickstepScan column row",
+										   ALLOCSET_DEFAULT_SIZES);
+	}
+
 	st->buf = InvalidBuffer;
 	st->started = false;
 }
@@ -176,6 +217,22 @@ start_scan(QsScanState *st)
 	 */
 	prepare_quals(st);
 
+	if (st->column)
+	{
+		/*
+		 * The column AM's scan: it flushes this backend's pending bulk load,
+		 * predicate-locks the relation and counts the sequential scan, as
+		 * every sequential scan of the table does.
+		 */
+		st->colscan = table_beginscan(rel, snapshot, 0, NULL);
+		if (!qs_is_col_scan(st->colscan))
+			elog(ERROR, "QuickstepScan: \"%s\" gave no column scan",
+				 RelationGetRelationName(rel));
+		qs_colscan_slot_desc((ColScanDesc) st->colscan, st->css.ss.ss_ScanTupleSlot);
+		st->in_main = false;
+		st->next_idx = 0;
+	}
+
 	st->nblocks = RelationGetNumberOfBlocks(rel);
 	st->at_end = false;
 	if (st->strategy == NULL && st->nblocks > (BlockNumber) (NBuffers / 4))
@@ -186,8 +243,11 @@ start_scan(QsScanState *st)
 	 * As a heap sequential scan: SERIALIZABLE reads lock the relation, and
 	 * the scan counts in pg_stat_*_tables.seq_scan.
 	 */
-	PredicateLockRelation(rel, snapshot);
-	pgstat_count_heap_scan(rel);
+	if (!st->column)
+	{
+		PredicateLockRelation(rel, snapshot);
+		pgstat_count_heap_scan(rel);
+	}
 	st->started = true;
 }
 
@@ -286,6 +346,111 @@ next_page(QsScanState *st, ScanDirection dir)
 	}
 }
 
+/*
+ * Column tables: evaluate the next chunk of main rows with selected rows
+ * visible to the snapshot, opening (or skipping) blocks of the scan's
+ * directory in order; false past the last block.
+ */
+static bool
+next_main_chunk(QsScanState *st)
+{
+	ColScanDesc s = (ColScanDesc) st->colscan;
+	Relation	rel = s->base.rs_rd;
+
+	for (;;)
+	{
+		uint32		start;
+		int			len,
+					n,
+					k = 0;
+
+		if (!s->have_block)
+		{
+			if (st->next_idx >= s->dir.nentries)
+				return false;
+			qs_colscan_open_block(s, st->next_idx++);
+			if (!qs_colpush_block(&st->push, s))
+			{
+				qs_colscan_close_block(s);
+				continue;
+			}
+			st->next_row = s->row;
+		}
+		/* rows row .. row_end - 1 of the block are the scan's (open_block) */
+		if (st->next_row >= s->row_end)
+		{
+			qs_colscan_close_block(s);
+			continue;
+		}
+		CHECK_FOR_INTERRUPTS();
+		start = st->next_row;
+		len = (int) Min((uint32) QS_COLPUSH_CHUNK, s->row_end - start);
+		st->next_row += len;
+		n = qs_colpush_chunk(&st->push, s, start, len, st->chunk_sel);
+		InstrCountFiltered2(st, len - n);
+		for (int i = 0; i < n; i++)
+		{
+			uint32		row = start + st->chunk_sel[i];
+			const HeapTupleHeaderData *hdr;
+			int			vis = true;
+
+			if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
+								 s->base.rs_snapshot, InvalidTransactionId,
+								 &hdr, &vis) && vis)
+				st->rows[k++] = row;
+		}
+		/* seq_tup_read: main rows are counted once they pass the quals */
+		qs_pgstat_count_heap_getnext_n(rel, k);
+		st->nsel = k;
+		st->cur = -1;
+		if (k > 0)
+			return true;
+	}
+}
+
+/* The next selected main row as a virtual tuple of the needed columns. */
+static TupleTableSlot *
+main_next(QsScanState *st)
+{
+	ColScanDesc s = (ColScanDesc) st->colscan;
+	TupleTableSlot *slot = st->css.ss.ss_ScanTupleSlot;
+	uint32		row;
+
+	if (!st->in_main)
+	{
+		/* the directory as the sequential scan reads it, after the delta */
+		qs_colscan_init_main(s);
+		qs_colpush_begin(&st->push, s, st->quals, st->nquals,
+						 st->css.ss.ps.state->es_query_cxt);
+		st->in_main = true;
+		st->nsel = st->cur = 0;
+	}
+	while (st->cur + 1 >= st->nsel)
+	{
+		if (!next_main_chunk(st))
+		{
+			ExecClearTuple(slot);
+			return NULL;
+		}
+	}
+	row = st->rows[++st->cur];
+
+	ExecClearTuple(slot);
+	if (st->nneeded > 0)
+	{
+		MemoryContext old;
+
+		MemoryContextReset(st->rowcxt);
+		old = MemoryContextSwitchTo(st->rowcxt);
+		qs_colrows_get(&s->rr, row, st->want, slot->tts_values, slot->tts_isnull);
+		MemoryContextSwitchTo(old);
+	}
+	ExecStoreVirtualTuple(slot);
+	qs_virt_tid(s->rr.h.entry.tid_range, row, &slot->tts_tid);
+	slot->tts_tableOid = RelationGetRelid(s->base.rs_rd);
+	return slot;
+}
+
 static TupleTableSlot *
 qs_next(ScanState *ss)
 {
@@ -296,10 +461,15 @@ qs_next(ScanState *ss)
 
 	if (!st->started)
 		start_scan(st);
+	if (st->in_main)
+		return main_next(st);
 	while (!BufferIsValid(st->buf) || st->cur + step < 0 || st->cur + step >= st->nsel)
 	{
 		if (!next_page(st, dir))
 		{
+			/* column tables: main blocks after the delta (forward only) */
+			if (st->column)
+				return main_next(st);
 			ExecClearTuple(slot);
 			return NULL;
 		}
@@ -356,6 +526,10 @@ reset_position(QsScanState *st)
 	st->nsel = st->cur = 0;
 	st->started = false;
 	st->at_end = false;
+	if (st->colscan)
+		table_endscan(st->colscan);
+	st->colscan = NULL;
+	st->in_main = false;
 }
 
 static void
@@ -428,6 +602,15 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			removed /= instr->nloops;
 		ExplainPropertyFloat("Rows Removed by Storage Filter", NULL, removed, 0, es);
 	}
+	if (es->analyze && st->column)
+	{
+		ExplainPropertyInteger("Column Blocks Read", NULL,
+							   (int64) st->push.blocks_read, es);
+		ExplainPropertyInteger("Blocks Skipped by Min/Max", NULL,
+							   (int64) st->push.skipped_minmax, es);
+		ExplainPropertyInteger("Blocks Skipped by Dictionary", NULL,
+							   (int64) st->push.skipped_dict, es);
+	}
 	if (es->verbose && st->layout)
-		ExplainPropertyText("Page Layout", st->layout->name, es);
+		ExplainPropertyText("Page Layout", st->column ? "column" : st->layout->name, es);
 }

@@ -15,6 +15,7 @@
 #include "scan/qscan.h"
 #include "scan/quals.h"
 #include "core/quickstep.h"
+#include "column/colam.h"
 #include "tableam/engine.h"
 
 #include "access/sysattr.h"
@@ -57,15 +58,23 @@ const CustomScanMethods qs_scan_methods = {
 	.CreateCustomScanState = qs_scan_create_state,
 };
 
-/* Is the relation stored by the quickstep row engine? */
-static bool
-is_engine_relation(Oid relid)
+typedef enum QsScanKind
+{
+	QS_NOT_OURS,
+	QS_ROW_TABLE,				/* a row layout of the engine */
+	QS_COLUMN_TABLE				/* quickstep_column */
+} QsScanKind;
+
+/* Is the relation stored by the quickstep row engine, or in columns? */
+static QsScanKind
+relation_kind(Oid relid)
 {
 	Relation	rel = table_open(relid, NoLock);	/* the planner holds a lock */
-	bool		ours = qs_is_engine_rel(rel);
+	QsScanKind	kind = qs_is_engine_rel(rel) ? QS_ROW_TABLE :
+		qs_is_column_rel(rel) ? QS_COLUMN_TABLE : QS_NOT_OURS;
 
 	table_close(rel, NoLock);
-	return ours;
+	return kind;
 }
 
 /*
@@ -200,7 +209,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
-		  int workers)
+		  int workers, bool backward)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -212,8 +221,11 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	cp->path.parallel_safe = rel->consider_parallel;
 	cp->path.parallel_workers = workers;
 	cp->path.pathkeys = NIL;
-	/* Serial scans walk pages both ways (cursors); parallel ones forward. */
-	cp->flags = workers > 0 ? 0 : CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	/*
+	 * Serial scans of row tables walk pages both ways (cursors); parallel
+	 * ones and scans of column tables forward.
+	 */
+	cp->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cp->methods = &qs_path_methods;
 	cost_path(root, rel, &cp->path, pushed, rest, workers);
 	return cp;
@@ -225,6 +237,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 {
 	List	   *pushed;
 	List	   *rest;
+	QsScanKind	kind;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -234,7 +247,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rte->tablesample != NULL || rte->inh ||
 		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
 		return;
-	if (!is_engine_relation(rte->relid))
+	kind = relation_kind(rte->relid);
+	if (kind == QS_NOT_OURS)
 		return;
 	if (needs_unsupported_system_columns(rel))
 		return;
@@ -243,15 +257,19 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (pushed == NIL)
 		return;
 
-	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0));
+	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
+									 kind == QS_ROW_TABLE));
 
-	if (rel->consider_parallel && rel->lateral_relids == NULL)
+	/* parallel scans of column tables (claiming blocks) are not built yet */
+	if (kind == QS_ROW_TABLE &&
+		rel->consider_parallel && rel->lateral_relids == NULL)
 	{
 		int			workers = compute_parallel_worker(rel, rel->pages, -1,
 													  max_parallel_workers_per_gather);
 
 		if (workers > 0)
-			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest, workers));
+			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest,
+													 workers, false));
 	}
 }
 

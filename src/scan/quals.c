@@ -65,7 +65,7 @@ is_scan_constant(Expr *e)
  */
 static bool
 decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
-		  Oid *funcid, QsQualKind *kind)
+		  Oid *opnop, Oid *funcid, QsQualKind *kind)
 {
 	if (IsA(clause, OpExpr))
 	{
@@ -89,6 +89,7 @@ decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
 		}
 		else
 			return false;
+		*opnop = opno;
 		*funcid = get_opcode(opno);
 		*kind = QS_QUAL_OP;
 		return OidIsValid(*funcid) && func_strict(*funcid);
@@ -102,6 +103,7 @@ decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
 			!is_scan_constant(lsecond(sa->args)))
 			return false;
 		*val = lsecond(sa->args);
+		*opnop = sa->opno;
 		*funcid = get_opcode(sa->opno);
 		*kind = sa->useOr ? QS_QUAL_ANY : QS_QUAL_ALL;
 		return OidIsValid(*funcid) && func_strict(*funcid) &&
@@ -114,6 +116,7 @@ decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
 		if (nt->argisrow || !is_rel_column(nt->arg, relid, attno))
 			return false;
 		*val = NULL;
+		*opnop = InvalidOid;
 		*funcid = InvalidOid;
 		*kind = nt->nulltesttype == IS_NULL ? QS_QUAL_ISNULL : QS_QUAL_NOTNULL;
 		return true;
@@ -125,10 +128,11 @@ bool
 qs_qual_pushable(Expr *clause, Index relid, AttrNumber *attno)
 {
 	Expr	   *val;
+	Oid			opno;
 	Oid			funcid;
 	QsQualKind	kind;
 
-	return decompose(clause, relid, attno, &val, &funcid, &kind);
+	return decompose(clause, relid, attno, &val, &opno, &funcid, &kind);
 }
 
 /*
@@ -177,7 +181,7 @@ qs_qual_compile(Expr *clause, Index relid, PlanState *parent)
 	Expr	   *val;
 	Oid			funcid;
 
-	if (!decompose(clause, relid, &q->attno, &val, &funcid, &q->kind))
+	if (!decompose(clause, relid, &q->attno, &val, &q->opno, &funcid, &q->kind))
 		elog(ERROR, "QuickstepScan: clause cannot be evaluated in storage");
 	q->clause = clause;
 	if (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL)

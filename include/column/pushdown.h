@@ -1,0 +1,88 @@
+/*-------------------------------------------------------------------------
+ *
+ * pushdown.h
+ *	  QuickstepScan's pushed quals on the main blocks of a column table:
+ *	  block skipping on min/max and on the dictionary, then evaluation over
+ *	  a few thousand rows at a time, on packed dictionary codes where the
+ *	  qual is a code range.
+ *
+ * The caller (src/scan/exec.c) opens blocks through the column AM's own
+ * scan (ColScanDesc: the directory view, qs_colscan_open_block), asks
+ * qs_colpush_block whether the open block can hold a matching row, then
+ * calls qs_colpush_chunk per slice of rows; visibility (the delete map)
+ * and the projection stay the caller's.
+ *
+ * include/column/pushdown.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_PUSHDOWN_H
+#define QS_COLUMN_PUSHDOWN_H
+
+#include "column/colscan.h"
+#include "scan/quals.h"
+
+/* rows evaluated per call of qs_colpush_chunk */
+#define QS_COLPUSH_CHUNK	4096
+
+/* how a qual runs over the open block */
+typedef enum QsColPredMode
+{
+	QS_CP_ROWS,					/* decode the column, run the qual per row */
+	QS_CP_ALL,					/* every row passes: no check */
+	QS_CP_CODES,				/* a code range over the packed codes */
+	QS_CP_INTS					/* an integer range over FOR or plain values */
+} QsColPredMode;
+
+typedef struct QsColPred
+{
+	QsQual	   *qual;
+	int			col;			/* attno - 1 */
+	bool		native;			/* integer comparison (qual->fast_cmp) */
+	bool		ordered;		/* min/max and dictionary may decide */
+	int			strategy;		/* btree strategy of the operator */
+	bool		ne;				/* <>: the negator of the opfamily's = */
+
+	/* the value side(s) as block value bytes (ordered, not native) */
+	int			nvals;
+	const uint8 **vals;
+	size_t	   *lens;
+
+	/* native OP: the qual as lo <= v <= hi, or outside it (<>) */
+	int64		lo;
+	int64		hi;
+	bool		outside;
+
+	/* for the open block */
+	QsColPredMode mode;
+	QsCodeRange range;
+} QsColPred;
+
+typedef struct QsColPush
+{
+	int			npreds;
+	QsColPred  *preds;
+	int			natts;
+	bool	   *want;			/* natts: one column to open */
+	Datum	   *rowvals;		/* natts: scratch of qs_colrows_get */
+	bool	   *rownulls;
+	Datum	   *vals;			/* QS_COLPUSH_CHUNK: one column's values */
+	bool	   *nulls;
+	uint64	   *bitmap;			/* QS_COLPUSH_CHUNK bits */
+	int64	   *ints;			/* QS_COLPUSH_CHUNK: one column's integers */
+	MemoryContext cxt;			/* the value bytes above */
+	MemoryContext chunkcxt;		/* decoded values of one chunk */
+
+	/* EXPLAIN ANALYZE */
+	uint64		blocks_read;
+	uint64		skipped_minmax;
+	uint64		skipped_dict;
+} QsColPush;
+
+extern void qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals,
+							 int nquals, MemoryContext cxt);
+extern bool qs_colpush_block(QsColPush *p, ColScanDesc s);
+extern int	qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start,
+							 int nrows, OffsetNumber *sel);
+
+#endif							/* QS_COLUMN_PUSHDOWN_H */

@@ -1,0 +1,900 @@
+/*-------------------------------------------------------------------------
+ *
+ * pushdown.c
+ *	  QuickstepScan's pushed quals over the main blocks of a column table
+ *	  (include/column/pushdown.h).
+ *
+ * Per block, before any stripe is read: the header's value counts and
+ * min/max refute quals (the block is skipped) or prove that every row
+ * passes (the qual is not checked); for a dictionary-encoded column the
+ * qual's value is looked up in the dictionary (binary search, once per
+ * block), which refutes it, proves it, or turns it into a range of codes.
+ * Then, a chunk of rows at a time, the quals run one after the other on
+ * the rows the previous ones kept: a code range over the packed codes with
+ * the codec's kernels, an integer comparison over FOR-encoded or plain
+ * integers decoded a chunk at a time, other quals per row on the decoded
+ * column.
+ *
+ * Min/max and dictionaries are in the order of the column's default btree
+ * opclass under the column's collation (values.c).  A qual uses them only
+ * when it compares in that same order: an integer comparison (native, on
+ * int64 images) on an integer-like column, or an operator of the column
+ * type's own btree opfamily with both inputs of the opclass type and the
+ * column's collation (or the negator of its "=").  Everything else (another
+ * collation, cross-type operators) is evaluated on decoded values only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "column/pushdown.h"
+#include "column/colblock.h"
+#include "column/colstore.h"
+
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/typcache.h"
+
+typedef enum ColJudge
+{
+	CJ_NONE,					/* no non-NULL value passes */
+	CJ_SOME,
+	CJ_ALL						/* every non-NULL value passes */
+} ColJudge;
+
+/* Is opno an operator of opfamily over (opintype, opintype)?  Its strategy. */
+static bool
+same_type_member(Oid opno, Oid opfamily, Oid opintype, int *strategy)
+{
+	Oid			lefttype,
+				righttype;
+
+	if (!OidIsValid(opno) || !op_in_opfamily(opno, opfamily))
+		return false;
+	get_op_opfamily_properties(opno, opfamily, false, strategy, &lefttype,
+							   &righttype);
+	return lefttype == opintype && righttype == opintype;
+}
+
+/* Integer-like types whose btree order is their int64 image's order. */
+static bool
+native_ordered_type(Oid typid)
+{
+	switch (getBaseType(typid))
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static int
+fast_cmp_strategy(QsCmp cmp, bool *ne)
+{
+	*ne = false;
+	switch (cmp)
+	{
+		case QS_CMP_LT:
+			return BTLessStrategyNumber;
+		case QS_CMP_LE:
+			return BTLessEqualStrategyNumber;
+		case QS_CMP_NE:
+			*ne = true;
+			return BTEqualStrategyNumber;
+		case QS_CMP_EQ:
+			return BTEqualStrategyNumber;
+		case QS_CMP_GE:
+			return BTGreaterEqualStrategyNumber;
+		case QS_CMP_GT:
+			return BTGreaterStrategyNumber;
+		case QS_CMP_NONE:
+			break;
+	}
+	return 0;
+}
+
+/* May min/max and dictionaries decide this qual?  Fills pr. */
+static void
+analyze_pred(QsColPred *pr, QsQual *q, const QsColAttr *a)
+{
+	TypeCacheEntry *tc;
+	int			strategy;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->qual = q;
+	pr->col = q->attno - 1;
+	pr->mode = QS_CP_ROWS;
+	if (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
+		!a->has_order)
+		return;
+	if (q->fast_cmp != QS_CMP_NONE)
+	{
+		/* the column's order must be the integers' (not a relabeled type) */
+		if (a->type.typbyval && a->type.typlen == q->col_width &&
+			native_ordered_type(a->typid))
+		{
+			pr->native = pr->ordered = true;
+			pr->strategy = fast_cmp_strategy(q->fast_cmp, &pr->ne);
+		}
+		return;
+	}
+	/* the dictionary's order is the column collation's */
+	if (q->collid != a->collation)
+		return;
+	tc = lookup_type_cache(a->typid, TYPECACHE_BTREE_OPFAMILY);
+	if (!OidIsValid(tc->btree_opf))
+		return;
+	if (!same_type_member(q->opno, tc->btree_opf, tc->btree_opintype, &strategy))
+	{
+		if (!same_type_member(get_negator(q->opno), tc->btree_opf,
+							  tc->btree_opintype, &strategy) ||
+			strategy != BTEqualStrategyNumber)
+			return;
+		pr->ne = true;
+	}
+	pr->strategy = strategy;
+	pr->ordered = true;
+}
+
+/*
+ * A native comparison as the range of int64 images it accepts, as
+ * qs_qual_filter_page sees it: lo <= v <= hi, or outside it for <>; an
+ * empty range (v < INT64_MIN) as lo > hi.
+ */
+static void
+native_range(QsColPred *pr)
+{
+	int64		b = pr->qual->arg_int;
+
+	pr->lo = PG_INT64_MIN;
+	pr->hi = PG_INT64_MAX;
+	pr->outside = pr->ne;
+	switch (pr->ne ? BTEqualStrategyNumber : pr->strategy)
+	{
+		case BTLessStrategyNumber:
+			if (b == PG_INT64_MIN)
+				pr->lo = 0;		/* with hi = -1 below: empty */
+			pr->hi = b == PG_INT64_MIN ? -1 : b - 1;
+			break;
+		case BTLessEqualStrategyNumber:
+			pr->hi = b;
+			break;
+		case BTEqualStrategyNumber:
+			pr->lo = pr->hi = b;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			pr->lo = b;
+			break;
+		case BTGreaterStrategyNumber:
+			if (b == PG_INT64_MAX)
+				pr->hi = 0;		/* with lo = 1 below: empty */
+			pr->lo = b == PG_INT64_MAX ? 1 : b + 1;
+			break;
+	}
+}
+
+/* A datum of the column's type as block value bytes (values.c's format). */
+static void
+value_bytes(const QsColAttr *a, Datum d, const uint8 **p, size_t *len)
+{
+	if (a->type.typbyval)
+	{
+		char	   *buf = palloc0(sizeof(Datum));
+
+		store_att_byval(buf, d, a->type.typlen);
+		*p = (const uint8 *) buf;
+		*len = a->type.typlen;
+	}
+	else if (a->type.typlen == -1)
+	{
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+		*p = (const uint8 *) VARDATA_ANY(v);
+		*len = VARSIZE_ANY_EXHDR(v);
+	}
+	else if (a->type.typlen == -2)
+	{
+		*p = (const uint8 *) DatumGetCString(d);
+		*len = strlen(DatumGetCString(d));
+	}
+	else
+	{
+		*p = (const uint8 *) DatumGetPointer(d);
+		*len = a->type.typlen;
+	}
+}
+
+/*
+ * qs_colpush_begin
+ *		Prepare the quals (already qs_qual_prepare'd for this scan) for the
+ *		blocks of scan s, whose attributes are read (qs_colscan_init_main).
+ *		Counters accumulate over rescans, as EXPLAIN ANALYZE reports them.
+ */
+void
+qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals, int nquals,
+				 MemoryContext cxt)
+{
+	MemoryContext old;
+
+	if (p->cxt == NULL)
+	{
+		p->cxt = AllocSetContextCreate(cxt, "QuickstepScan column quals",
+									   ALLOCSET_SMALL_SIZES);
+		p->chunkcxt = AllocSetContextCreate(cxt, "QuickstepScan column chunk",
+											ALLOCSET_DEFAULT_SIZES);
+	}
+	MemoryContextReset(p->cxt);
+	MemoryContextReset(p->chunkcxt);
+	old = MemoryContextSwitchTo(p->cxt);
+
+	p->natts = s->attrs[0].natts;
+	p->want = palloc0(sizeof(bool) * Max(p->natts, 1));
+	p->rowvals = palloc(sizeof(Datum) * Max(p->natts, 1));
+	p->rownulls = palloc(sizeof(bool) * Max(p->natts, 1));
+	p->vals = palloc(sizeof(Datum) * QS_COLPUSH_CHUNK);
+	p->nulls = palloc(sizeof(bool) * QS_COLPUSH_CHUNK);
+	p->bitmap = palloc(sizeof(uint64) * qs_bitmap_words(QS_COLPUSH_CHUNK));
+	p->ints = palloc(sizeof(int64) * QS_COLPUSH_CHUNK);
+	p->npreds = nquals;
+	p->preds = palloc(sizeof(QsColPred) * Max(nquals, 1));
+	for (int i = 0; i < nquals; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+		QsQual	   *q = quals[i];
+		const QsColAttr *a = &s->attrs[q->attno - 1];
+
+		analyze_pred(pr, q, a);
+		if (pr->native && q->kind == QS_QUAL_OP && !q->arg_isnull)
+			native_range(pr);
+		if (!pr->ordered || pr->native || q->arg_isnull)
+			continue;
+		if (q->kind == QS_QUAL_OP)
+		{
+			pr->nvals = 1;
+			pr->vals = palloc(sizeof(uint8 *));
+			pr->lens = palloc(sizeof(size_t));
+			value_bytes(a, q->arg, &pr->vals[0], &pr->lens[0]);
+			continue;
+		}
+		pr->nvals = q->nelems;
+		pr->vals = palloc(sizeof(uint8 *) * Max(q->nelems, 1));
+		pr->lens = palloc(sizeof(size_t) * Max(q->nelems, 1));
+		for (int j = 0; j < q->nelems; j++)
+		{
+			pr->vals[j] = NULL;
+			pr->lens[j] = 0;
+			if (!q->elem_nulls[j])
+				value_bytes(a, q->elems[j], &pr->vals[j], &pr->lens[j]);
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * "col OP v" over values between min and max, from cmin = cmp(v, min) and
+ * cmax = cmp(v, max).
+ */
+static ColJudge
+judge_minmax(int strategy, bool ne, int cmin, int cmax)
+{
+	if (ne)
+		return (cmin == 0 && cmax == 0) ? CJ_NONE :
+			(cmin < 0 || cmax > 0) ? CJ_ALL : CJ_SOME;
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return cmin <= 0 ? CJ_NONE : cmax > 0 ? CJ_ALL : CJ_SOME;
+		case BTLessEqualStrategyNumber:
+			return cmin < 0 ? CJ_NONE : cmax >= 0 ? CJ_ALL : CJ_SOME;
+		case BTEqualStrategyNumber:
+			return (cmin < 0 || cmax > 0) ? CJ_NONE :
+				(cmin == 0 && cmax == 0) ? CJ_ALL : CJ_SOME;
+		case BTGreaterEqualStrategyNumber:
+			return cmax > 0 ? CJ_NONE : cmin <= 0 ? CJ_ALL : CJ_SOME;
+		case BTGreaterStrategyNumber:
+			return cmax >= 0 ? CJ_NONE : cmin < 0 ? CJ_ALL : CJ_SOME;
+	}
+	return CJ_SOME;
+}
+
+/* A by-value integer of the block (host order, as values.c stores it). */
+static int64
+block_int(const uint8 *p, int width)
+{
+	int16		i2;
+	int32		i4;
+	int64		i8;
+
+	switch (width)
+	{
+		case 2:
+			memcpy(&i2, p, 2);
+			return i2;
+		case 4:
+			memcpy(&i4, p, 4);
+			return i4;
+		default:
+			memcpy(&i8, p, 8);
+			return i8;
+	}
+}
+
+static inline int
+cmp_int64(int64 a, int64 b)
+{
+	return (a > b) - (a < b);
+}
+
+/* value j of the qual (0 for OP) against the column's min and max */
+static ColJudge
+judge_value_minmax(QsColPred *pr, QsColAttr *a, const QsColBlockColDesc *d,
+				   int j)
+{
+	QsQual	   *q = pr->qual;
+	int			cmin,
+				cmax;
+
+	if (pr->native)
+	{
+		int64		b = q->kind == QS_QUAL_OP ? q->arg_int : q->elem_ints[j];
+		int			w = q->col_width;
+
+		if (d->min_len != (uint32) w || d->max_len != (uint32) w)
+			return CJ_SOME;
+		cmin = cmp_int64(b, block_int(d->min, w));
+		cmax = cmp_int64(b, block_int(d->max, w));
+	}
+	else
+	{
+		cmin = qs_colattr_cmp(pr->vals[j], pr->lens[j], d->min, d->min_len, a);
+		cmax = qs_colattr_cmp(pr->vals[j], pr->lens[j], d->max, d->max_len, a);
+	}
+	return judge_minmax(pr->strategy, pr->ne, cmin, cmax);
+}
+
+static QsCmpOp
+strategy_op(int strategy, bool ne)
+{
+	if (ne)
+		return QS_OP_NE;
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return QS_OP_LT;
+		case BTLessEqualStrategyNumber:
+			return QS_OP_LE;
+		case BTGreaterEqualStrategyNumber:
+			return QS_OP_GE;
+		case BTGreaterStrategyNumber:
+			return QS_OP_GT;
+		default:
+			return QS_OP_EQ;
+	}
+}
+
+/* value j of the qual as a range of the block's dictionary codes */
+static QsCodeRange
+value_code_range(QsColPred *pr, const QsDict *dict, int j)
+{
+	QsQual	   *q = pr->qual;
+	QsCmpOp		op = strategy_op(pr->strategy, pr->ne);
+	QsCodeRange r;
+
+	if (pr->native)
+	{
+		int64		b = q->kind == QS_QUAL_OP ? q->arg_int : q->elem_ints[j];
+		int			w = q->col_width;
+		int64		tmin = w == 2 ? PG_INT16_MIN : w == 4 ? PG_INT32_MIN : PG_INT64_MIN;
+		int64		tmax = w == 2 ? PG_INT16_MAX : w == 4 ? PG_INT32_MAX : PG_INT64_MAX;
+		char		buf[sizeof(Datum)];
+
+		/* a value outside the column's type (int2 < 100000) */
+		if (b < tmin || b > tmax)
+		{
+			bool		above = b > tmax;
+			bool		all;
+
+			switch (op)
+			{
+				case QS_OP_NE:
+					all = true;
+					break;
+				case QS_OP_LT:
+				case QS_OP_LE:
+					all = above;
+					break;
+				case QS_OP_GT:
+				case QS_OP_GE:
+					all = !above;
+					break;
+				default:
+					all = false;
+					break;
+			}
+			r.kind = all ? QS_RANGE_ALL : QS_RANGE_NONE;
+			r.lo = r.hi = 0;
+			return r;
+		}
+		if (w == 2)
+			store_att_byval(buf, Int16GetDatum((int16) b), 2);
+		else if (w == 4)
+			store_att_byval(buf, Int32GetDatum((int32) b), 4);
+		else
+			store_att_byval(buf, Int64GetDatum(b), 8);
+		return qs_dict_range(dict, op, buf, w, NULL, 0);
+	}
+	return qs_dict_range(dict, op, pr->vals[j], pr->lens[j], NULL, 0);
+}
+
+/*
+ * The qual's verdict over all its values: an OP its one value, ANY true if
+ * one value is, ALL true if all are (a NULL element: never true).
+ */
+static ColJudge
+judge_values(QsColPred *pr, ColJudge (*one) (QsColPred *, void *, int), void *arg)
+{
+	QsQual	   *q = pr->qual;
+	bool		any = q->kind == QS_QUAL_ANY;
+	ColJudge	acc;
+
+	if (q->kind == QS_QUAL_OP)
+		return one(pr, arg, 0);
+	acc = any ? CJ_NONE : CJ_ALL;
+	for (int j = 0; j < q->nelems; j++)
+	{
+		ColJudge	v;
+
+		if (q->elem_nulls[j])
+		{
+			if (!any)
+				return CJ_NONE;
+			continue;
+		}
+		v = one(pr, arg, j);
+		if (any)
+			acc = Max(acc, v);
+		else
+			acc = Min(acc, v);
+	}
+	return acc;
+}
+
+typedef struct MinMaxArg
+{
+	QsColAttr  *a;
+	const QsColBlockColDesc *d;
+} MinMaxArg;
+
+static ColJudge
+one_minmax(QsColPred *pr, void *arg, int j)
+{
+	MinMaxArg  *m = arg;
+
+	return judge_value_minmax(pr, m->a, m->d, j);
+}
+
+static ColJudge
+one_dict(QsColPred *pr, void *arg, int j)
+{
+	QsCodeRange r = value_code_range(pr, (const QsDict *) arg, j);
+
+	return r.kind == QS_RANGE_NONE ? CJ_NONE :
+		r.kind == QS_RANGE_ALL ? CJ_ALL : CJ_SOME;
+}
+
+/*
+ * The dictionary of column c of the open block, read on its own (not the
+ * stripe) and checked as qs_colreader_open checks it: its checksum, then
+ * the codec's validating open.  Allocated in the block's memory.
+ */
+static void
+load_dict(ColScanDesc s, int c, const QsColBlockColDesc *d, QsDict *dict)
+{
+	const QsColBlockSection *sec = &d->sec[QS_COLSEC_DICT];
+	QsColAttr  *a = &s->attrs[c];
+	MemoryContext old = MemoryContextSwitchTo(s->blkcxt);
+	uint8	   *bytes = qs_colblock_read_bytes(&s->rr.h, sec->off, sec->len);
+	QsCodecErr	err;
+	QsCodecStatus st;
+
+	MemoryContextSwitchTo(old);
+	err.msg[0] = '\0';
+	if (QS_CRC32C_FINISH(qs_crc32c(QS_CRC32C_INIT, bytes, sec->len)) != sec->crc)
+		st = qs_codec_error(&err, QS_CODEC_CORRUPT,
+							"column %d: dictionary checksum mismatch", c);
+	else
+		st = qs_dict_open(bytes, sec->len, a->cmpfn, a, false, dict, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, &err);
+}
+
+/*
+ * qs_colpush_block
+ *		Decide, from the open block's header and dictionaries, whether it
+ *		can hold a row passing the quals (false: skip it) and how each qual
+ *		runs over its rows.
+ */
+bool
+qs_colpush_block(QsColPush *p, ColScanDesc s)
+{
+	const QsColBlock *blk = &s->rr.h.blk;
+
+	for (int i = 0; i < p->npreds; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+		QsQual	   *q = pr->qual;
+		QsColAttr  *a = &s->attrs[pr->col];
+		QsColBlockColDesc d;
+		bool		nonull;
+		ColJudge	j;
+		MinMaxArg	m;
+		QsDict		dict;
+
+		pr->mode = QS_CP_ROWS;
+		if (pr->col >= blk->ncols)
+			continue;			/* added after the block: its missing value */
+		qs_colblock_coldesc(blk, pr->col, &d);
+		nonull = d.nvalues == blk->nrows;
+		if (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL)
+		{
+			bool		want_null = q->kind == QS_QUAL_ISNULL;
+
+			if ((want_null && nonull) || (!want_null && d.nvalues == 0))
+			{
+				p->skipped_minmax++;
+				return false;
+			}
+			if ((want_null && d.nvalues == 0) || (!want_null && nonull))
+				pr->mode = QS_CP_ALL;
+			continue;
+		}
+		/* x op ALL ('{}') is true even for NULL x: nothing to decide */
+		if (q->kind == QS_QUAL_ALL && !q->arg_isnull && q->nelems == 0)
+			continue;
+		/* strict: nothing passes a NULL value or against a NULL */
+		if (q->arg_isnull || d.nvalues == 0)
+		{
+			p->skipped_minmax++;
+			return false;
+		}
+		if (!pr->ordered)
+			continue;
+
+		if (d.min != NULL)
+		{
+			m.a = a;
+			m.d = &d;
+			j = judge_values(pr, one_minmax, &m);
+			if (j == CJ_NONE)
+			{
+				p->skipped_minmax++;
+				return false;
+			}
+			if (j == CJ_ALL && nonull)
+			{
+				pr->mode = QS_CP_ALL;
+				continue;
+			}
+		}
+		/* integers compared a chunk at a time, without Datums */
+		if (pr->native && q->kind == QS_QUAL_OP && nonull &&
+			(d.encoding == QS_ENC_FOR || d.encoding == QS_ENC_FOR_DELTA ||
+			 (d.encoding == QS_ENC_PLAIN && d.type.typlen == q->col_width)))
+		{
+			pr->mode = QS_CP_INTS;
+			continue;
+		}
+		if ((d.encoding != QS_ENC_DICT && d.encoding != QS_ENC_DICT_PADDED) ||
+			d.sec[QS_COLSEC_DICT].len == 0)
+			continue;
+		load_dict(s, pr->col, &d, &dict);
+		if (q->kind != QS_QUAL_OP)
+		{
+			if (judge_values(pr, one_dict, &dict) == CJ_NONE)
+			{
+				p->skipped_dict++;
+				return false;
+			}
+			continue;
+		}
+		pr->range = value_code_range(pr, &dict, 0);
+		switch (pr->range.kind)
+		{
+			case QS_RANGE_NONE:
+				p->skipped_dict++;
+				return false;
+			case QS_RANGE_ALL:
+				if (nonull)
+					pr->mode = QS_CP_ALL;
+				break;
+			default:
+				pr->mode = QS_CP_CODES;
+				break;
+		}
+	}
+
+	/*
+	 * BETWEEN and other pairs of ranges on one column: one pass of the
+	 * kernel over their intersection (disjoint: no row can pass).
+	 */
+	for (int i = 0; i < p->npreds; i++)
+	{
+		QsColPred  *a = &p->preds[i];
+
+		if (a->mode != QS_CP_CODES || a->range.kind != QS_RANGE_IN)
+			continue;
+		for (int k = i + 1; k < p->npreds; k++)
+		{
+			QsColPred  *b = &p->preds[k];
+
+			if (b->mode != QS_CP_CODES || b->range.kind != QS_RANGE_IN ||
+				b->col != a->col)
+				continue;
+			a->range.lo = Max(a->range.lo, b->range.lo);
+			a->range.hi = Min(a->range.hi, b->range.hi);
+			if (a->range.lo > a->range.hi)
+			{
+				p->skipped_dict++;
+				return false;
+			}
+			b->mode = QS_CP_ALL;
+		}
+	}
+	p->blocks_read++;
+	return true;
+}
+
+/*
+ * Column c's reader of the open block, opened (sections read and checked)
+ * on first use.  values.c opens a column when a row of it is first read,
+ * so read row 0 of it alone.
+ */
+static QsColReader *
+column_reader(QsColPush *p, ColScanDesc s, int c)
+{
+	if (!s->rr.opened[c])
+	{
+		MemoryContext old = MemoryContextSwitchTo(p->chunkcxt);
+
+		memset(p->want, 0, sizeof(bool) * p->natts);
+		p->want[c] = true;
+		qs_colrows_get(&s->rr, 0, p->want, p->rowvals, p->rownulls);
+		MemoryContextSwitchTo(old);
+	}
+	return &s->rr.readers[c];
+}
+
+/* column c of rows start + sel[0..n-1] into p->vals / p->nulls */
+static void
+read_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
+			const OffsetNumber *sel, int n)
+{
+	const QsColAttr *a = &s->attrs[c];
+	QsColReader *r;
+
+	if (c >= s->rr.h.blk.ncols)
+	{
+		bool		isnull;
+		Datum		v = getmissingattr(s->attrs[0].desc, c + 1, &isnull);
+
+		for (int i = 0; i < n; i++)
+		{
+			p->vals[i] = v;
+			p->nulls[i] = isnull;
+		}
+		return;
+	}
+	r = column_reader(p, s, c);
+	for (int i = 0; i < n; i++)
+	{
+		const uint8 *v;
+		size_t		len;
+		QsCodecErr	err;
+		QsCodecStatus st;
+
+		err.msg[0] = '\0';
+		st = qs_colreader_get(r, start + sel[i], &p->nulls[i], &v, &len, &err);
+		if (st == QS_CODEC_OK && !p->nulls[i] && a->type.typlen > 0 &&
+			len != (size_t) a->type.typlen)
+			st = qs_codec_error(&err, QS_CODEC_CORRUPT,
+								"value of column %d has %zu bytes, type length %d",
+								c + 1, len, a->type.typlen);
+		if (st != QS_CODEC_OK)
+			qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, &err);
+		p->vals[i] = p->nulls[i] ? (Datum) 0 :
+			qs_colattr_datum(a, v, len, p->chunkcxt);
+	}
+}
+
+/* keep the sel[] whose bit is set in bitmap (bit i: row start + i) */
+static int
+keep_set_bits(const uint64 *bitmap, OffsetNumber *sel, int n)
+{
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+		if ((bitmap[sel[i] / 64] >> (sel[i] % 64)) & 1)
+			sel[k++] = sel[i];
+	return k;
+}
+
+/*
+ * Stripes hold the non-NULL values only: the index of row's value (the
+ * non-NULL rows before it), as qs_colreader_get computes it, and whether
+ * the row has one.
+ */
+static inline uint32
+value_index(const QsColReader *r, uint32 row)
+{
+	uint64		w;
+
+	if (r->nulls == NULL)
+		return row;
+	if (row >= r->nrows)
+		return r->d.nvalues;
+	w = qs_load64(r->nulls + (size_t) (row / 64) * 8);
+	return r->rank[row / 64] +
+		(uint32) __builtin_popcountll(w & ((UINT64CONST(1) << (row % 64)) - 1));
+}
+
+static inline bool
+row_present(const QsColReader *r, uint32 row)
+{
+	return r->nulls == NULL ||
+		((qs_load64(r->nulls + (size_t) (row / 64) * 8) >> (row % 64)) & 1) != 0;
+}
+
+/*
+ * Keep the sel[] whose code is in the qual's code range: the codec's
+ * kernel over the codes of the chunk's non-NULL rows, then each selected
+ * row's bit (a NULL row has no code and never passes).
+ */
+static int
+filter_codes(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
+			 int nrows, OffsetNumber *sel, int n)
+{
+	uint32		c0 = value_index(r, start);
+	uint32		ncodes = value_index(r, start + nrows) - c0;
+	int			k = 0;
+
+	if (r->d.encoding == QS_ENC_DICT)
+		qs_pred_apply_range(r->codes.data, r->codes.width, c0, ncodes,
+							&pr->range, p->bitmap);
+	else
+	{
+		qs_pred_range_padded(r->padded + (size_t) c0 * r->d.code_bytes,
+							 r->d.code_bytes, ncodes, pr->range.lo,
+							 pr->range.hi, p->bitmap);
+		if (pr->range.kind == QS_RANGE_NOT_IN)
+			qs_bitmap_invert(p->bitmap, ncodes);
+	}
+	if (r->nulls == NULL)
+		return keep_set_bits(p->bitmap, sel, n);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		row = start + sel[i];
+		uint32		ci;
+
+		if (!row_present(r, row))
+			continue;
+		ci = value_index(r, row) - c0;
+		if ((p->bitmap[ci / 64] >> (ci % 64)) & 1)
+			sel[k++] = sel[i];
+	}
+	return k;
+}
+
+/*
+ * Value idx of a FOR, FOR-delta or plain integer column as int64, as
+ * qs_colreader_get hands it out (a 4-byte column's low 4 bytes).
+ */
+static inline int64
+reader_int(const QsColReader *r, int width, size_t idx)
+{
+	int64		v;
+
+	if (r->d.encoding == QS_ENC_PLAIN)
+		return block_int(r->plain + idx * width, width);
+	if (r->decoded)
+		v = (int64) r->decoded[idx];
+	else
+		qs_for_decode64(&r->forv, idx, 1, &v);
+	return width == 4 ? (int64) (int32) v : v;
+}
+
+/*
+ * Keep the sel[] whose integer is inside [lo, hi] (outside it for <>): the
+ * chunk decoded at once when most rows are still selected (the codec's
+ * unpacking loop), else the selected values one by one.
+ */
+static int
+filter_ints(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
+			int nrows, OffsetNumber *sel, int n)
+{
+	int			w = pr->qual->col_width;
+	int64		lo = pr->lo;
+	int64		hi = pr->hi;
+	bool		outside = pr->outside;
+	int			k = 0;
+
+	if (r->d.encoding == QS_ENC_FOR && !r->decoded && n >= nrows / 4)
+	{
+		qs_for_decode64(&r->forv, start, nrows, p->ints);
+		if (w == 4)
+			for (int i = 0; i < nrows; i++)
+				p->ints[i] = (int32) p->ints[i];
+		for (int i = 0; i < n; i++)
+		{
+			int64		v = p->ints[sel[i]];
+
+			if ((lo <= v && v <= hi) != outside)
+				sel[k++] = sel[i];
+		}
+		return k;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		int64		v = reader_int(r, w, start + sel[i]);
+
+		if ((lo <= v && v <= hi) != outside)
+			sel[k++] = sel[i];
+	}
+	return k;
+}
+
+/*
+ * qs_colpush_chunk
+ *		Run the quals over rows start .. start + nrows - 1 of the open block
+ *		(nrows <= QS_COLPUSH_CHUNK): sel[] gets the offsets from start of
+ *		those passing, ascending; returns how many.  Visibility is the
+ *		caller's.
+ */
+int
+qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
+				 OffsetNumber *sel)
+{
+	int			n = nrows;
+
+	Assert(nrows <= QS_COLPUSH_CHUNK);
+	MemoryContextReset(p->chunkcxt);
+	for (int i = 0; i < n; i++)
+		sel[i] = (OffsetNumber) i;
+	for (int i = 0; i < p->npreds && n > 0; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+		QsQual	   *q = pr->qual;
+		QsColReader *r;
+
+		switch (pr->mode)
+		{
+			case QS_CP_ALL:
+				q->rows_in += n;
+				q->rows_out += n;
+				break;
+			case QS_CP_CODES:
+			case QS_CP_INTS:
+				q->rows_in += n;
+				r = column_reader(p, s, pr->col);
+				n = pr->mode == QS_CP_CODES ?
+					filter_codes(p, pr, r, start, nrows, sel, n) :
+					filter_ints(p, pr, r, start, nrows, sel, n);
+				q->rows_out += n;
+				break;
+			case QS_CP_ROWS:
+				read_values(p, s, pr->col, start, sel, n);
+				n = qs_qual_filter(q, p->vals, p->nulls, sel, n);
+				break;
+		}
+	}
+	return n;
+}
