@@ -139,19 +139,25 @@ def main():
 
 def plot(rows, png, meta):
     plt = qsbench.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, axes = plt.subplots(1, 3, figsize=(17, 4.8))
+
+    def short(system):
+        return system.replace("quickstep_", "qs_")
+
     for ax, qname in zip(axes, ("Q1", "Q6")):
         pts = [r for r in rows if r["query"] == qname]
         xs = range(len(pts))
         ax.bar(xs, [r["median_ms"] for r in pts],
                yerr=[[r["median_ms"] - r["min_ms"] for r in pts], [r["max_ms"] - r["median_ms"] for r in pts]],
                capsize=4)
-        ax.set_xticks(list(xs), [f"{r['system']}\n×{r['speedup_vs_heap']}" for r in pts])
-        ax.set_title(f"TPC-H {qname} (ms, median; bars min-max)")
+        ax.set_xticks(list(xs), [f"{short(r['system'])}\n×{r['speedup_vs_heap']}" for r in pts])
+        ax.set_title(f"TPC-H {qname} (ms, median; bars min-max; ×: heap / system)")
     pts = [r for r in rows if r["query"] == "Q1"]
     axes[2].bar(range(len(pts)), [r["table_bytes"] / 2**20 for r in pts])
-    axes[2].set_xticks(list(range(len(pts))), [f"{r['system']}\n{r['rows_per_page']} rows/page" for r in pts])
-    axes[2].set_title("lineitem size (MiB) — W7")
+    axes[2].set_xticks(list(range(len(pts))),
+                       [f"{short(r['system'])}\n×{r['table_bytes'] / pts[0]['table_bytes']:.2f} heap\n"
+                        f"{r['rows_per_page']:.0f} rows/pg" for r in pts])
+    axes[2].set_title("lineitem size (MiB, pg_table_size) — W7")
     fig.suptitle(f"W3 lineitem SF {meta['scale_factor']} ({meta['rows']:,} rows), PostgreSQL {meta['server']}, "
                  f"commit {meta['commit']}")
     fig.tight_layout()
