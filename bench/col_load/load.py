@@ -6,10 +6,13 @@ W1 Narrow-U (10 int4 columns, values uniform in 1..1e8, fixed seed),
 table and into a column table.  A figure is the wall time of the COPY
 statement as psql's \\timing reports it (the server did every row: parse,
 form, encode, write the runs and their WAL), median of --runs with min and
-max, and the ratio column / heap of each pair.  Sizes after the load.
+max, and the ratio column / heap of each pair.  Sizes after the load, and
+the column table's state from quickstep.column_stats (rows in the delta and
+in blocks, sealed blocks).
 
-The column access method is not registered by the extension yet: the run
-creates it over the library's handler, as the tests do.
+The column table is `USING quickstep_column` with the extension's defaults
+(quickstep.rows_per_block 150,000; the first quickstep.column_delta_rows =
+1,000 rows of each COPY stay in the delta, which is what a user gets).
 """
 import argparse
 import os
@@ -18,9 +21,9 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "w1"))
 import qsbench  # noqa: E402
-
-GEN = "1 + (random() * 99999999)::int4"
+import w1  # noqa: E402  (W1's Narrow-U generator and seed)
 
 
 def copy_ms(srv, table, path):
@@ -41,16 +44,13 @@ def main():
     srv.start()
     try:
         path = os.path.join(os.path.dirname(srv.datadir), "narrow_u.copy")
-        cols = ", ".join(f"c{i} int4" for i in range(1, 11))
-        vals = ", ".join(GEN for _ in range(10))
+        _, ctype, gen, _ = w1.TABLES["Narrow-U"]
+        cols = w1.column_defs(ctype)
         srv.sql(f"""
-            CREATE FUNCTION column_dev_handler(internal) RETURNS table_am_handler
-              AS 'quickstep_am', 'column_dev_handler' LANGUAGE C;
-            CREATE ACCESS METHOD qs_column_dev TYPE TABLE HANDLER column_dev_handler;
-            CREATE TABLE t_heap ({cols});
-            CREATE TABLE t_col ({cols}) USING qs_column_dev;
+            CREATE TABLE t_heap ({cols}) USING heap;
+            CREATE TABLE t_col ({cols}) USING quickstep_column;
             CREATE TABLE gen ({cols});""")
-        srv.sql(f"SELECT setseed(0.1); INSERT INTO gen SELECT {vals} FROM generate_series(1, {rows})")
+        srv.sql(w1.generate_sql("gen", gen, rows))
         srv.sql(f"COPY gen TO '{path}'")
         srv.sql("DROP TABLE gen")
         heap, col, ratio = [], [], []
@@ -70,6 +70,9 @@ def main():
             raise SystemExit("col_load: the column table does not hold the heap table's rows")
         hsize = int(srv.sql("SELECT pg_relation_size('t_heap')"))
         csize = int(srv.sql("SELECT pg_relation_size('t_col')"))
+        delta, main_rows, blocks, sealed = srv.sql(
+            "SELECT delta_rows, main_rows, blocks, sealed_blocks FROM quickstep.column_stats "
+            "WHERE relid = 't_col'::regclass").split("|")
         common = {"server": srv.version_string(), "commit": qsbench.commit(), "rows": rows,
                   "runs": a.runs, "settings": qsbench.SERVER_CONF.replace("\n", "; ").strip("; ")}
         out = []
@@ -77,12 +80,18 @@ def main():
             out.append(dict(common, system=name, copy_ms_median=round(statistics.median(t), 1),
                             copy_ms_min=round(min(t), 1), copy_ms_max=round(max(t), 1),
                             ratio_to_heap_median=round(statistics.median(ratio), 3) if name == "column" else 1.0,
-                            table_bytes=size, bytes_per_row=round(size / rows, 2)))
+                            table_bytes=size, bytes_per_row=round(size / rows, 2),
+                            delta_rows=delta if name == "column" else "",
+                            main_rows=main_rows if name == "column" else "",
+                            blocks=blocks if name == "column" else "",
+                            sealed_blocks=sealed if name == "column" else ""))
         path_csv = qsbench.write_csv("col_load.csv", out)
         print(f"col_load: {path_csv}")
         for r in out:
             print(f"  {r['system']:7s} COPY {r['copy_ms_median']:9.1f} ms (min {r['copy_ms_min']}, max "
-                  f"{r['copy_ms_max']}), x heap {r['ratio_to_heap_median']}, {r['table_bytes'] / 2**20:.1f} MiB")
+                  f"{r['copy_ms_max']}), x heap {r['ratio_to_heap_median']}, {r['table_bytes'] / 2**20:.1f} MiB"
+                  + (f", {delta} delta rows, {main_rows} rows in {sealed}/{blocks} sealed blocks"
+                     if r["system"] == "column" else ""))
         plt = qsbench.pyplot()
         fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
         names = [r["system"] for r in out]
@@ -90,10 +99,11 @@ def main():
                     yerr=[[(r["copy_ms_median"] - r["copy_ms_min"]) / 1000 for r in out],
                           [(r["copy_ms_max"] - r["copy_ms_median"]) / 1000 for r in out]])
         axes[0].set_ylabel("COPY seconds (median, min-max)")
-        axes[0].set_title(f"COPY {rows:,} Narrow-U rows")
+        axes[0].set_title(f"COPY {rows:,} Narrow-U rows: column x{out[1]['ratio_to_heap_median']} heap")
         axes[1].bar(names, [r["table_bytes"] / 2**20 for r in out])
         axes[1].set_ylabel("MiB")
         axes[1].set_title("table size after the load")
+        fig.suptitle(f"col_load, PostgreSQL {common['server']}, commit {common['commit']}", fontsize=9)
         fig.tight_layout()
         fig.savefig(os.path.join(qsbench.RESULTS, "col_load.png"), dpi=90)
     finally:

@@ -13,7 +13,9 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RESULTS = os.path.join(ROOT, "bench", "results")
+# QS_BENCH_RESULTS=bench/results/full (say) keeps full-size runs apart from
+# the --quick results committed in bench/results/.
+RESULTS = os.path.abspath(os.environ.get("QS_BENCH_RESULTS", os.path.join(ROOT, "bench", "results")))
 
 # Settings both sides share; written into every CSV row.
 SERVER_CONF = """shared_buffers = 4GB
@@ -78,6 +80,20 @@ class Server:
         out = self.sql("SELECT amname FROM pg_am WHERE amtype = 't' AND "
                        "(amname = 'heap' OR amname LIKE 'quickstep%') ORDER BY amname <> 'heap', amname", db=db)
         return out.split()
+
+    def scan_node(self, query, setup="", db="postgres"):
+        """The plan node that reads the table of QUERY ("Parallel " in front
+        when it is parallel aware; a custom scan's provider name)."""
+        out = self.sql(f"{setup} EXPLAIN (FORMAT JSON) {query}", db=db)
+        stack = [json.loads(out[out.index("["):])[0]["Plan"]]
+        top = stack[0]
+        while stack:
+            n = stack.pop()
+            if "Relation Name" in n:
+                name = n.get("Custom Plan Provider", n["Node Type"])
+                return ("Parallel " if n.get("Parallel Aware") else "") + name
+            stack.extend(n.get("Plans", []))
+        return top["Node Type"]
 
     def version_string(self):
         return self.sql("SHOW server_version")

@@ -17,7 +17,6 @@ Each figure is the median of --runs runs (min and max beside it) after one
 warm-up run, as a ratio to the heap seqscan of the same cell.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -41,32 +40,42 @@ def query(k, sel, threshold=None):
 
 
 TABLES = {
-    # name: (file stem, column type, value generator, rows in full size)
+    # name: (file stem, column type, value generator ({i}: the column's
+    # number, 1..10), rows in full size).  W7 (bench/w7) loads these too.
     "Narrow-U": ("narrow_u", "int4", "1 + (random() * 99999999)::int4", 10_000_000),
+    # paper 000 section 3: column i uniform in 1..2^(2.7 i) (as bench/codec:
+    # 1 + a uniform integer below floor(2^(2.7 i)), capped to int4)
+    "Narrow-E": ("narrow_e", "int4",
+                 "(1 + floor(random() * floor(least(2.0::float8 ^ (2.7 * {i}), 2147483647))))::int4",
+                 10_000_000),
     "Strings": ("strings", 'text COLLATE "C"',
                 "left(md5(random()::text) || md5(random()::text), 20)", 2_000_000),
 }
+# The selection grid runs on these; Narrow-E's grid (paper 000 predicates on
+# its column 5) is not built: W7 measures its size.
+GRID_TABLES = ("Narrow-U", "Strings")
+
+
+def column_defs(ctype):
+    return ", ".join(f"c{i} {ctype}" for i in range(1, 11))
+
+
+def generate_sql(table, gen, rows):
+    """INSERT of ROWS generated rows into TABLE, with W1's fixed seed."""
+    vals = ", ".join(gen.format(i=i) for i in range(1, 11))
+    return f"SELECT setseed(0.1); INSERT INTO {table} SELECT {vals} FROM generate_series(1, {rows})"
 
 
 def scan_node(srv, q, setup):
-    out = srv.sql(f"{setup} EXPLAIN (FORMAT JSON) {q}")
-    plan = json.loads(out[out.index("["):])[0]["Plan"]
-    stack = [plan]
-    while stack:
-        n = stack.pop()
-        if "Relation Name" in n:
-            return n["Node Type"]
-        stack.extend(n.get("Plans", []))
-    return plan["Node Type"]
+    return srv.scan_node(q, setup)
 
 
 def load(srv, stem, ctype, gen, rows):
     """heap table (and btree on c1) plus one table per quickstep AM, same
     rows; returns the systems to measure."""
-    cols = ", ".join(f"c{i} {ctype}" for i in range(1, 11))
-    vals = ", ".join(gen for _ in range(10))
+    cols = column_defs(ctype)
     srv.sql(f"CREATE TABLE {stem}_heap ({cols}) USING heap")
-    srv.sql(f"SELECT setseed(0.1); INSERT INTO {stem}_heap SELECT {vals} FROM generate_series(1, {rows})")
+    srv.sql(generate_sql(f"{stem}_heap", gen, rows))
     srv.sql(f"CREATE INDEX ON {stem}_heap (c1)")
     systems = [("heap seqscan", f"{stem}_heap", NO_INDEX), ("heap+btree", f"{stem}_heap", "")]
     for am in srv.table_ams()[1:]:
@@ -85,8 +94,11 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
-    ap.add_argument("--tables", default="Narrow-U,Strings", help="comma-separated: " + ", ".join(TABLES))
+    ap.add_argument("--tables", default=",".join(GRID_TABLES), help="comma-separated: " + ", ".join(GRID_TABLES))
     a = ap.parse_args()
+    for tname in a.tables.split(","):
+        if tname not in GRID_TABLES:
+            ap.error(f"no W1 grid on {tname} (tables: {', '.join(GRID_TABLES)})")
 
     srv = qsbench.Server(a.pg, 55600 + int(a.pg), f"/tmp/quickstep-bench/w1-pg{a.pg}/data")
     srv.start()
