@@ -224,6 +224,17 @@ qs_colload_flush_rel(Relation rel)
 		load_flush(rel);
 }
 
+/*
+ * Everything this backend buffers, whatever the table: before ANALYZE, which
+ * reads the table's size before its scan begins (the scan's flush would
+ * write the block beyond the sampled range).
+ */
+void
+qs_colload_flush_all(void)
+{
+	load_flush_by_oid();
+}
+
 void
 qs_colload_forget_rel(Relation rel)
 {
