@@ -53,6 +53,7 @@
 #include "access/heapam.h"
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "nodes/pg_list.h"
 #include "pgstat.h"
@@ -66,6 +67,7 @@
 #include "core/quickstep.h"
 #include "column/colstore.h"
 #include "column/options.h"
+#include "page/recslot.h"
 #include "tableam/engine_int.h"
 #include "wal/qsxlog.h"
 
@@ -85,7 +87,7 @@ typedef struct ColLoad
 	QsColBuilder builder;
 	QsColLoadOptions opts;		/* read when the block started */
 	bool		tids_exposed;	/* a row of the block went to INSERT */
-	bool		delta_only;		/* the table has an exclusion constraint */
+	bool		delta_only;		/* exclusion constraint, or no columns */
 } ColLoad;
 
 static ColLoad load;
@@ -222,6 +224,17 @@ qs_colload_flush_rel(Relation rel)
 		load_flush(rel);
 }
 
+/*
+ * Everything this backend buffers, whatever the table: before ANALYZE, which
+ * reads the table's size before its scan begins (the scan's flush would
+ * write the block beyond the sampled range).
+ */
+void
+qs_colload_flush_all(void)
+{
+	load_flush_by_oid();
+}
+
 void
 qs_colload_forget_rel(Relation rel)
 {
@@ -293,7 +306,43 @@ load_switch(Relation rel, CommandId cid)
 	load.relid = RelationGetRelid(rel);
 	load.cid = cid;
 	load.subid = GetCurrentSubTransactionId();
-	load.delta_only = has_exclusion_index(rel);
+	/* a column block has at least one column: a table of none loads into the delta */
+	load.delta_only = RelationGetDescr(rel)->natts == 0 ||
+		has_exclusion_index(rel);
+}
+
+/*
+ * The header a loaded row's system columns read from the caller's slot
+ * (INSERT ... RETURNING xmin, PG 17+'s is_current_xact_tuple), as the
+ * delta's insert writes it on the slot's tuple: the loading xid and
+ * command, no xmax, t_ctid = the row's TID.  Without it they showed the
+ * zero header of a new slot (RETURNING xmin gave 0).
+ */
+static void
+set_slot_header(Relation rel, TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+	QsColDirEntry pe;
+
+	if (slot->tts_ops != table_slot_callbacks(rel))
+		return;
+	memset(&pe, 0, sizeof(pe));
+	pe.xmin = load.xid;
+	pe.cid = load.cid;
+	qs_colmain_default_header(&pe, &slot->tts_tid, &rs->hdr);
+	if (rs->tuple)
+	{
+		/* a tuple already formed from the slot: system columns read its header */
+		HeapTupleHeader t = rs->tuple->t_data;
+
+		t->t_choice = rs->hdr.t_choice;
+		t->t_ctid = rs->hdr.t_ctid;
+		t->t_infomask = (t->t_infomask & ~HEAP_XACT_MASK) |
+			(rs->hdr.t_infomask & HEAP_XACT_MASK);
+		t->t_infomask2 &= ~HEAP2_XACT_MASK;
+		rs->tuple->t_self = slot->tts_tid;
+		rs->tuple->t_tableOid = slot->tts_tableOid;
+	}
 }
 
 /*
@@ -359,6 +408,7 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
 	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
+	set_slot_header(rel, slot);
 	qs_colbuilder_add(&load.builder, slot);
 	pgstat_count_heap_insert(rel, 1);
 	load.cmd_rows++;

@@ -241,8 +241,12 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		if (!keep)
 			continue;
 
-		/* visible to every snapshot, now and later: into a block */
-		to_main = (hdr.t_infomask & HEAP_XMAX_INVALID) != 0 &&
+		/*
+		 * visible to every snapshot, now and later: into a block (a table
+		 * of no columns has none: a column block has at least one column)
+		 */
+		to_main = RelationGetDescr(NewTable)->natts > 0 &&
+			(hdr.t_infomask & HEAP_XMAX_INVALID) != 0 &&
 			!HeapTupleHeaderIsSpeculative(&hdr) &&
 			(HeapTupleHeaderXminFrozen(&hdr) ||
 			 (HeapTupleHeaderXminCommitted(&hdr) &&
@@ -262,7 +266,13 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		copy->t_data->t_infomask2 = (copy->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
 			(hdr.t_infomask2 & HEAP2_XACT_MASK);
 		tocopy = copy;
-		if (HeapTupleHasExternal(copy))
+
+		/*
+		 * as heap's rewrite (raw_heap_insert): a main row's values are
+		 * stored detoasted in its block, so its copy may be too big for a
+		 * page until toasted again (CLUSTER failed with "row is too big")
+		 */
+		if (HeapTupleHasExternal(copy) || copy->t_len > TOAST_TUPLE_THRESHOLD)
 			tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
 												 HEAP_INSERT_SKIP_FSM |
 												 HEAP_INSERT_NO_LOGICAL);
