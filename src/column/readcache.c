@@ -19,8 +19,9 @@
  *
  * The readers live in a memory context of their own under
  * TopMemoryContext; a reader whose opening fails is freed with the caller's
- * context.  At most QS_READCACHE_SLOTS blocks are kept, least recently used
- * evicted first, so a backend holds a few blocks' decoded columns at most.
+ * context.  At most QS_READCACHE_SLOTS blocks and QS_READCACHE_BYTES of
+ * their memory (measured when a reader is looked up, so a reader's columns
+ * opened since count too) are kept, least recently used evicted first.
  * A caller must not keep the returned pointer across another call (which
  * may evict it): it copies the row it needs out at once.
  *
@@ -37,7 +38,9 @@
 
 #include "column/readcache.h"
 
-#define QS_READCACHE_SLOTS 4
+#define QS_READCACHE_SLOTS 16
+/* and no more memory than this, least recently used readers freed first */
+#define QS_READCACHE_BYTES ((Size) 64 * 1024 * 1024)
 
 typedef struct ReadCacheEnt
 {
@@ -65,6 +68,31 @@ ent_drop(ReadCacheEnt *ent)
 	ent->used = false;
 	MemoryContextDelete(ent->cxt);
 	ent->cxt = NULL;
+}
+
+/* free least recently used readers other than 'keep' until under the cap */
+static void
+readcache_trim(ReadCacheEnt *keep)
+{
+	for (;;)
+	{
+		Size		total = 0;
+		ReadCacheEnt *lru = NULL;
+
+		for (int i = 0; i < QS_READCACHE_SLOTS; i++)
+		{
+			ReadCacheEnt *c = &readcache[i];
+
+			if (!c->used)
+				continue;
+			total += MemoryContextMemAllocated(c->cxt, true);
+			if (c != keep && (lru == NULL || c->last_use < lru->last_use))
+				lru = c;
+		}
+		if (total <= QS_READCACHE_BYTES || lru == NULL)
+			return;
+		ent_drop(lru);
+	}
 }
 
 static void
@@ -109,6 +137,7 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 			c->rr.h.rel = rel;
 			/* the image is the same; the entry's xmin may have been frozen since */
 			c->rr.h.entry = *e;
+			readcache_trim(c);
 			return &c->rr;
 		}
 	}
@@ -144,5 +173,6 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 	ent->image_len = e->image_len;
 	ent->last_use = ++readcache_clock;
 	ent->used = true;
+	readcache_trim(ent);
 	return &ent->rr;
 }
