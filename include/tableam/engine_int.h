@@ -154,6 +154,8 @@ extern void qs_relation_set_new_filelocator(Relation rel,
 											MultiXactId *minmulti);
 extern void qs_relation_nontransactional_truncate(Relation rel);
 extern void qs_relation_copy_data(Relation rel, const RelFileLocator *newrlocator);
+extern bool qs_cluster_count(HTSV_Result status, double *num_tuples,
+							 double *tups_vacuumed, double *tups_recently_dead);
 extern void qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 										 Relation OldIndex, bool use_sort,
 										 TransactionId OldestXmin,

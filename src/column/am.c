@@ -780,87 +780,29 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
  */
 typedef struct ColFetchCache
 {
-	MemoryContext cxt;			/* everything below */
 	MemoryContext rowcxt;		/* the last row's values */
 } ColFetchCache;
 
 static void
-cache_init(ColFetchCache *c, Relation rel)
+cache_init(ColFetchCache *c, MemoryContext parent)
 {
-	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column fetch",
-								   ALLOCSET_DEFAULT_SIZES);
-	c->rowcxt = AllocSetContextCreate(c->cxt, "row", ALLOCSET_DEFAULT_SIZES);
-}
-
-static void
-cache_reset(ColFetchCache *c)
-{
-	MemoryContextReset(c->rowcxt);
+	c->rowcxt = AllocSetContextCreate(parent, "quickstep column row",
+									  ALLOCSET_DEFAULT_SIZES);
 }
 
 /*
- * The block reader of single-row fetches outside index scans (DML's old
- * rows, EvalPlanQual, triggers: row by row, often in one block), kept for
- * the transaction: blocks are immutable, so an open reader stays right as
- * long as its relation keeps its relfilenode.  Its memory is a child of
- * TopTransactionContext, gone at transaction end; the transaction's start
- * time tells a stale pointer.
+ * The row memory of single-row fetches outside index scans (DML's old
+ * rows, EvalPlanQual, triggers): each caller copies the values out before
+ * the next fetch.
  */
-static struct
-{
-	ColFetchCache *cache;
-	Oid			relid;
-	RelFileLocator locator;
-	TupleDesc	desc;			/* ADD/DROP COLUMN: a new descriptor */
-	int			natts;
-	TimestampTz xact_start;
-}			col_xact_cache;
-
-/* its memory goes with TopTransactionContext: forget the pointer then */
-static void
-xact_cache_forget(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
-		event == XACT_EVENT_PARALLEL_ABORT)
-		col_xact_cache.cache = NULL;
-}
-
 static ColFetchCache *
-xact_cache(Relation rel)
+row_fetch_cache(void)
 {
-	MemoryContext old;
-	static bool registered = false;
+	static ColFetchCache cache;
 
-	if (!registered)
-	{
-		RegisterXactCallback(xact_cache_forget, NULL);
-		registered = true;
-	}
-
-	if (col_xact_cache.cache != NULL &&
-		col_xact_cache.xact_start == GetCurrentTransactionStartTimestamp() &&
-		col_xact_cache.relid == RelationGetRelid(rel) &&
-		col_xact_cache.desc == RelationGetDescr(rel) &&
-		col_xact_cache.natts == RelationGetDescr(rel)->natts &&
-		memcmp(&col_xact_cache.locator, &QS_REL_LOCATOR(rel), sizeof(RelFileLocator)) == 0)
-		return col_xact_cache.cache;
-	if (col_xact_cache.cache != NULL &&
-		col_xact_cache.xact_start == GetCurrentTransactionStartTimestamp())
-	{
-		cache_reset(col_xact_cache.cache);
-		MemoryContextDelete(col_xact_cache.cache->cxt);
-	}
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	col_xact_cache.cache = palloc(sizeof(ColFetchCache));
-	cache_init(col_xact_cache.cache, rel);
-	MemoryContextSwitchTo(old);
-	col_xact_cache.relid = RelationGetRelid(rel);
-	col_xact_cache.locator = QS_REL_LOCATOR(rel);
-	col_xact_cache.desc = RelationGetDescr(rel);
-	col_xact_cache.natts = RelationGetDescr(rel)->natts;
-	col_xact_cache.xact_start = GetCurrentTransactionStartTimestamp();
-	return col_xact_cache.cache;
+	if (cache.rowcxt == NULL)
+		cache_init(&cache, TopMemoryContext);
+	return &cache;
 }
 
 /*
@@ -953,7 +895,7 @@ void
 qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
 				 TupleTableSlot *slot)
 {
-	if (!col_fetch_main(rel, xact_cache(rel), tid, NULL, slot, hdr))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -986,7 +928,7 @@ colmain_form(Relation rel, ItemPointer tid)
 	HeapTuple	tup;
 
 	memset(&hdr, 0, sizeof(hdr));
-	if (!col_fetch_main(rel, xact_cache(rel), tid, NULL, slot, &hdr))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1065,7 +1007,7 @@ col_index_fetch_begin(Relation rel)
 	qs_colload_flush_rel(rel);
 	f->base.rel = rel;
 	f->delta = qs_index_fetch_begin(rel);
-	cache_init(&f->cache, rel);
+	cache_init(&f->cache, CurrentMemoryContext);
 	return &f->base;
 }
 
@@ -1081,8 +1023,7 @@ col_index_fetch_end(IndexFetchTableData *scan)
 	ColIndexFetchData *f = (ColIndexFetchData *) scan;
 
 	qs_index_fetch_end(f->delta);
-	cache_reset(&f->cache);
-	MemoryContextDelete(f->cache.cxt);
+	MemoryContextDelete(f->cache.rowcxt);
 	pfree(f);
 }
 
@@ -1110,8 +1051,8 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
-	found = col_fetch_main(rel, xact_cache(rel), tid, snapshot, slot, NULL);
-	/* the values outlive the cache's row: the slot keeps its own copy */
+	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL);
+	/* the values outlive the fetch's row memory: the slot keeps its own copy */
 	if (found)
 		ExecMaterializeSlot(slot);
 	return found;

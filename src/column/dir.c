@@ -181,6 +181,46 @@ dir_read_page(Relation rel, BlockNumber blk, uint32 *visited, int mode,
 }
 
 /*
+ * A walk along the directory chain from the metapage's head: each page
+ * locked in 'mode' and checked (dir_read_page); the caller unlocks and
+ * releases it.  The next page's number is taken while the page is locked.
+ */
+typedef struct DirWalk
+{
+	Relation	rel;
+	BlockNumber next;
+	uint32		visited;
+} DirWalk;
+
+/* 'meta', when given, gets the metapage the walk starts from */
+static void
+dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta)
+{
+	QsColMeta	m;
+
+	if (meta == NULL)
+		meta = &m;
+	qs_colmeta_read(rel, meta);
+	w->rel = rel;
+	w->next = meta->dir_head;
+	w->visited = 0;
+}
+
+/* the next page (its number in *blk), or InvalidBuffer at the chain's end */
+static Buffer
+dir_walk_next(DirWalk *w, int mode, QsColDirPageHeader **h, BlockNumber *blk)
+{
+	Buffer		buf;
+
+	if (w->next == InvalidBlockNumber)
+		return InvalidBuffer;
+	*blk = w->next;
+	buf = dir_read_page(w->rel, w->next, &w->visited, mode, h);
+	w->next = (*h)->next;
+	return buf;
+}
+
+/*
  * Is a block's xmin/cid visible to snapshot?  Decided by heap's routine
  * on a header that has that xmin and cmin and no xmax, so that every
  * snapshot kind (MVCC, self, dirty, any, historic) means what it means
@@ -284,22 +324,18 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 	QsColMeta	meta;
 	BlockNumber blk;
 	uint32		cap;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
 
-	uint32		visited = 0;
-
-	qs_colmeta_read(rel, &meta);
+	dir_walk_start(rel, &w, &meta);
 	cap = Max(meta.nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
-	blk = meta.dir_head;
-	while (blk != InvalidBlockNumber)
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
-		Buffer		buf;
-		QsColDirPageHeader *h;
-		QsColDirEntry *ents;
+		QsColDirEntry *ents = dirpage_entries(h);
 
-		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
-		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 		{
 			/* rows a load still buffers are nobody's to read (README §6) */
@@ -314,7 +350,6 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 			}
 			dir->entries[dir->nentries++] = ents[i];
 		}
-		blk = h->next;
 		UnlockReleaseBuffer(buf);
 	}
 	if (dir->nentries > 1)
@@ -491,22 +526,18 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 TransactionId
 qs_coldir_freeze(Relation rel, TransactionId horizon)
 {
-	QsColMeta	meta;
 	BlockNumber blk;
 	TransactionId oldest = InvalidTransactionId;
-	uint32		visited = 0;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
 
-	qs_colmeta_read(rel, &meta);
-	blk = meta.dir_head;
-	while (blk != InvalidBlockNumber)
+	dir_walk_start(rel, &w, NULL);
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
-		Buffer		buf;
-		QsColDirPageHeader *h;
-		QsColDirEntry *ents;
+		QsColDirEntry *ents = dirpage_entries(h);
 		bool		change = false;
 
-		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_EXCLUSIVE, &h);
-		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 			if (ents[i].state != QS_COLBLK_RETIRED &&
 				TransactionIdIsNormal(ents[i].xmin) &&
@@ -541,7 +572,6 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				(!TransactionIdIsValid(oldest) ||
 				 TransactionIdPrecedes(ents[i].xmin, oldest)))
 				oldest = ents[i].xmin;
-		blk = h->next;
 		UnlockReleaseBuffer(buf);
 	}
 	return oldest;
@@ -559,25 +589,20 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 uint32
 qs_coldir_reclaim(Relation rel)
 {
-	QsColMeta	meta;
 	BlockNumber blk;
-	uint32		visited = 0;
 	uint32		pages = 0;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
 
-	qs_colmeta_read(rel, &meta);
-	blk = meta.dir_head;
-	while (blk != InvalidBlockNumber)
+	dir_walk_start(rel, &w, NULL);
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
-		Buffer		buf;
-		QsColDirPageHeader *h;
-		QsColDirEntry *ents;
+		QsColDirEntry *ents = dirpage_entries(h);
 		uint32		nents;
 		QsColDirEntry *todo;
 		int			ntodo = 0;
-		BlockNumber next;
 
-		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
-		ents = dirpage_entries(h);
 		nents = h->nentries;
 		todo = palloc(sizeof(QsColDirEntry) * Max(nents, 1));
 		for (uint32 i = 0; i < nents; i++)
@@ -586,7 +611,6 @@ qs_coldir_reclaim(Relation rel)
 				TransactionIdIsNormal(ents[i].xmin) &&
 				!TransactionIdDidCommit(ents[i].xmin))
 				todo[ntodo++] = ents[i];
-		next = h->next;
 		UnlockReleaseBuffer(buf);
 
 		/* the pages first: a crash before the flag just repeats this */
@@ -611,7 +635,6 @@ qs_coldir_reclaim(Relation rel)
 			UnlockReleaseBuffer(buf);
 		}
 		pfree(todo);
-		blk = next;
 	}
 	return pages;
 }
@@ -626,21 +649,16 @@ qs_coldir_reclaim(Relation rel)
 Buffer
 qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
 {
-	QsColMeta	meta;
 	BlockNumber blk;
-	uint32		visited = 0;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
 
-	qs_colmeta_read(rel, &meta);
-	blk = meta.dir_head;
-	while (blk != InvalidBlockNumber)
+	dir_walk_start(rel, &w, NULL);
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
-		Buffer		buf;
-		QsColDirPageHeader *h;
-		QsColDirEntry *ents;
-		BlockNumber next;
+		QsColDirEntry *ents = dirpage_entries(h);
 
-		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
-		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 		{
 			if (ents[i].block_id != block_id)
@@ -656,9 +674,7 @@ qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
 			*idx = i;
 			return buf;
 		}
-		next = h->next;
 		UnlockReleaseBuffer(buf);
-		blk = next;
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
@@ -705,21 +721,16 @@ bool
 qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 						  QsColDirEntry *out)
 {
-	QsColMeta	meta;
 	BlockNumber blk;
-	uint32		visited = 0;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
 
-	qs_colmeta_read(rel, &meta);
-	blk = meta.dir_head;
-	while (blk != InvalidBlockNumber)
+	dir_walk_start(rel, &w, NULL);
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
-		Buffer		buf;
-		QsColDirPageHeader *h;
-		QsColDirEntry *ents;
-		BlockNumber next;
+		QsColDirEntry *ents = dirpage_entries(h);
 
-		buf = dir_read_page(rel, blk, &visited, BUFFER_LOCK_SHARE, &h);
-		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
 		{
 			if (ents[i].tid_range != range || !(ents[i].flags & QS_COLDIR_PENDING) ||
@@ -732,9 +743,7 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 				return true;
 			}
 		}
-		next = h->next;
 		UnlockReleaseBuffer(buf);
-		blk = next;
 	}
 	return false;
 }

@@ -52,12 +52,14 @@ typedef struct ReadCacheEnt
 	uint32		npages;
 	uint64		image_len;
 	uint64		last_use;
+	Size		bytes;			/* its memory when last looked up */
 	MemoryContext cxt;			/* the descriptor copy, attributes, reader */
 	QsColRowReader rr;
 } ReadCacheEnt;
 
 static ReadCacheEnt readcache[QS_READCACHE_SLOTS];
 static uint64 readcache_clock;
+static Size readcache_bytes;	/* the sum of the entries' 'bytes' */
 static bool readcache_registered;
 
 static void
@@ -66,30 +68,34 @@ ent_drop(ReadCacheEnt *ent)
 	if (!ent->used)
 		return;
 	ent->used = false;
+	readcache_bytes -= ent->bytes;
 	MemoryContextDelete(ent->cxt);
 	ent->cxt = NULL;
 }
 
-/* free least recently used readers other than 'keep' until under the cap */
+/*
+ * Account for 'keep''s memory now (its columns open lazily), then free
+ * least recently used readers other than it until under the cap.
+ */
 static void
 readcache_trim(ReadCacheEnt *keep)
 {
-	for (;;)
+	Size		now = MemoryContextMemAllocated(keep->cxt, true);
+
+	readcache_bytes += now - keep->bytes;
+	keep->bytes = now;
+	while (readcache_bytes > QS_READCACHE_BYTES)
 	{
-		Size		total = 0;
 		ReadCacheEnt *lru = NULL;
 
 		for (int i = 0; i < QS_READCACHE_SLOTS; i++)
 		{
 			ReadCacheEnt *c = &readcache[i];
 
-			if (!c->used)
-				continue;
-			total += MemoryContextMemAllocated(c->cxt, true);
-			if (c != keep && (lru == NULL || c->last_use < lru->last_use))
+			if (c->used && c != keep && (lru == NULL || c->last_use < lru->last_use))
 				lru = c;
 		}
-		if (total <= QS_READCACHE_BYTES || lru == NULL)
+		if (lru == NULL)
 			return;
 		ent_drop(lru);
 	}
@@ -172,6 +178,7 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 	ent->npages = e->npages;
 	ent->image_len = e->image_len;
 	ent->last_use = ++readcache_clock;
+	ent->bytes = 0;
 	ent->used = true;
 	readcache_trim(ent);
 	return &ent->rr;

@@ -219,25 +219,8 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		else if (!table_scan_getnextslot(tscan, ForwardScanDirection, slot))
 			break;
 
-		switch (row_status(OldTable, slot, OldestXmin, &hdr))
-		{
-			case HEAPTUPLE_DEAD:
-				*tups_vacuumed += 1;
-				break;
-			case HEAPTUPLE_RECENTLY_DEAD:
-				*tups_recently_dead += 1;
-				keep = true;
-				break;
-			case HEAPTUPLE_LIVE:
-				*num_tuples += 1;
-				keep = true;
-				break;
-			case HEAPTUPLE_INSERT_IN_PROGRESS:
-			case HEAPTUPLE_DELETE_IN_PROGRESS:
-				*num_tuples += 1;
-				keep = true;
-				break;
-		}
+		keep = qs_cluster_count(row_status(OldTable, slot, OldestXmin, &hdr),
+								num_tuples, tups_vacuumed, tups_recently_dead);
 		if (!keep)
 			continue;
 

@@ -98,6 +98,34 @@ qs_relation_copy_data(Relation rel, const RelFileLocator *newrlocator)
  * older than the CLUSTER.  Nothing is frozen, so relfrozenxid/relminmxid
  * stay what they were.
  */
+/*
+ * qs_cluster_count
+ *		CLUSTER / VACUUM FULL: count a record of the old table by its
+ *		HeapTupleSatisfiesVacuum verdict, as heap's rewrite counts; true if
+ *		it goes to the new table (in-progress ones can only be our own
+ *		transaction's: the rewrite holds AccessExclusiveLock).
+ */
+bool
+qs_cluster_count(HTSV_Result status, double *num_tuples,
+				 double *tups_vacuumed, double *tups_recently_dead)
+{
+	switch (status)
+	{
+		case HEAPTUPLE_DEAD:
+			*tups_vacuumed += 1;
+			return false;
+		case HEAPTUPLE_RECENTLY_DEAD:
+			*tups_recently_dead += 1;
+			return true;
+		case HEAPTUPLE_LIVE:
+		case HEAPTUPLE_INSERT_IN_PROGRESS:
+		case HEAPTUPLE_DELETE_IN_PROGRESS:
+			*num_tuples += 1;
+			return true;
+	}
+	return false;
+}
+
 void
 qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 							 Relation OldIndex, bool use_sort,
@@ -165,26 +193,8 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 		tup.t_len = len;
 		tup.t_self = slot->tts_tid;
 		tup.t_tableOid = RelationGetRelid(OldTable);
-		switch (HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf))
-		{
-			case HEAPTUPLE_DEAD:
-				*tups_vacuumed += 1;
-				break;
-			case HEAPTUPLE_RECENTLY_DEAD:
-				*tups_recently_dead += 1;
-				keep = true;
-				break;
-			case HEAPTUPLE_LIVE:
-				*num_tuples += 1;
-				keep = true;
-				break;
-			case HEAPTUPLE_INSERT_IN_PROGRESS:
-			case HEAPTUPLE_DELETE_IN_PROGRESS:
-				/* only our own transaction can be at work (AccessExclusiveLock) */
-				*num_tuples += 1;
-				keep = true;
-				break;
-		}
+		keep = qs_cluster_count(HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf),
+								num_tuples, tups_vacuumed, tups_recently_dead);
 		if (tup.t_data == &scratch)
 			qs_page_set_header(Lold, BufferGetPage(buf), off, &scratch);
 		copy = keep ? qs_page_copy_record(Lold, OldTable, BufferGetPage(buf),
