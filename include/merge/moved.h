@@ -59,6 +59,10 @@ qs_header_moved(HeapTupleHeader h)
 extern void qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 						  TransactionId mover, CommandId cid);
 
+/* check.c */
+struct QsColDirectory;
+extern int64 qs_merge_check_links(Relation rel, const struct QsColDirectory *dir);
+
 /* merge.c */
 extern void qs_merge_interlock(Relation rel, bool acquire);
 extern bool qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid);

@@ -218,6 +218,7 @@ typedef struct MergeState
 	QsColBuilder builder;
 	QsColLoadOptions opts;
 	TupleTableSlot *slot;
+	uint32	   *pos;			/* candidate i is row pos[i] of the block */
 } MergeState;
 
 /* quiet: visible to every snapshot that exists or will exist, never touched since */
@@ -355,7 +356,7 @@ insert_index_entries(MergeState *ms, uint32 range)
 			ItemPointerData tid;
 
 			CHECK_FOR_INTERRUPTS();
-			qs_virt_tid(range, i, &tid);
+			qs_virt_tid(range, ms->pos[i], &tid);
 			ExecStoreHeapTuple(ms->cands[i].tuple, ms->slot, false);
 			ms->slot->tts_tid = tid;
 			ResetExprContext(econtext);
@@ -433,7 +434,7 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 			HeapTupleHeader h;
 			ItemPointerData vtid;
 
-			qs_virt_tid(range, i, &vtid);
+			qs_virt_tid(range, ms->pos[i], &vtid);
 			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 			{
 				kill = lappend_int(kill, i);
@@ -473,7 +474,7 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	{
 		ItemPointerData vtid;
 
-		qs_virt_tid(range, lfirst_int(lc), &vtid);
+		qs_virt_tid(range, ms->pos[lfirst_int(lc)], &vtid);
 		kill_main_copy(rel, &vtid, xid);
 		ms->cands[lfirst_int(lc)].tuple = NULL;	/* not moved: its TOAST stays */
 	}
@@ -499,9 +500,19 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	size_t		image_len;
 	QsColDirEntry e;
 
+	uint32	   *perm = NULL;
+
+	/*
+	 * Sorted on the table's sort key: nobody holds a TID of the new block
+	 * yet, so its rows may take any position.
+	 */
 	block_id = qs_coldir_reserve(rel, &range);
-	image = qs_colbuilder_build_opts(&ms->builder, rel, block_id, -1,
-									 ms->opts.enc_mask, &image_len);
+	image = qs_colbuilder_build_perm(&ms->builder, rel, block_id,
+									 ms->opts.sort_col, ms->opts.enc_mask,
+									 &image_len, &perm);
+	ms->pos = palloc(sizeof(uint32) * ms->ncands);
+	for (uint32 j = 0; j < (uint32) ms->ncands; j++)
+		ms->pos[perm ? perm[j] : j] = j;
 	memset(&e, 0, sizeof(e));
 	e.block_id = block_id;
 	e.state = QS_COLBLK_SEALED;
