@@ -61,6 +61,7 @@
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "column/options.h"
+#include "merge/merge.h"
 #include "merge/moved.h"
 #include "page/layout.h"
 #include "tableam/engine.h"
@@ -580,6 +581,22 @@ merge_rel(Relation rel)
 }
 
 /*
+ * qs_merge_table
+ *		The merge of one column table in the current transaction, which
+ *		must not be SERIALIZABLE; the caller holds ShareUpdateExclusiveLock
+ *		(or stronger) on rel.  Returns how many rows moved.  Used by
+ *		quickstep.merge() and the merge worker.
+ */
+int64
+qs_merge_table(Relation rel)
+{
+	Assert(!IsolationIsSerializable());
+	Assert(qs_is_column_rel(rel));
+	qs_colload_flush_rel(rel);
+	return merge_rel(rel);
+}
+
+/*
  * quickstep.merge(rel regclass) RETURNS bigint
  *		Move the quiet rows of the delta into main blocks in the caller's
  *		transaction; returns how many moved.
@@ -621,8 +638,7 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(rel));
 
-	qs_colload_flush_rel(rel);
-	moved = merge_rel(rel);
+	moved = qs_merge_table(rel);
 	table_close(rel, NoLock);
 	PG_RETURN_INT64(moved);
 }
