@@ -157,11 +157,11 @@ typedef struct QsColDirEntry
 	uint32		published;		/* rows 0..published-1 exist */
 	TransactionId xmin;
 	CommandId	cid;
-	uint32		reserved;
+	BlockNumber src_first;		/* MERGED: the first and last delta page */
 	uint64		image_len;
 	uint64		retired_at_seq;
 	BlockNumber delmap_root;	/* InvalidBlockNumber: no delete map yet */
-	uint32		reserved2;
+	BlockNumber src_last;		/* its rows came from (moved.c) */
 } QsColDirEntry;
 
 /* A directory page: this header at PageGetContents, then entries. */

@@ -1099,9 +1099,43 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 		return qs_tuple_satisfies_snapshot(rel, slot, snapshot);
 	if (!qs_virt_decode(&slot->tts_tid, &range, &row))
 		return false;
-	qs_coldir_read_visible(rel, snapshot, &dir);
+	qs_coldir_read(rel, &dir);
 	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && row < e->published)
+	if (e != NULL && row < e->published &&
+		IsMVCCSnapshot(snapshot) && (e->flags & QS_COLDIR_MERGED) &&
+		TransactionIdIsNormal(e->xmin) &&
+		XidInMVCCSnapshot(e->xmin, snapshot) &&
+		TransactionIdDidCommit(e->xmin))
+	{
+		/*
+		 * A main copy whose merge this snapshot does not see: the snapshot
+		 * sees the row as its delta version, which every snapshot saw
+		 * (the merge moves only such rows).  So the row is visible unless
+		 * changed since: its inserter counts as frozen.  (The executor asks
+		 * this about a row it just locked through the merge's link, e.g. ON
+		 * CONFLICT at REPEATABLE READ: not a concurrent update.)
+		 */
+		HeapTupleHeaderData hdr;
+		HeapTupleData tup;
+		Buffer		mbuf;
+
+		if (qs_coldelmap_header(rel, e, row, NULL, &hdr, &ok))
+		{
+			hdr.t_infomask |= HEAP_XMIN_FROZEN;
+			tup.t_data = &hdr;
+			tup.t_len = SizeofHeapTupleHeader;
+			tup.t_self = slot->tts_tid;
+			tup.t_tableOid = RelationGetRelid(rel);
+			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			ok = HeapTupleSatisfiesVisibility(&tup, snapshot, mbuf);
+			UnlockReleaseBuffer(mbuf);
+		}
+		else
+			ok = false;
+	}
+	else if (e != NULL && row < e->published &&
+			 qs_coldir_entry_visible(rel, e, snapshot))
 	{
 		HeapTupleHeaderData hdr;
 
@@ -1215,6 +1249,8 @@ col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 			 RelationGetRelationName(rel));
 	if (result == TM_Ok && followed)
 		col_after_link(rel, tid, &link, snapshot, cid);
+	else if (result == TM_Ok && qs_tid_is_virtual(&cur))
+		qs_moved_take_main(rel, &cur, snapshot, cid);
 	return result;
 }
 
@@ -1248,6 +1284,8 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			 RelationGetRelationName(rel));
 	if (result == TM_Ok && followed)
 		col_after_link(rel, otid, &link, snapshot, cid);
+	else if (result == TM_Ok && qs_tid_is_virtual(&cur))
+		qs_moved_take_main(rel, &cur, snapshot, cid);
 	return result;
 }
 

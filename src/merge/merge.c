@@ -69,37 +69,6 @@
 
 PG_FUNCTION_INFO_V1(qs_merge_sql);
 
-/* the interlock's tag: an object lock no core path takes (pg_class, relid, 0x7171) */
-#define QS_MERGE_INTERLOCK_SUBID	0x7171
-
-static void
-interlock_tag(LOCKTAG *tag, Oid relid)
-{
-	SET_LOCKTAG_OBJECT(*tag, MyDatabaseId, RelationRelationId, relid,
-					   QS_MERGE_INTERLOCK_SUBID);
-}
-
-/*
- * qs_merge_interlock
- *		DML cancelling a running merge's mark holds the interlock in share
- *		mode while it looks at the merge's status and writes the cancel;
- *		the merge takes it exclusively just before its commit record and
- *		keeps it until its commit is visible (lock release at end of
- *		transaction).  A DML statement waits here only while a merge of
- *		the table is writing its commit record.
- */
-void
-qs_merge_interlock(Relation rel, bool acquire)
-{
-	LOCKTAG		tag;
-
-	interlock_tag(&tag, RelationGetRelid(rel));
-	if (acquire)
-		(void) LockAcquire(&tag, ShareLock, false, false);
-	else
-		LockRelease(&tag, ShareLock, false);
-}
-
 /* the tables this transaction merged, whose interlock it takes at pre-commit */
 static List *merged_rels = NIL;
 static bool callback_registered = false;
@@ -113,12 +82,7 @@ merge_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 			foreach(lc, merged_rels)
-			{
-				LOCKTAG		tag;
-
-				interlock_tag(&tag, lfirst_oid(lc));
-				(void) LockAcquire(&tag, ExclusiveLock, false, false);
-			}
+				qs_merge_interlock_commit(lfirst_oid(lc));
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (merged_rels != NIL)
@@ -154,48 +118,6 @@ remember_merged(Relation rel)
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	merged_rels = lappend_oid(merged_rels, RelationGetRelid(rel));
 	MemoryContextSwitchTo(old);
-}
-
-/*
- * qs_merged_block_hidden
- *		A running merge's block is absent for SnapshotDirty (its rows'
- *		delta versions are the rows until it commits): unique checks and
- *		EvalPlanQual never wait for a merge.
- */
-bool
-qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
-{
-	return (flags & QS_COLDIR_MERGED) != 0 && snapshot != NULL &&
-		snapshot->snapshot_type == SNAPSHOT_DIRTY &&
-		TransactionIdIsNormal(xmin) &&
-		!TransactionIdIsCurrentTransactionId(xmin) &&
-		TransactionIdIsInProgress(xmin);
-}
-
-/*
- * qs_moved_visible
- *		Heap's verdict 'valid' on a delta version with merge bits, corrected:
- *		SnapshotDirty does not report a running merge as a deleter to wait
- *		for; an MVCC snapshot of the transaction that changed the row
- *		through the link (TAKEN) no longer counts the delta version from
- *		its next command on.
- */
-bool
-qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid)
-{
-	if (!valid || snapshot == NULL || !qs_header_moved(h))
-		return valid;
-	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
-	{
-		if (TransactionIdEquals(snapshot->xmax, HeapTupleHeaderGetRawXmax(h)))
-			snapshot->xmax = InvalidTransactionId;
-		return true;
-	}
-	if (IsMVCCSnapshot(snapshot) && (h->t_infomask2 & QS_INFOMASK2_TAKEN) &&
-		TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(h)) &&
-		HeapTupleHeaderGetRawCommandId(h) < snapshot->curcid)
-		return false;
-	return valid;
 }
 
 typedef struct MergeCand
@@ -527,6 +449,8 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	e.cid = cid;
 	e.image_len = image_len;
 	e.delmap_root = InvalidBlockNumber;
+	e.src_first = ItemPointerGetBlockNumber(&ms->cands[0].tid);
+	e.src_last = ItemPointerGetBlockNumber(&ms->cands[ms->ncands - 1].tid);
 	qs_coldir_append(rel, &e);
 
 	insert_index_entries(ms, range);
