@@ -874,7 +874,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			hdr = &own;
 			/* a serializable read of this row, as heap's fetches take it */
 			if (visible && snapshot != NULL && IsMVCCSnapshot(snapshot))
-				qs_predicate_lock_tid(rel, tid, snapshot,
+				PredicateLockTID(rel, tid, snapshot,
 								 HeapTupleHeaderGetXmin((HeapTupleHeader) hdr));
 		}
 		if (visible)
@@ -1108,12 +1108,8 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 		TransactionIdDidCommit(e->xmin))
 	{
 		/*
-		 * A main copy whose merge this snapshot does not see: the snapshot
-		 * sees the row as its delta version, which every snapshot saw
-		 * (the merge moves only such rows).  So the row is visible unless
-		 * changed since: its inserter counts as frozen.  (The executor asks
-		 * this about a row it just locked through the merge's link, e.g. ON
-		 * CONFLICT at REPEATABLE READ: not a concurrent update.)
+		 * A main copy whose merge this snapshot does not see: the row it
+		 * sees is the delta version (moved.c, qs_main_visible_unmerged).
 		 */
 		HeapTupleHeaderData hdr;
 		HeapTupleData tup;
@@ -1121,14 +1117,13 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 
 		if (qs_coldelmap_header(rel, e, row, NULL, &hdr, &ok))
 		{
-			hdr.t_infomask |= HEAP_XMIN_FROZEN;
 			tup.t_data = &hdr;
 			tup.t_len = SizeofHeapTupleHeader;
 			tup.t_self = slot->tts_tid;
 			tup.t_tableOid = RelationGetRelid(rel);
 			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
-			ok = HeapTupleSatisfiesVisibility(&tup, snapshot, mbuf);
+			ok = qs_main_visible_unmerged(&tup, e->xmin, snapshot, mbuf);
 			UnlockReleaseBuffer(mbuf);
 		}
 		else
@@ -1214,8 +1209,15 @@ static void
 col_after_link(Relation rel, ItemPointer from, TM_FailureData *link,
 			   Snapshot snapshot, CommandId cid)
 {
-	if (snapshot != NULL && IsMVCCSnapshot(snapshot) &&
-		XidInMVCCSnapshot(link->xmax, snapshot))
+	/*
+	 * Only a transaction snapshot outlives the command: at READ COMMITTED
+	 * the next command's snapshot sees the merge (it committed before we
+	 * found its mark).  The transaction snapshot, not the one the command
+	 * passed: RI actions run with the newest one.
+	 */
+	if (!IsolationUsesXactSnapshot())
+		return;
+	if (XidInMVCCSnapshot(link->xmax, GetTransactionSnapshot()))
 		qs_mark_taken(rel, from, &link->ctid, link->xmax, cid);
 }
 

@@ -37,6 +37,7 @@
 
 #include "column/colstore.h"
 #include "merge/moved.h"
+#include "tableam/engine_int.h"
 
 static void
 set_special(Page page, uint32 magic)
@@ -548,8 +549,26 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				change = true;
 		if (change)
 		{
-			GenericXLogState *xs = GenericXLogStart(rel);
-			Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+			GenericXLogState *xs;
+			Page		page;
+			TransactionId newest = InvalidTransactionId;
+
+			/*
+			 * A hot standby query that does not see a frozen block's writer
+			 * (a load, or a merge whose moved rows' delta versions it still
+			 * counts) would see its rows once frozen: conflict first, as
+			 * heap's freeze records carry.
+			 */
+			for (uint32 i = 0; i < h->nentries; i++)
+				if (ents[i].state != QS_COLBLK_RETIRED &&
+					TransactionIdIsNormal(ents[i].xmin) &&
+					TransactionIdPrecedes(ents[i].xmin, horizon) &&
+					(!TransactionIdIsValid(newest) ||
+					 TransactionIdFollows(ents[i].xmin, newest)))
+					newest = ents[i].xmin;
+			qs_log_conflict(rel, newest);
+			xs = GenericXLogStart(rel);
+			page = GenericXLogRegisterBuffer(xs, buf, 0);
 
 			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
 			for (uint32 i = 0; i < h->nentries; i++)

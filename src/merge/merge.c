@@ -49,7 +49,9 @@
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
+#include "replication/syncrep.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -69,9 +71,66 @@
 
 PG_FUNCTION_INFO_V1(qs_merge_sql);
 
-/* the tables this transaction merged, whose interlock it takes at pre-commit */
-static List *merged_rels = NIL;
+/*
+ * What the transaction's merges leave for its pre-commit, in
+ * TopTransactionContext: each merged table (its interlock is taken then)
+ * and each moved version with TOAST values, whose chunks are deleted then
+ * if the version still carries its mark.  Not at mark time: until the
+ * interlock is held a DML statement may cancel the move and keep the
+ * version, TOAST pointers included (review C1).
+ */
+typedef struct MergedRel
+{
+	Oid			relid;
+	SubTransactionId subid;		/* the subtransaction that merged it */
+} MergedRel;
+
+typedef struct PendingToast
+{
+	Oid			relid;
+	SubTransactionId subid;
+	ItemPointerData tid;		/* the delta version */
+	ItemPointerData link;		/* its mark's main copy */
+	TransactionId mover;		/* its mark's xmax */
+	HeapTuple	tuple;			/* its copy: the TOAST pointers */
+} PendingToast;
+
+static List *merged_rels = NIL;	/* of MergedRel */
+static List *pending_toast = NIL;	/* of PendingToast */
 static bool callback_registered = false;
+
+/* The TOAST values of the versions still moved at pre-commit go with M. */
+static void
+delete_pending_toast(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, pending_toast)
+	{
+		PendingToast *p = lfirst(lc);
+		Relation	rel = table_open(p->relid, NoLock);	/* locked by the merge */
+		const QsPageLayout *L = qs_layout_of(rel);
+		Buffer		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&p->tid));
+		OffsetNumber off = ItemPointerGetOffsetNumber(&p->tid);
+		bool		moved = false;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (qs_page_record_state(L, BufferGetPage(buf), off) == QS_REC_NORMAL)
+		{
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h = qs_page_get_header(L, BufferGetPage(buf), off,
+												   &scratch, NULL);
+
+			moved = qs_header_moved(h) &&
+				TransactionIdEquals(HeapTupleHeaderGetRawXmax(h), p->mover) &&
+				ItemPointerEquals(&h->t_ctid, &p->link);
+		}
+		UnlockReleaseBuffer(buf);
+		if (moved && TransactionIdIsCurrentTransactionId(p->mover))
+			heap_toast_delete(rel, p->tuple, false);
+		table_close(rel, NoLock);
+	}
+}
 
 static void
 merge_xact_callback(XactEvent event, void *arg)
@@ -81,8 +140,10 @@ merge_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
+			/* from here to the commit no DML cancels a move of ours */
 			foreach(lc, merged_rels)
-				qs_merge_interlock_commit(lfirst_oid(lc));
+				qs_merge_interlock_commit(((MergedRel *) lfirst(lc))->relid);
+			delete_pending_toast();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (merged_rels != NIL)
@@ -97,9 +158,37 @@ merge_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 		case XACT_EVENT_PREPARE:
 			merged_rels = NIL;	/* TopTransactionContext is gone */
+			pending_toast = NIL;
 			break;
 		default:
 			break;
+	}
+}
+
+/* a rolled-back subtransaction's merges are undone: forget them */
+static void
+merge_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		foreach(lc, merged_rels)
+			if (((MergedRel *) lfirst(lc))->subid == mySubid)
+				merged_rels = foreach_delete_current(merged_rels, lc);
+		foreach(lc, pending_toast)
+			if (((PendingToast *) lfirst(lc))->subid == mySubid)
+				pending_toast = foreach_delete_current(pending_toast, lc);
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		foreach(lc, merged_rels)
+			if (((MergedRel *) lfirst(lc))->subid == mySubid)
+				((MergedRel *) lfirst(lc))->subid = parentSubid;
+		foreach(lc, pending_toast)
+			if (((PendingToast *) lfirst(lc))->subid == mySubid)
+				((PendingToast *) lfirst(lc))->subid = parentSubid;
 	}
 }
 
@@ -107,16 +196,42 @@ static void
 remember_merged(Relation rel)
 {
 	MemoryContext old;
+	ListCell   *lc;
+	MergedRel  *m;
 
 	if (!callback_registered)
 	{
 		RegisterXactCallback(merge_xact_callback, NULL);
+		RegisterSubXactCallback(merge_subxact_callback, NULL);
 		callback_registered = true;
 	}
-	if (list_member_oid(merged_rels, RelationGetRelid(rel)))
-		return;
+	foreach(lc, merged_rels)
+		if (((MergedRel *) lfirst(lc))->relid == RelationGetRelid(rel) &&
+			((MergedRel *) lfirst(lc))->subid == GetCurrentSubTransactionId())
+			return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
-	merged_rels = lappend_oid(merged_rels, RelationGetRelid(rel));
+	m = palloc(sizeof(MergedRel));
+	m->relid = RelationGetRelid(rel);
+	m->subid = GetCurrentSubTransactionId();
+	merged_rels = lappend(merged_rels, m);
+	MemoryContextSwitchTo(old);
+}
+
+/* a moved version with TOAST values: its chunks are deleted at pre-commit */
+static void
+remember_toast(Relation rel, ItemPointer tid, ItemPointer link,
+			   TransactionId mover, HeapTuple tuple)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PendingToast *p = palloc(sizeof(PendingToast));
+
+	p->relid = RelationGetRelid(rel);
+	p->subid = GetCurrentSubTransactionId();
+	p->tid = *tid;
+	p->link = *link;
+	p->mover = mover;
+	p->tuple = heap_copytuple(tuple);
+	pending_toast = lappend(pending_toast, p);
 	MemoryContextSwitchTo(old);
 }
 
@@ -403,10 +518,18 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	}
 	list_free(kill);
 
-	/* the moved versions' TOAST values go with M (the block holds them whole) */
+	/*
+	 * The moved versions' TOAST values go with M (the block holds them
+	 * whole), at its pre-commit, for those whose moves nobody cancelled.
+	 */
 	for (i = 0; i < ms->ncands; i++)
 		if (ms->cands[i].tuple != NULL && HeapTupleHasExternal(ms->cands[i].tuple))
-			heap_toast_delete(rel, ms->cands[i].tuple, false);
+		{
+			ItemPointerData vtid;
+
+			qs_virt_tid(range, ms->pos[i], &vtid);
+			remember_toast(rel, &ms->cands[i].tid, &vtid, xid, ms->cands[i].tuple);
+		}
 	return moved;
 }
 
@@ -504,6 +627,24 @@ merge_rel(Relation rel)
 	return moved;
 }
 
+static bool
+has_exclusion_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, indexes)
+	{
+		Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
+
+		found |= ind->rd_index->indisexclusion;
+		index_close(ind, AccessShareLock);
+	}
+	list_free(indexes);
+	return found;
+}
+
 /*
  * qs_merge_table
  *		The merge of one column table in the current transaction, which
@@ -517,6 +658,25 @@ qs_merge_table(Relation rel)
 	Assert(!IsolationIsSerializable());
 	Assert(qs_is_column_rel(rel));
 	qs_colload_flush_rel(rel);
+
+	/*
+	 * An exclusion constraint's check (SnapshotDirty over a GiST or SP-GiST
+	 * index, TIDs in any order) could visit a row's main copy before its
+	 * delta version across the merge's commit and find neither: such
+	 * tables keep their rows in the delta (as their loads do).
+	 */
+	if (has_exclusion_index(rel))
+		return 0;
+
+	/*
+	 * A DML statement that meets one of our marks while we commit waits
+	 * for the interlock until the commit is visible: not for a synchronous
+	 * standby too.  Safe: whoever relied on our commit commits after us.
+	 */
+	if (synchronous_commit > SYNCHRONOUS_COMMIT_LOCAL_FLUSH)
+		(void) set_config_option("synchronous_commit", "local",
+								 PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
 	return merge_rel(rel);
 }
 

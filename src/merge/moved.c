@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
@@ -54,6 +55,16 @@ qs_merge_interlock(Relation rel, bool acquire)
 		(void) LockAcquire(&tag, ShareLock, false, false);
 	else
 		LockRelease(&tag, ShareLock, false);
+}
+
+/* the share mode without waiting (NOWAIT, SKIP LOCKED) */
+bool
+qs_merge_interlock_try(Relation rel)
+{
+	LOCKTAG		tag;
+
+	interlock_tag(&tag, RelationGetRelid(rel));
+	return LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
 }
 
 /* the merge's pre-commit: no cancel may land from here to its commit */
@@ -138,9 +149,10 @@ qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
 	 * committed before this change found its main copy), and the current
 	 * command does not see its own change anyway.
 	 */
-	if (!IsolationUsesXactSnapshot() || snapshot == NULL ||
-		!IsMVCCSnapshot(snapshot) || !qs_virt_decode(vtid, &range, &row))
+	if (!IsolationUsesXactSnapshot() || !qs_virt_decode(vtid, &range, &row))
 		return;
+	/* the snapshot later commands use, not the one of this change (RI) */
+	snapshot = GetTransactionSnapshot();
 	qs_coldir_read(rel, &dir);
 	e = qs_coldir_find_range(&dir, range);
 	if (e == NULL || !(e->flags & QS_COLDIR_MERGED) ||
@@ -191,5 +203,149 @@ qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
 			qs_mark_taken(rel, &found, vtid, mover, cid);
 			return;
 		}
+	}
+}
+
+/*
+ * qs_main_visible_unmerged
+ *		A main copy 'h' of merge 'mover', judged for an MVCC snapshot that
+ *		does not see that merge: the snapshot sees the row as its delta
+ *		version, which every snapshot saw (only quiet rows move) and which
+ *		carries the same values.  So the row is visible to it unless its
+ *		move was cancelled or killed (xmax = the merge: never a row) or it
+ *		was changed since (the copy's xmax, as heap judges it).  The
+ *		executor asks this about a row it reached at its main copy --
+ *		ON CONFLICT's arbiter, the crosscheck of RI actions at REPEATABLE
+ *		READ: not a concurrent update (review C3).
+ */
+bool
+qs_main_visible_unmerged(HeapTuple tp, TransactionId mover,
+						 Snapshot snapshot, Buffer buf)
+{
+	HeapTupleHeaderData c = *tp->t_data;
+	HeapTupleData tup;
+
+	if (!(c.t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
+		TransactionIdEquals(HeapTupleHeaderGetRawXmax(&c), mover))
+		return false;
+	c.t_infomask |= HEAP_XMIN_FROZEN;
+	tup.t_data = &c;
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = tp->t_self;
+	tup.t_tableOid = tp->t_tableOid;
+	return HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+}
+
+/*
+ * qs_moved_merge_of
+ *		The merge that wrote main row 'vtid', if its block is a merge's and
+ *		'snapshot' (MVCC) does not see that committed merge; else
+ *		InvalidTransactionId.
+ */
+TransactionId
+qs_moved_merge_of(Relation rel, ItemPointer vtid, Snapshot snapshot)
+{
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+	TransactionId mover = InvalidTransactionId;
+
+	if (snapshot == NULL || !IsMVCCSnapshot(snapshot) ||
+		!qs_virt_decode(vtid, &range, &row))
+		return InvalidTransactionId;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && row < e->published && (e->flags & QS_COLDIR_MERGED) &&
+		TransactionIdIsNormal(e->xmin) &&
+		XidInMVCCSnapshot(e->xmin, snapshot) &&
+		TransactionIdDidCommit(e->xmin))
+		mover = e->xmin;
+	pfree(dir.entries);
+	return mover;
+}
+
+/*
+ * qs_crosscheck_visible
+ *		The crosscheck of an update or delete (RI actions at REPEATABLE
+ *		READ): heap's verdict on the record's header, and for a main copy
+ *		of a merge the crosscheck snapshot does not see, the verdict on the
+ *		row it sees instead (qs_main_visible_unmerged).
+ */
+bool
+qs_crosscheck_visible(Relation rel, HeapTuple tp, Snapshot crosscheck,
+					  Buffer buf)
+{
+	TransactionId mover;
+
+	if (HeapTupleSatisfiesVisibility(tp, crosscheck, buf))
+		return true;
+	if (!qs_tid_is_virtual(&tp->t_self))
+		return false;
+	mover = qs_moved_merge_of(rel, &tp->t_self, crosscheck);
+	return TransactionIdIsValid(mover) &&
+		qs_main_visible_unmerged(tp, mover, crosscheck, buf);
+}
+
+/*
+ * qs_moved_conflict_pending
+ *		Did a serializable read just count delta version 'h' whose merge
+ *		committed?  Then the row's current state (changes made since, by
+ *		writers the reader may not see) lives at its main copy, *link:
+ *		qs_moved_conflict_out must look there once no buffer is locked.
+ */
+bool
+qs_moved_conflict_pending(HeapTupleHeader h, bool valid, ItemPointer link)
+{
+	TransactionId mover;
+
+	if (!valid || !qs_header_moved(h))
+		return false;
+	mover = HeapTupleHeaderGetRawXmax(h);
+	if (TransactionIdIsCurrentTransactionId(mover) ||
+		TransactionIdIsInProgress(mover) || !TransactionIdDidCommit(mover))
+		return false;
+	*link = h->t_ctid;
+	return true;
+}
+
+/*
+ * qs_moved_conflict_out
+ *		The conflict out heap's read of the row would record: the xmax of
+ *		its main copy (the writer that changed the row after the merge), as
+ *		for a visible tuple (review C4: write skew through a moved row).
+ *		Called with no buffer locked (a main row's update holds its delete-
+ *		map page while it takes a delta page).
+ */
+void
+qs_moved_conflict_out(Relation rel, ItemPointer link, Snapshot snapshot)
+{
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+	HeapTupleHeaderData hdr;
+	bool		vis;
+	bool		found = false;
+
+	if (!qs_virt_decode(link, &range, &row))
+		return;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && row < e->published)
+		found = qs_coldelmap_header(rel, e, row, NULL, &hdr, &vis);
+	pfree(dir.entries);
+	if (found)
+	{
+		HeapTupleData tup;
+		Buffer		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+
+		tup.t_data = &hdr;
+		tup.t_len = SizeofHeapTupleHeader;
+		tup.t_self = *link;
+		tup.t_tableOid = RelationGetRelid(rel);
+		LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+		HeapCheckForSerializableConflictOut(true, rel, &tup, mbuf, snapshot);
+		UnlockReleaseBuffer(mbuf);
 	}
 }
