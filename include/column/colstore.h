@@ -138,6 +138,7 @@ typedef struct QsColMeta
 #define QS_COLDIR_RUN_RECLAIMED	0x0001	/* the run's pages went back to the delta */
 #define QS_COLDIR_PENDING		0x0002	/* a load is buffering its rows: no run yet */
 #define QS_COLDIR_MERGED		0x0004	/* written by a merge (src/merge): xmin is the merge */
+#define QS_COLDIR_INDEX_CLEANED 0x0008	/* RETIRED, and VACUUM removed its index entries */
 
 /*
  * One directory entry per block version.  xmin/cid: the loading
@@ -198,6 +199,8 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
+extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n);
+extern void qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
 extern Buffer qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx);

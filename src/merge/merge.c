@@ -105,6 +105,10 @@ delete_pending_toast(void)
 {
 	ListCell   *lc;
 
+	if (pending_toast == NIL)
+		return;
+	/* TOAST deletion reads through SnapshotToast, which wants an active snapshot */
+	PushActiveSnapshot(GetTransactionSnapshot());
 	foreach(lc, pending_toast)
 	{
 		PendingToast *p = lfirst(lc);
@@ -130,6 +134,7 @@ delete_pending_toast(void)
 			heap_toast_delete(rel, p->tuple, false);
 		table_close(rel, NoLock);
 	}
+	PopActiveSnapshot();
 }
 
 static void
@@ -271,10 +276,14 @@ record_quiet(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
 		return false;
 	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
 		return false;
+	/*
+	 * LIVE: the inserter committed (its hint bit may be missing: heap sets
+	 * it only once the commit record is flushed), and it precedes every
+	 * snapshot's xmin.
+	 */
 	if (HeapTupleHeaderXminFrozen(h))
 		return true;
-	return HeapTupleHeaderXminCommitted(h) &&
-		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
+	return TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
 }
 
 /*
