@@ -1246,13 +1246,14 @@ static int
 qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 				 OffsetNumber off, HeapTuple tp, HeapTupleHeaderData *scratch,
 				 ItemPointer link, TransactionId *mover,
-				 LockWaitPolicy policy)
+				 LockWaitPolicy policy, CommandId cid)
 {
 	for (;;)
 	{
 		HeapTupleHeader h = tp->t_data;
 		TransactionId xmax;
 		Buffer		mbuf;
+		bool		own = false;
 
 		if (!qs_header_moved(h))
 			return QS_MOVED_NONE;
@@ -1260,9 +1261,19 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 		*link = h->t_ctid;
 		*mover = xmax;
 		if (TransactionIdIsCurrentTransactionId(xmax))
-			return QS_MOVED_FOLLOW;
+		{
+			/*
+			 * Our own merge: from an earlier command, the main copy is the
+			 * row for us.  From this very command (quickstep.merge() called
+			 * by the statement that now changes the row) the command still
+			 * sees the delta version and not the copy: that move is undone.
+			 */
+			if (HeapTupleHeaderGetCmax(h) < cid)
+				return QS_MOVED_FOLLOW;
+			own = true;
+		}
 		/* heap's order: the commit log says committed before the procarray lets go */
-		if (!TransactionIdIsInProgress(xmax))
+		else if (!TransactionIdIsInProgress(xmax))
 			return TransactionIdDidCommit(xmax) ? QS_MOVED_FOLLOW : QS_MOVED_NONE;
 
 		/*
@@ -1283,7 +1294,9 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 							RelationGetRelationName(rel),
 							ItemPointerGetBlockNumber(link),
 							ItemPointerGetOffsetNumber(link))));
-		if (policy == LockWaitBlock)
+		if (own)
+			;					/* our commit cannot race with us */
+		else if (policy == LockWaitBlock)
 			qs_merge_interlock(rel, true);
 		else if (!qs_merge_interlock_try(rel))
 		{
@@ -1305,12 +1318,13 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 		if (qs_header_moved(h) &&
 			TransactionIdEquals(HeapTupleHeaderGetRawXmax(h), xmax) &&
 			ItemPointerEquals(&h->t_ctid, link) &&
-			TransactionIdIsInProgress(xmax))
+			(own || TransactionIdIsInProgress(xmax)))
 		{
 			qs_cancel_move(rel, L, buf, off, mbuf, link, xmax);
 			qs_load_header(L, rel, buf, off, tp, scratch);
 		}
-		qs_merge_interlock(rel, false);
+		if (!own)
+			qs_merge_interlock(rel, false);
 		ReleaseBuffer(mbuf);
 	}
 }
@@ -1391,7 +1405,7 @@ qs_delete_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 	qs_load_header(L, rel, buf, off, tp, scratch);
 l1:
 	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover,
-						 LockWaitBlock) == QS_MOVED_FOLLOW)
+						 LockWaitBlock, cid) == QS_MOVED_FOLLOW)
 		return QS_TM_MOVED;
 	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
 	qs_sync_header(L, buf, off, tp, scratch);
@@ -1618,7 +1632,7 @@ l2:
 	*checked_lockers = false;
 	*locker_remains = false;
 	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover,
-						 LockWaitBlock) == QS_MOVED_FOLLOW)
+						 LockWaitBlock, cid) == QS_MOVED_FOLLOW)
 		return QS_TM_MOVED;
 	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
 	qs_sync_header(L, buf, off, tp, scratch);
@@ -2133,7 +2147,8 @@ l4:
 			TransactionId mover;
 
 			if (qs_resolve_moved(rel, L, buf, off, &mytup, &scratch, &link,
-								 &mover, LockWaitBlock) == QS_MOVED_FOLLOW)
+								 &mover, LockWaitBlock,
+								 GetCurrentCommandId(false)) == QS_MOVED_FOLLOW)
 			{
 				result = TM_Ok;
 				goto out_locked;
@@ -2310,7 +2325,7 @@ qs_lock_one(Relation rel, const QsPageLayout *L, ItemPointer tid,
 
 l3:
 	switch (qs_resolve_moved(rel, L, buf, off, &tuple, &scratch, &tmfd->ctid,
-							 &tmfd->xmax, wait_policy))
+							 &tmfd->xmax, wait_policy, cid))
 	{
 		case QS_MOVED_FOLLOW:
 			result = QS_TM_MOVED;

@@ -708,6 +708,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	/* pass 2: indexes, then the records */
 	if (dead.n > 0 || dead.nranges > 0)
 	{
+		/*
+		 * Standbys first: a query there that still sees a record we remove
+		 * must be cancelled before its index entries go (heap's pass 1
+		 * prune record carries this conflict before index vacuuming; btree's
+		 * vacuum records carry none).  Logged again per page below.
+		 */
+		qs_log_conflict(rel, rm_horizon);
 		qsort(dead.tids, dead.n, sizeof(ItemPointerData), tid_cmp);
 		for (int i = 0; i < nindexes; i++)
 		{
