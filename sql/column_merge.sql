@@ -1,0 +1,328 @@
+-- quickstep.merge(rel): the committed rows of a column table's delta that
+-- every snapshot sees move into a compressed main block, in the caller's
+-- transaction.  THE RULE: a merge is invisible.  Every statement below runs
+-- on a column table c and on a heap twin h; after every step that matters
+-- their contents are compared (EXCEPT ALL both ways, counts, sums) and
+-- check_table must be clean.  Only ctid (and xmin) of moved rows may change.
+CREATE SCHEMA column_merge;
+SET search_path = column_merge, public;
+SET quickstep.column_delta_rows = 1000;	-- small inserts stay in the delta
+SET max_parallel_workers_per_gather = 0;
+
+CREATE TABLE h (id int NOT NULL, k int, t text, n numeric, big text);
+CREATE TABLE c (LIKE h) USING quickstep_column;
+-- no autovacuum/autoanalyze snapshot may hold rows back from a merge
+ALTER TABLE h SET (autovacuum_enabled = off);
+ALTER TABLE c SET (autovacuum_enabled = off);
+
+-- run one statement ({t} = the table) on h, then on c; both row counts
+CREATE FUNCTION twin(q text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE nh bigint; nc bigint;
+BEGIN
+  EXECUTE replace(q, '{t}', 'h'); GET DIAGNOSTICS nh = ROW_COUNT;
+  EXECUTE replace(q, '{t}', 'c'); GET DIAGNOSTICS nc = ROW_COUNT;
+  IF nh = nc THEN RETURN nc || ' rows'; END IF;
+  RETURN format('DIFFER: heap %s rows, column %s rows', nh, nc);
+END $f$;
+
+-- c's contents against h's: 'same ...' or what differs
+CREATE FUNCTION same() RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE ch bigint; hc bigint; nc bigint; nh bigint; sc text; sh text;
+BEGIN
+  SELECT count(*) INTO ch FROM (SELECT id, k, t, n, big FROM c EXCEPT ALL SELECT id, k, t, n, big FROM h) x;
+  SELECT count(*) INTO hc FROM (SELECT id, k, t, n, big FROM h EXCEPT ALL SELECT id, k, t, n, big FROM c) x;
+  SELECT count(*), sum(id) || '/' || coalesce(sum(k), 0) || '/' || count(t) || '/' || coalesce(sum(n), 0) || '/' || coalesce(sum(length(big)), 0)
+    INTO nc, sc FROM c;
+  SELECT count(*), sum(id) || '/' || coalesce(sum(k), 0) || '/' || count(t) || '/' || coalesce(sum(n), 0) || '/' || coalesce(sum(length(big)), 0)
+    INTO nh, sh FROM h;
+  IF ch = 0 AND hc = 0 AND nc = nh AND sc IS NOT DISTINCT FROM sh THEN
+    RETURN format('same: %s rows, sums %s', nc, sc);
+  END IF;
+  RETURN format('DIFFER: c-h %s, h-c %s, rows %s/%s (heap), sums %s / %s (heap)', ch, hc, nc, nh, sc, sh);
+END $f$;
+
+-- rows of c whose ctid is a virtual TID (a row in a main block)
+CREATE FUNCTION in_main() RETURNS bigint LANGUAGE sql AS
+$$ SELECT count(*) FROM c WHERE (ctid::text::point)[0] >= 2147483648 $$;
+
+-- where each row of c is now, to see which rows a merge moved
+CREATE TABLE loc (id int, old tid);
+CREATE FUNCTION remember() RETURNS void LANGUAGE sql AS
+$$ TRUNCATE loc; INSERT INTO loc SELECT id, ctid FROM c; $$;
+CREATE FUNCTION relocated() RETURNS bigint LANGUAGE sql AS
+$$ SELECT count(*) FROM c JOIN loc USING (id) WHERE c.ctid <> loc.old $$;
+
+-- 1. small inserts (several transactions, NULLs), all in the delta
+SELECT twin($$INSERT INTO {t} SELECT i, i % 10, CASE WHEN i % 7 = 0 THEN NULL ELSE 't' || i % 13 END,
+  CASE WHEN i % 5 = 0 THEN NULL ELSE i / 4.0 END, NULL FROM generate_series(1, 200) i$$);
+SELECT twin($$INSERT INTO {t} VALUES (201, NULL, NULL, NULL, NULL), (202, 2, '', 0, '')$$);
+SELECT twin($$INSERT INTO {t} SELECT i, -i, 'x' || i, -i, 'short' FROM generate_series(203, 300) i$$);
+SELECT same(), in_main(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 2. the merge moves every quiet row; a second one finds none
+SELECT remember();
+SELECT quickstep.merge('c') AS moved;
+SELECT same(), in_main(), relocated(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT quickstep.merge('c') AS moved_again;
+SELECT same(), in_main(), relocated();
+
+-- 3. UPDATE, DELETE and SELECT FOR UPDATE of moved rows
+SELECT twin($$UPDATE {t} SET k = k + 1000, t = t || '+' WHERE id % 10 = 1$$);
+SELECT twin($$DELETE FROM {t} WHERE id % 10 = 2$$);
+SELECT twin($$UPDATE {t} SET n = NULL WHERE id BETWEEN 100 AND 105 RETURNING *$$);
+SELECT twin($$DELETE FROM {t} WHERE id BETWEEN 150 AND 152 RETURNING id, k, t$$);
+BEGIN;
+SELECT twin($$SELECT id FROM {t} WHERE id BETWEEN 20 AND 30 ORDER BY id FOR UPDATE$$);
+SELECT twin($$SELECT id FROM {t} WHERE id BETWEEN 31 AND 40 FOR KEY SHARE$$);
+SELECT twin($$UPDATE {t} SET k = 7 WHERE id = 25$$);
+COMMIT;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+-- the same row twice in one statement: a self-join on the key
+SELECT count(*) FROM c a JOIN c b USING (id) WHERE a.ctid <> b.ctid;
+SELECT count(*) FROM c a JOIN c b ON a.ctid = b.ctid;
+-- a TID scan reaches a moved row by its new ctid
+SELECT id, k, t FROM c WHERE ctid = (SELECT ctid FROM c WHERE id = 33);
+
+-- 4. a second merge: the updated rows' new versions and new inserts
+SELECT twin($$INSERT INTO {t} SELECT i, i % 3, NULL, i, NULL FROM generate_series(301, 340) i$$);
+SELECT remember();
+SELECT quickstep.merge('c') AS moved;
+SELECT same(), relocated(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT count(*) AS left_in_delta FROM c WHERE (ctid::text::point)[0] < 2147483648;
+
+-- 5. rows locked or changed by an open transaction stay in the delta
+SELECT twin($$INSERT INTO {t} SELECT i, 5, 'lock', NULL, NULL FROM generate_series(341, 360) i$$);
+BEGIN;
+SELECT twin($$SELECT id FROM {t} WHERE id BETWEEN 341 AND 345 FOR UPDATE$$);
+SELECT twin($$SELECT id FROM {t} WHERE id BETWEEN 346 AND 348 FOR SHARE$$);
+SELECT twin($$UPDATE {t} SET k = 6 WHERE id = 349$$);
+SELECT twin($$DELETE FROM {t} WHERE id = 350$$);
+SELECT twin($$INSERT INTO {t} VALUES (361, 1, 'mine', 1, NULL)$$);
+SELECT remember();
+-- moves 351..360 only: 341..348 locked, 349 and 350 changed, 361 not committed
+SELECT quickstep.merge('c') AS moved;
+SELECT same(), relocated();
+SELECT id FROM c JOIN loc USING (id) WHERE c.ctid = loc.old AND id > 340 ORDER BY id;
+SELECT twin($$UPDATE {t} SET k = k + 1 WHERE id BETWEEN 341 AND 361$$);
+COMMIT;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 6. wide TOASTed values (> 8 kB): compressible and not
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'wide', i, repeat('abc' || i, 5000) FROM generate_series(401, 405) i$$);
+INSERT INTO h SELECT i, i, 'rand', i, (SELECT string_agg(md5(i || '/' || g), '') FROM generate_series(1, 400) g)
+  FROM generate_series(406, 410) i;
+INSERT INTO c SELECT * FROM h WHERE id BETWEEN 406 AND 410;
+SELECT id, length(big), md5(big) FROM c WHERE id > 400 ORDER BY id;
+SELECT remember();
+SELECT quickstep.merge('c') > 0 AS moved;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT count(*) AS wide_moved FROM c JOIN loc USING (id) WHERE c.ctid <> loc.old AND id > 400;
+SELECT id, length(big), md5(big) FROM c WHERE id > 400 ORDER BY id;
+SELECT (SELECT md5(string_agg(big, '' ORDER BY id)) FROM c WHERE id > 400) =
+       (SELECT md5(string_agg(big, '' ORDER BY id)) FROM h WHERE id > 400) AS wide_equal;
+-- update beside a moved wide value, update the value, delete one
+SELECT twin($$UPDATE {t} SET k = -k WHERE id IN (401, 406)$$);
+SELECT twin($$UPDATE {t} SET big = big || 'z' WHERE id IN (402, 407)$$);
+SELECT twin($$DELETE FROM {t} WHERE id IN (403, 408)$$);
+SELECT quickstep.merge('c') > 0 AS moved;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+VACUUM c;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT id, length(big), md5(big) FROM c WHERE id > 400 ORDER BY id;
+
+-- 7. a unique index: a duplicate of a moved row fails as on heap
+CREATE UNIQUE INDEX h_id ON h (id);
+CREATE UNIQUE INDEX c_id ON c (id);
+SELECT twin($$INSERT INTO {t} SELECT i, 0, 'u', NULL, NULL FROM generate_series(501, 520) i$$);
+SELECT quickstep.merge('c') AS moved;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+INSERT INTO h VALUES (505, 0, 'dup', NULL, NULL);
+INSERT INTO c VALUES (505, 0, 'dup', NULL, NULL);
+INSERT INTO h VALUES (33, 0, 'dup', NULL, NULL);
+INSERT INTO c VALUES (33, 0, 'dup', NULL, NULL);
+UPDATE h SET id = 506 WHERE id = 507;
+UPDATE c SET id = 506 WHERE id = 507;
+SELECT twin($$INSERT INTO {t} VALUES (508, 0, 'x', NULL, NULL) ON CONFLICT (id) DO NOTHING$$);
+SELECT twin($$INSERT INTO {t} VALUES (509, 0, 'x', NULL, NULL) ON CONFLICT (id) DO UPDATE SET t = 'upsert', k = {t}.k + 1$$);
+SELECT twin($$INSERT INTO {t} VALUES (44, 0, 'x', NULL, NULL) ON CONFLICT (id) DO UPDATE SET t = 'upsert2'$$);
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+-- delete a moved row and insert its key again in one transaction
+BEGIN;
+SELECT twin($$DELETE FROM {t} WHERE id = 510$$);
+SELECT twin($$INSERT INTO {t} VALUES (510, 1, 'again', NULL, NULL)$$);
+COMMIT;
+SELECT quickstep.merge('c') > 0 AS moved;
+INSERT INTO c VALUES (510, 0, 'dup', NULL, NULL);
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+-- a foreign key to moved rows
+CREATE TABLE fk_c (ref int REFERENCES c (id));
+INSERT INTO fk_c VALUES (511), (512);
+SELECT quickstep.merge('c') AS moved_after_fk;
+INSERT INTO fk_c VALUES (513);
+DELETE FROM c WHERE id = 511;
+INSERT INTO fk_c VALUES (999999);
+DROP TABLE fk_c;
+
+-- 8. partial and expression indexes: index scans return heap's rows
+CREATE INDEX h_part ON h (k) WHERE n IS NULL;
+CREATE INDEX c_part ON c (k) WHERE n IS NULL;
+CREATE INDEX h_expr ON h (lower(t));
+CREATE INDEX c_expr ON c (lower(t));
+SELECT twin($$INSERT INTO {t} SELECT i, i % 4, CASE WHEN i % 2 = 0 THEN 'T' || i % 3 END,
+  CASE WHEN i % 3 = 0 THEN i END, NULL FROM generate_series(601, 660) i$$);
+SELECT twin($$UPDATE {t} SET n = NULL, t = 'T1' WHERE id BETWEEN 603 AND 606$$);
+SELECT remember();
+SELECT quickstep.merge('c') > 0 AS moved;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM c WHERE k = 2 AND n IS NULL;
+SELECT array_agg(id ORDER BY id) FROM c WHERE k = 2 AND n IS NULL;
+SELECT array_agg(id ORDER BY id) FROM h WHERE k = 2 AND n IS NULL;
+EXPLAIN (COSTS OFF) SELECT id FROM c WHERE lower(t) = 't1';
+SELECT array_agg(id ORDER BY id) FROM c WHERE lower(t) = 't1';
+SELECT array_agg(id ORDER BY id) FROM h WHERE lower(t) = 't1';
+SELECT count(*), sum(id) FROM c WHERE id BETWEEN 1 AND 700;
+SELECT count(*), sum(id) FROM h WHERE id BETWEEN 1 AND 700;
+SELECT id FROM c WHERE id BETWEEN 600 AND 700 ORDER BY id DESC LIMIT 5;
+SELECT id FROM h WHERE id BETWEEN 600 AND 700 ORDER BY id DESC LIMIT 5;
+-- the index still finds the rows after VACUUM removed the old versions
+VACUUM c;
+SELECT array_agg(id ORDER BY id) FROM c WHERE k = 2 AND n IS NULL;
+SELECT array_agg(id ORDER BY id) FROM c WHERE lower(t) = 't1';
+SELECT count(*), sum(id) FROM c WHERE id BETWEEN 1 AND 700;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 9. a merge whose transaction rolls back moves nothing
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'rb', NULL, NULL FROM generate_series(701, 730) i$$);
+SELECT remember();
+BEGIN;
+SELECT quickstep.merge('c') AS moved;
+SELECT same(), relocated();
+ROLLBACK;
+SELECT same(), relocated(), quickstep.check_table('c') IS NOT NULL AS checked;
+-- the same rows move later
+BEGIN;
+SELECT quickstep.merge('c') AS moved;
+SELECT twin($$UPDATE {t} SET k = 0 WHERE id IN (701, 702)$$);
+SELECT twin($$DELETE FROM {t} WHERE id = 703$$);
+SELECT same();
+ROLLBACK;
+SELECT same(), relocated(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 10. a merge in a savepoint that is rolled back
+BEGIN;
+SAVEPOINT s;
+SELECT quickstep.merge('c') AS moved;
+ROLLBACK TO s;
+SELECT same(), relocated();
+SELECT twin($$UPDATE {t} SET k = k * 2 WHERE id BETWEEN 704 AND 706$$);
+SAVEPOINT s2;
+SELECT quickstep.merge('c') AS moved;
+SELECT twin($$UPDATE {t} SET t = 'in s2' WHERE id = 710$$);
+RELEASE s2;
+SELECT same();
+COMMIT;
+SELECT same(), relocated(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 11. two merges in one transaction; the second finds nothing new
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'tw', NULL, NULL FROM generate_series(731, 750) i$$);
+BEGIN;
+SELECT quickstep.merge('c') AS first;
+SELECT quickstep.merge('c') AS second;
+SELECT twin($$UPDATE {t} SET k = -1 WHERE id BETWEEN 731 AND 735$$);
+SELECT quickstep.merge('c') AS third;
+SELECT same();
+COMMIT;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 12. the merge inside a statement that reads or writes the table: the
+-- statement sees each row once
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'st', NULL, NULL FROM generate_series(751, 800) i$$);
+SELECT count(*), sum(id) FROM c WHERE quickstep.merge('c') >= 0;
+SELECT count(*), sum(id) FROM h;
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'st2', NULL, NULL FROM generate_series(801, 850) i$$);
+UPDATE c SET k = k + 1 WHERE quickstep.merge('c') >= 0;
+UPDATE h SET k = k + 1;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'st3', NULL, NULL FROM generate_series(851, 900) i$$);
+DELETE FROM c WHERE id > 850 AND quickstep.merge('c') >= 0;
+DELETE FROM h WHERE id > 850;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+-- a cursor opened before a merge in the same transaction
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'cur', NULL, NULL FROM generate_series(901, 950) i$$);
+BEGIN;
+DECLARE cur CURSOR FOR SELECT id FROM c ORDER BY id;
+FETCH 3 FROM cur;
+SELECT quickstep.merge('c') > 0 AS moved;
+MOVE FORWARD ALL IN cur;
+DECLARE cur2 CURSOR FOR SELECT id FROM c ORDER BY id;
+MOVE FORWARD ALL IN cur2;
+COMMIT;
+SELECT count(*) FROM h;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 13. VACUUM, VACUUM FULL and a merge after them
+VACUUM c;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'vf', NULL, NULL FROM generate_series(951, 960) i$$);
+VACUUM FULL c;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+SELECT twin($$INSERT INTO {t} SELECT i, i, 'after vf', NULL, NULL FROM generate_series(961, 970) i$$);
+SELECT quickstep.merge('c') AS moved;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+-- 14. an empty table, a table whose rows are all deleted, a truncated one
+CREATE TABLE e (a int) USING quickstep_column;
+SELECT quickstep.merge('e') AS moved_empty;
+INSERT INTO e SELECT generate_series(1, 10);
+DELETE FROM e;
+SELECT quickstep.merge('e') AS moved_deleted;
+SELECT count(*) FROM e;
+INSERT INTO e SELECT generate_series(1, 10);
+TRUNCATE e;
+SELECT quickstep.merge('e') AS moved_truncated;
+INSERT INTO e VALUES (1), (2);
+SELECT quickstep.merge('e') AS moved_two;
+SELECT a FROM e ORDER BY a;
+SELECT quickstep.check_table('e') IS NOT NULL AS checked;
+-- a table of no columns
+CREATE TABLE z () USING quickstep_column;
+INSERT INTO z DEFAULT VALUES;
+INSERT INTO z DEFAULT VALUES;
+SELECT quickstep.merge('z') >= 0 AS merged;
+SELECT count(*) FROM z;
+SELECT quickstep.check_table('z') IS NOT NULL AS checked;
+
+-- 15. what merge refuses
+SELECT quickstep.merge('h');
+CREATE TABLE r (a int) USING quickstep_hpl;
+SELECT quickstep.merge('r');
+SELECT quickstep.merge('c_id');
+CREATE VIEW v AS SELECT * FROM c;
+SELECT quickstep.merge('v');
+SELECT quickstep.merge(NULL);
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT quickstep.merge('c');
+ROLLBACK;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SAVEPOINT s;
+SELECT quickstep.merge('c');
+ROLLBACK TO s;
+SELECT count(*) FROM c;
+COMMIT;
+-- a role that does not own the table, even with every privilege on it
+CREATE ROLE regress_column_merge_other;
+GRANT USAGE ON SCHEMA column_merge TO regress_column_merge_other;
+GRANT ALL ON c TO regress_column_merge_other;
+SET ROLE regress_column_merge_other;
+SELECT count(*) FROM c;
+SELECT quickstep.merge('c');
+RESET ROLE;
+SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
+
+DROP SCHEMA column_merge CASCADE;
+DROP ROLE regress_column_merge_other;
+RESET search_path;
