@@ -32,6 +32,8 @@ extern void qs_colload_forget_rel(Relation rel);
 /* am.c */
 extern const TableAmRoutine *qs_column_routine(void);
 extern bool qs_is_column_rel(Relation rel);
+extern void qs_colmain_latest_tid(Relation rel, Snapshot snapshot,
+								  ItemPointer tid, ItemPointerData vtid);
 
 /* rewrite.c: CLUSTER and VACUUM FULL */
 extern void qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,

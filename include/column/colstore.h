@@ -137,6 +137,7 @@ typedef struct QsColMeta
 /* directory entry flags */
 #define QS_COLDIR_RUN_RECLAIMED	0x0001	/* the run's pages went back to the delta */
 #define QS_COLDIR_PENDING		0x0002	/* a load is buffering its rows: no run yet */
+#define QS_COLDIR_MERGED		0x0004	/* written by a merge (src/merge): xmin is the merge */
 
 /*
  * One directory entry per block version.  xmin/cid: the loading

@@ -44,6 +44,7 @@
 #include "storage/procarray.h"
 
 #include "column/colam.h"
+#include "merge/moved.h"
 #include "column/colscan.h"
 #include "column/colstore.h"
 #include "column/readcache.h"
@@ -873,7 +874,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			hdr = &own;
 			/* a serializable read of this row, as heap's fetches take it */
 			if (visible && snapshot != NULL && IsMVCCSnapshot(snapshot))
-				PredicateLockTID(rel, tid, snapshot,
+				qs_predicate_lock_tid(rel, tid, snapshot,
 								 HeapTupleHeaderGetXmin((HeapTupleHeader) hdr));
 		}
 		if (visible)
@@ -1112,14 +1113,16 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 }
 
 /*
- * The newest version of a main row visible to the scan's snapshot: the
- * row itself, or one of the delta versions its updates made.
+ * qs_colmain_latest_tid
+ *		From main row 'vtid' on (reached by a scan, or through a merge's
+ *		link from its delta version): *tid gets each version visible to
+ *		'snapshot' -- the row itself, or one of the delta versions its
+ *		updates made.
  */
-static void
-col_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
+void
+qs_colmain_latest_tid(Relation rel, Snapshot snapshot, ItemPointer tid,
+					  ItemPointerData vtid)
 {
-	Relation	rel = sscan->rs_rd;
-	Snapshot	snapshot = sscan->rs_snapshot;
 	QsColDirectory dir;
 	const QsColDirEntry *e;
 	uint32		range,
@@ -1128,44 +1131,91 @@ col_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 	bool		visible = false;
 	bool		exists = false;
 
-	if (!qs_tid_is_virtual(tid))
-	{
-		qs_get_latest_tid(qs_is_col_scan(sscan) ? ((ColScanDesc) sscan)->delta : sscan,
-						  tid);
-		return;
-	}
-	if (!qs_virt_decode(tid, &range, &row))
+	if (!qs_virt_decode(&vtid, &range, &row))
 		return;
 	qs_coldir_read(rel, &dir);
 	e = qs_coldir_find_range(&dir, range);
 	if (e != NULL && row < e->published)
 		exists = qs_coldelmap_header(rel, e, row, snapshot, &hdr, &visible);
 	pfree(dir.entries);
-	if (!exists ||
-		(hdr.t_infomask & HEAP_XMAX_INVALID) ||
+	if (!exists)
+		return;
+	if (visible)
+		*tid = vtid;
+	if ((hdr.t_infomask & HEAP_XMAX_INVALID) ||
 		HeapTupleHeaderIsOnlyLocked(&hdr) ||
 		HeapTupleHeaderIndicatesMovedPartitions(&hdr) ||
-		ItemPointerEquals(tid, &hdr.t_ctid))
+		ItemPointerEquals(&vtid, &hdr.t_ctid))
 		return;
 	qs_follow_latest_tid(rel, snapshot, tid, hdr.t_ctid,
 						 HeapTupleHeaderGetUpdateXid(&hdr));
+}
+
+/*
+ * The newest version of a row visible to the scan's snapshot.
+ */
+static void
+col_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
+{
+	if (!qs_tid_is_virtual(tid))
+	{
+		qs_get_latest_tid(qs_is_col_scan(sscan) ? ((ColScanDesc) sscan)->delta : sscan,
+						  tid);
+		return;
+	}
+	qs_colmain_latest_tid(sscan->rs_rd, sscan->rs_snapshot, tid, *tid);
 }
 
 /* ------------------------------------------------------------------------
  * DML: main rows through their delete-map entries (dml.c, delmap.c)
  * ------------------------------------------------------------------------
  */
+/*
+ * A delta version a merge moved continues at its main copy (the engine
+ * returns QS_TM_MOVED with the link, src/merge/README.md).  When the
+ * caller's snapshot does not see the merge, its later commands would still
+ * count the delta version: it is marked taken by us.
+ */
+static void
+col_after_link(Relation rel, ItemPointer from, TM_FailureData *link,
+			   Snapshot snapshot, CommandId cid)
+{
+	if (snapshot != NULL && IsMVCCSnapshot(snapshot) &&
+		XidInMVCCSnapshot(link->xmax, snapshot))
+		qs_mark_taken(rel, from, &link->ctid, link->xmax, cid);
+}
+
 static TM_Result
 col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				 Snapshot snapshot, Snapshot crosscheck, bool wait,
 				 TM_FailureData *tmfd, bool changingPart)
 {
+	ItemPointerData cur = *tid;
+	TM_FailureData link;
+	bool		followed = false;
+	TM_Result	result;
+
 	qs_colload_flush_rel(rel);
-	/* old values (logical decoding) read before the engine locks the row */
-	if (qs_tid_is_virtual(tid) && qs_logical_wanted(rel))
-		qs_colmain_prefetch(rel, tid);
-	return qs_tuple_delete(rel, tid, cid, snapshot, crosscheck, wait, tmfd,
-						   changingPart);
+	for (;;)
+	{
+		/* old values (logical decoding) read before the engine locks the row */
+		if (qs_tid_is_virtual(&cur) && qs_logical_wanted(rel))
+			qs_colmain_prefetch(rel, &cur);
+		result = qs_tuple_delete(rel, &cur, cid, snapshot, crosscheck, wait,
+								 tmfd, changingPart);
+		if (result != QS_TM_MOVED || followed)
+			break;
+		followed = true;
+		link = *tmfd;
+		cur = tmfd->ctid;
+	}
+	if (result == QS_TM_MOVED)
+		elog(ERROR, "main copy (%u,%u) of a moved row of \"%s\" is moved again",
+			 ItemPointerGetBlockNumber(&cur), ItemPointerGetOffsetNumber(&cur),
+			 RelationGetRelationName(rel));
+	if (result == TM_Ok && followed)
+		col_after_link(rel, tid, &link, snapshot, cid);
+	return result;
 }
 
 static TM_Result
@@ -1174,11 +1224,31 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				 bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
 				 QS_UPDATE_INDEXES_T *update_indexes)
 {
+	ItemPointerData cur = *otid;
+	TM_FailureData link;
+	bool		followed = false;
+	TM_Result	result;
+
 	qs_colload_flush_rel(rel);
-	/* old values (key change, TOAST, decoding) read before the row is locked */
-	qs_colmain_prefetch(rel, otid);
-	return qs_tuple_update(rel, otid, slot, cid, snapshot, crosscheck, wait,
-						   tmfd, lockmode, update_indexes);
+	for (;;)
+	{
+		/* old values (key change, TOAST, decoding) read before the row is locked */
+		qs_colmain_prefetch(rel, &cur);
+		result = qs_tuple_update(rel, &cur, slot, cid, snapshot, crosscheck,
+								 wait, tmfd, lockmode, update_indexes);
+		if (result != QS_TM_MOVED || followed)
+			break;
+		followed = true;
+		link = *tmfd;
+		cur = tmfd->ctid;
+	}
+	if (result == QS_TM_MOVED)
+		elog(ERROR, "main copy (%u,%u) of a moved row of \"%s\" is moved again",
+			 ItemPointerGetBlockNumber(&cur), ItemPointerGetOffsetNumber(&cur),
+			 RelationGetRelationName(rel));
+	if (result == TM_Ok && followed)
+		col_after_link(rel, otid, &link, snapshot, cid);
+	return result;
 }
 
 static TM_Result

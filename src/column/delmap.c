@@ -51,6 +51,7 @@
 #include "utils/rel.h"
 
 #include "column/colstore.h"
+#include "merge/moved.h"
 #include "page/layout.h"
 
 #define ENTRY_SIZE		QS_COLDELMAP_ENTRY_SIZE
@@ -704,6 +705,13 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 
 	qs_virt_tid(e->tid_range, row, &tid);
 	*visible = true;
+	if (qs_merged_block_hidden(e->xmin, e->flags, snapshot))
+	{
+		/* a running merge's rows: their delta versions count (moved.h) */
+		qs_colmain_default_header(e, &tid, hdr);
+		*visible = false;
+		return true;
+	}
 	qs_coldelmap_root(rel, e, &root);
 	buf = qs_coldelmap_page(rel, e, &root, vpage, BUFFER_LOCK_SHARE);
 	if (root.pages)

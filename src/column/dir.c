@@ -36,6 +36,7 @@
 #include "utils/rel.h"
 
 #include "column/colstore.h"
+#include "merge/moved.h"
 
 static void
 set_special(Page page, uint32 magic)
@@ -240,7 +241,9 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	if (e->state == QS_COLBLK_RETIRED)
 		return false;
 	if (!TransactionIdIsNormal(e->xmin))
-		return true;			/* frozen: merge/seal output */
+		return true;			/* frozen */
+	if (qs_merged_block_hidden(e->xmin, e->flags, snapshot))
+		return false;			/* a running merge's rows: the delta's count */
 	memset(&hdr, 0, sizeof(hdr));
 	HeapTupleHeaderSetXmin(&hdr, e->xmin);
 	HeapTupleHeaderSetCmin(&hdr, e->cid);

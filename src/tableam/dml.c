@@ -56,6 +56,7 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "merge/moved.h"
 #include "wal/qsxlog.h"
 
 /* ------------------------------------------------------------------------
@@ -255,7 +256,7 @@ qs_prepare_header(Relation rel, HeapTuple tup, TransactionId xid,
 				  CommandId cid, int options)
 {
 	tup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
-	tup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK);
+	tup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK | QS_INFOMASK2_BITS);
 	tup->t_data->t_infomask |= HEAP_XMAX_INVALID;
 	HeapTupleHeaderSetXmin(tup->t_data, xid);
 	if (options & HEAP_INSERT_FROZEN)
@@ -501,7 +502,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	else
 	{
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
-		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
 		hdr->t_infomask |= HEAP_XMAX_INVALID;
 		HeapTupleHeaderSetXmin(hdr, InvalidTransactionId);
 		hdr->t_ctid = *tid;
@@ -1036,7 +1037,7 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 	page = GenericXLogRegisterBuffer(state, buf, 0);
 	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 	hdr->t_infomask &= ~HEAP_XMAX_BITS;
-	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+	hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
 	hdr->t_infomask |= infomask;
 	hdr->t_infomask2 |= infomask2;
 	if (self != NULL && HEAP_XMAX_IS_LOCKED_ONLY(infomask))
@@ -1170,6 +1171,171 @@ qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
 }
 
 /* ------------------------------------------------------------------------
+ * Delta versions a merge moved (include/merge/moved.h, src/merge/README.md)
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * The mark of a merge that has not committed: the row stays in the delta.
+ * With the delta page 'buf' and the main copy's delete-map page 'mbuf'
+ * exclusively locked, in one WAL record: the delta version loses its mark
+ * (no xmax, t_ctid itself) and the main copy gets xmax = the merge, so that
+ * it is dead whatever the merge's outcome (its xmin is the merge too).
+ */
+static void
+qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
+			   OffsetNumber off, Buffer mbuf, ItemPointer link,
+			   TransactionId mover)
+{
+	GenericXLogState *state;
+	Page		page;
+	HeapTupleHeader hdr;
+	HeapTupleHeader e;
+	HeapTupleHeaderData scratch;
+
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(rel);
+	page = GenericXLogRegisterBuffer(state, buf, 0);
+	e = qs_coldelmap_entry(GenericXLogRegisterBuffer(state, mbuf, 0),
+						   ItemPointerGetOffsetNumber(link));
+	if (e == NULL || !TransactionIdEquals(HeapTupleHeaderGetRawXmin(e), mover))
+	{
+		GenericXLogAbort(state);
+		LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("main copy (%u,%u) of moved row (%u,%u) of \"%s\" is not the merge's",
+						ItemPointerGetBlockNumber(link),
+						ItemPointerGetOffsetNumber(link),
+						BufferGetBlockNumber(buf), off,
+						RelationGetRelationName(rel))));
+	}
+	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
+	hdr->t_infomask &= ~HEAP_XMAX_BITS;
+	hdr->t_infomask |= HEAP_XMAX_INVALID;
+	hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
+	HeapTupleHeaderSetXmax(hdr, InvalidTransactionId);
+	ItemPointerSet(&hdr->t_ctid, BufferGetBlockNumber(buf), off);
+	qs_page_set_header(L, page, off, hdr);
+
+	/* cmax = cmin: dead for the merge's own later commands too */
+	e->t_infomask &= ~HEAP_XMAX_BITS;
+	e->t_infomask2 |= HEAP_KEYS_UPDATED;
+	HeapTupleHeaderSetXmax(e, mover);
+	GenericXLogFinish(state);
+	LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
+}
+
+/*
+ * qs_resolve_moved
+ *		Before any heap decision on the record at 'off' of the exclusively
+ *		locked delta page 'buf' (and again after every re-lock: a row whose
+ *		lockers went away while we waited may have been moved meanwhile):
+ *		is it a version a merge moved?  A running merge's mark is cancelled
+ *		(the buffer is unlocked and locked again; *tp is reloaded); an
+ *		aborted merge's mark is left to heap's routines, which take the
+ *		xmax as invalid.  Returns true, with *link and *mover set, when the
+ *		merge committed (or is our own): the row now lives at *link, where
+ *		the caller must continue.
+ */
+static bool
+qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
+				 OffsetNumber off, HeapTuple tp, HeapTupleHeaderData *scratch,
+				 ItemPointer link, TransactionId *mover)
+{
+	for (;;)
+	{
+		HeapTupleHeader h = tp->t_data;
+		TransactionId xmax;
+		Buffer		mbuf;
+
+		if (!qs_header_moved(h))
+			return false;
+		xmax = HeapTupleHeaderGetRawXmax(h);
+		*link = h->t_ctid;
+		*mover = xmax;
+		if (TransactionIdIsCurrentTransactionId(xmax))
+			return true;
+		/* heap's order: the commit log says committed before the procarray lets go */
+		if (!TransactionIdIsInProgress(xmax))
+			return TransactionIdDidCommit(xmax);
+
+		/*
+		 * The merge is running: cancel this row's move.  The main copy's
+		 * delete-map page is made first, with no buffer locked (delmap.c's
+		 * rule), and the merge's commit is held off while we cancel (its
+		 * pre-commit takes the interlock exclusively and keeps it until its
+		 * commit is visible): a cancel that lands after the commit would
+		 * change a row some snapshot already counted at its main copy.
+		 */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		mbuf = qs_coldelmap_buffer(rel, link, true);
+		if (!BufferIsValid(mbuf))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("moved row (%u,%u) of \"%s\" links to (%u,%u), which is in no block",
+							BufferGetBlockNumber(buf), off,
+							RelationGetRelationName(rel),
+							ItemPointerGetBlockNumber(link),
+							ItemPointerGetOffsetNumber(link))));
+		qs_merge_interlock(rel, true);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		qs_load_header(L, rel, buf, off, tp, scratch);
+		h = tp->t_data;
+		if (qs_header_moved(h) &&
+			TransactionIdEquals(HeapTupleHeaderGetRawXmax(h), xmax) &&
+			ItemPointerEquals(&h->t_ctid, link) &&
+			TransactionIdIsInProgress(xmax))
+		{
+			qs_cancel_move(rel, L, buf, off, mbuf, link, xmax);
+			qs_load_header(L, rel, buf, off, tp, scratch);
+		}
+		qs_merge_interlock(rel, false);
+		ReleaseBuffer(mbuf);
+	}
+}
+
+/*
+ * qs_mark_taken
+ *		After a change through the link by a transaction whose snapshot
+ *		does not see the merge 'mover': the delta version at 'tid' is
+ *		deleted for that transaction's later commands (QS_INFOMASK2_TAKEN).
+ */
+void
+qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
+			  TransactionId mover, CommandId cid)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	Buffer		buf;
+	HeapTupleData tp;
+	HeapTupleHeaderData scratch;
+
+	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (qs_page_record_state(L, BufferGetPage(buf), off) == QS_REC_NORMAL)
+	{
+		qs_load_header(L, rel, buf, off, &tp, &scratch);
+		if (qs_header_moved(tp.t_data) &&
+			TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp.t_data), mover) &&
+			ItemPointerEquals(&tp.t_data->t_ctid, link))
+		{
+			GenericXLogState *state = GenericXLogStart(rel);
+			Page		page = GenericXLogRegisterBuffer(state, buf, 0);
+			HeapTupleHeader hdr = qs_page_get_header(L, page, off, &scratch, NULL);
+
+			hdr->t_infomask |= HEAP_XMIN_FROZEN;
+			HeapTupleHeaderSetXmin(hdr, GetCurrentTransactionId());
+			HeapTupleHeaderSetCmin(hdr, cid);
+			hdr->t_infomask2 |= QS_INFOMASK2_TAKEN;
+			qs_page_set_header(L, page, off, hdr);
+			GenericXLogFinish(state);
+		}
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/* ------------------------------------------------------------------------
  * Delete
  * ------------------------------------------------------------------------
  */
@@ -1186,12 +1352,15 @@ static TM_Result
 qs_delete_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 			   OffsetNumber off, CommandId cid, bool wait,
 			   bool *have_tuple_lock, HeapTuple tp,
-			   HeapTupleHeaderData *scratch)
+			   HeapTupleHeaderData *scratch, ItemPointer link,
+			   TransactionId *mover)
 {
 	TM_Result	result;
 
 	qs_load_header(L, rel, buf, off, tp, scratch);
 l1:
+	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover))
+		return QS_TM_MOVED;
 	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
 	qs_sync_header(L, buf, off, tp, scratch);
 	if (result == TM_BeingModified && wait)
@@ -1278,7 +1447,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	MultiXactIdSetOldestMember();
 	buf = qs_read_for_write(rel, L, tid, "delete");
 	result = qs_delete_wait(rel, L, buf, off, cid, wait, &have_tuple_lock,
-							&tp, &scratch);
+							&tp, &scratch, &tmfd->ctid, &tmfd->xmax);
 	if (result == TM_Invisible)
 	{
 		UnlockReleaseBuffer(buf);
@@ -1291,7 +1460,8 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		result = TM_Updated;
 	if (result != TM_Ok)
 	{
-		qs_fill_tmfd(result, &tp, tmfd);
+		if (result != QS_TM_MOVED)
+			qs_fill_tmfd(result, &tp, tmfd);
 		UnlockReleaseBuffer(buf);
 		if (have_tuple_lock)
 			qs_unlock_tuplock(rel, tid, LockTupleExclusive);
@@ -1337,7 +1507,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
-		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
 		HeapTupleHeaderClearHotUpdated(hdr);
 		hdr->t_infomask |= newim;
 		hdr->t_infomask2 |= newim2;
@@ -1379,7 +1549,7 @@ qs_set_update_xmax(HeapTupleHeader hdr, TransactionId xmax, uint16 im,
 				   uint16 im2, CommandId cid, bool iscombo, ItemPointer newtid)
 {
 	hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
-	hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+	hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
 	HeapTupleHeaderClearHotUpdated(hdr);
 	hdr->t_infomask |= im;
 	hdr->t_infomask2 |= im2;
@@ -1404,7 +1574,8 @@ qs_update_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 			   LockTupleMode lockmode, bool key_intact,
 			   bool *have_tuple_lock, bool *checked_lockers,
 			   bool *locker_remains, HeapTuple tp,
-			   HeapTupleHeaderData *scratch)
+			   HeapTupleHeaderData *scratch, ItemPointer link,
+			   TransactionId *mover)
 {
 	TM_Result	result;
 	MultiXactStatus mxact_status = key_intact ?
@@ -1414,6 +1585,8 @@ qs_update_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 l2:
 	*checked_lockers = false;
 	*locker_remains = false;
+	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover))
+		return QS_TM_MOVED;
 	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
 	qs_sync_header(L, buf, off, tp, scratch);
 	if (result == TM_BeingModified && wait)
@@ -1547,7 +1720,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	*lockmode = key_changed ? LockTupleExclusive : LockTupleNoKeyExclusive;
 	result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
 							!key_changed, &have_tuple_lock, &checked_lockers,
-							&locker_remains, &tp, &scratch);
+							&locker_remains, &tp, &scratch, &tmfd->ctid,
+							&tmfd->xmax);
 	if (result == TM_Invisible)
 	{
 		UnlockReleaseBuffer(buf);
@@ -1560,7 +1734,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		result = TM_Updated;
 	if (result != TM_Ok)
 	{
-		qs_fill_tmfd(result, &tp, tmfd);
+		if (result != QS_TM_MOVED)
+			qs_fill_tmfd(result, &tp, tmfd);
 		UnlockReleaseBuffer(buf);
 		if (have_tuple_lock)
 			qs_unlock_tuplock(rel, otid, *lockmode);
@@ -1626,7 +1801,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	/* the new version's header, as heap_update sets it */
 	newtup->t_data->t_infomask &= ~(HEAP_XACT_MASK);
-	newtup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK);
+	newtup->t_data->t_infomask2 &= ~(HEAP2_XACT_MASK | QS_INFOMASK2_BITS);
 	HeapTupleHeaderSetXmin(newtup->t_data, xid);
 	HeapTupleHeaderSetCmin(newtup->t_data, cid);
 	newtup->t_data->t_infomask |= HEAP_UPDATED | infomask_new_tuple;
@@ -1684,7 +1859,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		page = GenericXLogRegisterBuffer(state, buf, 0);
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
-		hdr->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
 		HeapTupleHeaderClearHotUpdated(hdr);
 		hdr->t_infomask |= lim;
 		hdr->t_infomask2 |= lim2;
@@ -1915,6 +2090,23 @@ l4:
 		}
 		qs_load_header(L, rel, buf, off, &mytup, &scratch);
 
+		/*
+		 * Moved by a merge: only a quiet version moves, whose inserter every
+		 * snapshot sees, so no lock can be owed to it; a running merge's
+		 * mark is cancelled first, as for any lock.
+		 */
+		{
+			ItemPointerData link;
+			TransactionId mover;
+
+			if (qs_resolve_moved(rel, L, buf, off, &mytup, &scratch, &link,
+								 &mover))
+			{
+				result = TM_Ok;
+				goto out_locked;
+			}
+		}
+
 		/* the end of the chain: xmin is not the prior xmax */
 		if (TransactionIdIsValid(priorXmax) &&
 			!TransactionIdEquals(HeapTupleHeaderGetXmin(mytup.t_data),
@@ -2084,6 +2276,12 @@ qs_lock_one(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	qs_load_header(L, rel, buf, off, &tuple, &scratch);
 
 l3:
+	if (qs_resolve_moved(rel, L, buf, off, &tuple, &scratch, &tmfd->ctid,
+						 &tmfd->xmax))
+	{
+		result = QS_TM_MOVED;
+		goto out_locked;
+	}
 	result = HeapTupleSatisfiesUpdate(&tuple, cid, buf);
 	qs_sync_header(L, buf, off, &tuple, &scratch);
 
@@ -2457,6 +2655,14 @@ retry:
 						 (flags & TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS) != 0,
 						 tmfd, &buf);
 
+	/* a merge moved the row: the same row at its main copy (no traversal) */
+	if (result == QS_TM_MOVED)
+	{
+		ReleaseBuffer(buf);
+		*tid = tmfd->ctid;
+		goto retry;
+	}
+
 	if (result == TM_Updated && (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION))
 	{
 		ReleaseBuffer(buf);
@@ -2478,6 +2684,14 @@ retry:
 					ereport(ERROR,
 							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 							 errmsg("tuple to be locked was already moved to another partition due to concurrent update")));
+
+				/*
+				 * A main row: reached through a merge's link (an updated
+				 * row's newer version was moved); its inserter is that
+				 * merge.  qs_lock_one reads it through the delete map.
+				 */
+				if (qs_tid_is_virtual(tid))
+					goto retry;
 
 				if (qs_fetch(rel, L, tid, &SnapshotDirty, &tup, &scratch, &buf))
 				{

@@ -32,6 +32,8 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "merge/moved.h"
+#include "column/colam.h"
 
 /* ------------------------------------------------------------------------
  * Visibility of one record, with hint-bit write-back for layouts that
@@ -53,7 +55,27 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 	valid = HeapTupleSatisfiesVisibility(tup, snapshot, buf);
 	if (tup->t_data == scratch)
 		qs_page_set_header(L, page, off, scratch);
+	if (unlikely(tup->t_data->t_infomask2 & QS_INFOMASK2_BITS))
+		valid = qs_moved_visible(tup->t_data, snapshot, valid);
 	return valid;
+}
+
+/*
+ * qs_predicate_lock_tid
+ *		A serializable read of one row.  Column tables lock the whole
+ *		relation instead (as a heap sequential scan does): a merge moves a
+ *		row to another TID, and predicate.c cannot carry a tuple's SIREAD
+ *		lock along (src/merge/README.md); a writer then conflicts with the
+ *		reader wherever the row lives.
+ */
+void
+qs_predicate_lock_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
+					  TransactionId xmin)
+{
+	if (qs_is_column_rel(rel))
+		PredicateLockRelation(rel, snapshot);
+	else
+		PredicateLockTID(rel, tid, snapshot, xmin);
 }
 
 /*
@@ -146,7 +168,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 			tup.t_tableOid = RelationGetRelid(rel);
 			HeapCheckForSerializableConflictOut(true, rel, &tup, buf, snapshot);
 			if (lock_tids)
-				PredicateLockTID(rel, &tup.t_self, snapshot,
+				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
 								 HeapTupleHeaderGetXmin(tup.t_data));
 			out[n++] = off;
 			continue;
@@ -172,7 +194,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 					ItemPointerData tid;
 
 					ItemPointerSet(&tid, BufferGetBlockNumber(buf), off);
-					PredicateLockTID(rel, &tid, snapshot,
+					qs_predicate_lock_tid(rel, &tid, snapshot,
 									 HeapTupleHeaderGetXmin(h));
 				}
 				out[n++] = off;
@@ -185,7 +207,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		if (valid)
 		{
 			if (lock_tids)
-				PredicateLockTID(rel, &tup.t_self, snapshot,
+				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
 								 HeapTupleHeaderGetXmin(tup.t_data));
 			out[n++] = off;
 		}
@@ -896,7 +918,7 @@ qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	}
 	valid = qs_record_visible(L, rel, *buf, page, off, snapshot, tup, scratch);
 	if (valid)
-		PredicateLockTID(rel, &tup->t_self, snapshot,
+		qs_predicate_lock_tid(rel, &tup->t_self, snapshot,
 						 HeapTupleHeaderGetXmin(tup->t_data));
 	HeapCheckForSerializableConflictOut(valid, rel, tup, *buf, snapshot);
 	LockBuffer(*buf, BUFFER_LOCK_UNLOCK);
@@ -1037,6 +1059,13 @@ qs_follow_latest_tid(Relation rel, Snapshot snapshot, ItemPointer tid,
 		ctid = tp.t_data->t_ctid;
 		priorXmax = HeapTupleHeaderGetUpdateXid(tp.t_data);
 		UnlockReleaseBuffer(buf);
+
+		/* moved by a merge: the chain goes on at the main copy */
+		if (qs_tid_is_virtual(&ctid))
+		{
+			qs_colmain_latest_tid(rel, snapshot, tid, ctid);
+			break;
+		}
 	}
 }
 
@@ -1114,7 +1143,7 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 		valid = qs_record_visible(L, rel, f->buf, page, off, snapshot, &tup, &scratch);
 		HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
 		if (valid)
-			PredicateLockTID(rel, &tup.t_self, snapshot,
+			qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
 							 HeapTupleHeaderGetXmin(tup.t_data));
 		else if (all_dead)
 			*all_dead = HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(rel));

@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * moved.h
+ *	  Delta versions a merge moved into a main block (src/merge/README.md).
+ *
+ * A merge is an ordinary transaction M.  It writes the moved rows as a main
+ * block whose directory entry has xmin = M, and marks each moved delta
+ * version: xmax = M, t_ctid = the row's virtual TID in that block, and
+ * QS_INFOMASK2_MOVED in t_infomask2 (bit 0x1000: heap leaves bits 11-12
+ * unused, HEAP_NATTS_MASK being 0x07FF and HEAP2_XACT_MASK 0xE000, so
+ * heap's visibility routines never look at it).  Every MVCC snapshot
+ * therefore counts a moved row exactly once: the delta version if it does
+ * not see M, the main copy if it does.  What heap's routines would get
+ * wrong about such an xmax (waits on M, TM_Updated, serialization
+ * failures) is decided here before them: DML that meets a mark of a
+ * running M cancels that row's move; once M committed it continues at the
+ * main copy.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_MERGE_MOVED_H
+#define QS_MERGE_MOVED_H
+
+#include "access/htup_details.h"
+#include "access/tableam.h"
+#include "storage/bufmgr.h"
+#include "utils/relcache.h"
+
+/* the delta version was moved by the merge in its xmax (see above) */
+#define QS_INFOMASK2_MOVED		0x1000
+
+/*
+ * A REPEATABLE READ / SERIALIZABLE transaction T whose snapshot does not
+ * see M changed the row through the link: the delta version is deleted
+ * for T's later commands.  T's xid is then in the raw t_xmin (the
+ * inserter's xmin, visible to every snapshot, is frozen: HEAP_XMIN_FROZEN)
+ * and its command id in t_cid (free: neither xmin nor xmax is T's own).
+ */
+#define QS_INFOMASK2_TAKEN		0x0800
+
+#define QS_INFOMASK2_BITS		(QS_INFOMASK2_MOVED | QS_INFOMASK2_TAKEN)
+
+/*
+ * The engine's DML result for a moved version: continue at tmfd->ctid
+ * (the main copy); tmfd->xmax is the merge.  Never returned to PostgreSQL.
+ */
+#define QS_TM_MOVED				((TM_Result) 100)
+
+/* does 'h' carry a live merge mark (not one of an aborted, hinted merge)? */
+static inline bool
+qs_header_moved(HeapTupleHeader h)
+{
+	return (h->t_infomask2 & QS_INFOMASK2_MOVED) != 0 &&
+		(h->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) == 0 &&
+		TransactionIdIsNormal(HeapTupleHeaderGetRawXmax(h));
+}
+
+/* src/tableam/dml.c */
+extern void qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
+						  TransactionId mover, CommandId cid);
+
+/* merge.c */
+extern void qs_merge_interlock(Relation rel, bool acquire);
+extern bool qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid);
+extern bool qs_merged_block_hidden(TransactionId xmin, uint16 flags,
+								   Snapshot snapshot);
+
+#endif							/* QS_MERGE_MOVED_H */

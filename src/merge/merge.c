@@ -1,0 +1,617 @@
+/*-------------------------------------------------------------------------
+ *
+ * merge.c
+ *	  quickstep.merge(): the quiet rows of a column table's delta move into
+ *	  a new main block, invisibly (README.md in this folder).
+ *
+ * The merge runs in its caller's transaction M (the background worker's,
+ * later).  It
+ *   1. collects quiet delta versions under share locks: inserter committed
+ *      before every snapshot that exists or will exist, no xmax, not
+ *      speculative, not heap-only;
+ *   2. builds them into a block (src/column/build.c) and appends its
+ *      directory entry with xmin = M, flag MERGED: invisible until M
+ *      commits, and to SnapshotDirty while M runs (no unique check waits
+ *      for a merge: the delta version is the row until then);
+ *   3. inserts index entries for the new virtual TIDs (UNIQUE_CHECK_NO:
+ *      each row passed its checks when it was written);
+ *   4. marks each candidate still quiet, page by page under the delta
+ *      page's exclusive lock: xmax = M, QS_INFOMASK2_MOVED, t_ctid = the
+ *      main copy; a candidate no longer quiet gets its main copy killed
+ *      (xmax = M in the delete map): dead whatever M's outcome;
+ *   5. deletes the TOAST values of the moved versions with M (the block
+ *      holds the values whole; old snapshots still read them through
+ *      SnapshotToast until VACUUM).
+ * At commit the moves become visible atomically, by M's commit: every
+ * snapshot counts either the delta version (M not visible) or the main
+ * copy (M visible).  Before the commit record M takes the table's merge
+ * interlock exclusively (pre-commit callback), so that no DML cancels a
+ * move while M commits (dml.c qs_resolve_moved).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/generic_xlog.h"
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "executor/executor.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/pg_list.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#if PG_VERSION_NUM < 160000
+#include "utils/syscache.h"
+#endif
+
+#include "column/colam.h"
+#include "column/colstore.h"
+#include "column/options.h"
+#include "merge/moved.h"
+#include "page/layout.h"
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+PG_FUNCTION_INFO_V1(qs_merge_sql);
+
+/* the interlock's tag: an object lock no core path takes (pg_class, relid, 0x7171) */
+#define QS_MERGE_INTERLOCK_SUBID	0x7171
+
+static void
+interlock_tag(LOCKTAG *tag, Oid relid)
+{
+	SET_LOCKTAG_OBJECT(*tag, MyDatabaseId, RelationRelationId, relid,
+					   QS_MERGE_INTERLOCK_SUBID);
+}
+
+/*
+ * qs_merge_interlock
+ *		DML cancelling a running merge's mark holds the interlock in share
+ *		mode while it looks at the merge's status and writes the cancel;
+ *		the merge takes it exclusively just before its commit record and
+ *		keeps it until its commit is visible (lock release at end of
+ *		transaction).  A DML statement waits here only while a merge of
+ *		the table is writing its commit record.
+ */
+void
+qs_merge_interlock(Relation rel, bool acquire)
+{
+	LOCKTAG		tag;
+
+	interlock_tag(&tag, RelationGetRelid(rel));
+	if (acquire)
+		(void) LockAcquire(&tag, ShareLock, false, false);
+	else
+		LockRelease(&tag, ShareLock, false);
+}
+
+/* the tables this transaction merged, whose interlock it takes at pre-commit */
+static List *merged_rels = NIL;
+static bool callback_registered = false;
+
+static void
+merge_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, merged_rels)
+			{
+				LOCKTAG		tag;
+
+				interlock_tag(&tag, lfirst_oid(lc));
+				(void) LockAcquire(&tag, ExclusiveLock, false, false);
+			}
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (merged_rels != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that merged a column table"),
+						 errhint("Run quickstep.merge() in its own transaction.")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_PREPARE:
+			merged_rels = NIL;	/* TopTransactionContext is gone */
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+remember_merged(Relation rel)
+{
+	MemoryContext old;
+
+	if (!callback_registered)
+	{
+		RegisterXactCallback(merge_xact_callback, NULL);
+		callback_registered = true;
+	}
+	if (list_member_oid(merged_rels, RelationGetRelid(rel)))
+		return;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	merged_rels = lappend_oid(merged_rels, RelationGetRelid(rel));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * qs_merged_block_hidden
+ *		A running merge's block is absent for SnapshotDirty (its rows'
+ *		delta versions are the rows until it commits): unique checks and
+ *		EvalPlanQual never wait for a merge.
+ */
+bool
+qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
+{
+	return (flags & QS_COLDIR_MERGED) != 0 && snapshot != NULL &&
+		snapshot->snapshot_type == SNAPSHOT_DIRTY &&
+		TransactionIdIsNormal(xmin) &&
+		!TransactionIdIsCurrentTransactionId(xmin) &&
+		TransactionIdIsInProgress(xmin);
+}
+
+/*
+ * qs_moved_visible
+ *		Heap's verdict 'valid' on a delta version with merge bits, corrected:
+ *		SnapshotDirty does not report a running merge as a deleter to wait
+ *		for; an MVCC snapshot of the transaction that changed the row
+ *		through the link (TAKEN) no longer counts the delta version from
+ *		its next command on.
+ */
+bool
+qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid)
+{
+	if (!valid || snapshot == NULL || !qs_header_moved(h))
+		return valid;
+	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
+	{
+		if (TransactionIdEquals(snapshot->xmax, HeapTupleHeaderGetRawXmax(h)))
+			snapshot->xmax = InvalidTransactionId;
+		return true;
+	}
+	if (IsMVCCSnapshot(snapshot) && (h->t_infomask2 & QS_INFOMASK2_TAKEN) &&
+		TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(h)) &&
+		HeapTupleHeaderGetRawCommandId(h) < snapshot->curcid)
+		return false;
+	return valid;
+}
+
+typedef struct MergeCand
+{
+	ItemPointerData tid;		/* the delta version */
+	TransactionId xmin;			/* its raw xmin when collected */
+	HeapTuple	tuple;			/* its copy (index keys, TOAST) */
+} MergeCand;
+
+typedef struct MergeState
+{
+	Relation	rel;
+	const QsPageLayout *L;
+	TransactionId oldest;		/* GetOldestNonRemovableTransactionId */
+	BlockNumber nextblk;		/* where collection resumes */
+	BlockNumber nblocks;
+	OffsetNumber nextoff;
+	MergeCand  *cands;
+	int			ncands;
+	int			maxcands;
+	QsColBuilder builder;
+	QsColLoadOptions opts;
+	TupleTableSlot *slot;
+} MergeState;
+
+/* quiet: visible to every snapshot that exists or will exist, never touched since */
+static bool
+record_quiet(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
+{
+	if (status != HEAPTUPLE_LIVE)
+		return false;
+	if (!(h->t_infomask & HEAP_XMAX_INVALID))
+		return false;
+	if (HeapTupleHeaderIsSpeculative(h) || HeapTupleHeaderIsHeapOnly(h))
+		return false;
+	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
+		return false;
+	if (HeapTupleHeaderXminFrozen(h))
+		return true;
+	return HeapTupleHeaderXminCommitted(h) &&
+		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
+}
+
+/*
+ * Collect the next candidates, up to a block's rows or bytes, into the
+ * builder.  Returns false when the delta has no more.
+ */
+static bool
+collect(MergeState *ms)
+{
+	Relation	rel = ms->rel;
+	const QsPageLayout *L = ms->L;
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+
+	ms->ncands = 0;
+	while (ms->nextblk < ms->nblocks)
+	{
+		BlockNumber blk = ms->nextblk;
+		Buffer		buf;
+		Page		page;
+		OffsetNumber maxoff;
+		bool		full = false;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || qs_is_column_page(page))
+		{
+			UnlockReleaseBuffer(buf);
+			ms->nextblk++;
+			ms->nextoff = FirstOffsetNumber;
+			continue;
+		}
+		maxoff = qs_page_max_offset(L, page);
+		for (OffsetNumber off = ms->nextoff; off <= maxoff; off++)
+		{
+			HeapTupleData tup;
+			HeapTupleHeaderData scratch;
+			uint32		len;
+			HTSV_Result status;
+			MergeCand  *c;
+
+			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+				continue;
+			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, blk, off);
+			tup.t_tableOid = RelationGetRelid(rel);
+			status = HeapTupleSatisfiesVacuum(&tup, ms->oldest, buf);
+			if (tup.t_data == &scratch)
+				qs_page_set_header(L, page, off, &scratch);
+			if (!record_quiet(tup.t_data, status, ms->oldest))
+				continue;
+			if (ms->ncands == ms->maxcands)
+			{
+				ms->maxcands *= 2;
+				ms->cands = repalloc_huge(ms->cands, sizeof(MergeCand) * ms->maxcands);
+			}
+			c = &ms->cands[ms->ncands++];
+			c->tid = tup.t_self;
+			c->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
+			c->tuple = qs_page_copy_record(L, rel, page, blk, off);
+			c->tuple->t_self = tup.t_self;
+			ExecStoreHeapTuple(c->tuple, ms->slot, false);
+			qs_colbuilder_add(&ms->builder, ms->slot);
+			ExecClearTuple(ms->slot);
+			if (ms->builder.nrows >= (uint32) ms->opts.rows_per_block ||
+				ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
+			{
+				ms->nextoff = off + 1;
+				full = true;
+				break;
+			}
+		}
+		UnlockReleaseBuffer(buf);
+		if (full)
+			break;
+		ms->nextblk++;
+		ms->nextoff = FirstOffsetNumber;
+	}
+	FreeAccessStrategy(strategy);
+	return ms->ncands > 0;
+}
+
+/* Index entries for the block's rows at their new TIDs. */
+static void
+insert_index_entries(MergeState *ms, uint32 range)
+{
+	Relation	rel = ms->rel;
+	List	   *indexoids = RelationGetIndexList(rel);
+	EState	   *estate;
+	ExprContext *econtext;
+	ListCell   *lc;
+
+	if (indexoids == NIL)
+		return;
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	econtext->ecxt_scantuple = ms->slot;
+	foreach(lc, indexoids)
+	{
+		Relation	ind = index_open(lfirst_oid(lc), RowExclusiveLock);
+		IndexInfo  *ii = BuildIndexInfo(ind);
+		ExprState  *pred = NULL;
+
+		if (!ii->ii_ReadyForInserts)
+		{
+			index_close(ind, RowExclusiveLock);
+			continue;
+		}
+		if (ii->ii_Predicate != NIL)
+			pred = ExecPrepareQual(ii->ii_Predicate, estate);
+		for (int i = 0; i < ms->ncands; i++)
+		{
+			Datum		values[INDEX_MAX_KEYS];
+			bool		isnull[INDEX_MAX_KEYS];
+			ItemPointerData tid;
+
+			CHECK_FOR_INTERRUPTS();
+			qs_virt_tid(range, i, &tid);
+			ExecStoreHeapTuple(ms->cands[i].tuple, ms->slot, false);
+			ms->slot->tts_tid = tid;
+			ResetExprContext(econtext);
+			if (pred == NULL || ExecQual(pred, econtext))
+			{
+				FormIndexDatum(ii, ms->slot, estate, values, isnull);
+				index_insert(ind, values, isnull, &tid, rel, UNIQUE_CHECK_NO,
+							 false, ii);
+			}
+			ExecClearTuple(ms->slot);
+		}
+		index_close(ind, RowExclusiveLock);
+	}
+	FreeExecutorState(estate);
+	list_free(indexoids);
+}
+
+/* The main copy of a candidate that is no longer quiet dies with the merge. */
+static void
+kill_main_copy(Relation rel, ItemPointer vtid, TransactionId xid)
+{
+	Buffer		mbuf = qs_coldelmap_buffer(rel, vtid, true);
+	GenericXLogState *state;
+	HeapTupleHeader e;
+
+	if (!BufferIsValid(mbuf))
+		elog(ERROR, "merged block of \"%s\" has no row (%u,%u)",
+			 RelationGetRelationName(rel), ItemPointerGetBlockNumber(vtid),
+			 ItemPointerGetOffsetNumber(vtid));
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	state = GenericXLogStart(rel);
+	e = qs_coldelmap_entry(GenericXLogRegisterBuffer(state, mbuf, 0),
+						   ItemPointerGetOffsetNumber(vtid));
+	if (e == NULL)
+		elog(ERROR, "merged row (%u,%u) of \"%s\" has no delete-map entry",
+			 ItemPointerGetBlockNumber(vtid), ItemPointerGetOffsetNumber(vtid),
+			 RelationGetRelationName(rel));
+	e->t_infomask &= ~HEAP_XMAX_BITS;
+	e->t_infomask2 |= HEAP_KEYS_UPDATED;
+	HeapTupleHeaderSetXmax(e, xid);
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(mbuf);
+}
+
+/*
+ * Mark the candidates still quiet as moved, one WAL record per delta page;
+ * returns how many moved.
+ */
+static int64
+mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
+{
+	Relation	rel = ms->rel;
+	const QsPageLayout *L = ms->L;
+	int64		moved = 0;
+	int			i = 0;
+	List	   *kill = NIL;
+	ListCell   *lc;
+
+	while (i < ms->ncands)
+	{
+		BlockNumber blk = ItemPointerGetBlockNumber(&ms->cands[i].tid);
+		Buffer		buf = ReadBuffer(rel, blk);
+		GenericXLogState *state;
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		state = GenericXLogStart(rel);
+		page = GenericXLogRegisterBuffer(state, buf, 0);
+		for (; i < ms->ncands &&
+			 ItemPointerGetBlockNumber(&ms->cands[i].tid) == blk; i++)
+		{
+			MergeCand  *c = &ms->cands[i];
+			OffsetNumber off = ItemPointerGetOffsetNumber(&c->tid);
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h;
+			ItemPointerData vtid;
+
+			qs_virt_tid(range, i, &vtid);
+			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+			{
+				kill = lappend_int(kill, i);
+				continue;
+			}
+			h = qs_page_get_header(L, page, off, &scratch, NULL);
+
+			/*
+			 * Still the version we copied (same inserter) and still quiet:
+			 * nobody locked, updated or deleted it since (an xmax that came
+			 * and went without a hint is taken as not quiet).
+			 */
+			if (!TransactionIdEquals(HeapTupleHeaderGetRawXmin(h), c->xmin) ||
+				!(h->t_infomask & HEAP_XMAX_INVALID) ||
+				(h->t_infomask2 & QS_INFOMASK2_TAKEN))
+			{
+				kill = lappend_int(kill, i);
+				continue;
+			}
+			h->t_infomask &= ~HEAP_XMAX_BITS;
+			h->t_infomask2 |= QS_INFOMASK2_MOVED | HEAP_KEYS_UPDATED;
+			HeapTupleHeaderSetXmax(h, xid);
+			HeapTupleHeaderSetCmax(h, cid, false);
+			h->t_ctid = vtid;
+			qs_page_set_header(L, page, off, h);
+			moved++;
+		}
+		/* a deleted version: not visible to all, pruning may follow */
+		PageSetPrunable(page, xid);
+		PageClearAllVisible(page);
+		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buf);
+	}
+
+	foreach(lc, kill)
+	{
+		ItemPointerData vtid;
+
+		qs_virt_tid(range, lfirst_int(lc), &vtid);
+		kill_main_copy(rel, &vtid, xid);
+		ms->cands[lfirst_int(lc)].tuple = NULL;	/* not moved: its TOAST stays */
+	}
+	list_free(kill);
+
+	/* the moved versions' TOAST values go with M (the block holds them whole) */
+	for (i = 0; i < ms->ncands; i++)
+		if (ms->cands[i].tuple != NULL && HeapTupleHasExternal(ms->cands[i].tuple))
+			heap_toast_delete(rel, ms->cands[i].tuple, false);
+	return moved;
+}
+
+/* One block: build, publish (invisible until M commits), index, mark. */
+static int64
+merge_block(MergeState *ms, MemoryContext blockcxt)
+{
+	Relation	rel = ms->rel;
+	TransactionId xid = GetCurrentTransactionId();
+	CommandId	cid = GetCurrentCommandId(true);
+	uint32		range;
+	uint32		block_id;
+	uint8	   *image;
+	size_t		image_len;
+	QsColDirEntry e;
+
+	block_id = qs_coldir_reserve(rel, &range);
+	image = qs_colbuilder_build_opts(&ms->builder, rel, block_id, -1,
+									 ms->opts.enc_mask, &image_len);
+	memset(&e, 0, sizeof(e));
+	e.block_id = block_id;
+	e.state = QS_COLBLK_SEALED;
+	e.flags = QS_COLDIR_MERGED;
+	e.npages = qs_colblock_npages(image_len);
+	e.run_start = qs_colrun_write(rel, block_id, image, image_len);
+	e.tid_range = range;
+	e.nrows = ms->builder.nrows;
+	e.published = ms->builder.nrows;
+	e.xmin = xid;
+	e.cid = cid;
+	e.image_len = image_len;
+	e.delmap_root = InvalidBlockNumber;
+	qs_coldir_append(rel, &e);
+
+	insert_index_entries(ms, range);
+	return mark_moved(ms, range, xid, cid);
+}
+
+static int64
+merge_rel(Relation rel)
+{
+	MergeState	ms;
+	MemoryContext cxt;
+	MemoryContext blockcxt;
+	MemoryContext old;
+	int64		moved = 0;
+
+	/* a column block has at least one column: such a table keeps its delta */
+	if (RelationGetDescr(rel)->natts == 0)
+		return 0;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep merge",
+								ALLOCSET_DEFAULT_SIZES);
+	blockcxt = AllocSetContextCreate(cxt, "quickstep merge block",
+									 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	memset(&ms, 0, sizeof(ms));
+	ms.rel = rel;
+	ms.L = qs_layout_of(rel);
+	ms.oldest = GetOldestNonRemovableTransactionId(rel);
+	ms.nblocks = RelationGetNumberOfBlocks(rel);
+	ms.nextblk = 0;
+	ms.nextoff = FirstOffsetNumber;
+	ms.maxcands = 1024;
+	ms.cands = palloc(sizeof(MergeCand) * ms.maxcands);
+	ms.slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+	qs_colbuilder_init(&ms.builder, rel, qs_colattrs(RelationGetDescr(rel)));
+	qs_colopts_for_load(rel, ms.builder.attrs, &ms.opts);
+
+	for (;;)
+	{
+		MemoryContextSwitchTo(blockcxt);
+		if (!collect(&ms))
+			break;
+		remember_merged(rel);
+		moved += merge_block(&ms, blockcxt);
+		MemoryContextSwitchTo(cxt);
+		MemoryContextReset(blockcxt);
+		qs_colbuilder_reset(&ms.builder);
+	}
+	MemoryContextSwitchTo(old);
+	ExecDropSingleTupleTableSlot(ms.slot);
+	MemoryContextDelete(cxt);
+	return moved;
+}
+
+/*
+ * quickstep.merge(rel regclass) RETURNS bigint
+ *		Move the quiet rows of the delta into main blocks in the caller's
+ *		transaction; returns how many moved.
+ */
+Datum
+qs_merge_sql(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel;
+	int64		moved;
+
+	if (IsolationIsSerializable())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("quickstep.merge() cannot run in a SERIALIZABLE transaction"),
+				 errdetail("A serializable merge would take part in serialization conflicts with the readers of the rows it moves."),
+				 errhint("Run it at READ COMMITTED or REPEATABLE READ.")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("quickstep.merge() cannot run during recovery")));
+
+	/* as VACUUM: no DML is blocked, one merge (or VACUUM, or DDL) at a time */
+	rel = table_open(relid, ShareUpdateExclusiveLock);
+	if (!qs_is_column_rel(rel))
+	{
+		table_close(rel, ShareUpdateExclusiveLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a quickstep_column table",
+						RelationGetRelationName(rel)),
+				 errhint("quickstep.merge() moves the delta rows of column tables into column blocks.")));
+	}
+#if PG_VERSION_NUM >= 160000
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
+#else
+	if (!pg_class_ownercheck(relid, GetUserId()))
+#endif
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(rel));
+
+	qs_colload_flush_rel(rel);
+	moved = merge_rel(rel);
+	table_close(rel, NoLock);
+	PG_RETURN_INT64(moved);
+}

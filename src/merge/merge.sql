@@ -1,0 +1,6 @@
+-- quickstep_am: the merge of a column table's delta into column blocks (src/merge/).
+
+CREATE FUNCTION quickstep.merge(rel regclass) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'qs_merge_sql' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION quickstep.merge(regclass) IS
+	'move the committed, all-visible rows of a quickstep_column table''s delta into new column blocks, invisibly to every snapshot; returns how many rows moved (table owner only)';
