@@ -127,7 +127,8 @@ UPDATE hacc SET bal = bal - :d WHERE id = :lo;
 UPDATE hacc SET bal = bal + :d WHERE id = :hi;
 SELECT bal AS alo FROM acc WHERE id = :lo \\gset
 SELECT sum(bal) AS after, count(*) AS cnt FROM acc WHERE id > :base AND id <= :base + 100 \\gset
-SELECT CASE WHEN (:alo = :blo - :d OR :lo = :hi) AND :after = :before AND :cnt = 100 THEN 1 ELSE 1 / 0 END;
+SELECT CASE WHEN (:alo = :blo - :d OR :lo = :hi) AND :after = :before AND :cnt = 100 THEN 1
+  ELSE ('MISMATCH private client :client_id: bal(:lo) :blo -> :alo (d :d), sum :before -> :after, count :cnt'::text)::int END;
 END;
 EOS
 script('private', $private_body);
@@ -142,13 +143,15 @@ SET LOCAL enable_seqscan = off;
 SET LOCAL enable_bitmapscan = off;
 SELECT sum(bal) AS s2, count(*) AS c2 FROM acc WHERE id > 0 \\gset
 SELECT CASE WHEN :s1 = $total AND :s2 = $total AND :c1 = $all AND :c2 = $all AND :d1 = $all
-  AND :x1 = 0 AND :x2 = 0 THEN 1 ELSE 1 / 0 END;
+  AND :x1 = 0 AND :x2 = 0 THEN 1
+  ELSE ('MISMATCH seq sum :s1 count :c1 distinct :d1, index sum :s2 count :c2, acc-hacc :x1, hacc-acc :x2 (want $total/$all)'::text)::int END;
 END;
 EOS
 script('reader', $reader);
 script('reader_rc', <<"EOS");
 SELECT sum(bal) AS s, count(*) AS c FROM acc \\gset
-SELECT CASE WHEN :s = $total AND :c = $all THEN 1 ELSE 1 / 0 END;
+SELECT CASE WHEN :s = $total AND :c = $all THEN 1
+  ELSE ('MISMATCH read committed sum :s count :c (want $total/$all)'::text)::int END;
 EOS
 script('vacuum', "VACUUM acc;\n");
 script('merge', <<"EOS");
