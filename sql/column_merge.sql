@@ -340,7 +340,28 @@ SELECT count(*) FROM (SELECT id FROM sc WHERE quickstep.merge('sc') >= 0 FOR UPD
 SELECT count(*) FROM (SELECT id FROM sh FOR UPDATE) x;
 SELECT same_s(), quickstep.check_table('sc') IS NOT NULL AS checked;
 
--- 16. what merge refuses
+-- 16. logical decoding: a merge decodes as nothing; changes to moved rows
+-- decode as heap's (the heap twin's change beside each)
+CREATE TABLE dh (id int PRIMARY KEY, v text);
+CREATE TABLE dc (id int PRIMARY KEY, v text) USING quickstep_column;
+INSERT INTO dh SELECT g, 'v' || g FROM generate_series(1, 5) g;
+INSERT INTO dc SELECT * FROM dh;
+SELECT 'init' FROM pg_create_logical_replication_slot('regress_column_merge', 'test_decoding');
+SELECT quickstep.merge('dc') AS moved;
+BEGIN;
+SELECT quickstep.merge('dc') AS moved_none;
+UPDATE dh SET v = 'upd' WHERE id = 2;
+UPDATE dc SET v = 'upd' WHERE id = 2;
+DELETE FROM dh WHERE id = 3;
+DELETE FROM dc WHERE id = 3;
+COMMIT;
+SELECT quickstep.merge('dc') AS moved_update;
+SELECT data FROM pg_logical_slot_get_changes('regress_column_merge', NULL, NULL,
+  'include-xids', '0', 'skip-empty-xacts', '1');
+SELECT pg_drop_replication_slot('regress_column_merge');
+SELECT (SELECT array_agg(dc ORDER BY id) FROM dc)::text = (SELECT array_agg(dh ORDER BY id) FROM dh)::text AS same_rows;
+
+-- 17. what merge refuses
 SELECT quickstep.merge('h');
 CREATE TABLE r (a int) USING quickstep_hpl;
 SELECT quickstep.merge('r');

@@ -135,16 +135,18 @@ script('private', $private_body);
 
 my $reader = <<"EOS";
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-SELECT sum(bal) AS s1, count(*) AS c1, count(DISTINCT id) AS d1 FROM acc \\gset
+SELECT sum(bal) AS s1, count(*) AS c1, count(DISTINCT id) AS d1, string_agg(id::text, ',') AS ids FROM acc \\gset
 SELECT count(*) AS x1 FROM (SELECT id, bal, note FROM acc EXCEPT ALL SELECT id, bal, note FROM hacc) x \\gset
 SELECT count(*) AS x2 FROM (SELECT id, bal, note FROM hacc EXCEPT ALL SELECT id, bal, note FROM acc) x \\gset
 SELECT pg_sleep(0.01);
 SET LOCAL enable_seqscan = off;
 SET LOCAL enable_bitmapscan = off;
 SELECT sum(bal) AS s2, count(*) AS c2 FROM acc WHERE id > 0 \\gset
+SELECT coalesce(string_agg(x::text, ','), 'none') AS missing
+  FROM unnest('{:ids}'::int[]) x WHERE NOT EXISTS (SELECT 1 FROM acc WHERE id = x) \\gset
 SELECT CASE WHEN :s1 = $total AND :s2 = $total AND :c1 = $all AND :c2 = $all AND :d1 = $all
   AND :x1 = 0 AND :x2 = 0 THEN 1
-  ELSE ('MISMATCH seq sum :s1 count :c1 distinct :d1, index sum :s2 count :c2, acc-hacc :x1, hacc-acc :x2 (want $total/$all)'::text)::int END;
+  ELSE ('MISMATCH seq sum :s1 count :c1 distinct :d1, index sum :s2 count :c2, acc-hacc :x1, hacc-acc :x2 (want $total/$all); ids the index misses: :missing'::text)::int END;
 END;
 EOS
 script('reader', $reader);
