@@ -144,9 +144,11 @@ SET LOCAL enable_bitmapscan = off;
 SELECT sum(bal) AS s2, count(*) AS c2 FROM acc WHERE id > 0 \\gset
 SELECT coalesce(string_agg(x::text, ','), 'none') AS missing
   FROM unnest('{:ids}'::int[]) x WHERE NOT EXISTS (SELECT 1 FROM acc WHERE id = x) \\gset
+SELECT coalesce(string_agg(id || ' at ' || ctid || '/xmin ' || xmin || '/xmax ' || xmax || '/bal ' || bal, ' '), 'none') AS twice
+  FROM acc WHERE id IN (SELECT id FROM acc WHERE id > 0 GROUP BY id HAVING count(*) > 1) \\gset
 SELECT CASE WHEN :s1 = $total AND :s2 = $total AND :c1 = $all AND :c2 = $all AND :d1 = $all
   AND :x1 = 0 AND :x2 = 0 THEN 1
-  ELSE ('MISMATCH seq sum :s1 count :c1 distinct :d1, index sum :s2 count :c2, acc-hacc :x1, hacc-acc :x2 (want $total/$all); ids the index misses: :missing'::text)::int END;
+  ELSE ('MISMATCH seq sum :s1 count :c1 distinct :d1, index sum :s2 count :c2, acc-hacc :x1, hacc-acc :x2 (want $total/$all); ids the index misses: :missing; rows the index returns twice: :twice'::text)::int END;
 END;
 EOS
 script('reader', $reader);
@@ -179,7 +181,7 @@ my %runs = (
 	private => pgbench_bg($node, 3, [], '-f', "$dir/private.sql"),
 	merger => pgbench_bg($node, 1, [], '-f', "$dir/merge.sql\@8", '-f', "$dir/vacuum.sql\@1"),
 	reader => pgbench_bg($node, 1, [], '-f', "$dir/reader.sql\@3", '-f', "$dir/reader_rc.sql\@1"),
-	standby_reader => pgbench_bg($standby, 1, [], '-f', "$dir/reader.sql"),
+	standby_reader => pgbench_bg($standby, 2, [], '-f', "$dir/reader.sql"),
 );
 for my $name (sort keys %runs)
 {
