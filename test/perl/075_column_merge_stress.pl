@@ -20,6 +20,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use QsTest;
@@ -229,6 +230,54 @@ is($node->safe_psql('postgres',
 	q{SELECT count(*) FROM acc WHERE (ctid::text::point)[0] < 2147483648}), '0',
 	'no visible row is left in the delta');
 check_all($node, 'after the last merge');
+
+# A standby snapshot older than a merge keeps its rows, by index scans too,
+# while VACUUM on the primary removes the moved delta versions: replay must
+# wait for the snapshot (max_standby_streaming_delay = -1) before any index
+# entry it still needs is gone.  Deterministic: the standby session holds
+# its snapshot until replay waits on it (the startup process waits on
+# RecoveryConflictSnapshot), then counts again.  The same for a row table
+# (quickstep_nsm) whose rows are updated, as a control without any merge.
+sub standby_snapshot_survives_vacuum
+{
+	my ($table, $change) = @_;
+	my $sb = $standby->background_psql('postgres', on_error_stop => 0);
+	$node->wait_for_catchup($standby, 'replay');
+	$sb->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	my $q_seq = "SELECT count(*), sum(bal) FROM $table";
+	my $q_ix = "SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SELECT count(*), sum(bal) FROM $table WHERE id > 0";
+	my $before = $sb->query_safe($q_seq);
+	$node->safe_psql('postgres', $change);
+	$node->safe_psql('postgres', "VACUUM $table");
+	# wait until replay waits for the standby snapshot (or has replayed all)
+	my $waited = 0;
+	for (1 .. 300)
+	{
+		$waited = $standby->safe_psql('postgres',
+			q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'startup'
+			  AND wait_event = 'RecoveryConflictSnapshot'});
+		last if $waited;
+		last if $standby->safe_psql('postgres', 'SELECT pg_last_wal_replay_lsn()') eq
+		  $node->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+		usleep(100_000);
+	}
+	note("$table: replay waits for the old standby snapshot: $waited");
+	my $ix = $sb->query_safe($q_ix);
+	my $seq = $sb->query_safe($q_seq);
+	is($ix, $before, "$table: an index scan of a standby snapshot older than the change and VACUUM sees its rows");
+	is($seq, $before, "$table: so does a sequential scan");
+	$sb->query_safe('COMMIT');
+	$sb->quit;
+	$node->wait_for_catchup($standby, 'replay');
+}
+$node->safe_psql('postgres', q{
+	CREATE TABLE nacc (id int NOT NULL, bal int) USING quickstep_nsm;
+	INSERT INTO nacc SELECT i, 100 FROM generate_series(1, 3000) i;
+	CREATE UNIQUE INDEX nacc_id ON nacc (id);
+	UPDATE acc SET note = note WHERE id % 3 = 0; UPDATE hacc SET note = note WHERE id % 3 = 0;});
+standby_snapshot_survives_vacuum('acc', q{SELECT quickstep.merge('acc')});
+standby_snapshot_survives_vacuum('nacc', q{UPDATE nacc SET bal = bal + 1 WHERE id % 2 = 0});
+check_all($node, 'after the standby snapshot checks');
 
 # crash recovery: moves of committed and of uncommitted merges
 $node->safe_psql('postgres', q{
