@@ -365,7 +365,9 @@ SELECT (SELECT array_agg(dc ORDER BY id) FROM dc)::text = (SELECT array_agg(dh O
 SELECT quickstep.merge('h');
 CREATE TABLE r (a int) USING quickstep_hpl;
 SELECT quickstep.merge('r');
-SELECT quickstep.merge('c_id');
+-- an index (core words the error differently on PG 15 and 18: its SQLSTATE)
+DO $$ BEGIN PERFORM quickstep.merge('c_id'); RAISE NOTICE 'merged an index';
+EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'refused: %', SQLSTATE; END $$;
 CREATE VIEW v AS SELECT * FROM c;
 SELECT quickstep.merge('v');
 SELECT quickstep.merge(NULL);
