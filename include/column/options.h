@@ -63,6 +63,10 @@ extern uint8 *qs_colbuilder_build_opts(QsColBuilder *b, Relation rel,
 									   uint32 block_id, int sort_col,
 									   const unsigned *enc_mask,
 									   size_t *image_len);
+extern uint8 *qs_colbuilder_build_perm(QsColBuilder *b, Relation rel,
+									   uint32 block_id, int sort_col,
+									   const unsigned *enc_mask,
+									   size_t *image_len, uint32 **perm_out);
 
 /* _PG_init: the ProcessUtility and object access hooks */
 extern void qs_colopts_install_hooks(void);

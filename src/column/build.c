@@ -271,6 +271,21 @@ qs_colbuilder_build_opts(QsColBuilder *b, Relation rel, uint32 block_id,
 						 int sort_col, const unsigned *enc_mask,
 						 size_t *image_len)
 {
+	return qs_colbuilder_build_perm(b, rel, block_id, sort_col, enc_mask,
+									image_len, NULL);
+}
+
+/*
+ * qs_colbuilder_build_perm
+ *		qs_colbuilder_build_opts that hands the caller the order it chose:
+ *		*perm_out[j] = the row (in order of addition) at position j of the
+ *		block, or NULL when the rows stayed in arrival order.
+ */
+uint8 *
+qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
+						 int sort_col, const unsigned *enc_mask,
+						 size_t *image_len, uint32 **perm_out)
+{
 	const QsCodecAllocator *alloc = qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
@@ -445,9 +460,12 @@ qs_colbuilder_build_opts(QsColBuilder *b, Relation rel, uint32 block_id,
 	for (int c = 0; c < b->natts; c++)
 		qs_colblock_column_free(alloc, &cols[c]);
 	pfree(cols);
+	if (perm_out)
+		*perm_out = perm;
 	if (perm)
 	{
-		pfree(perm);
+		if (perm_out == NULL)
+			pfree(perm);
 		pfree(rank);
 		pfree(pnulls);
 	}

@@ -19,6 +19,7 @@
 
 #include "column/colam.h"
 #include "column/colstore.h"
+#include "merge/moved.h"
 
 static void
 corrupt(Relation rel, const char *fmt, uint32 a, uint32 b)
@@ -195,5 +196,6 @@ qs_column_check(Relation rel)
 			rows += e->published;
 	}
 	MemoryContextDelete(cxt);
+	(void) qs_merge_check_links(rel, &dir);
 	return rows;
 }

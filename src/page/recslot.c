@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 
 #include "core/compat.h"
+#include "merge/moved.h"
 #include "page/recslot.h"
 
 HeapTupleHeader
@@ -89,7 +90,9 @@ recslot_get_heap_tuple(TupleTableSlot *slot)
 		t->t_ctid = rs->hdr.t_ctid;
 		t->t_infomask |= rs->hdr.t_infomask &
 			~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
-		t->t_infomask2 |= rs->hdr.t_infomask2 & ~HEAP_NATTS_MASK;
+		/* not a merge's marks (src/merge): a formed tuple is a new row */
+		t->t_infomask2 |= rs->hdr.t_infomask2 &
+			~(HEAP_NATTS_MASK | QS_INFOMASK2_BITS);
 		rs->tuple->t_self = slot->tts_tid;
 		rs->tuple->t_tableOid = slot->tts_tableOid;
 	}

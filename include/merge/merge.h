@@ -1,0 +1,20 @@
+/*-------------------------------------------------------------------------
+ *
+ * merge.h
+ *	  The merge of a column table's delta into column blocks (src/merge).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_MERGE_MERGE_H
+#define QS_MERGE_MERGE_H
+
+#include "utils/relcache.h"
+
+/*
+ * Move the quiet delta rows of column table rel into new blocks, in the
+ * current transaction (not SERIALIZABLE, not to be PREPAREd); the caller
+ * holds ShareUpdateExclusiveLock on rel.  Returns how many rows moved.
+ */
+extern int64 qs_merge_table(Relation rel);
+
+#endif							/* QS_MERGE_MERGE_H */
