@@ -14,8 +14,8 @@
  *     VACUUM or another merge holds is skipped (until the next pass), so
  *     the worker never queues behind them nor makes others queue behind
  *     its own wait;
- *   count the delta's movable rows (the quiet test of merge.c, without
- *     its hint-bit writes), stopping once past the threshold;
+ *   count the delta's movable rows (the quiet test of merge.c's
+ *     collect()), stopping once past the threshold;
  *   qs_merge_table(rel) as the table's owner, under
  *     SECURITY_RESTRICTED_OPERATION and a safe search_path (index
  *     expressions and predicates run as VACUUM runs them);
@@ -123,12 +123,30 @@ column_tables(MemoryContext cxt)
 	return relids;
 }
 
+/* merge.c's record_quiet: the rows its collect() takes */
+static bool
+movable(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
+{
+	if (status != HEAPTUPLE_LIVE)
+		return false;
+	if (!(h->t_infomask & HEAP_XMAX_INVALID))
+		return false;
+	if (HeapTupleHeaderIsSpeculative(h) || HeapTupleHeaderIsHeapOnly(h))
+		return false;
+	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
+		return false;
+	if (HeapTupleHeaderXminFrozen(h))
+		return true;
+	return HeapTupleHeaderXminCommitted(h) &&
+		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
+}
+
 /*
- * The delta rows a merge would move now (merge.c's quiet test: inserter
- * committed before every snapshot, no xmax, not speculative, not heap-only,
- * not taken), counted until there are more than limit.  Reads the delta's
- * pages under share locks and writes nothing: an inserter without its
- * commit hint is looked up in the commit log.
+ * The delta rows a merge would move now, counted until there are more than
+ * limit: merge.c's collect() without the copies.  As collect(), it sets
+ * hint bits (HeapTupleSatisfiesVacuum) under the page's share lock, so that
+ * the xmax of an aborted or crashed transaction (a merge's among them)
+ * reads as invalid, as the merge will read it.
  */
 static int64
 count_movable(Relation rel, int64 limit)
@@ -157,27 +175,22 @@ count_movable(Relation rel, int64 limit)
 		maxoff = qs_page_max_offset(L, page);
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
+			HeapTupleData tup;
 			HeapTupleHeaderData scratch;
-			HeapTupleHeader h;
-			TransactionId xmin;
+			uint32		len;
+			HTSV_Result status;
 
 			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 				continue;
-			h = qs_page_get_header(L, page, off, &scratch, NULL);
-			if (!(h->t_infomask & HEAP_XMAX_INVALID) ||
-				(h->t_infomask2 & QS_INFOMASK2_TAKEN) ||
-				HeapTupleHeaderIsSpeculative(h) || HeapTupleHeaderIsHeapOnly(h))
-				continue;
-			if (!HeapTupleHeaderXminFrozen(h))
-			{
-				xmin = HeapTupleHeaderGetRawXmin(h);
-				if (HeapTupleHeaderXminInvalid(h) || !TransactionIdIsNormal(xmin) ||
-					!TransactionIdPrecedes(xmin, oldest))
-					continue;
-				if (!HeapTupleHeaderXminCommitted(h) && !TransactionIdDidCommit(xmin))
-					continue;
-			}
-			n++;
+			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, blk, off);
+			tup.t_tableOid = RelationGetRelid(rel);
+			status = HeapTupleSatisfiesVacuum(&tup, oldest, buf);
+			if (tup.t_data == &scratch)
+				qs_page_set_header(L, page, off, &scratch);
+			if (movable(tup.t_data, status, oldest))
+				n++;
 		}
 		UnlockReleaseBuffer(buf);
 	}
