@@ -125,4 +125,18 @@ SELECT block_id, state, rows, column_name, encoding, min, max,
 SELECT relid, delta_rows, main_rows, blocks, sealed_blocks,
        pg_size_pretty(bytes) AS block_bytes, pg_size_pretty(raw_bytes) AS raw_at_least
   FROM quickstep.column_stats;
+
+\echo
+\echo '== the merge: single-row inserts land in the row delta; quickstep.merge() moves them into a block, invisibly =='
+INSERT INTO demo_quickstep_column SELECT 1000000 + g, g % 5000, g * 0.5 FROM generate_series(1, 200) g;
+INSERT INTO demo_quickstep_column VALUES (2000001, 4242, 1.5);
+SELECT relid, delta_rows, main_rows, blocks FROM quickstep.column_stats;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) AS rows_seen_before_the_merge FROM demo_quickstep_column;
+SELECT quickstep.merge('demo_quickstep_column') AS rows_moved \gset
+\echo rows moved: :rows_moved
+SELECT count(*) AS rows_seen_after_the_merge_same_snapshot FROM demo_quickstep_column;
+COMMIT;
+SELECT relid, delta_rows, main_rows, blocks FROM quickstep.column_stats;
+SELECT quickstep.check_table('demo_quickstep_column') AS rows_checked;
 \endif

@@ -138,6 +138,7 @@ typedef struct QsColMeta
 #define QS_COLDIR_RUN_RECLAIMED	0x0001	/* the run's pages went back to the delta */
 #define QS_COLDIR_PENDING		0x0002	/* a load is buffering its rows: no run yet */
 #define QS_COLDIR_MERGED		0x0004	/* written by a merge (src/merge): xmin is the merge */
+#define QS_COLDIR_INDEX_CLEANED 0x0008	/* RETIRED, and VACUUM removed its index entries */
 
 /*
  * One directory entry per block version.  xmin/cid: the loading
@@ -157,11 +158,11 @@ typedef struct QsColDirEntry
 	uint32		published;		/* rows 0..published-1 exist */
 	TransactionId xmin;
 	CommandId	cid;
-	uint32		reserved;
+	BlockNumber src_first;		/* MERGED: the first and last delta page */
 	uint64		image_len;
 	uint64		retired_at_seq;
 	BlockNumber delmap_root;	/* InvalidBlockNumber: no delete map yet */
-	uint32		reserved2;
+	BlockNumber src_last;		/* its rows came from (moved.c) */
 } QsColDirEntry;
 
 /* A directory page: this header at PageGetContents, then entries. */
@@ -198,6 +199,8 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
+extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n);
+extern void qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
 extern Buffer qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx);

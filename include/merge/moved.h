@@ -63,8 +63,22 @@ extern void qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 struct QsColDirectory;
 extern int64 qs_merge_check_links(Relation rel, const struct QsColDirectory *dir);
 
-/* merge.c */
+/* moved.c */
 extern void qs_merge_interlock(Relation rel, bool acquire);
+extern bool qs_merge_interlock_try(Relation rel);
+extern void qs_merge_interlock_commit(Oid relid);
+extern void qs_moved_take_main(Relation rel, ItemPointer vtid,
+							   Snapshot snapshot, CommandId cid);
+extern bool qs_main_visible_unmerged(HeapTuple tp, TransactionId mover,
+									 Snapshot snapshot, Buffer buf);
+extern TransactionId qs_moved_merge_of(Relation rel, ItemPointer vtid,
+									   Snapshot snapshot);
+extern bool qs_crosscheck_visible(Relation rel, HeapTuple tp,
+								  Snapshot crosscheck, Buffer buf);
+extern bool qs_moved_conflict_pending(HeapTupleHeader h, bool valid,
+									  ItemPointer link);
+extern void qs_moved_conflict_out(Relation rel, ItemPointer link,
+								  Snapshot snapshot);
 extern bool qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid);
 extern bool qs_merged_block_hidden(TransactionId xmin, uint16 flags,
 								   Snapshot snapshot);

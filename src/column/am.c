@@ -874,7 +874,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			hdr = &own;
 			/* a serializable read of this row, as heap's fetches take it */
 			if (visible && snapshot != NULL && IsMVCCSnapshot(snapshot))
-				qs_predicate_lock_tid(rel, tid, snapshot,
+				PredicateLockTID(rel, tid, snapshot,
 								 HeapTupleHeaderGetXmin((HeapTupleHeader) hdr));
 		}
 		if (visible)
@@ -1099,9 +1099,38 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 		return qs_tuple_satisfies_snapshot(rel, slot, snapshot);
 	if (!qs_virt_decode(&slot->tts_tid, &range, &row))
 		return false;
-	qs_coldir_read_visible(rel, snapshot, &dir);
+	qs_coldir_read(rel, &dir);
 	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && row < e->published)
+	if (e != NULL && row < e->published &&
+		IsMVCCSnapshot(snapshot) && (e->flags & QS_COLDIR_MERGED) &&
+		TransactionIdIsNormal(e->xmin) &&
+		XidInMVCCSnapshot(e->xmin, snapshot) &&
+		TransactionIdDidCommit(e->xmin))
+	{
+		/*
+		 * A main copy whose merge this snapshot does not see: the row it
+		 * sees is the delta version (moved.c, qs_main_visible_unmerged).
+		 */
+		HeapTupleHeaderData hdr;
+		HeapTupleData tup;
+		Buffer		mbuf;
+
+		if (qs_coldelmap_header(rel, e, row, NULL, &hdr, &ok))
+		{
+			tup.t_data = &hdr;
+			tup.t_len = SizeofHeapTupleHeader;
+			tup.t_self = slot->tts_tid;
+			tup.t_tableOid = RelationGetRelid(rel);
+			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			ok = qs_main_visible_unmerged(&tup, e->xmin, snapshot, mbuf);
+			UnlockReleaseBuffer(mbuf);
+		}
+		else
+			ok = false;
+	}
+	else if (e != NULL && row < e->published &&
+			 qs_coldir_entry_visible(rel, e, snapshot))
 	{
 		HeapTupleHeaderData hdr;
 
@@ -1180,8 +1209,15 @@ static void
 col_after_link(Relation rel, ItemPointer from, TM_FailureData *link,
 			   Snapshot snapshot, CommandId cid)
 {
-	if (snapshot != NULL && IsMVCCSnapshot(snapshot) &&
-		XidInMVCCSnapshot(link->xmax, snapshot))
+	/*
+	 * Only a transaction snapshot outlives the command: at READ COMMITTED
+	 * the next command's snapshot sees the merge (it committed before we
+	 * found its mark).  The transaction snapshot, not the one the command
+	 * passed: RI actions run with the newest one.
+	 */
+	if (!IsolationUsesXactSnapshot())
+		return;
+	if (XidInMVCCSnapshot(link->xmax, GetTransactionSnapshot()))
 		qs_mark_taken(rel, from, &link->ctid, link->xmax, cid);
 }
 
@@ -1215,6 +1251,8 @@ col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 			 RelationGetRelationName(rel));
 	if (result == TM_Ok && followed)
 		col_after_link(rel, tid, &link, snapshot, cid);
+	else if (result == TM_Ok && qs_tid_is_virtual(&cur))
+		qs_moved_take_main(rel, &cur, snapshot, cid);
 	return result;
 }
 
@@ -1248,6 +1286,8 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			 RelationGetRelationName(rel));
 	if (result == TM_Ok && followed)
 		col_after_link(rel, otid, &link, snapshot, cid);
+	else if (result == TM_Ok && qs_tid_is_virtual(&cur))
+		qs_moved_take_main(rel, &cur, snapshot, cid);
 	return result;
 }
 

@@ -37,6 +37,7 @@
 
 #include "column/colstore.h"
 #include "merge/moved.h"
+#include "tableam/engine_int.h"
 
 static void
 set_special(Page page, uint32 magic)
@@ -548,8 +549,26 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				change = true;
 		if (change)
 		{
-			GenericXLogState *xs = GenericXLogStart(rel);
-			Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+			GenericXLogState *xs;
+			Page		page;
+			TransactionId newest = InvalidTransactionId;
+
+			/*
+			 * A hot standby query that does not see a frozen block's writer
+			 * (a load, or a merge whose moved rows' delta versions it still
+			 * counts) would see its rows once frozen: conflict first, as
+			 * heap's freeze records carry.
+			 */
+			for (uint32 i = 0; i < h->nentries; i++)
+				if (ents[i].state != QS_COLBLK_RETIRED &&
+					TransactionIdIsNormal(ents[i].xmin) &&
+					TransactionIdPrecedes(ents[i].xmin, horizon) &&
+					(!TransactionIdIsValid(newest) ||
+					 TransactionIdFollows(ents[i].xmin, newest)))
+					newest = ents[i].xmin;
+			qs_log_conflict(rel, newest);
+			xs = GenericXLogStart(rel);
+			page = GenericXLogRegisterBuffer(xs, buf, 0);
 
 			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
 			for (uint32 i = 0; i < h->nentries; i++)
@@ -749,4 +768,68 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 		UnlockReleaseBuffer(buf);
 	}
 	return false;
+}
+
+/*
+ * qs_coldir_retired_ranges
+ *		The TID ranges of RETIRED blocks whose index entries VACUUM has not
+ *		removed yet (their writers aborted: every row is dead to all).
+ */
+void
+qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n)
+{
+	QsColDirectory dir;
+
+	*ranges = NULL;
+	*n = 0;
+	qs_coldir_read(rel, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->state != QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_INDEX_CLEANED))
+			continue;
+		if (*ranges == NULL)
+			*ranges = palloc(sizeof(uint32) * dir.nentries);
+		(*ranges)[(*n)++] = e->tid_range;
+	}
+	pfree(dir.entries);
+}
+
+/* VACUUM removed the index entries of these RETIRED ranges: flag them */
+void
+qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
+{
+	BlockNumber blk;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
+
+	dir_walk_start(rel, &w, NULL);
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
+	{
+		QsColDirEntry *ents = dirpage_entries(h);
+		bool		change = false;
+
+		for (uint32 i = 0; i < h->nentries && !change; i++)
+			for (int j = 0; j < n; j++)
+				if (ents[i].tid_range == ranges[j] &&
+					ents[i].state == QS_COLBLK_RETIRED &&
+					!(ents[i].flags & QS_COLDIR_INDEX_CLEANED))
+					change = true;
+		if (change)
+		{
+			GenericXLogState *xs = GenericXLogStart(rel);
+			Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+
+			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
+			for (uint32 i = 0; i < h->nentries; i++)
+				for (int j = 0; j < n; j++)
+					if (ents[i].tid_range == ranges[j] &&
+						ents[i].state == QS_COLBLK_RETIRED)
+						ents[i].flags |= QS_COLDIR_INDEX_CLEANED;
+			GenericXLogFinish(xs);
+		}
+		UnlockReleaseBuffer(buf);
+	}
 }

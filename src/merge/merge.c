@@ -50,7 +50,9 @@
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
+#include "replication/syncrep.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -71,40 +73,71 @@
 
 PG_FUNCTION_INFO_V1(qs_merge_sql);
 
-/* the interlock's tag: an object lock no core path takes (pg_class, relid, 0x7171) */
-#define QS_MERGE_INTERLOCK_SUBID	0x7171
-
-static void
-interlock_tag(LOCKTAG *tag, Oid relid)
-{
-	SET_LOCKTAG_OBJECT(*tag, MyDatabaseId, RelationRelationId, relid,
-					   QS_MERGE_INTERLOCK_SUBID);
-}
-
 /*
- * qs_merge_interlock
- *		DML cancelling a running merge's mark holds the interlock in share
- *		mode while it looks at the merge's status and writes the cancel;
- *		the merge takes it exclusively just before its commit record and
- *		keeps it until its commit is visible (lock release at end of
- *		transaction).  A DML statement waits here only while a merge of
- *		the table is writing its commit record.
+ * What the transaction's merges leave for its pre-commit, in
+ * TopTransactionContext: each merged table (its interlock is taken then)
+ * and each moved version with TOAST values, whose chunks are deleted then
+ * if the version still carries its mark.  Not at mark time: until the
+ * interlock is held a DML statement may cancel the move and keep the
+ * version, TOAST pointers included (review C1).
  */
-void
-qs_merge_interlock(Relation rel, bool acquire)
+typedef struct MergedRel
 {
-	LOCKTAG		tag;
+	Oid			relid;
+	SubTransactionId subid;		/* the subtransaction that merged it */
+} MergedRel;
 
-	interlock_tag(&tag, RelationGetRelid(rel));
-	if (acquire)
-		(void) LockAcquire(&tag, ShareLock, false, false);
-	else
-		LockRelease(&tag, ShareLock, false);
-}
+typedef struct PendingToast
+{
+	Oid			relid;
+	SubTransactionId subid;
+	ItemPointerData tid;		/* the delta version */
+	ItemPointerData link;		/* its mark's main copy */
+	TransactionId mover;		/* its mark's xmax */
+	HeapTuple	tuple;			/* its copy: the TOAST pointers */
+} PendingToast;
 
-/* the tables this transaction merged, whose interlock it takes at pre-commit */
-static List *merged_rels = NIL;
+static List *merged_rels = NIL;	/* of MergedRel */
+static List *pending_toast = NIL;	/* of PendingToast */
 static bool callback_registered = false;
+
+/* The TOAST values of the versions still moved at pre-commit go with M. */
+static void
+delete_pending_toast(void)
+{
+	ListCell   *lc;
+
+	if (pending_toast == NIL)
+		return;
+	/* TOAST deletion reads through SnapshotToast, which wants an active snapshot */
+	PushActiveSnapshot(GetTransactionSnapshot());
+	foreach(lc, pending_toast)
+	{
+		PendingToast *p = lfirst(lc);
+		Relation	rel = table_open(p->relid, NoLock);	/* locked by the merge */
+		const QsPageLayout *L = qs_layout_of(rel);
+		Buffer		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&p->tid));
+		OffsetNumber off = ItemPointerGetOffsetNumber(&p->tid);
+		bool		moved = false;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (qs_page_record_state(L, BufferGetPage(buf), off) == QS_REC_NORMAL)
+		{
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h = qs_page_get_header(L, BufferGetPage(buf), off,
+												   &scratch, NULL);
+
+			moved = qs_header_moved(h) &&
+				TransactionIdEquals(HeapTupleHeaderGetRawXmax(h), p->mover) &&
+				ItemPointerEquals(&h->t_ctid, &p->link);
+		}
+		UnlockReleaseBuffer(buf);
+		if (moved && TransactionIdIsCurrentTransactionId(p->mover))
+			heap_toast_delete(rel, p->tuple, false);
+		table_close(rel, NoLock);
+	}
+	PopActiveSnapshot();
+}
 
 static void
 merge_xact_callback(XactEvent event, void *arg)
@@ -114,13 +147,10 @@ merge_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
+			/* from here to the commit no DML cancels a move of ours */
 			foreach(lc, merged_rels)
-			{
-				LOCKTAG		tag;
-
-				interlock_tag(&tag, lfirst_oid(lc));
-				(void) LockAcquire(&tag, ExclusiveLock, false, false);
-			}
+				qs_merge_interlock_commit(((MergedRel *) lfirst(lc))->relid);
+			delete_pending_toast();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (merged_rels != NIL)
@@ -135,9 +165,37 @@ merge_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 		case XACT_EVENT_PREPARE:
 			merged_rels = NIL;	/* TopTransactionContext is gone */
+			pending_toast = NIL;
 			break;
 		default:
 			break;
+	}
+}
+
+/* a rolled-back subtransaction's merges are undone: forget them */
+static void
+merge_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		foreach(lc, merged_rels)
+			if (((MergedRel *) lfirst(lc))->subid == mySubid)
+				merged_rels = foreach_delete_current(merged_rels, lc);
+		foreach(lc, pending_toast)
+			if (((PendingToast *) lfirst(lc))->subid == mySubid)
+				pending_toast = foreach_delete_current(pending_toast, lc);
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		foreach(lc, merged_rels)
+			if (((MergedRel *) lfirst(lc))->subid == mySubid)
+				((MergedRel *) lfirst(lc))->subid = parentSubid;
+		foreach(lc, pending_toast)
+			if (((PendingToast *) lfirst(lc))->subid == mySubid)
+				((PendingToast *) lfirst(lc))->subid = parentSubid;
 	}
 }
 
@@ -145,59 +203,43 @@ static void
 remember_merged(Relation rel)
 {
 	MemoryContext old;
+	ListCell   *lc;
+	MergedRel  *m;
 
 	if (!callback_registered)
 	{
 		RegisterXactCallback(merge_xact_callback, NULL);
+		RegisterSubXactCallback(merge_subxact_callback, NULL);
 		callback_registered = true;
 	}
-	if (list_member_oid(merged_rels, RelationGetRelid(rel)))
-		return;
+	foreach(lc, merged_rels)
+		if (((MergedRel *) lfirst(lc))->relid == RelationGetRelid(rel) &&
+			((MergedRel *) lfirst(lc))->subid == GetCurrentSubTransactionId())
+			return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
-	merged_rels = lappend_oid(merged_rels, RelationGetRelid(rel));
+	m = palloc(sizeof(MergedRel));
+	m->relid = RelationGetRelid(rel);
+	m->subid = GetCurrentSubTransactionId();
+	merged_rels = lappend(merged_rels, m);
 	MemoryContextSwitchTo(old);
 }
 
-/*
- * qs_merged_block_hidden
- *		A running merge's block is absent for SnapshotDirty (its rows'
- *		delta versions are the rows until it commits): unique checks and
- *		EvalPlanQual never wait for a merge.
- */
-bool
-qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
+/* a moved version with TOAST values: its chunks are deleted at pre-commit */
+static void
+remember_toast(Relation rel, ItemPointer tid, ItemPointer link,
+			   TransactionId mover, HeapTuple tuple)
 {
-	return (flags & QS_COLDIR_MERGED) != 0 && snapshot != NULL &&
-		snapshot->snapshot_type == SNAPSHOT_DIRTY &&
-		TransactionIdIsNormal(xmin) &&
-		!TransactionIdIsCurrentTransactionId(xmin) &&
-		TransactionIdIsInProgress(xmin);
-}
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	PendingToast *p = palloc(sizeof(PendingToast));
 
-/*
- * qs_moved_visible
- *		Heap's verdict 'valid' on a delta version with merge bits, corrected:
- *		SnapshotDirty does not report a running merge as a deleter to wait
- *		for; an MVCC snapshot of the transaction that changed the row
- *		through the link (TAKEN) no longer counts the delta version from
- *		its next command on.
- */
-bool
-qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid)
-{
-	if (!valid || snapshot == NULL || !qs_header_moved(h))
-		return valid;
-	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
-	{
-		if (TransactionIdEquals(snapshot->xmax, HeapTupleHeaderGetRawXmax(h)))
-			snapshot->xmax = InvalidTransactionId;
-		return true;
-	}
-	if (IsMVCCSnapshot(snapshot) && (h->t_infomask2 & QS_INFOMASK2_TAKEN) &&
-		TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(h)) &&
-		HeapTupleHeaderGetRawCommandId(h) < snapshot->curcid)
-		return false;
-	return valid;
+	p->relid = RelationGetRelid(rel);
+	p->subid = GetCurrentSubTransactionId();
+	p->tid = *tid;
+	p->link = *link;
+	p->mover = mover;
+	p->tuple = heap_copytuple(tuple);
+	pending_toast = lappend(pending_toast, p);
+	MemoryContextSwitchTo(old);
 }
 
 typedef struct MergeCand
@@ -236,10 +278,14 @@ record_quiet(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
 		return false;
 	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
 		return false;
+	/*
+	 * LIVE: the inserter committed (its hint bit may be missing: heap sets
+	 * it only once the commit record is flushed), and it precedes every
+	 * snapshot's xmin.
+	 */
 	if (HeapTupleHeaderXminFrozen(h))
 		return true;
-	return HeapTupleHeaderXminCommitted(h) &&
-		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
+	return TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
 }
 
 /*
@@ -483,10 +529,18 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	}
 	list_free(kill);
 
-	/* the moved versions' TOAST values go with M (the block holds them whole) */
+	/*
+	 * The moved versions' TOAST values go with M (the block holds them
+	 * whole), at its pre-commit, for those whose moves nobody cancelled.
+	 */
 	for (i = 0; i < ms->ncands; i++)
 		if (ms->cands[i].tuple != NULL && HeapTupleHasExternal(ms->cands[i].tuple))
-			heap_toast_delete(rel, ms->cands[i].tuple, false);
+		{
+			ItemPointerData vtid;
+
+			qs_virt_tid(range, ms->pos[i], &vtid);
+			remember_toast(rel, &ms->cands[i].tid, &vtid, xid, ms->cands[i].tuple);
+		}
 	return moved;
 }
 
@@ -529,6 +583,8 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	e.cid = cid;
 	e.image_len = image_len;
 	e.delmap_root = InvalidBlockNumber;
+	e.src_first = ItemPointerGetBlockNumber(&ms->cands[0].tid);
+	e.src_last = ItemPointerGetBlockNumber(&ms->cands[ms->ncands - 1].tid);
 	qs_coldir_append(rel, &e);
 
 	insert_index_entries(ms, range);
@@ -582,6 +638,24 @@ merge_rel(Relation rel)
 	return moved;
 }
 
+static bool
+has_exclusion_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, indexes)
+	{
+		Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
+
+		found |= ind->rd_index->indisexclusion;
+		index_close(ind, AccessShareLock);
+	}
+	list_free(indexes);
+	return found;
+}
+
 /*
  * qs_merge_table
  *		The merge of one column table in the current transaction, which
@@ -595,6 +669,25 @@ qs_merge_table(Relation rel)
 	Assert(!IsolationIsSerializable());
 	Assert(qs_is_column_rel(rel));
 	qs_colload_flush_rel(rel);
+
+	/*
+	 * An exclusion constraint's check (SnapshotDirty over a GiST or SP-GiST
+	 * index, TIDs in any order) could visit a row's main copy before its
+	 * delta version across the merge's commit and find neither: such
+	 * tables keep their rows in the delta (as their loads do).
+	 */
+	if (has_exclusion_index(rel))
+		return 0;
+
+	/*
+	 * A DML statement that meets one of our marks while we commit waits
+	 * for the interlock until the commit is visible: not for a synchronous
+	 * standby too.  Safe: whoever relied on our commit commits after us.
+	 */
+	if (synchronous_commit > SYNCHRONOUS_COMMIT_LOCAL_FLUSH)
+		(void) set_config_option("synchronous_commit", "local",
+								 PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
 	return merge_rel(rel);
 }
 

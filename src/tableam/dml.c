@@ -1238,10 +1238,15 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
  *		merge committed (or is our own): the row now lives at *link, where
  *		the caller must continue.
  */
-static bool
+#define QS_MOVED_NONE		0	/* not moved (any more): heap's decisions */
+#define QS_MOVED_FOLLOW		1	/* continue at *link */
+#define QS_MOVED_WOULDBLOCK 2	/* NOWAIT / SKIP LOCKED met a committing merge */
+
+static int
 qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 				 OffsetNumber off, HeapTuple tp, HeapTupleHeaderData *scratch,
-				 ItemPointer link, TransactionId *mover)
+				 ItemPointer link, TransactionId *mover,
+				 LockWaitPolicy policy)
 {
 	for (;;)
 	{
@@ -1250,15 +1255,15 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 		Buffer		mbuf;
 
 		if (!qs_header_moved(h))
-			return false;
+			return QS_MOVED_NONE;
 		xmax = HeapTupleHeaderGetRawXmax(h);
 		*link = h->t_ctid;
 		*mover = xmax;
 		if (TransactionIdIsCurrentTransactionId(xmax))
-			return true;
+			return QS_MOVED_FOLLOW;
 		/* heap's order: the commit log says committed before the procarray lets go */
 		if (!TransactionIdIsInProgress(xmax))
-			return TransactionIdDidCommit(xmax);
+			return TransactionIdDidCommit(xmax) ? QS_MOVED_FOLLOW : QS_MOVED_NONE;
 
 		/*
 		 * The merge is running: cancel this row's move.  The main copy's
@@ -1278,7 +1283,22 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 							RelationGetRelationName(rel),
 							ItemPointerGetBlockNumber(link),
 							ItemPointerGetOffsetNumber(link))));
-		qs_merge_interlock(rel, true);
+		if (policy == LockWaitBlock)
+			qs_merge_interlock(rel, true);
+		else if (!qs_merge_interlock_try(rel))
+		{
+			/* the merge is writing its commit record: as a row lock held */
+			ReleaseBuffer(mbuf);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			qs_load_header(L, rel, buf, off, tp, scratch);
+			if (policy == LockWaitSkip)
+				return QS_MOVED_WOULDBLOCK;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("could not obtain lock on row in relation \"%s\"",
+							RelationGetRelationName(rel))));
+		}
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		qs_load_header(L, rel, buf, off, tp, scratch);
 		h = tp->t_data;
@@ -1320,9 +1340,20 @@ qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 			TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp.t_data), mover) &&
 			ItemPointerEquals(&tp.t_data->t_ctid, link))
 		{
-			GenericXLogState *state = GenericXLogStart(rel);
-			Page		page = GenericXLogRegisterBuffer(state, buf, 0);
-			HeapTupleHeader hdr = qs_page_get_header(L, page, off, &scratch, NULL);
+			GenericXLogState *state;
+			Page		page;
+			HeapTupleHeader hdr;
+
+			/*
+			 * The inserter's xmin becomes frozen: a hot standby query that
+			 * does not see that inserter must not start counting the row
+			 * (heap's freeze records carry the same conflict).
+			 */
+			if (!HeapTupleHeaderXminFrozen(tp.t_data))
+				qs_log_conflict(rel, HeapTupleHeaderGetRawXmin(tp.t_data));
+			state = GenericXLogStart(rel);
+			page = GenericXLogRegisterBuffer(state, buf, 0);
+			hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 
 			hdr->t_infomask |= HEAP_XMIN_FROZEN;
 			HeapTupleHeaderSetXmin(hdr, GetCurrentTransactionId());
@@ -1359,7 +1390,8 @@ qs_delete_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 
 	qs_load_header(L, rel, buf, off, tp, scratch);
 l1:
-	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover))
+	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover,
+						 LockWaitBlock) == QS_MOVED_FOLLOW)
 		return QS_TM_MOVED;
 	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
 	qs_sync_header(L, buf, off, tp, scratch);
@@ -1456,7 +1488,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				 errmsg("attempted to delete invisible tuple")));
 	}
 	if (result == TM_Ok && crosscheck != InvalidSnapshot &&
-		!HeapTupleSatisfiesVisibility(&tp, crosscheck, buf))
+		!qs_crosscheck_visible(rel, &tp, crosscheck, buf))
 		result = TM_Updated;
 	if (result != TM_Ok)
 	{
@@ -1585,7 +1617,8 @@ qs_update_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 l2:
 	*checked_lockers = false;
 	*locker_remains = false;
-	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover))
+	if (qs_resolve_moved(rel, L, buf, off, tp, scratch, link, mover,
+						 LockWaitBlock) == QS_MOVED_FOLLOW)
 		return QS_TM_MOVED;
 	result = HeapTupleSatisfiesUpdate(tp, cid, buf);
 	qs_sync_header(L, buf, off, tp, scratch);
@@ -1730,7 +1763,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				 errmsg("attempted to update invisible tuple")));
 	}
 	if (result == TM_Ok && crosscheck != InvalidSnapshot &&
-		!HeapTupleSatisfiesVisibility(&tp, crosscheck, buf))
+		!qs_crosscheck_visible(rel, &tp, crosscheck, buf))
 		result = TM_Updated;
 	if (result != TM_Ok)
 	{
@@ -2100,7 +2133,7 @@ l4:
 			TransactionId mover;
 
 			if (qs_resolve_moved(rel, L, buf, off, &mytup, &scratch, &link,
-								 &mover))
+								 &mover, LockWaitBlock) == QS_MOVED_FOLLOW)
 			{
 				result = TM_Ok;
 				goto out_locked;
@@ -2276,11 +2309,17 @@ qs_lock_one(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	qs_load_header(L, rel, buf, off, &tuple, &scratch);
 
 l3:
-	if (qs_resolve_moved(rel, L, buf, off, &tuple, &scratch, &tmfd->ctid,
-						 &tmfd->xmax))
+	switch (qs_resolve_moved(rel, L, buf, off, &tuple, &scratch, &tmfd->ctid,
+							 &tmfd->xmax, wait_policy))
 	{
-		result = QS_TM_MOVED;
-		goto out_locked;
+		case QS_MOVED_FOLLOW:
+			result = QS_TM_MOVED;
+			goto out_locked;
+		case QS_MOVED_WOULDBLOCK:
+			result = TM_WouldBlock;
+			goto failed;
+		default:
+			break;
 	}
 	result = HeapTupleSatisfiesUpdate(&tuple, cid, buf);
 	qs_sync_header(L, buf, off, &tuple, &scratch);
@@ -2647,31 +2686,41 @@ qs_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 	const QsPageLayout *L = qs_layout_of(rel);
 	TM_Result	result;
 	Buffer		buf;
+	ItemPointerData hop;
+	ItemPointer target = tid;
 
 	tmfd->traversed = false;
 
 retry:
-	result = qs_lock_one(rel, L, tid, cid, mode, wait_policy,
+	result = qs_lock_one(rel, L, target, cid, mode, wait_policy,
 						 (flags & TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS) != 0,
 						 tmfd, &buf);
 
-	/* a merge moved the row: the same row at its main copy (no traversal) */
+	/*
+	 * A merge moved the row: the same row at its main copy.  Not a
+	 * traversal, and the caller's TID stays the one it holds (the delta
+	 * version): its update or delete then goes through the link itself,
+	 * which marks the delta version taken where the snapshot needs it (a
+	 * BEFORE ROW trigger's GetTupleForTrigger locks before ExecUpdate).
+	 */
 	if (result == QS_TM_MOVED)
 	{
 		ReleaseBuffer(buf);
-		*tid = tmfd->ctid;
+		hop = tmfd->ctid;
+		target = &hop;
 		goto retry;
 	}
 
 	if (result == TM_Updated && (flags & TUPLE_LOCK_FLAG_FIND_LAST_VERSION))
 	{
 		ReleaseBuffer(buf);
-		if (!ItemPointerEquals(&tmfd->ctid, tid))
+		if (!ItemPointerEquals(&tmfd->ctid, target))
 		{
 			SnapshotData SnapshotDirty;
 			TransactionId priorXmax;
 
 			*tid = tmfd->ctid;
+			target = tid;
 			priorXmax = tmfd->xmax;
 			tmfd->traversed = true;
 			InitDirtySnapshot(SnapshotDirty);
@@ -2769,7 +2818,7 @@ retry:
 
 	/* as heap: the record goes into the slot whatever the result */
 	qs_page_store_record(L, rel, buf, BufferGetPage(buf),
-					ItemPointerGetOffsetNumber(tid), slot, NULL);
+					ItemPointerGetOffsetNumber(target), slot, NULL);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	ReleaseBuffer(buf);
 	return result;

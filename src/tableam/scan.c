@@ -62,11 +62,12 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 
 /*
  * qs_predicate_lock_tid
- *		A serializable read of one row.  Column tables lock the whole
- *		relation instead (as a heap sequential scan does): a merge moves a
- *		row to another TID, and predicate.c cannot carry a tuple's SIREAD
- *		lock along (src/merge/README.md); a writer then conflicts with the
- *		reader wherever the row lives.
+ *		A serializable read of one record.  A column table's delta row
+ *		locks the whole relation instead (as a heap sequential scan does):
+ *		a merge moves it to another TID, and predicate.c cannot carry a
+ *		tuple's SIREAD lock along (src/merge/README.md); a writer then
+ *		conflicts with the reader wherever the row lives.  (Main rows,
+ *		which never move, are locked by TID in src/column.)
  */
 void
 qs_predicate_lock_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
@@ -103,6 +104,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	OffsetNumber maxoff;
 	int			n = 0;
 	bool		ssi = CheckForSerializableConflictOutNeeded(rel, snapshot);
+	ItemPointerData links[MaxHeapTuplesPerPage];
+	int			nlinks = 0;
 	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC && !ssi;
 	bool		all_visible = snapshot->snapshot_type == SNAPSHOT_MVCC &&
 		!snapshot->takenDuringRecovery && PageIsAllVisible(page);
@@ -204,6 +207,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		valid = qs_record_visible(L, rel, buf, page, off, snapshot,
 								  &tup, &scratch);
 		HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
+		if (ssi && qs_moved_conflict_pending(tup.t_data, valid, &links[nlinks]))
+			nlinks++;
 		if (valid)
 		{
 			if (lock_tids)
@@ -211,6 +216,20 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 								 HeapTupleHeaderGetXmin(tup.t_data));
 			out[n++] = off;
 		}
+	}
+
+	/*
+	 * Rows a merge moved that this serializable read counted at their delta
+	 * versions: their writers since are at the main copies, read with the
+	 * page unlocked (moved.c).  The offsets found stay valid: the pin keeps
+	 * the records in place, and their visibility is the snapshot's.
+	 */
+	if (nlinks > 0)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		for (int i = 0; i < nlinks; i++)
+			qs_moved_conflict_out(rel, &links[i], snapshot);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
 	}
 	return n;
 }
@@ -921,7 +940,15 @@ qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 		qs_predicate_lock_tid(rel, &tup->t_self, snapshot,
 						 HeapTupleHeaderGetXmin(tup->t_data));
 	HeapCheckForSerializableConflictOut(valid, rel, tup, *buf, snapshot);
-	LockBuffer(*buf, BUFFER_LOCK_UNLOCK);
+	{
+		ItemPointerData link;
+		bool		pending = CheckForSerializableConflictOutNeeded(rel, snapshot) &&
+			qs_moved_conflict_pending(tup->t_data, valid, &link);
+
+		LockBuffer(*buf, BUFFER_LOCK_UNLOCK);
+		if (pending)
+			qs_moved_conflict_out(rel, &link, snapshot);
+	}
 	return valid;
 }
 
@@ -1124,6 +1151,8 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	HeapTupleData tup;
 	HeapTupleHeaderData scratch;
 	bool		valid = false;
+	bool		moved_pending = false;
+	ItemPointerData link;
 
 	*call_again = false;
 	if (all_dead)
@@ -1147,8 +1176,12 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 							 HeapTupleHeaderGetXmin(tup.t_data));
 		else if (all_dead)
 			*all_dead = HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(rel));
+		moved_pending = CheckForSerializableConflictOutNeeded(rel, snapshot) &&
+			qs_moved_conflict_pending(tup.t_data, valid, &link);
 	}
 	LockBuffer(f->buf, BUFFER_LOCK_UNLOCK);
+	if (moved_pending)
+		qs_moved_conflict_out(rel, &link, snapshot);
 	if (!valid)
 		return false;
 	pgstat_count_heap_fetch(rel);

@@ -56,6 +56,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "column/colam.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
@@ -67,6 +68,8 @@ typedef struct QsDeadTids
 	ItemPointerData *tids;
 	int			n;
 	int			cap;
+	uint32	   *ranges;			/* column tables: TID ranges dead whole */
+	int			nranges;
 } QsDeadTids;
 
 static void
@@ -93,6 +96,15 @@ qs_tid_reaped(ItemPointer itemptr, void *state)
 {
 	QsDeadTids *d = (QsDeadTids *) state;
 
+	if (d->nranges > 0 && qs_tid_is_virtual(itemptr))
+	{
+		uint32		range = (ItemPointerGetBlockNumber(itemptr) - QS_VIRT_BASE) /
+			QS_VIRT_PAGES_PER_RANGE;
+
+		for (int i = 0; i < d->nranges; i++)
+			if (d->ranges[i] == range)
+				return true;
+	}
 	return bsearch(itemptr, d->tids, d->n, sizeof(ItemPointerData), tid_cmp) != NULL;
 }
 
@@ -684,8 +696,17 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		vac_estimate_reltuples(rel, nblocks, scanned, live) : live;
 	reltuples += Max(main_rows - main_gone, 0);
 
+	/*
+	 * A column table's blocks whose writer aborted or crashed (a load, or
+	 * a merge) are RETIRED by the directory's freeze: every row of their
+	 * TID ranges is dead to everybody, and their index entries go now,
+	 * once (the entry is flagged).
+	 */
+	if (qs_is_column_rel(rel))
+		qs_coldir_retired_ranges(rel, &dead.ranges, &dead.nranges);
+
 	/* pass 2: indexes, then the records */
-	if (dead.n > 0)
+	if (dead.n > 0 || dead.nranges > 0)
 	{
 		qsort(dead.tids, dead.n, sizeof(ItemPointerData), tid_cmp);
 		for (int i = 0; i < nindexes; i++)
@@ -703,6 +724,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			iv.strategy = bstrategy;
 			istats[i] = index_bulk_delete(&iv, istats[i], qs_tid_reaped, &dead);
 		}
+		if (dead.nranges > 0)
+			qs_coldir_ranges_cleaned(rel, dead.ranges, dead.nranges);
 		for (int i = 0; i < dead.n;)
 		{
 			BlockNumber blk = ItemPointerGetBlockNumber(&dead.tids[i]);

@@ -4,8 +4,9 @@
 # committed, rolled back or rolled back to a savepoint, DELETE, UPDATE (of
 # indexed and other columns) and FOR UPDATE / SHARE / KEY SHARE of main and
 # delta rows (the delete map), between ADD/DROP
-# COLUMN, VACUUM (FREEZE), ANALYZE and TRUNCATE — the same statements on a
-# heap table and on a column table.  After every round both hold the same
+# COLUMN, VACUUM (FREEZE), ANALYZE, TRUNCATE and quickstep.merge() (committed,
+# rolled back, followed by DML of the moved rows in its own transaction) —
+# the same statements on a heap table and on a column table.  After every round both hold the same
 # multiset of rows and quickstep.check_table() finds the column table
 # sound.  QS_CHURN_SEED repeats a run, QS_COL_CHURN_ROUNDS lengthens it
 # (make stress runs 300 rounds).
@@ -178,6 +179,31 @@ for my $round (1 .. $rounds)
 	{
 		$node->safe_psql('postgres', q{TRUNCATE h; TRUNCATE c;});
 		$what = 'TRUNCATE';
+	}
+	elsif ($op < 0.95)
+	{
+		# the merge (src/merge): committed, rolled back, in a rolled-back
+		# savepoint, and followed in its own transaction by DML of the rows
+		# it moved (our own moves: the main copies are the rows)
+		my $k = (2, 3, 7)[ int(rand(3)) ];
+		my $pred = "i % $k = " . int(rand($k));
+		my @v = (
+			["SELECT quickstep.merge('c');", 'merge'],
+			["BEGIN; SELECT quickstep.merge('c'); ROLLBACK;", 'rolled back merge'],
+			["BEGIN; SAVEPOINT a; SELECT quickstep.merge('c'); ROLLBACK TO a; COMMIT;",
+			 'merge in a rolled-back savepoint'],
+			["BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT quickstep.merge('c');
+			  UPDATE c SET t = coalesce(t, '') || 'm', b = b - 1 WHERE $pred;
+			  UPDATE h SET t = coalesce(t, '') || 'm', b = b - 1 WHERE $pred;
+			  DELETE FROM c WHERE $pred AND ok; DELETE FROM h WHERE $pred AND ok; COMMIT;",
+			 'merge, then DML of moved rows in its transaction'],
+			["BEGIN; UPDATE c SET b = b + 7 WHERE $pred; UPDATE h SET b = b + 7 WHERE $pred;
+			  SELECT quickstep.merge('c'); SAVEPOINT s; DELETE FROM c WHERE $pred; ROLLBACK TO s;
+			  SELECT quickstep.merge('c'); COMMIT;",
+			 'DML, merge, rolled-back delete, merge again in one transaction']);
+		my $pick = $v[ int(rand(@v)) ];
+		$node->safe_psql('postgres', $pick->[0]);
+		$what = $pick->[1];
 	}
 	else
 	{

@@ -1,0 +1,351 @@
+/*-------------------------------------------------------------------------
+ *
+ * moved.c
+ *	  Rows a merge moved, as readers and writers meet them (README.md
+ *	  section 2): the commit interlock, SnapshotDirty's and MVCC snapshots'
+ *	  view of marks, and TAKEN marks for a change made at a main copy by a
+ *	  transaction whose snapshot does not see the merge.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lock.h"
+#include "storage/procarray.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "column/colstore.h"
+#include "merge/moved.h"
+#include "page/layout.h"
+#include "tableam/engine.h"
+
+/* the interlock's tag: an object lock no core path takes (pg_class, relid, 0x7171) */
+#define QS_MERGE_INTERLOCK_SUBID	0x7171
+
+static void
+interlock_tag(LOCKTAG *tag, Oid relid)
+{
+	SET_LOCKTAG_OBJECT(*tag, MyDatabaseId, RelationRelationId, relid,
+					   QS_MERGE_INTERLOCK_SUBID);
+}
+
+/*
+ * qs_merge_interlock
+ *		DML cancelling a running merge's mark holds the interlock in share
+ *		mode while it looks at the merge's status and writes the cancel;
+ *		the merge takes it exclusively just before its commit record and
+ *		keeps it until its commit is visible (lock release at end of
+ *		transaction).  A DML statement waits here only while a merge of
+ *		the table is writing its commit record.
+ */
+void
+qs_merge_interlock(Relation rel, bool acquire)
+{
+	LOCKTAG		tag;
+
+	interlock_tag(&tag, RelationGetRelid(rel));
+	if (acquire)
+		(void) LockAcquire(&tag, ShareLock, false, false);
+	else
+		LockRelease(&tag, ShareLock, false);
+}
+
+/* the share mode without waiting (NOWAIT, SKIP LOCKED) */
+bool
+qs_merge_interlock_try(Relation rel)
+{
+	LOCKTAG		tag;
+
+	interlock_tag(&tag, RelationGetRelid(rel));
+	return LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+/* the merge's pre-commit: no cancel may land from here to its commit */
+void
+qs_merge_interlock_commit(Oid relid)
+{
+	LOCKTAG		tag;
+
+	interlock_tag(&tag, relid);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+}
+
+/*
+ * qs_merged_block_hidden
+ *		A running merge's block is absent for SnapshotDirty (its rows'
+ *		delta versions are the rows until it commits): unique checks and
+ *		EvalPlanQual never wait for a merge.
+ */
+bool
+qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
+{
+	return (flags & QS_COLDIR_MERGED) != 0 && snapshot != NULL &&
+		snapshot->snapshot_type == SNAPSHOT_DIRTY &&
+		TransactionIdIsNormal(xmin) &&
+		!TransactionIdIsCurrentTransactionId(xmin) &&
+		TransactionIdIsInProgress(xmin);
+}
+
+/*
+ * qs_moved_visible
+ *		Heap's verdict 'valid' on a delta version with merge bits, corrected:
+ *		SnapshotDirty does not report a running merge as a deleter to wait
+ *		for; an MVCC snapshot of the transaction that changed the row
+ *		through the link (TAKEN) no longer counts the delta version from
+ *		its next command on.
+ */
+bool
+qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid)
+{
+	if (!valid || snapshot == NULL || !qs_header_moved(h))
+		return valid;
+	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
+	{
+		if (TransactionIdEquals(snapshot->xmax, HeapTupleHeaderGetRawXmax(h)))
+			snapshot->xmax = InvalidTransactionId;
+		return true;
+	}
+	if (IsMVCCSnapshot(snapshot) && (h->t_infomask2 & QS_INFOMASK2_TAKEN) &&
+		TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(h)) &&
+		HeapTupleHeaderGetRawCommandId(h) < snapshot->curcid)
+		return false;
+	return valid;
+}
+
+/*
+ * qs_moved_take_main
+ *		After a delete or update made directly at main copy 'vtid' (found
+ *		through an index entry of its own, e.g. by ON CONFLICT's arbiter)
+ *		by a transaction whose snapshot does not see the merge that wrote
+ *		it: that snapshot still counts the row's delta version, which must
+ *		be marked TAKEN as when the change comes through the link.  The
+ *		delta version is found among the pages the merge collected from
+ *		(the directory entry's src_first .. src_last).  Rare: REPEATABLE
+ *		READ or SERIALIZABLE, a snapshot older than the merge's commit.
+ */
+void
+qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
+				   CommandId cid)
+{
+	const QsPageLayout *L;
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+	TransactionId mover;
+	BlockNumber first,
+				last;
+	BlockNumber nblocks;
+
+	/*
+	 * At READ COMMITTED the next command's snapshot sees the merge (it
+	 * committed before this change found its main copy), and the current
+	 * command does not see its own change anyway.
+	 */
+	if (!IsolationUsesXactSnapshot() || !qs_virt_decode(vtid, &range, &row))
+		return;
+	/* the snapshot later commands use, not the one of this change (RI) */
+	snapshot = GetTransactionSnapshot();
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e == NULL || !(e->flags & QS_COLDIR_MERGED) ||
+		!TransactionIdIsNormal(e->xmin) ||
+		!XidInMVCCSnapshot(e->xmin, snapshot))
+	{
+		pfree(dir.entries);
+		return;
+	}
+	mover = e->xmin;
+	first = e->src_first;
+	last = e->src_last;
+	pfree(dir.entries);
+
+	L = qs_layout_of(rel);
+	nblocks = RelationGetNumberOfBlocks(rel);
+	for (BlockNumber blk = first; blk <= last && blk < nblocks; blk++)
+	{
+		Buffer		buf = ReadBuffer(rel, blk);
+		Page		page;
+		OffsetNumber maxoff;
+		ItemPointerData found;
+
+		ItemPointerSetInvalid(&found);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		maxoff = (PageIsNew(page) || qs_is_column_page(page)) ? 0 :
+			qs_page_max_offset(L, page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h;
+
+			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+				continue;
+			h = qs_page_get_header(L, page, off, &scratch, NULL);
+			if (qs_header_moved(h) &&
+				TransactionIdEquals(HeapTupleHeaderGetRawXmax(h), mover) &&
+				ItemPointerEquals(&h->t_ctid, vtid))
+			{
+				ItemPointerSet(&found, blk, off);
+				break;
+			}
+		}
+		UnlockReleaseBuffer(buf);
+		if (ItemPointerIsValid(&found))
+		{
+			qs_mark_taken(rel, &found, vtid, mover, cid);
+			return;
+		}
+	}
+}
+
+/*
+ * qs_main_visible_unmerged
+ *		A main copy 'h' of merge 'mover', judged for an MVCC snapshot that
+ *		does not see that merge: the snapshot sees the row as its delta
+ *		version, which every snapshot saw (only quiet rows move) and which
+ *		carries the same values.  So the row is visible to it unless its
+ *		move was cancelled or killed (xmax = the merge: never a row) or it
+ *		was changed since (the copy's xmax, as heap judges it).  The
+ *		executor asks this about a row it reached at its main copy --
+ *		ON CONFLICT's arbiter, the crosscheck of RI actions at REPEATABLE
+ *		READ: not a concurrent update (review C3).
+ */
+bool
+qs_main_visible_unmerged(HeapTuple tp, TransactionId mover,
+						 Snapshot snapshot, Buffer buf)
+{
+	HeapTupleHeaderData c = *tp->t_data;
+	HeapTupleData tup;
+
+	if (!(c.t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
+		TransactionIdEquals(HeapTupleHeaderGetRawXmax(&c), mover))
+		return false;
+	c.t_infomask |= HEAP_XMIN_FROZEN;
+	tup.t_data = &c;
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = tp->t_self;
+	tup.t_tableOid = tp->t_tableOid;
+	return HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+}
+
+/*
+ * qs_moved_merge_of
+ *		The merge that wrote main row 'vtid', if its block is a merge's and
+ *		'snapshot' (MVCC) does not see that committed merge; else
+ *		InvalidTransactionId.
+ */
+TransactionId
+qs_moved_merge_of(Relation rel, ItemPointer vtid, Snapshot snapshot)
+{
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+	TransactionId mover = InvalidTransactionId;
+
+	if (snapshot == NULL || !IsMVCCSnapshot(snapshot) ||
+		!qs_virt_decode(vtid, &range, &row))
+		return InvalidTransactionId;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && row < e->published && (e->flags & QS_COLDIR_MERGED) &&
+		TransactionIdIsNormal(e->xmin) &&
+		XidInMVCCSnapshot(e->xmin, snapshot) &&
+		TransactionIdDidCommit(e->xmin))
+		mover = e->xmin;
+	pfree(dir.entries);
+	return mover;
+}
+
+/*
+ * qs_crosscheck_visible
+ *		The crosscheck of an update or delete (RI actions at REPEATABLE
+ *		READ): heap's verdict on the record's header, and for a main copy
+ *		of a merge the crosscheck snapshot does not see, the verdict on the
+ *		row it sees instead (qs_main_visible_unmerged).
+ */
+bool
+qs_crosscheck_visible(Relation rel, HeapTuple tp, Snapshot crosscheck,
+					  Buffer buf)
+{
+	TransactionId mover;
+
+	if (HeapTupleSatisfiesVisibility(tp, crosscheck, buf))
+		return true;
+	if (!qs_tid_is_virtual(&tp->t_self))
+		return false;
+	mover = qs_moved_merge_of(rel, &tp->t_self, crosscheck);
+	return TransactionIdIsValid(mover) &&
+		qs_main_visible_unmerged(tp, mover, crosscheck, buf);
+}
+
+/*
+ * qs_moved_conflict_pending
+ *		Did a serializable read just count delta version 'h' whose merge
+ *		committed?  Then the row's current state (changes made since, by
+ *		writers the reader may not see) lives at its main copy, *link:
+ *		qs_moved_conflict_out must look there once no buffer is locked.
+ */
+bool
+qs_moved_conflict_pending(HeapTupleHeader h, bool valid, ItemPointer link)
+{
+	TransactionId mover;
+
+	if (!valid || !qs_header_moved(h))
+		return false;
+	mover = HeapTupleHeaderGetRawXmax(h);
+	if (TransactionIdIsCurrentTransactionId(mover) ||
+		TransactionIdIsInProgress(mover) || !TransactionIdDidCommit(mover))
+		return false;
+	*link = h->t_ctid;
+	return true;
+}
+
+/*
+ * qs_moved_conflict_out
+ *		The conflict out heap's read of the row would record: the xmax of
+ *		its main copy (the writer that changed the row after the merge), as
+ *		for a visible tuple (review C4: write skew through a moved row).
+ *		Called with no buffer locked (a main row's update holds its delete-
+ *		map page while it takes a delta page).
+ */
+void
+qs_moved_conflict_out(Relation rel, ItemPointer link, Snapshot snapshot)
+{
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+	HeapTupleHeaderData hdr;
+	bool		vis;
+	bool		found = false;
+
+	if (!qs_virt_decode(link, &range, &row))
+		return;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && row < e->published)
+		found = qs_coldelmap_header(rel, e, row, NULL, &hdr, &vis);
+	pfree(dir.entries);
+	if (found)
+	{
+		HeapTupleData tup;
+		Buffer		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+
+		tup.t_data = &hdr;
+		tup.t_len = SizeofHeapTupleHeader;
+		tup.t_self = *link;
+		tup.t_tableOid = RelationGetRelid(rel);
+		LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+		HeapCheckForSerializableConflictOut(true, rel, &tup, mbuf, snapshot);
+		UnlockReleaseBuffer(mbuf);
+	}
+}
