@@ -16,6 +16,7 @@
  *     its own wait;
  *   count the delta's movable rows (the quiet test of merge.c's
  *     collect()), stopping once past the threshold;
+ *   skip tables with exclusion constraints (merge.c would move nothing);
  *   qs_merge_table(rel) as the table's owner, under
  *     SECURITY_RESTRICTED_OPERATION and a safe search_path (index
  *     expressions and predicates run as VACUUM runs them);
@@ -48,6 +49,7 @@
 #include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -63,6 +65,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "column/colam.h"
@@ -198,6 +201,27 @@ count_movable(Relation rel, int64 limit)
 	return n;
 }
 
+/* merge.c keeps the rows of tables with exclusion constraints in the delta */
+static bool
+has_exclusion_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		found |= ((Form_pg_index) GETSTRUCT(tup))->indisexclusion;
+		ReleaseSysCache(tup);
+	}
+	list_free(indexes);
+	return found;
+}
+
 /*
  * Merge relid if its delta is past the threshold, in a transaction of its
  * own; the caller catches errors.
@@ -220,7 +244,7 @@ merge_one(Oid relid)
 	rel = try_table_open(relid, NoLock);
 	if (rel == NULL)
 		goto done;				/* dropped since the listing */
-	if (!qs_is_column_rel(rel))
+	if (!qs_is_column_rel(rel) || has_exclusion_index(rel))
 	{
 		table_close(rel, NoLock);
 		goto done;
@@ -352,6 +376,14 @@ qs_merge_worker_main(Datum arg)
 	SetConfigOption("lock_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("idle_in_transaction_session_timeout", "0",
 					PGC_SUSET, PGC_S_OVERRIDE);
+
+	/*
+	 * merge.c sets synchronous_commit = local for a merge's transaction
+	 * (DML waits on the interlock while a merge commits); the worker's
+	 * merges run inside a GUC nest level that is rolled back before the
+	 * commit, so the worker sets it for its whole session.
+	 */
+	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
 
 	worker_pass();
 	proc_exit(0);
