@@ -287,5 +287,43 @@ ok($node->poll_query_until('postgres', q{
 	'the worker goes on after DDL, cancel and crashes');
 same_rows('c', 'h', 'at the end');
 
+# ---------------------------------------------------------------------
+# more databases: the launcher finds those with the extension (one with
+# the extension created after the server started, one without)
+for my $db ('wk_db2', 'wk_db3', 'wk_noext')
+{
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+}
+for my $db ('wk_db2', 'wk_db3')
+{
+	$node->safe_psql($db, q{
+		CREATE EXTENSION quickstep_am;
+		CREATE TABLE d (id int, v text) USING quickstep_column;
+		CREATE TABLE dh (id int, v text);
+	});
+	for my $i (1 .. 20)
+	{
+		$node->safe_psql($db, qq{
+			INSERT INTO d SELECT g, 'd' || g FROM generate_series($i * 10, $i * 10 + 9) g;
+			INSERT INTO dh SELECT g, 'd' || g FROM generate_series($i * 10, $i * 10 + 9) g;});
+	}
+}
+for my $db ('wk_db2', 'wk_db3')
+{
+	ok($node->poll_query_until($db, q{
+		SELECT delta_rows = 0 AND merges > 0 FROM quickstep.column_stats WHERE relid = 'd'::regclass}),
+		"the worker merges in database $db too");
+	is($node->safe_psql($db, q{
+		SELECT (SELECT md5(string_agg(id || v, ',' ORDER BY id)) FROM d) =
+		       (SELECT md5(string_agg(id || v, ',' ORDER BY id)) FROM dh)
+		   AND quickstep.check_table('d') >= 0}), 't', "$db: the rows are the heap twin's");
+}
+is($node->safe_psql('wk_db2', q{
+	SELECT string_agg(relid::regclass::text, ',') FROM quickstep.merge_stats()}), 'd',
+	'merge_stats() shows the counters of its own database only');
+# DROP DATABASE waits at most for one pass of a worker there
+$node->safe_psql('postgres', 'DROP DATABASE wk_db3');
+pass('DROP DATABASE of a database the worker visits');
+
 $node->stop;
 done_testing();
