@@ -22,14 +22,28 @@ CREATE FUNCTION quickstep.column_table_stats(rel regclass, OUT delta_rows bigint
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'qs_column_table_stats' LANGUAGE C STRICT VOLATILE;
 
--- merges and last_merge: the merge of the delta does not exist yet
+-- the merge counters of this database's tables (src/merge/stats.c): merges
+-- of quickstep.merge() and of the merge worker, counted at their commit,
+-- kept in shared memory (zero after a restart)
+CREATE FUNCTION quickstep.merge_stats(OUT relid oid, OUT merges bigint,
+	OUT rows_merged bigint, OUT merge_ms double precision,
+	OUT last_merge timestamptz, OUT last_error text,
+	OUT last_error_at timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'qs_merge_stats' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION quickstep.merge_stats() IS
+	'merge counters of this database''s column tables since the server started: merges, rows moved, milliseconds, last merge, last error';
+
 CREATE VIEW quickstep.column_stats AS
 SELECT c.oid::regclass AS relid, s.delta_rows, s.main_rows, s.deleted_rows,
-       s.blocks, s.sealed_blocks, 0::bigint AS merges,
-       NULL::timestamptz AS last_merge, s.bytes, s.raw_bytes
+       s.blocks, s.sealed_blocks, coalesce(m.merges, 0) AS merges,
+       m.last_merge, s.bytes, s.raw_bytes,
+       coalesce(m.rows_merged, 0) AS rows_merged,
+       coalesce(m.merge_ms, 0) AS merge_ms, m.last_error
   FROM pg_class c
   JOIN pg_am a ON a.oid = c.relam AND a.amname = 'quickstep_column'
  CROSS JOIN LATERAL quickstep.column_table_stats(c.oid) s
+  LEFT JOIN quickstep.merge_stats() m ON m.relid = c.oid
  WHERE c.relkind IN ('r', 'm') AND has_table_privilege(c.oid, 'SELECT');
 COMMENT ON VIEW quickstep.column_stats IS
-	'quickstep_column tables: rows in the delta and in blocks, blocks, bytes (raw_bytes: a lower bound of the values unencoded)';
+	'quickstep_column tables: rows in the delta and in blocks, blocks, bytes (raw_bytes: a lower bound of the values unencoded), and merges since the server started (quickstep.merge() and the merge worker): count, rows moved, milliseconds, last merge, last error';

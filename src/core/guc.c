@@ -11,12 +11,17 @@
  */
 #include "core/quickstep.h"
 
+#include "merge/worker.h"
+
 #include "utils/guc.h"
 
 bool		qs_enable_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
 int			qs_column_delta_rows = 1000;
+int			qs_merge_workers = 1;
+int			qs_merge_naptime = 10;
+int			qs_merge_threshold = 100000;
 
 /*
  * Parameters settable in a session are defined always, so that their values
@@ -65,6 +70,41 @@ qs_define_gucs(bool at_preload)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+
+	/*
+	 * The merge worker (src/merge/launcher.c, worker.c): read by the
+	 * launcher and its workers at each round, so a reload applies them.
+	 */
+	DefineCustomIntVariable("quickstep.merge_workers",
+							"Maximum number of merge workers running at once (one per database).",
+							"0 stops the background merges; quickstep.merge() still works.",
+							&qs_merge_workers,
+							1,
+							0,
+							QS_MERGE_WORKERS_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("quickstep.merge_naptime",
+							"Time between two rounds of the merge launcher over the databases.",
+							NULL,
+							&qs_merge_naptime,
+							10,
+							1,
+							INT_MAX / 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("quickstep.merge_threshold",
+							"Rows of a column table's delta that the merge worker could move before it merges the table.",
+							"The worker merges a table whose delta holds more movable rows than this.",
+							&qs_merge_threshold,
+							100000,
+							0,
+							INT_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
 
 	if (at_preload)
 		DefineCustomIntVariable("quickstep.max_shared_scans",

@@ -14,6 +14,7 @@
  */
 #include "column/options.h"
 #include "core/quickstep.h"
+#include "merge/worker.h"
 #include "column/colscan.h"
 #include "scan/qscan.h"
 #include "tableam/engine.h"
@@ -60,6 +61,9 @@ _PG_init(void)
 
 	qs_shmem_install_hooks();
 	qs_wal_register();
+
+	/* the merge launcher, which starts the merge workers (src/merge) */
+	qs_merge_launcher_register();
 }
 
 void

@@ -11,6 +11,7 @@
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
+#include "merge/worker.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -23,10 +24,17 @@ QsSharedState *QsShared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
+/* the struct; the merge counters (src/merge/stats.c) are requested beside it */
+static Size
+qs_struct_size(void)
+{
+	return MAXALIGN(sizeof(QsSharedState));
+}
+
 Size
 qs_shmem_size(void)
 {
-	return MAXALIGN(sizeof(QsSharedState));
+	return add_size(qs_struct_size(), qs_mergestats_shmem_size());
 }
 
 static void
@@ -35,8 +43,9 @@ qs_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 
-	RequestAddinShmemSpace(qs_shmem_size());
+	RequestAddinShmemSpace(qs_struct_size());
 	RequestNamedLWLockTranche(QS_LWLOCK_TRANCHE, 1);
+	qs_mergestats_shmem_request();
 }
 
 static void
@@ -48,13 +57,14 @@ qs_shmem_startup(void)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	QsShared = ShmemInitStruct("quickstep_am", qs_shmem_size(), &found);
+	QsShared = ShmemInitStruct("quickstep_am", qs_struct_size(), &found);
 	if (!found)
 	{
 		QsShared->lock = &(GetNamedLWLockTranche(QS_LWLOCK_TRANCHE))->lock;
 		QsShared->started_at = GetCurrentTimestamp();
 		QsShared->max_shared_scans = qs_max_shared_scans;
 	}
+	qs_mergestats_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -44,6 +44,7 @@
 #include "executor/executor.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "nodes/pg_list.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -65,6 +66,7 @@
 #include "column/options.h"
 #include "merge/merge.h"
 #include "merge/moved.h"
+#include "merge/worker.h"
 #include "page/layout.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
@@ -731,7 +733,17 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(rel));
 
-	moved = qs_merge_table(rel);
+	{
+		/* counted by quickstep.column_stats when the transaction commits */
+		instr_time	start,
+					elapsed;
+
+		INSTR_TIME_SET_CURRENT(start);
+		moved = qs_merge_table(rel);
+		INSTR_TIME_SET_CURRENT(elapsed);
+		INSTR_TIME_SUBTRACT(elapsed, start);
+		qs_mergestats_note(relid, moved, INSTR_TIME_GET_MILLISEC(elapsed));
+	}
 	table_close(rel, NoLock);
 	PG_RETURN_INT64(moved);
 }

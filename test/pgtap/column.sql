@@ -16,7 +16,8 @@ SELECT has_function('quickstep', 'column_table_stats', ARRAY['regclass'],
 SELECT has_view('quickstep', 'column_stats', 'view quickstep.column_stats exists');
 SELECT columns_are('quickstep', 'column_stats',
                    ARRAY['relid', 'delta_rows', 'main_rows', 'deleted_rows', 'blocks',
-                         'sealed_blocks', 'merges', 'last_merge', 'bytes', 'raw_bytes'],
+                         'sealed_blocks', 'merges', 'last_merge', 'bytes', 'raw_bytes',
+                         'rows_merged', 'merge_ms', 'last_error'],
                    'column_stats has the documented columns');
 
 CREATE TABLE pt_col (a int, b text) USING quickstep_column;
@@ -29,7 +30,7 @@ SELECT is((SELECT delta_rows FROM quickstep.column_stats WHERE relid = 'pt_col':
 SELECT is((SELECT main_rows FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
           0::bigint, 'and no main row');
 SELECT is((SELECT merges FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
-          0::bigint, 'and no merge (the merge does not exist yet)');
+          0::bigint, 'and no merge (nobody merged it, and the worker leaves a delta below its threshold)');
 DELETE FROM pt_col WHERE a <= 3;
 SELECT is((SELECT delta_rows FROM quickstep.column_stats WHERE relid = 'pt_col'::regclass),
           7::bigint, 'deleted rows leave the delta count');

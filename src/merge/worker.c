@@ -1,0 +1,448 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *	  A merge worker: one pass over the column tables of one database
+ *	  (started by launcher.c), merging those whose delta holds more than
+ *	  quickstep.merge_threshold rows the merge could move.
+ *
+ * The pass lists the database's quickstep_column tables (none if the
+ * extension is not installed: the launcher is told through shared memory)
+ * and takes each in its own transaction, at READ COMMITTED:
+ *
+ *   ConditionalLockRelationOid(ShareUpdateExclusiveLock): as
+ *     quickstep.merge() and VACUUM, no DML is blocked; a table that DDL,
+ *     VACUUM or another merge holds is skipped (until the next pass), so
+ *     the worker never queues behind them nor makes others queue behind
+ *     its own wait;
+ *   count the delta's movable rows (the quiet test of merge.c's
+ *     collect()), stopping once past the threshold;
+ *   skip tables with exclusion constraints (merge.c would move nothing);
+ *   qs_merge_table(rel) as the table's owner, under
+ *     SECURITY_RESTRICTED_OPERATION and a safe search_path (index
+ *     expressions and predicates run as VACUUM runs them);
+ *   commit: the counters (stats.c) count the merge then.
+ *
+ * An error in one table is caught (PG_TRY): the transaction is aborted,
+ * which rolls the merge back (README.md: an aborted merge leaves blocks
+ * invisible to all and marks DML ignores), the message is recorded as the
+ * table's last error, and the pass goes on with the next table.  Exiting
+ * instead would leave the rest of the database unmerged until the next
+ * pass, and a table that fails each time would stop every table after it
+ * for good.  A query cancel (pg_cancel_backend) is such an error: it ends
+ * the merge of one table.  SIGTERM ends the worker (FATAL at the next
+ * interrupt check; the transaction is aborted on exit).  kill -9 makes the
+ * postmaster restart the cluster, as for any backend; recovery rolls the
+ * merge back.
+ *
+ * pg_stat_activity shows backend_type and application_name "quickstep
+ * merge worker", and in query "merging <schema>.<table>" while it merges.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/bufmgr.h"
+#include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "column/colam.h"
+#include "column/colstore.h"
+#include "core/quickstep.h"
+#include "merge/merge.h"
+#include "merge/moved.h"
+#include "merge/worker.h"
+#include "page/layout.h"
+#include "tableam/engine.h"
+
+#define WORKER_NAME		"quickstep merge worker"
+
+/* src/column/options.c: quickstep._is_column_am(oid) */
+extern Datum qs_is_column_am(PG_FUNCTION_ARGS);
+
+/* The quickstep_column tables of this database (not other sessions' temporary ones). */
+static List *
+column_tables(MemoryContext cxt)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	List	   *relids = NIL;
+	List	   *ams = NIL;		/* column AMs seen */
+	List	   *other = NIL;	/* other table AMs seen */
+
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+		MemoryContext old;
+
+		if ((c->relkind != RELKIND_RELATION && c->relkind != RELKIND_MATVIEW) ||
+			c->relpersistence == RELPERSISTENCE_TEMP ||
+			!OidIsValid(c->relam) || c->relam == HEAP_TABLE_AM_OID ||
+			list_member_oid(other, c->relam))
+			continue;
+		if (!list_member_oid(ams, c->relam))
+		{
+			if (!DatumGetBool(DirectFunctionCall1(qs_is_column_am,
+												  ObjectIdGetDatum(c->relam))))
+			{
+				other = lappend_oid(other, c->relam);
+				continue;
+			}
+			ams = lappend_oid(ams, c->relam);
+		}
+		old = MemoryContextSwitchTo(cxt);
+		relids = lappend_oid(relids, c->oid);
+		MemoryContextSwitchTo(old);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	list_free(ams);
+	list_free(other);
+	return relids;
+}
+
+/* merge.c's record_quiet: the rows its collect() takes */
+static bool
+movable(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
+{
+	if (status != HEAPTUPLE_LIVE)
+		return false;
+	if (!(h->t_infomask & HEAP_XMAX_INVALID))
+		return false;
+	if (HeapTupleHeaderIsSpeculative(h) || HeapTupleHeaderIsHeapOnly(h))
+		return false;
+	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
+		return false;
+	if (HeapTupleHeaderXminFrozen(h))
+		return true;
+	return HeapTupleHeaderXminCommitted(h) &&
+		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
+}
+
+typedef struct BlockRun
+{
+	BlockNumber start;
+	BlockNumber end;			/* exclusive */
+} BlockRun;
+
+static int
+run_cmp(const void *a, const void *b)
+{
+	BlockNumber x = ((const BlockRun *) a)->start;
+	BlockNumber y = ((const BlockRun *) b)->start;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The page runs of rel's column blocks that are not retired (a retired
+ * run's pages may be reclaimed some day), sorted: the count passes over
+ * them without reading them.
+ */
+static BlockRun *
+column_runs(Relation rel, int *nruns)
+{
+	QsColDirectory dir;
+	BlockRun   *runs;
+	int			n = 0;
+
+	qs_coldir_read(rel, &dir);
+	runs = palloc(sizeof(BlockRun) * Max(dir.nentries, 1));
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->state == QS_COLBLK_RETIRED || e->npages == 0 ||
+			e->run_start == InvalidBlockNumber)
+			continue;
+		runs[n].start = e->run_start;
+		runs[n].end = e->run_start + e->npages;
+		n++;
+	}
+	pfree(dir.entries);
+	qsort(runs, n, sizeof(BlockRun), run_cmp);
+	*nruns = n;
+	return runs;
+}
+
+/*
+ * The delta rows a merge would move now, counted until there are more than
+ * limit: merge.c's collect() without the copies, and without reading the
+ * pages of column blocks the directory knows.  As collect(), it sets
+ * hint bits (HeapTupleSatisfiesVacuum) under the page's share lock, so that
+ * the xmax of an aborted or crashed transaction (a merge's among them)
+ * reads as invalid, as the merge will read it.
+ */
+static int64
+count_movable(Relation rel, int64 limit)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	int64		n = 0;
+	int			nruns;
+	BlockRun   *runs = column_runs(rel, &nruns);
+	int			r = 0;
+
+	for (BlockNumber blk = 0; blk < nblocks && n <= limit; blk++)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		while (r < nruns && runs[r].end <= blk)
+			r++;
+		if (r < nruns && runs[r].start <= blk)
+		{
+			blk = runs[r].end - 1;	/* a column block's pages */
+			continue;
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || qs_is_column_page(page))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		maxoff = qs_page_max_offset(L, page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			HeapTupleData tup;
+			HeapTupleHeaderData scratch;
+			uint32		len;
+			HTSV_Result status;
+
+			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+				continue;
+			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, blk, off);
+			tup.t_tableOid = RelationGetRelid(rel);
+			status = HeapTupleSatisfiesVacuum(&tup, oldest, buf);
+			if (tup.t_data == &scratch)
+				qs_page_set_header(L, page, off, &scratch);
+			if (movable(tup.t_data, status, oldest))
+				n++;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	FreeAccessStrategy(strategy);
+	pfree(runs);
+	return n;
+}
+
+/* merge.c keeps the rows of tables with exclusion constraints in the delta */
+static bool
+has_exclusion_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		found |= ((Form_pg_index) GETSTRUCT(tup))->indisexclusion;
+		ReleaseSysCache(tup);
+	}
+	list_free(indexes);
+	return found;
+}
+
+/*
+ * Merge relid if its delta is past the threshold, in a transaction of its
+ * own; the caller catches errors.
+ */
+static void
+merge_one(Oid relid)
+{
+	Relation	rel;
+	int64		movable;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+
+	/* never wait: DML is not blocked by this lock, DDL and VACUUM go first */
+	if (!ConditionalLockRelationOid(relid, ShareUpdateExclusiveLock))
+	{
+		elog(DEBUG1, WORKER_NAME ": table %u is locked, skipped", relid);
+		goto done;
+	}
+	rel = try_table_open(relid, NoLock);
+	if (rel == NULL)
+		goto done;				/* dropped since the listing */
+	if (!qs_is_column_rel(rel) || has_exclusion_index(rel))
+	{
+		table_close(rel, NoLock);
+		goto done;
+	}
+
+	movable = count_movable(rel, qs_merge_threshold);
+	if (movable > qs_merge_threshold)
+	{
+		char		activity[2 * NAMEDATALEN + 16];
+		char	   *nsp = get_namespace_name(RelationGetNamespace(rel));
+		Oid			save_userid;
+		int			save_sec_context;
+		int			save_nestlevel;
+		instr_time	start,
+					elapsed;
+		int64		moved;
+
+		snprintf(activity, sizeof(activity), "merging %s.%s",
+				 nsp ? nsp : "?", RelationGetRelationName(rel));
+		pgstat_report_activity(STATE_RUNNING, activity);
+
+		/* index expressions and predicates run as the owner's, as in VACUUM */
+		GetUserIdAndSecContext(&save_userid, &save_sec_context);
+		SetUserIdAndSecContext(rel->rd_rel->relowner,
+							   save_sec_context | SECURITY_RESTRICTED_OPERATION);
+		save_nestlevel = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog, pg_temp",
+								 PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+
+		INSTR_TIME_SET_CURRENT(start);
+		moved = qs_merge_table(rel);
+		INSTR_TIME_SET_CURRENT(elapsed);
+		INSTR_TIME_SUBTRACT(elapsed, start);
+
+		AtEOXact_GUC(false, save_nestlevel);
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+
+		qs_mergestats_note(relid, moved, INSTR_TIME_GET_MILLISEC(elapsed));
+		elog(DEBUG1, WORKER_NAME ": %s: " INT64_FORMAT " of " INT64_FORMAT "+ movable rows moved",
+			 activity, moved, movable);
+	}
+	table_close(rel, NoLock);
+
+done:
+	PopActiveSnapshot();
+	CommitTransactionCommand();	/* counts the merge; releases the lock */
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+static void
+worker_pass(void)
+{
+	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, WORKER_NAME,
+											  ALLOCSET_DEFAULT_SIZES);
+	List	   *relids = NIL;
+	bool		has_ext;
+	ListCell   *lc;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "listing column tables");
+	has_ext = OidIsValid(get_extension_oid(QS_EXTENSION_NAME, true));
+	qs_mergestats_set_db(MyDatabaseId, has_ext);
+	if (has_ext)
+	{
+		relids = column_tables(cxt);
+		qs_mergestats_prune_db();
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+
+	foreach(lc, relids)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (qs_merge_workers == 0)
+			break;				/* turned off meanwhile */
+
+		PG_TRY();
+		{
+			merge_one(relid);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			HOLD_INTERRUPTS();
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			EmitErrorReport();
+			FlushErrorState();
+			AbortOutOfAnyTransaction();
+			RESUME_INTERRUPTS();
+
+			qs_mergestats_error(relid, edata->message);
+			FreeErrorData(edata);
+			pgstat_report_activity(STATE_IDLE, NULL);
+		}
+		PG_END_TRY();
+	}
+	MemoryContextDelete(cxt);
+}
+
+void
+qs_merge_worker_main(Datum arg)
+{
+	Oid			dbid = DatumGetObjectId(arg);
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+
+	/* as the bootstrap superuser; each merge runs as its table's owner */
+	BackgroundWorkerInitializeConnectionByOid(dbid, InvalidOid, 0);
+	pgstat_report_appname(WORKER_NAME);
+
+	/* what the server's defaults must not change (autovacuum does the same) */
+	SetConfigOption("default_transaction_isolation", "read committed",
+					PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("lock_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("idle_in_transaction_session_timeout", "0",
+					PGC_SUSET, PGC_S_OVERRIDE);
+
+	/*
+	 * merge.c sets synchronous_commit = local for a merge's transaction
+	 * (DML waits on the interlock while a merge commits); the worker's
+	 * merges run inside a GUC nest level that is rolled back before the
+	 * commit, so the worker sets it for its whole session.
+	 */
+	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
+
+	worker_pass();
+	proc_exit(0);
+}
