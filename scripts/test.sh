@@ -92,9 +92,14 @@ run_version() {
 	rm -rf "$WORK/pg$ver"
 	# wal_level = logical for the decoding tests (sql/*_decode.sql,
 	# isolation decode_*); set here, not in cluster.sh, so that the
-	# benchmarks' servers keep the default WAL level.
+	# benchmarks' servers keep the default WAL level.  No background merge
+	# worker: its passes connect to every database (DROP DATABASE of the
+	# suites' own databases would wait for them) and hold a snapshot for a
+	# moment (a test expecting quickstep.merge() to move its committed rows
+	# would move none); test/perl/076_merge_worker.pl tests the worker.
 	if ! QS_EXTRA_CONF="wal_level = logical
 max_replication_slots = 10
+quickstep.merge_workers = 0
 ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS/cluster-$ver.log" 2>&1; then
 		record "pg$ver cluster start" "$LOGS/cluster-$ver.log" 1 0 1
 		return
