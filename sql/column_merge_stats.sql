@@ -7,7 +7,7 @@ SELECT attnum, attname, format_type(atttypid, atttypmod)
  WHERE attrelid = 'quickstep.column_stats'::regclass AND attnum > 0
  ORDER BY attnum;
 
-SELECT name, setting, unit, context FROM pg_settings
+SELECT name, boot_val AS setting, unit, context FROM pg_settings
  WHERE name IN ('quickstep.merge_workers', 'quickstep.merge_naptime', 'quickstep.merge_threshold')
  ORDER BY name;
 

@@ -24,5 +24,5 @@ SET quickstep.enable_pushdown = 'maybe';
 SHOW quickstep.max_shared_scans;
 SET quickstep.max_shared_scans = 10;
 SET quickstep.no_such_setting = 1;
-SELECT name, setting, context, vartype
+SELECT name, boot_val AS setting, context, vartype
   FROM pg_settings WHERE name LIKE 'quickstep.%' ORDER BY name;

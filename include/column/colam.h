@@ -32,6 +32,7 @@ extern void qs_colload_forget_rel(Relation rel);
 /* am.c */
 extern const TableAmRoutine *qs_column_routine(void);
 extern bool qs_is_column_rel(Relation rel);
+extern bool qs_col_has_exclusion_index(Relation rel);
 extern void qs_colmain_latest_tid(Relation rel, Snapshot snapshot,
 								  ItemPointer tid, ItemPointerData vtid);
 

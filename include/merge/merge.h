@@ -8,6 +8,7 @@
 #ifndef QS_MERGE_MERGE_H
 #define QS_MERGE_MERGE_H
 
+#include "access/heapam.h"
 #include "utils/relcache.h"
 
 /*
@@ -16,5 +17,9 @@
  * holds ShareUpdateExclusiveLock on rel.  Returns how many rows moved.
  */
 extern int64 qs_merge_table(Relation rel);
+
+/* a delta row a merge would move now (merge.c's test; the worker counts with it) */
+extern bool qs_merge_row_quiet(HeapTupleHeader h, HTSV_Result status,
+							   TransactionId oldest);
 
 #endif							/* QS_MERGE_MERGE_H */

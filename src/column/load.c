@@ -176,8 +176,8 @@ load_flush(Relation rel)
  * (a unique check only needs to know that a loader is at work: see
  * qs_coldir_pending_visible): such tables load into the delta.
  */
-static bool
-has_exclusion_index(Relation rel)
+bool
+qs_col_has_exclusion_index(Relation rel)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
@@ -308,7 +308,7 @@ load_switch(Relation rel, CommandId cid)
 	load.subid = GetCurrentSubTransactionId();
 	/* a column block has at least one column: a table of none loads into the delta */
 	load.delta_only = RelationGetDescr(rel)->natts == 0 ||
-		has_exclusion_index(rel);
+		qs_col_has_exclusion_index(rel);
 }
 
 /*

@@ -266,9 +266,15 @@ typedef struct MergeState
 	uint32	   *pos;			/* candidate i is row pos[i] of the block */
 } MergeState;
 
-/* quiet: visible to every snapshot that exists or will exist, never touched since */
-static bool
-record_quiet(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
+/*
+ * qs_merge_row_quiet
+ *		Quiet: visible to every snapshot that exists or will exist, never
+ *		touched since; 'status' is HeapTupleSatisfiesVacuum's verdict
+ *		against 'oldest' (GetOldestNonRemovableTransactionId).  The rows a
+ *		merge takes; the worker counts them the same way.
+ */
+bool
+qs_merge_row_quiet(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
 {
 	if (status != HEAPTUPLE_LIVE)
 		return false;
@@ -337,7 +343,7 @@ collect(MergeState *ms)
 			status = HeapTupleSatisfiesVacuum(&tup, ms->oldest, buf);
 			if (tup.t_data == &scratch)
 				qs_page_set_header(L, page, off, &scratch);
-			if (!record_quiet(tup.t_data, status, ms->oldest))
+			if (!qs_merge_row_quiet(tup.t_data, status, ms->oldest))
 				continue;
 			if (ms->ncands == ms->maxcands)
 			{
@@ -638,24 +644,6 @@ merge_rel(Relation rel)
 	return moved;
 }
 
-static bool
-has_exclusion_index(Relation rel)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-	bool		found = false;
-
-	foreach(lc, indexes)
-	{
-		Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
-
-		found |= ind->rd_index->indisexclusion;
-		index_close(ind, AccessShareLock);
-	}
-	list_free(indexes);
-	return found;
-}
-
 /*
  * qs_merge_table
  *		The merge of one column table in the current transaction, which
@@ -676,7 +664,7 @@ qs_merge_table(Relation rel)
 	 * delta version across the merge's commit and find neither: such
 	 * tables keep their rows in the delta (as their loads do).
 	 */
-	if (has_exclusion_index(rel))
+	if (qs_col_has_exclusion_index(rel))
 		return 0;
 
 	/*

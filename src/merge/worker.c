@@ -126,24 +126,6 @@ column_tables(MemoryContext cxt)
 	return relids;
 }
 
-/* merge.c's record_quiet: the rows its collect() takes */
-static bool
-movable(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
-{
-	if (status != HEAPTUPLE_LIVE)
-		return false;
-	if (!(h->t_infomask & HEAP_XMAX_INVALID))
-		return false;
-	if (HeapTupleHeaderIsSpeculative(h) || HeapTupleHeaderIsHeapOnly(h))
-		return false;
-	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
-		return false;
-	if (HeapTupleHeaderXminFrozen(h))
-		return true;
-	return HeapTupleHeaderXminCommitted(h) &&
-		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
-}
-
 typedef struct BlockRun
 {
 	BlockNumber start;
@@ -249,7 +231,7 @@ count_movable(Relation rel, int64 limit)
 			status = HeapTupleSatisfiesVacuum(&tup, oldest, buf);
 			if (tup.t_data == &scratch)
 				qs_page_set_header(L, page, off, &scratch);
-			if (movable(tup.t_data, status, oldest))
+			if (qs_merge_row_quiet(tup.t_data, status, oldest))
 				n++;
 		}
 		UnlockReleaseBuffer(buf);
@@ -257,27 +239,6 @@ count_movable(Relation rel, int64 limit)
 	FreeAccessStrategy(strategy);
 	pfree(runs);
 	return n;
-}
-
-/* merge.c keeps the rows of tables with exclusion constraints in the delta */
-static bool
-has_exclusion_index(Relation rel)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-	bool		found = false;
-
-	foreach(lc, indexes)
-	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		found |= ((Form_pg_index) GETSTRUCT(tup))->indisexclusion;
-		ReleaseSysCache(tup);
-	}
-	list_free(indexes);
-	return found;
 }
 
 /*
@@ -302,7 +263,7 @@ merge_one(Oid relid)
 	rel = try_table_open(relid, NoLock);
 	if (rel == NULL)
 		goto done;				/* dropped since the listing */
-	if (!qs_is_column_rel(rel) || has_exclusion_index(rel))
+	if (!qs_is_column_rel(rel) || qs_col_has_exclusion_index(rel))
 	{
 		table_close(rel, NoLock);
 		goto done;
