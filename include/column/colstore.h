@@ -199,6 +199,14 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
+/* a block's pages, [start, end) */
+typedef struct QsColRun
+{
+	BlockNumber start;
+	BlockNumber end;
+} QsColRun;
+
+extern QsColRun *qs_coldir_runs(Relation rel, int *nruns);
 extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n);
 extern void qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,

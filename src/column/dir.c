@@ -833,3 +833,45 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 		UnlockReleaseBuffer(buf);
 	}
 }
+
+static int
+colrun_cmp(const void *a, const void *b)
+{
+	BlockNumber x = ((const QsColRun *) a)->start;
+	BlockNumber y = ((const QsColRun *) b)->start;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * qs_coldir_runs
+ *		The page runs of the blocks the directory lists (not retired), in
+ *		page order: what a pass over the delta skips without reading them
+ *		(the merge's collection, the worker's count), so that its cost is
+ *		the delta's pages, not the table's.
+ */
+QsColRun *
+qs_coldir_runs(Relation rel, int *nruns)
+{
+	QsColDirectory dir;
+	QsColRun   *runs;
+	int			n = 0;
+
+	qs_coldir_read(rel, &dir);
+	runs = palloc(sizeof(QsColRun) * Max(dir.nentries, 1));
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->state == QS_COLBLK_RETIRED || e->npages == 0 ||
+			e->run_start == InvalidBlockNumber)
+			continue;
+		runs[n].start = e->run_start;
+		runs[n].end = e->run_start + e->npages;
+		n++;
+	}
+	pfree(dir.entries);
+	qsort(runs, n, sizeof(QsColRun), colrun_cmp);
+	*nruns = n;
+	return runs;
+}

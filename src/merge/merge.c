@@ -257,6 +257,9 @@ typedef struct MergeState
 	BlockNumber nextblk;		/* where collection resumes */
 	BlockNumber nblocks;
 	OffsetNumber nextoff;
+	QsColRun   *runs;			/* the blocks' pages, skipped unread */
+	int			nruns;
+	int			nextrun;
 	MergeCand  *cands;
 	int			ncands;
 	int			maxcands;
@@ -315,6 +318,15 @@ collect(MergeState *ms)
 		bool		full = false;
 
 		CHECK_FOR_INTERRUPTS();
+		while (ms->nextrun < ms->nruns && ms->runs[ms->nextrun].end <= blk)
+			ms->nextrun++;
+		if (ms->nextrun < ms->nruns && ms->runs[ms->nextrun].start <= blk)
+		{
+			/* a column block's pages: not the delta's */
+			ms->nextblk = ms->runs[ms->nextrun].end;
+			ms->nextoff = FirstOffsetNumber;
+			continue;
+		}
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -619,6 +631,7 @@ merge_rel(Relation rel)
 	ms.L = qs_layout_of(rel);
 	ms.oldest = GetOldestNonRemovableTransactionId(rel);
 	ms.nblocks = RelationGetNumberOfBlocks(rel);
+	ms.runs = qs_coldir_runs(rel, &ms.nruns);	/* before the first block we write */
 	ms.nextblk = 0;
 	ms.nextoff = FirstOffsetNumber;
 	ms.maxcands = 1024;

@@ -126,52 +126,6 @@ column_tables(MemoryContext cxt)
 	return relids;
 }
 
-typedef struct BlockRun
-{
-	BlockNumber start;
-	BlockNumber end;			/* exclusive */
-} BlockRun;
-
-static int
-run_cmp(const void *a, const void *b)
-{
-	BlockNumber x = ((const BlockRun *) a)->start;
-	BlockNumber y = ((const BlockRun *) b)->start;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The page runs of rel's column blocks that are not retired (a retired
- * run's pages may be reclaimed some day), sorted: the count passes over
- * them without reading them.
- */
-static BlockRun *
-column_runs(Relation rel, int *nruns)
-{
-	QsColDirectory dir;
-	BlockRun   *runs;
-	int			n = 0;
-
-	qs_coldir_read(rel, &dir);
-	runs = palloc(sizeof(BlockRun) * Max(dir.nentries, 1));
-	for (uint32 i = 0; i < dir.nentries; i++)
-	{
-		const QsColDirEntry *e = &dir.entries[i];
-
-		if (e->state == QS_COLBLK_RETIRED || e->npages == 0 ||
-			e->run_start == InvalidBlockNumber)
-			continue;
-		runs[n].start = e->run_start;
-		runs[n].end = e->run_start + e->npages;
-		n++;
-	}
-	pfree(dir.entries);
-	qsort(runs, n, sizeof(BlockRun), run_cmp);
-	*nruns = n;
-	return runs;
-}
-
 /*
  * The delta rows a merge would move now, counted until there are more than
  * limit: merge.c's collect() without the copies, and without reading the
@@ -189,7 +143,7 @@ count_movable(Relation rel, int64 limit)
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
 	int64		n = 0;
 	int			nruns;
-	BlockRun   *runs = column_runs(rel, &nruns);
+	QsColRun   *runs = qs_coldir_runs(rel, &nruns);
 	int			r = 0;
 
 	for (BlockNumber blk = 0; blk < nblocks && n <= limit; blk++)
