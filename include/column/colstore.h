@@ -207,6 +207,8 @@ typedef struct QsColRun
 } QsColRun;
 
 extern QsColRun *qs_coldir_runs(Relation rel, int *nruns);
+extern bool qs_coldir_lookup(Relation rel, ItemPointer vtid,
+							 QsColDirEntry *entry, uint32 *row);
 extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n);
 extern void qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,

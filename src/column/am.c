@@ -1094,28 +1094,36 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 	uint32		range,
 				row;
 	bool		ok = false;
+	TransactionId mover;
 
 	if (!qs_tid_is_virtual(&slot->tts_tid))
 		return qs_tuple_satisfies_snapshot(rel, slot, snapshot);
 	if (!qs_virt_decode(&slot->tts_tid, &range, &row))
 		return false;
-	qs_coldir_read(rel, &dir);
+	qs_coldir_read_visible(rel, snapshot, &dir);
 	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && row < e->published &&
-		IsMVCCSnapshot(snapshot) && (e->flags & QS_COLDIR_MERGED) &&
-		TransactionIdIsNormal(e->xmin) &&
-		XidInMVCCSnapshot(e->xmin, snapshot) &&
-		TransactionIdDidCommit(e->xmin))
+	if (e != NULL && row < e->published)
+	{
+		HeapTupleHeaderData hdr;
+
+		if (!qs_coldelmap_header(rel, e, row, snapshot, &hdr, &ok))
+			ok = false;
+	}
+	else if (e == NULL &&
+			 TransactionIdIsValid(mover = qs_moved_merge_of(rel, &slot->tts_tid,
+															 snapshot)))
 	{
 		/*
 		 * A main copy whose merge this snapshot does not see: the row it
 		 * sees is the delta version (moved.c, qs_main_visible_unmerged).
 		 */
+		QsColDirEntry me;
 		HeapTupleHeaderData hdr;
 		HeapTupleData tup;
 		Buffer		mbuf;
 
-		if (qs_coldelmap_header(rel, e, row, NULL, &hdr, &ok))
+		if (qs_coldir_lookup(rel, &slot->tts_tid, &me, &row) &&
+			qs_coldelmap_header(rel, &me, row, NULL, &hdr, &ok))
 		{
 			tup.t_data = &hdr;
 			tup.t_len = SizeofHeapTupleHeader;
@@ -1123,18 +1131,10 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 			tup.t_tableOid = RelationGetRelid(rel);
 			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
-			ok = qs_main_visible_unmerged(&tup, e->xmin, snapshot, mbuf);
+			ok = qs_main_visible_unmerged(&tup, mover, snapshot, mbuf);
 			UnlockReleaseBuffer(mbuf);
 		}
 		else
-			ok = false;
-	}
-	else if (e != NULL && row < e->published &&
-			 qs_coldir_entry_visible(rel, e, snapshot))
-	{
-		HeapTupleHeaderData hdr;
-
-		if (!qs_coldelmap_header(rel, e, row, snapshot, &hdr, &ok))
 			ok = false;
 	}
 	pfree(dir.entries);

@@ -875,3 +875,30 @@ qs_coldir_runs(Relation rel, int *nruns)
 	*nruns = n;
 	return runs;
 }
+
+/*
+ * qs_coldir_lookup
+ *		The directory entry (a copy) of the block holding main row 'vtid',
+ *		and its row number; false if the TID names no existing row.
+ */
+bool
+qs_coldir_lookup(Relation rel, ItemPointer vtid, QsColDirEntry *entry,
+				 uint32 *row)
+{
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	uint32		range;
+	bool		found = false;
+
+	if (!qs_virt_decode(vtid, &range, row))
+		return false;
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	if (e != NULL && *row < e->published)
+	{
+		*entry = *e;
+		found = true;
+	}
+	pfree(dir.entries);
+	return found;
+}

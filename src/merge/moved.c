@@ -135,10 +135,8 @@ qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
 				   CommandId cid)
 {
 	const QsPageLayout *L;
-	QsColDirectory dir;
-	const QsColDirEntry *e;
-	uint32		range,
-				row;
+	QsColDirEntry e;
+	uint32		row;
 	TransactionId mover;
 	BlockNumber first,
 				last;
@@ -149,23 +147,16 @@ qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
 	 * committed before this change found its main copy), and the current
 	 * command does not see its own change anyway.
 	 */
-	if (!IsolationUsesXactSnapshot() || !qs_virt_decode(vtid, &range, &row))
+	if (!IsolationUsesXactSnapshot() || !qs_coldir_lookup(rel, vtid, &e, &row))
 		return;
 	/* the snapshot later commands use, not the one of this change (RI) */
 	snapshot = GetTransactionSnapshot();
-	qs_coldir_read(rel, &dir);
-	e = qs_coldir_find_range(&dir, range);
-	if (e == NULL || !(e->flags & QS_COLDIR_MERGED) ||
-		!TransactionIdIsNormal(e->xmin) ||
-		!XidInMVCCSnapshot(e->xmin, snapshot))
-	{
-		pfree(dir.entries);
+	if (!(e.flags & QS_COLDIR_MERGED) || !TransactionIdIsNormal(e.xmin) ||
+		!XidInMVCCSnapshot(e.xmin, snapshot))
 		return;
-	}
-	mover = e->xmin;
-	first = e->src_first;
-	last = e->src_last;
-	pfree(dir.entries);
+	mover = e.xmin;
+	first = e.src_first;
+	last = e.src_last;
 
 	L = qs_layout_of(rel);
 	nblocks = RelationGetNumberOfBlocks(rel);
@@ -245,24 +236,16 @@ qs_main_visible_unmerged(HeapTuple tp, TransactionId mover,
 TransactionId
 qs_moved_merge_of(Relation rel, ItemPointer vtid, Snapshot snapshot)
 {
-	QsColDirectory dir;
-	const QsColDirEntry *e;
-	uint32		range,
-				row;
-	TransactionId mover = InvalidTransactionId;
+	QsColDirEntry e;
+	uint32		row;
 
 	if (snapshot == NULL || !IsMVCCSnapshot(snapshot) ||
-		!qs_virt_decode(vtid, &range, &row))
+		!qs_coldir_lookup(rel, vtid, &e, &row))
 		return InvalidTransactionId;
-	qs_coldir_read(rel, &dir);
-	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && row < e->published && (e->flags & QS_COLDIR_MERGED) &&
-		TransactionIdIsNormal(e->xmin) &&
-		XidInMVCCSnapshot(e->xmin, snapshot) &&
-		TransactionIdDidCommit(e->xmin))
-		mover = e->xmin;
-	pfree(dir.entries);
-	return mover;
+	if ((e.flags & QS_COLDIR_MERGED) && TransactionIdIsNormal(e.xmin) &&
+		XidInMVCCSnapshot(e.xmin, snapshot) && TransactionIdDidCommit(e.xmin))
+		return e.xmin;
+	return InvalidTransactionId;
 }
 
 /*
@@ -320,22 +303,13 @@ qs_moved_conflict_pending(HeapTupleHeader h, bool valid, ItemPointer link)
 void
 qs_moved_conflict_out(Relation rel, ItemPointer link, Snapshot snapshot)
 {
-	QsColDirectory dir;
-	const QsColDirEntry *e;
-	uint32		range,
-				row;
+	QsColDirEntry e;
+	uint32		row;
 	HeapTupleHeaderData hdr;
 	bool		vis;
-	bool		found = false;
 
-	if (!qs_virt_decode(link, &range, &row))
-		return;
-	qs_coldir_read(rel, &dir);
-	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && row < e->published)
-		found = qs_coldelmap_header(rel, e, row, NULL, &hdr, &vis);
-	pfree(dir.entries);
-	if (found)
+	if (qs_coldir_lookup(rel, link, &e, &row) &&
+		qs_coldelmap_header(rel, &e, row, NULL, &hdr, &vis))
 	{
 		HeapTupleData tup;
 		Buffer		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
