@@ -25,6 +25,7 @@ LOGS="$QS_ROOT/test/logs"
 total_pass=0
 total_fail=0
 declare -a lines
+last_mark=$SECONDS
 
 bash scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 rm -rf "$LOGS"
@@ -38,7 +39,8 @@ record() {
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	lines+=("$(printf '%-28s %4d passed, %d failed' "$suite" "$p" "$f")")
+	lines+=("$(printf '%-28s %4d passed, %d failed  (%ds)' "$suite" "$p" "$f" $((SECONDS - last_mark)))")
+	last_mark=$SECONDS
 	if [ "$f" -ne 0 ]; then
 		echo "---- $suite failed (log: $log) ----"
 		tail -n 40 "$log"
@@ -167,7 +169,7 @@ ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS
 			PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
 			PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
 			TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
-			prove -v --ext .pl perl/$QS_PERL_TESTS) >"$log" 2>&1
+			prove -v --timer --ext .pl perl/$QS_PERL_TESTS) >"$log" 2>&1
 		rc=$?; pf=$(count_tap "$log")
 		record "pg$ver Perl TAP" "$log" $rc $pf
 	fi

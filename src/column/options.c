@@ -39,8 +39,8 @@
  * a notice, those that no longer apply.
  *
  * Loads read the options when each block starts (load.c), so a change
- * applies to the next block.  merge_fraction is stored and shown only: the
- * merge that would read it is not built.
+ * applies to the next block.  merge_threshold and merge_fraction are read
+ * by the merge worker when it looks at the table (qs_colopts_merge_trigger).
  *
  *-------------------------------------------------------------------------
  */
@@ -87,6 +87,7 @@ typedef enum OptKind
 	OPT_SORT_KEY,
 	OPT_ROWS_PER_BLOCK,
 	OPT_MERGE_FRACTION,
+	OPT_MERGE_THRESHOLD,
 	OPT_ENCODING				/* encoding_<column> */
 } OptKind;
 
@@ -113,7 +114,8 @@ static const struct
 
 #define OPTIONS_HINT \
 	"Column tables take quickstep.sort_key, quickstep.rows_per_block, " \
-	"quickstep.merge_fraction and quickstep.encoding_<column>."
+	"quickstep.merge_threshold, quickstep.merge_fraction and " \
+	"quickstep.encoding_<column>."
 
 /*
  * A CREATE TABLE or CREATE TABLE AS with our options while core runs it:
@@ -148,6 +150,8 @@ opt_kind(const char *name)
 		return OPT_ROWS_PER_BLOCK;
 	if (strcmp(name, "merge_fraction") == 0)
 		return OPT_MERGE_FRACTION;
+	if (strcmp(name, "merge_threshold") == 0)
+		return OPT_MERGE_THRESHOLD;
 	if (strncmp(name, ENC_PREFIX, ENC_PREFIX_LEN) == 0 &&
 		name[ENC_PREFIX_LEN] != '\0')
 		return OPT_ENCODING;
@@ -236,6 +240,19 @@ opt_value(OptKind kind, const char *name, const char *raw)
 							 errdetail("Valid values are numbers between 0 and 1."),
 							 errhint("It is the share of delta rows, relative to main rows, that triggers a merge.")));
 				return psprintf("%g", v);
+			}
+
+		case OPT_MERGE_THRESHOLD:
+			{
+				int			v;
+
+				if (!parse_int(raw, &v, 0, NULL) || v < 1)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("invalid value for quickstep.merge_threshold: \"%s\"", raw),
+							 errdetail("Valid values are integers between 1 and %d.", INT_MAX),
+							 errhint("It is the number of movable delta rows past which the merge worker merges the table.")));
+				return psprintf("%d", v);
 			}
 
 		case OPT_ENCODING:
@@ -810,10 +827,50 @@ qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 					out->enc_mask[i] = enc_names[e].mask & qs_colbuild_allowed(&attrs[i]);
 				break;
 			default:
-				/* merge_fraction: the merge is not built */
+				/* merge_threshold, merge_fraction: the worker's */
 				break;
 		}
 	}
+}
+
+/*
+ * How many movable delta rows make the merge worker merge rel: the table's
+ * merge_threshold, or the server's (guc_threshold, quickstep.merge_threshold)
+ * without one; with merge_fraction, a delta past that share of main_rows
+ * triggers a merge earlier, but never below QS_COLOPT_MIN_BLOCK_ROWS rows.
+ *
+ * The fraction only lowers the trigger.  Paper 004 merges at a share of
+ * main because its merge rewrites all of main, so a bigger main should be
+ * merged less often; ours writes new blocks of the moved rows only (its
+ * cost is bounded by the delta, not the table: src/merge/README.md), so
+ * what the fraction buys here is a fresh main for small tables, where a
+ * server-wide row count would leave most of the table in the delta.
+ */
+int64
+qs_colopts_merge_trigger(Relation rel, int64 main_rows, int guc_threshold)
+{
+	int64		trigger = guc_threshold;
+	double		fraction = -1.0;
+	ListCell   *lc;
+
+	foreach(lc, stored_opts(RelationGetRelid(rel)))
+	{
+		QsColOpt   *o = lfirst(lc);
+
+		/* checked when set; a hand-edited catalog falls back to defaults */
+		if (opt_kind(o->name) == OPT_MERGE_THRESHOLD && atoi(o->value) >= 1)
+			trigger = atoi(o->value);
+		else if (opt_kind(o->name) == OPT_MERGE_FRACTION)
+			fraction = strtod(o->value, NULL);
+	}
+	if (fraction >= 0.0 && fraction <= 1.0)
+	{
+		double		share = fraction * (double) main_rows;
+
+		if (share < (double) trigger)
+			trigger = Max((int64) share, (int64) QS_COLOPT_MIN_BLOCK_ROWS);
+	}
+	return trigger;
 }
 
 /* ------------------------------------------------------------------------

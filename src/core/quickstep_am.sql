@@ -31,8 +31,6 @@ SELECT c.oid::regclass AS relid,
        o.name,
        o.value,
        CASE
-         WHEN o.name = 'merge_fraction'
-           THEN 'stored only: the merge that would read it is not built yet'
          WHEN o.name = 'sort_key' AND NOT EXISTS (
                 SELECT 1 FROM pg_attribute a
                 WHERE a.attrelid = c.oid AND a.attnum > 0
@@ -52,4 +50,4 @@ FROM pg_class c,
 WHERE c.relkind IN ('r', 'm') AND c.reloptions IS NOT NULL
   AND quickstep._is_column_am(c.relam);
 COMMENT ON VIEW quickstep.column_options IS
-	'quickstep.* options of column tables (pg_class.reloptions); note says when one has no effect: merge_fraction is stored and shown only until the merge exists';
+	'quickstep.* options of column tables (pg_class.reloptions); note says when one has no effect (it names no column)';

@@ -2,8 +2,10 @@
  *
  * worker.c
  *	  A merge worker: one pass over the column tables of one database
- *	  (started by launcher.c), merging those whose delta holds more than
- *	  quickstep.merge_threshold rows the merge could move.
+ *	  (started by launcher.c), merging those whose delta holds more rows
+ *	  the merge could move than the table's trigger: its merge_threshold
+ *	  option, or quickstep.merge_threshold, lowered by its merge_fraction
+ *	  option for a small main (qs_colopts_merge_trigger, options.c).
  *
  * The pass lists the database's quickstep_column tables (none if the
  * extension is not installed: the launcher is told through shared memory)
@@ -70,6 +72,7 @@
 
 #include "column/colam.h"
 #include "column/colstore.h"
+#include "column/options.h"
 #include "core/quickstep.h"
 #include "merge/merge.h"
 #include "merge/moved.h"
@@ -195,6 +198,21 @@ count_movable(Relation rel, int64 limit)
 	return n;
 }
 
+/* Rows of the main blocks the active snapshot sees (deleted ones too). */
+static int64
+main_rows(Relation rel)
+{
+	QsColDirectory dir;
+	int64		n = 0;
+
+	qs_coldir_read_visible(rel, GetActiveSnapshot(), &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+		n += dir.entries[i].published;
+	if (dir.entries)
+		pfree(dir.entries);
+	return n;
+}
+
 /*
  * Merge relid if its delta is past the threshold, in a transaction of its
  * own; the caller catches errors.
@@ -204,6 +222,7 @@ merge_one(Oid relid)
 {
 	Relation	rel;
 	int64		movable;
+	int64		trigger;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -223,8 +242,9 @@ merge_one(Oid relid)
 		goto done;
 	}
 
-	movable = count_movable(rel, qs_merge_threshold);
-	if (movable > qs_merge_threshold)
+	trigger = qs_colopts_merge_trigger(rel, main_rows(rel), qs_merge_threshold);
+	movable = count_movable(rel, trigger);
+	if (movable > trigger)
 	{
 		char		activity[2 * NAMEDATALEN + 16];
 		char	   *nsp = get_namespace_name(RelationGetNamespace(rel));

@@ -1,5 +1,6 @@
 # Column tables' options (issue 12, src/column/README.md section 8):
-# quickstep.sort_key, rows_per_block, merge_fraction and encoding_<column>
+# quickstep.sort_key, rows_per_block, merge_fraction, merge_threshold and
+# encoding_<column>
 # in CREATE TABLE / CREATE TABLE AS / ALTER TABLE SET and RESET, kept in
 # pg_class.reloptions beside core's; malformed ones and ones on tables of
 # other access methods are refused with invalid_parameter_value (22023)
@@ -112,11 +113,19 @@ is(reloptions('q'),
 is($node->safe_psql('postgres', q{
 	SELECT string_agg(name || '=' || value || coalesce(' (' || note || ')', ''), ', ')
 	FROM quickstep.column_options WHERE relid = 'c'::regclass}),
-	'sort_key=k, rows_per_block=5000, merge_fraction=0.2 (stored only: the merge that would read it is not built yet), encoding_t=lz4',
-	'quickstep.column_options shows them, and says that merge_fraction is not used yet');
+	'sort_key=k, rows_per_block=5000, merge_fraction=0.2, encoding_t=lz4',
+	'quickstep.column_options shows them');
 
 # a table with the options opens in a fresh session (relcache parsing skips them)
 is($node->safe_psql('postgres', 'SELECT count(*) FROM c'), '0', 'a new session opens the table');
+
+# merge_threshold: rows, canonical as an integer; SET and RESET
+$node->safe_psql('postgres', q{CREATE TABLE mt (a int) USING qs_column_dev WITH (quickstep.merge_threshold = 250000)});
+is(reloptions('mt'), 'quickstep.merge_threshold=250000', 'merge_threshold is stored');
+$node->safe_psql('postgres', q{ALTER TABLE mt SET (quickstep.merge_threshold = 7, quickstep.merge_fraction = 0.25)});
+is(reloptions('mt'), 'quickstep.merge_threshold=7 quickstep.merge_fraction=0.25', 'ALTER TABLE SET replaces it');
+$node->safe_psql('postgres', q{ALTER TABLE mt RESET (quickstep.merge_threshold, quickstep.merge_fraction)});
+is(reloptions('mt'), '', 'and RESET removes both');
 
 # --- refused options -------------------------------------------------------
 $node->safe_psql('postgres', 'CREATE TABLE plain_heap (a int)');
@@ -128,6 +137,8 @@ my @bad = (
 	['rows_per_block not a number', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.rows_per_block = 'many')}],
 	['merge_fraction above 1', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.merge_fraction = 1.5)}],
 	['merge_fraction NaN', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.merge_fraction = 'NaN')}],
+	['merge_threshold 0', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.merge_threshold = 0)}],
+	['merge_threshold not a number', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.merge_threshold = 'some')}],
 	['an option without a value', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.sort_key)}],
 	['sort_key not a column', q{CREATE TABLE b1 (a int) USING qs_column_dev WITH (quickstep.sort_key = 'z')}],
 	['sort_key of a type without order', q{CREATE TABLE b1 (a int, p point) USING qs_column_dev WITH (quickstep.sort_key = 'p')}],

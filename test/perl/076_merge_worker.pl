@@ -325,5 +325,46 @@ is($node->safe_psql('wk_db2', q{
 $node->safe_psql('postgres', 'DROP DATABASE wk_db3');
 pass('DROP DATABASE of a database the worker visits');
 
+# ---------------------------------------------------------------------
+# per-table triggers: the merge_threshold option replaces the server's
+# quickstep.merge_threshold; merge_fraction lowers the trigger to that share
+# of the main rows (never below 1000).  With the server's threshold at 1M,
+# only tp (option 500, 600 movable rows) and tf (fraction 0.5 of 4000 main
+# rows = 2000, 2500 movable) pass theirs; tq (no option) and tf9 (0.9 of
+# 4000 = 3600) keep their deltas.  tq and tf9 are created first, so a pass
+# that merges tp and tf has looked at them already.
+$node->safe_psql('postgres', 'ALTER SYSTEM SET quickstep.merge_threshold = 1000000');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+ok($node->poll_query_until('postgres', 'SHOW quickstep.merge_threshold', '1000000'),
+	'the server threshold is raised');
+$node->safe_psql('postgres', q{
+	CREATE TABLE tq (id int, v int) USING quickstep_column;
+	CREATE TABLE tf9 (id int, v int) USING quickstep_column WITH (quickstep.merge_fraction = 0.9);
+	CREATE TABLE tp (id int, v int) USING quickstep_column WITH (quickstep.merge_threshold = 500);
+	CREATE TABLE tf (id int, v int) USING quickstep_column WITH (quickstep.merge_fraction = 0.5);
+});
+# 5000 rows in one command: 1000 to the delta, 4000 into blocks
+# (quickstep.column_delta_rows)
+$node->safe_psql('postgres', "INSERT INTO $_ SELECT g, g FROM generate_series(1, 5000) g")
+	for ('tq', 'tf9', 'tf');
+for my $i (0 .. 2)
+{
+	my $lo = 5001 + $i * 500;
+	$node->safe_psql('postgres',
+		"INSERT INTO $_ SELECT g, g FROM generate_series($lo, $lo + 499) g")
+	  for ('tq', 'tf9', 'tf');
+}
+$node->safe_psql('postgres', "INSERT INTO tp SELECT g, g FROM generate_series(1, 300) g")
+	for (1 .. 2);
+ok($node->poll_query_until('postgres', q{
+	SELECT bool_and(delta_rows = 0 AND merges > 0) FROM quickstep.column_stats
+	 WHERE relid::regclass::text IN ('tp', 'tf')}),
+	'the worker merges the tables past their own triggers (merge_threshold, merge_fraction)');
+is($node->safe_psql('postgres', q{
+	SELECT string_agg(relid::regclass || ':' || main_rows || '/' || delta_rows || '/' || merges, ' '
+	                  ORDER BY relid::regclass::text)
+	  FROM quickstep.column_stats WHERE relid::regclass::text IN ('tq', 'tf9')}),
+	'tf9:4000/2500/0 tq:4000/2500/0', 'tables below their triggers keep their deltas (main/delta/merges)');
+
 $node->stop;
 done_testing();
