@@ -21,7 +21,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use QsTest;
 
-my $node = qs_new_node('merge_worker');
+my $node = qs_new_node('merge_worker', allows_streaming => 1);
 $node->append_conf('postgresql.conf', qq{
 quickstep.merge_naptime = 1s
 quickstep.merge_threshold = 0
@@ -42,9 +42,10 @@ $node->safe_psql('postgres', q{
 # the content of a table, as one comparable string
 sub content
 {
-	my ($tab, $cols) = @_;
+	my ($tab, $cols, $on) = @_;
 	$cols //= 'id, v, t';
-	return $node->safe_psql('postgres', qq{
+	$on //= $node;
+	return $on->safe_psql('postgres', qq{
 		SELECT count(*), coalesce(sum(id), 0), coalesce(sum(v), 0),
 		       md5(coalesce(string_agg(($cols)::text, ',' ORDER BY id), ''))
 		  FROM $tab});
@@ -274,6 +275,14 @@ same_rows('big', 'bigh', 'after ALTER TABLE during the merge');
 
 load_big();
 $pid = merging_big();
+ok($pid, 'the worker merges a delta of big (TRUNCATE comes)');
+$node->safe_psql('postgres', q{TRUNCATE big, bigh});
+pass('TRUNCATE issued during the merge waited for it and succeeded');
+same_rows('big', 'bigh', 'after TRUNCATE during the merge');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM big}), '0', 'and big is empty');
+
+load_big();
+$pid = merging_big();
 ok($pid, 'the worker merges big once more');
 $node->safe_psql('postgres', q{DROP TABLE big});
 pass('DROP TABLE issued during the merge waited for it and succeeded');
@@ -286,6 +295,34 @@ ok($node->poll_query_until('postgres', q{
 	SELECT delta_rows = 0 FROM quickstep.column_stats WHERE relid = 'c'::regclass}),
 	'the worker goes on after DDL, cancel and crashes');
 same_rows('c', 'h', 'at the end');
+
+# ---------------------------------------------------------------------
+# a standby replays the worker's merges while it answers queries (no
+# launcher runs there)
+$node->backup('wk_backup');
+my $standby = PostgreSQL::Test::Cluster->new('merge_worker_standby');
+$standby->init_from_backup($node, 'wk_backup', has_streaming => 1);
+$standby->start;
+for my $i (0 .. 49)
+{
+	my $lo = 200000 + $i * 20;
+	$node->safe_psql('postgres', qq{
+		INSERT INTO c SELECT g, g % 7, 's' || g FROM generate_series($lo, $lo + 19) g;
+		INSERT INTO h SELECT g, g % 7, 's' || g FROM generate_series($lo, $lo + 19) g;});
+	# a reader on the standby between the primary's merges
+	$standby->safe_psql('postgres', 'SELECT count(*) FROM c WHERE v = 3') if $i % 10 == 0;
+}
+ok($node->poll_query_until('postgres', q{
+	SELECT delta_rows = 0 FROM quickstep.column_stats WHERE relid = 'c'::regclass}),
+	'the worker merges the new rows on the primary');
+$node->wait_for_catchup($standby, 'replay');
+is(content('c', undef, $standby), content('h'), 'the standby has the rows of the heap twin after replaying the merges');
+is($standby->safe_psql('postgres', q{
+	SELECT count(*) FROM pg_stat_activity WHERE backend_type LIKE 'quickstep merge%'}),
+	'0', 'no merge launcher or worker runs on the standby');
+is($standby->safe_psql('postgres', q{SELECT quickstep.check_table('c') >= 0}), 't',
+	'check_table is clean on the standby');
+$standby->stop;
 
 # ---------------------------------------------------------------------
 # more databases: the launcher finds those with the extension (one with
