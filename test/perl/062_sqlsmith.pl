@@ -96,7 +96,16 @@ is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server still answers');
 # Internal errors: every line of the server log with an XX SQLSTATE.
 # Justified ones (core's own answers to nonsense sqlsmith writes, no
 # quickstep code involved) are listed here with the reason.
+# Internal errors core raises without any of our code involved, each with
+# the statement that shows it on a bare server (no table).
 my @justified = (
+	# PostgreSQL 15 and 18: CASE over casts to unknown whose branch is a
+	# COALESCE of unknowns; seen at 6000 queries:
+	#   select pg_catalog.unknownsend(cast(case when false then
+	#     cast(coalesce(cast(null as unknown), case when true then
+	#     cast(null as unknown) else cast(null as unknown) end) as unknown)
+	#     else cast(null as unknown) end as unknown));
+	qr/XX000 ERROR:  failed to find conversion function from unknown to text/,
 );
 my $log = PostgreSQL::Test::Utils::slurp_file($node->logfile);
 my @internal = grep { my $l = $_; !grep { $l =~ $_ } @justified } ($log =~ /^.* XX\d\d\d .*$/mg);
