@@ -18,8 +18,4 @@
  */
 extern int64 qs_merge_table(Relation rel);
 
-/* a delta row a merge would move now (merge.c's test; the worker counts with it) */
-extern bool qs_merge_row_quiet(HeapTupleHeader h, HTSV_Result status,
-							   TransactionId oldest);
-
 #endif							/* QS_MERGE_MERGE_H */

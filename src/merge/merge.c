@@ -66,6 +66,7 @@
 #include "column/options.h"
 #include "merge/merge.h"
 #include "merge/moved.h"
+#include "merge/walk.h"
 #include "merge/worker.h"
 #include "page/layout.h"
 #include "tableam/engine.h"
@@ -253,13 +254,7 @@ typedef struct MergeState
 {
 	Relation	rel;
 	const QsPageLayout *L;
-	TransactionId oldest;		/* GetOldestNonRemovableTransactionId */
-	BlockNumber nextblk;		/* where collection resumes */
-	BlockNumber nblocks;
-	OffsetNumber nextoff;
-	QsColRun   *runs;			/* the blocks' pages, skipped unread */
-	int			nruns;
-	int			nextrun;
+	QsQuietWalk walk;			/* where collection resumes */
 	MergeCand  *cands;
 	int			ncands;
 	int			maxcands;
@@ -270,121 +265,41 @@ typedef struct MergeState
 } MergeState;
 
 /*
- * qs_merge_row_quiet
- *		Quiet: visible to every snapshot that exists or will exist, never
- *		touched since; 'status' is HeapTupleSatisfiesVacuum's verdict
- *		against 'oldest' (GetOldestNonRemovableTransactionId).  The rows a
- *		merge takes; the worker counts them the same way.
- */
-bool
-qs_merge_row_quiet(HeapTupleHeader h, HTSV_Result status, TransactionId oldest)
-{
-	if (status != HEAPTUPLE_LIVE)
-		return false;
-	if (!(h->t_infomask & HEAP_XMAX_INVALID))
-		return false;
-	if (HeapTupleHeaderIsSpeculative(h) || HeapTupleHeaderIsHeapOnly(h))
-		return false;
-	if (h->t_infomask2 & QS_INFOMASK2_TAKEN)
-		return false;
-	/*
-	 * LIVE: the inserter committed (its hint bit may be missing: heap sets
-	 * it only once the commit record is flushed), and it precedes every
-	 * snapshot's xmin.
-	 */
-	if (HeapTupleHeaderXminFrozen(h))
-		return true;
-	return TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), oldest);
-}
-
-/*
  * Collect the next candidates, up to a block's rows or bytes, into the
  * builder.  Returns false when the delta has no more.
  */
 static bool
 collect(MergeState *ms)
 {
-	Relation	rel = ms->rel;
-	const QsPageLayout *L = ms->L;
-	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	Page		page;
+	OffsetNumber off;
+	HeapTupleHeader hdr;
 
 	ms->ncands = 0;
-	while (ms->nextblk < ms->nblocks)
+	while (qs_quiet_walk_next(&ms->walk, &page, &off, &hdr))
 	{
-		BlockNumber blk = ms->nextblk;
-		Buffer		buf;
-		Page		page;
-		OffsetNumber maxoff;
-		bool		full = false;
+		BlockNumber blk = ms->walk.blk;
+		MergeCand  *c;
 
-		CHECK_FOR_INTERRUPTS();
-		while (ms->nextrun < ms->nruns && ms->runs[ms->nextrun].end <= blk)
-			ms->nextrun++;
-		if (ms->nextrun < ms->nruns && ms->runs[ms->nextrun].start <= blk)
+		if (ms->ncands == ms->maxcands)
 		{
-			/* a column block's pages: not the delta's */
-			ms->nextblk = ms->runs[ms->nextrun].end;
-			ms->nextoff = FirstOffsetNumber;
-			continue;
+			ms->maxcands *= 2;
+			ms->cands = repalloc_huge(ms->cands, sizeof(MergeCand) * ms->maxcands);
 		}
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (PageIsNew(page) || qs_is_column_page(page))
-		{
-			UnlockReleaseBuffer(buf);
-			ms->nextblk++;
-			ms->nextoff = FirstOffsetNumber;
-			continue;
-		}
-		maxoff = qs_page_max_offset(L, page);
-		for (OffsetNumber off = ms->nextoff; off <= maxoff; off++)
-		{
-			HeapTupleData tup;
-			HeapTupleHeaderData scratch;
-			uint32		len;
-			HTSV_Result status;
-			MergeCand  *c;
-
-			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
-				continue;
-			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
-			tup.t_len = len;
-			ItemPointerSet(&tup.t_self, blk, off);
-			tup.t_tableOid = RelationGetRelid(rel);
-			status = HeapTupleSatisfiesVacuum(&tup, ms->oldest, buf);
-			if (tup.t_data == &scratch)
-				qs_page_set_header(L, page, off, &scratch);
-			if (!qs_merge_row_quiet(tup.t_data, status, ms->oldest))
-				continue;
-			if (ms->ncands == ms->maxcands)
-			{
-				ms->maxcands *= 2;
-				ms->cands = repalloc_huge(ms->cands, sizeof(MergeCand) * ms->maxcands);
-			}
-			c = &ms->cands[ms->ncands++];
-			c->tid = tup.t_self;
-			c->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
-			c->tuple = qs_page_copy_record(L, rel, page, blk, off);
-			c->tuple->t_self = tup.t_self;
-			ExecStoreHeapTuple(c->tuple, ms->slot, false);
-			qs_colbuilder_add(&ms->builder, ms->slot);
-			ExecClearTuple(ms->slot);
-			if (ms->builder.nrows >= (uint32) ms->opts.rows_per_block ||
-				ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
-			{
-				ms->nextoff = off + 1;
-				full = true;
-				break;
-			}
-		}
-		UnlockReleaseBuffer(buf);
-		if (full)
+		c = &ms->cands[ms->ncands++];
+		ItemPointerSet(&c->tid, blk, off);
+		c->xmin = HeapTupleHeaderGetRawXmin(hdr);
+		c->tuple = qs_page_copy_record(ms->L, ms->rel, page, blk, off);
+		c->tuple->t_self = c->tid;
+		ExecStoreHeapTuple(c->tuple, ms->slot, false);
+		qs_colbuilder_add(&ms->builder, ms->slot);
+		ExecClearTuple(ms->slot);
+		if (ms->builder.nrows >= (uint32) ms->opts.rows_per_block ||
+			ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 			break;
-		ms->nextblk++;
-		ms->nextoff = FirstOffsetNumber;
 	}
-	FreeAccessStrategy(strategy);
+	/* the block is written next: no page of ours stays locked meanwhile */
+	qs_quiet_walk_pause(&ms->walk);
 	return ms->ncands > 0;
 }
 
@@ -629,11 +544,7 @@ merge_rel(Relation rel)
 	memset(&ms, 0, sizeof(ms));
 	ms.rel = rel;
 	ms.L = qs_layout_of(rel);
-	ms.oldest = GetOldestNonRemovableTransactionId(rel);
-	ms.nblocks = RelationGetNumberOfBlocks(rel);
-	ms.runs = qs_coldir_runs(rel, &ms.nruns);	/* before the first block we write */
-	ms.nextblk = 0;
-	ms.nextoff = FirstOffsetNumber;
+	qs_quiet_walk_begin(&ms.walk, rel); /* before the first block we write */
 	ms.maxcands = 1024;
 	ms.cands = palloc(sizeof(MergeCand) * ms.maxcands);
 	ms.slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
@@ -651,6 +562,7 @@ merge_rel(Relation rel)
 		MemoryContextReset(blockcxt);
 		qs_colbuilder_reset(&ms.builder);
 	}
+	qs_quiet_walk_end(&ms.walk);
 	MemoryContextSwitchTo(old);
 	ExecDropSingleTupleTableSlot(ms.slot);
 	MemoryContextDelete(cxt);

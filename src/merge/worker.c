@@ -76,6 +76,7 @@
 #include "core/quickstep.h"
 #include "merge/merge.h"
 #include "merge/moved.h"
+#include "merge/walk.h"
 #include "merge/worker.h"
 #include "page/layout.h"
 #include "tableam/engine.h"
@@ -130,71 +131,22 @@ column_tables(MemoryContext cxt)
 }
 
 /*
- * The delta rows a merge would move now, counted until there are more than
- * limit: merge.c's collect() without the copies, and without reading the
- * pages of column blocks the directory knows.  As collect(), it sets
- * hint bits (HeapTupleSatisfiesVacuum) under the page's share lock, so that
- * the xmax of an aborted or crashed transaction (a merge's among them)
- * reads as invalid, as the merge will read it.
+ * The delta rows a merge would move now (walk.c: the rows merge.c's
+ * collection takes), counted until there are more than limit.
  */
 static int64
 count_movable(Relation rel, int64 limit)
 {
-	const QsPageLayout *L = qs_layout_of(rel);
-	TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
-	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	QsQuietWalk w;
+	Page		page;
+	OffsetNumber off;
+	HeapTupleHeader hdr;
 	int64		n = 0;
-	int			nruns;
-	QsColRun   *runs = qs_coldir_runs(rel, &nruns);
-	int			r = 0;
 
-	for (BlockNumber blk = 0; blk < nblocks && n <= limit; blk++)
-	{
-		Buffer		buf;
-		Page		page;
-		OffsetNumber maxoff;
-
-		CHECK_FOR_INTERRUPTS();
-		while (r < nruns && runs[r].end <= blk)
-			r++;
-		if (r < nruns && runs[r].start <= blk)
-		{
-			blk = runs[r].end - 1;	/* a column block's pages */
-			continue;
-		}
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (PageIsNew(page) || qs_is_column_page(page))
-		{
-			UnlockReleaseBuffer(buf);
-			continue;
-		}
-		maxoff = qs_page_max_offset(L, page);
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-		{
-			HeapTupleData tup;
-			HeapTupleHeaderData scratch;
-			uint32		len;
-			HTSV_Result status;
-
-			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
-				continue;
-			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
-			tup.t_len = len;
-			ItemPointerSet(&tup.t_self, blk, off);
-			tup.t_tableOid = RelationGetRelid(rel);
-			status = HeapTupleSatisfiesVacuum(&tup, oldest, buf);
-			if (tup.t_data == &scratch)
-				qs_page_set_header(L, page, off, &scratch);
-			if (qs_merge_row_quiet(tup.t_data, status, oldest))
-				n++;
-		}
-		UnlockReleaseBuffer(buf);
-	}
-	FreeAccessStrategy(strategy);
-	pfree(runs);
+	qs_quiet_walk_begin(&w, rel);
+	while (n <= limit && qs_quiet_walk_next(&w, &page, &off, &hdr))
+		n++;
+	qs_quiet_walk_end(&w);
 	return n;
 }
 
