@@ -33,12 +33,15 @@ DROP TABLE rc;
 CREATE TABLE rc (id int PRIMARY KEY, v text, n int8) USING quickstep_column;
 INSERT INTO rc SELECT g, 'c' || g, g * 100 FROM generate_series(1, 3000) g;
 SELECT id, v, n FROM rc WHERE id IN (1, 1500, 3000) ORDER BY id;
--- more blocks than the cache keeps, read in turns, agree with a sequential scan
+-- more blocks than the cache keeps (quickstep.column_fetch_cache: 1MB
+-- holds a few of them), read in turns, agree with a sequential scan
 CREATE TABLE rc2 (id int PRIMARY KEY, k int) USING quickstep_column WITH (quickstep.rows_per_block = 1000);
-INSERT INTO rc2 SELECT g, g % 97 FROM generate_series(1, 8000) g;
+INSERT INTO rc2 SELECT g, g % 97 FROM generate_series(1, 40000) g;
 SELECT count(*) AS blocks FROM quickstep.blocks('rc2');
-CREATE TEMP TABLE probe AS SELECT (g * 7919) % 8000 + 1 AS id FROM generate_series(1, 400) g;
+CREATE TEMP TABLE probe AS SELECT (g * 7919) % 40000 + 1 AS id FROM generate_series(1, 2000) g;
+SET quickstep.column_fetch_cache = '1MB';
 SELECT sum(r.k) AS by_index FROM probe p, LATERAL (SELECT k FROM rc2 WHERE rc2.id = p.id) r;
+RESET quickstep.column_fetch_cache;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SET enable_indexscan = off;

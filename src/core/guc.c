@@ -46,6 +46,23 @@ qs_define_gucs(bool at_preload)
 	 * command stay rows in the delta, so that small inserts do not make
 	 * small blocks; the rest goes straight into column blocks.
 	 */
+	/*
+	 * Column tables (src/column/readcache.c): memory a backend keeps of
+	 * the blocks it fetched rows from by TID (index scans, UPDATE,
+	 * DELETE, locks), so that the next fetch from a block does not gather
+	 * and check its stripes again.
+	 */
+	DefineCustomIntVariable("quickstep.column_fetch_cache",
+							"Memory of open column blocks a backend keeps for fetches of main rows by TID.",
+							"A block's open columns take about its size on disk; fetches from more blocks than fit re-open a block each.",
+							&qs_column_fetch_cache,
+							256 * 1024,
+							1024,
+							INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("quickstep.column_delta_rows",
 							"Rows of a command loading a quickstep_column table that go to its row delta before the rest is loaded into column blocks.",
 							"0 loads every row of COPY, INSERT and CREATE TABLE AS into blocks.",
