@@ -12,6 +12,8 @@ CODEC_SRCS := $(sort $(wildcard src/codec/*.c))
 # The plain-C parts of src/column (no backend calls) are tested the same way;
 # its backend files must not be named colblock*.c.
 COLFMT_SRCS := $(sort $(wildcard src/column/colblock*.c))
+# and the delta of our generic WAL records (src/wal/pagedelta.c)
+WALFMT_SRCS := src/wal/pagedelta.c
 UNIT_TESTS := $(sort $(wildcard test/unit/test_*.c))
 FUZZ_TARGETS := $(sort $(wildcard test/fuzz/fuzz_*.c))
 UNIT_CC ?= gcc
@@ -26,9 +28,10 @@ UNIT_LIBS := -llz4 -lm
 # The codec is compiled once per flavour (unit, fuzz) and linked into every
 # program of that flavour; these builds do not depend on the PostgreSQL
 # version, so `make clean-pg` (scripts/build.sh) keeps them.
-CODEC_HDRS := $(wildcard include/codec/*.h) $(wildcard include/column/colblock*.h)
+CODEC_HDRS := $(wildcard include/codec/*.h) $(wildcard include/column/colblock*.h) include/wal/pagedelta.h
 UNIT_OBJS := $(patsubst src/codec/%.c,test/unit/obj/%.o,$(CODEC_SRCS)) \
-	$(patsubst src/column/%.c,test/unit/obj/%.o,$(COLFMT_SRCS))
+	$(patsubst src/column/%.c,test/unit/obj/%.o,$(COLFMT_SRCS)) \
+	$(patsubst src/wal/%.c,test/unit/obj/%.o,$(WALFMT_SRCS))
 FUZZ_OBJS := $(patsubst src/codec/%.c,test/fuzz/obj/%.o,$(CODEC_SRCS)) \
 	$(patsubst src/column/%.c,test/fuzz/obj/%.o,$(COLFMT_SRCS))
 FUZZ_CFLAGS := -std=gnu99 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude
@@ -38,6 +41,10 @@ test/unit/obj/%.o: src/codec/%.c $(CODEC_HDRS)
 	$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
 
 test/unit/obj/%.o: src/column/%.c $(CODEC_HDRS)
+	@mkdir -p $(dir $@)
+	$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+test/unit/obj/%.o: src/wal/%.c $(CODEC_HDRS)
 	@mkdir -p $(dir $@)
 	$(UNIT_CC) $(UNIT_CFLAGS) -c -o $@ $<
 

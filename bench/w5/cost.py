@@ -8,7 +8,8 @@ that type whose MAIN rows (10M; --quick 1M) are loaded straight into sealed
 blocks (quickstep.column_delta_rows = 0), then
 
   * delta insert: INSERT ... SELECT of the delta's rows, all into the delta
-    (quickstep.column_delta_rows above their count), one statement;
+    (quickstep.column_delta_rows above their count), one statement; the
+    same INSERT into a heap table of the same columns is its baseline;
   * merge: SELECT quickstep.merge(t) in its own transaction (the rows are
     committed before it starts and nobody else runs, so it moves them all:
     the count it returns is checked).
@@ -90,7 +91,8 @@ def main():
                 domain = max(int(total * distinct), 2)
                 cols = ", ".join(f"c{i} {typ}" for i in range(NCOLS))
                 vals = lambda base: ", ".join(value_expr(typ, domain, i, base) for i in range(NCOLS))  # noqa: E731
-                srv.sql(f"DROP TABLE IF EXISTS w5c; CREATE TABLE w5c ({cols}) USING quickstep_column")
+                srv.sql(f"DROP TABLE IF EXISTS w5c; CREATE TABLE w5c ({cols}) USING quickstep_column; "
+                        f"DROP TABLE IF EXISTS w5h; CREATE TABLE w5h ({cols}) USING heap")
                 srv.sql(f"SET quickstep.column_delta_rows = 0; "
                         f"INSERT INTO w5c SELECT {vals(0)} FROM generate_series(1, {main_rows}) g")
                 base = main_rows
@@ -99,13 +101,15 @@ def main():
                     n = int(main_rows * f)
                     _, ins_ms = timed(srv, f"SET quickstep.column_delta_rows = {n + 1}",
                                       f"INSERT INTO w5c SELECT {vals(base)} FROM generate_series(1, {n}) g")
+                    _, heap_ms = timed(srv, f"INSERT INTO w5h SELECT {vals(base)} FROM generate_series(1, {n}) g")
                     base += n
                     out, merge_ms = timed(srv, "SELECT quickstep.merge('w5c')")
                     moved = int(out.split()[0])
                     per = n * NCOLS
                     row = dict(workload="W5-merge-cost", width_bytes=width, type=typ,
                                distinct_pct=distinct * 100, delta_pct=f * 100, delta_rows=n, moved=moved,
-                               insert_ms=round(ins_ms, 1), merge_ms=round(merge_ms, 1),
+                               insert_ms=round(ins_ms, 1), heap_insert_ms=round(heap_ms, 1),
+                               insert_ratio_to_heap=round(ins_ms / heap_ms, 2), merge_ms=round(merge_ms, 1),
                                insert_ns_per_row_col=round(ins_ms * 1e6 / per, 1),
                                merge_ns_per_row_col=round(merge_ms * 1e6 / per, 1),
                                insert_cycles_per_row_col=round(ins_ms * 1e6 / per * ghz, 1) if ghz else "",
@@ -114,6 +118,7 @@ def main():
                     rows.append(row)
                     print(f"w5 cost {typ:<5} distinct {distinct * 100:5.1f}% delta {f * 100:4.1f}% "
                           f"({n} rows, moved {moved}): insert {row['insert_cycles_per_row_col']} "
+                          f"({row['insert_ratio_to_heap']}x heap's) "
                           f"merge {row['merge_cycles_per_row_col']} cycles/row/col")
                     if moved != n:
                         print(f"w5 cost: the merge moved {moved} of {n} rows", file=sys.stderr)

@@ -7,7 +7,7 @@
  * page choice; a layout owns the bytes of a page.  The engine never reads
  * or writes page bytes itself: it calls these functions on a Page it has
  * pinned and locked (or, inside a generic-WAL section, on the page image
- * GenericXLogRegisterBuffer returned).
+ * qs_genxlog_register returned).
  *
  * Logical record format.  A record is handed to a layout as a formed
  * HeapTuple (header + null bitmap + attributes, as heap_form_tuple builds

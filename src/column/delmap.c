@@ -53,6 +53,7 @@
 #include "column/colstore.h"
 #include "merge/moved.h"
 #include "page/layout.h"
+#include "wal/genxlog.h"
 
 #define ENTRY_SIZE		QS_COLDELMAP_ENTRY_SIZE
 
@@ -478,7 +479,7 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 				pbuf,
 				dbuf = InvalidBuffer;
 	uint32		idx = 0;
-	GenericXLogState *xs;
+	QsGenXLogState *xs;
 	Page		rpage,
 				ppage;
 	BlockNumber *slots;
@@ -512,10 +513,10 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 	if (newroot)
 		dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx);
 
-	xs = GenericXLogStart(rel);
+	xs = qs_genxlog_start(rel);
 	if (newroot)
 	{
-		rpage = GenericXLogRegisterBuffer(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
+		rpage = qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
 		PageInit(rpage, BLCKSZ, QS_COLPAGE_SPECIAL);
 		special_set(rpage, e->block_id, InvalidBlockNumber, nvpages);
 		slots = (BlockNumber *) PageGetContents(rpage);
@@ -526,18 +527,18 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 		((PageHeader) rpage)->pd_upper = ((PageHeader) rpage)->pd_special;
 	}
 	else
-		rpage = GenericXLogRegisterBuffer(xs, rbuf, 0);
-	ppage = GenericXLogRegisterBuffer(xs, pbuf, GENERIC_XLOG_FULL_IMAGE);
+		rpage = qs_genxlog_register(xs, rbuf, 0);
+	ppage = qs_genxlog_register(xs, pbuf, GENERIC_XLOG_FULL_IMAGE);
 	init_page(ppage, e, vpage);
 	slots = (BlockNumber *) PageGetContents(rpage);
 	slots[vpage] = BufferGetBlockNumber(pbuf);
 	if (newroot)
 	{
-		Page		dpage = GenericXLogRegisterBuffer(xs, dbuf, 0);
+		Page		dpage = qs_genxlog_register(xs, dbuf, 0);
 
 		qs_coldir_page_entry(dpage, idx)->delmap_root = BufferGetBlockNumber(rbuf);
 	}
-	GenericXLogFinish(xs);
+	qs_genxlog_finish(xs);
 
 	if (BufferIsValid(dbuf))
 		UnlockReleaseBuffer(dbuf);

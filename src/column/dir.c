@@ -38,6 +38,7 @@
 #include "column/colstore.h"
 #include "merge/moved.h"
 #include "tableam/engine_int.h"
+#include "wal/genxlog.h"
 
 static void
 set_special(Page page, uint32 magic)
@@ -410,18 +411,18 @@ uint32
 qs_coldir_reserve(Relation rel, uint32 *range)
 {
 	Buffer		buf;
-	GenericXLogState *xs;
+	QsGenXLogState *xs;
 	QsColMeta  *m;
 	uint32		id;
 
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	(void) meta_of(rel, BufferGetPage(buf));
-	xs = GenericXLogStart(rel);
-	m = (QsColMeta *) PageGetContents(GenericXLogRegisterBuffer(xs, buf, 0));
+	xs = qs_genxlog_start(rel);
+	m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, buf, 0));
 	if (m->next_range >= QS_VIRT_MAX_RANGES || m->next_block_id == PG_UINT32_MAX)
 	{
-		GenericXLogAbort(xs);
+		qs_genxlog_abort(xs);
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("column table \"%s\" has used all %u block ranges",
@@ -430,7 +431,7 @@ qs_coldir_reserve(Relation rel, uint32 *range)
 	}
 	id = m->next_block_id++;
 	*range = m->next_range++;
-	GenericXLogFinish(xs);
+	qs_genxlog_finish(xs);
 	UnlockReleaseBuffer(buf);
 	return id;
 }
@@ -460,7 +461,7 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 	Buffer		tbuf = InvalidBuffer;
 	Buffer		nbuf = InvalidBuffer;
 	QsColMeta  *m;
-	GenericXLogState *xs;
+	QsGenXLogState *xs;
 	QsColDirPageHeader *th = NULL;
 	Page		tpage = NULL;
 
@@ -481,16 +482,16 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 				 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
 	}
 
-	xs = GenericXLogStart(rel);
-	m = (QsColMeta *) PageGetContents(GenericXLogRegisterBuffer(xs, mbuf, 0));
+	xs = qs_genxlog_start(rel);
+	m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
 	if (BufferIsValid(tbuf))
 	{
-		tpage = GenericXLogRegisterBuffer(xs, tbuf, 0);
+		tpage = qs_genxlog_register(xs, tbuf, 0);
 		th = (QsColDirPageHeader *) PageGetContents(tpage);
 	}
 	if (BufferIsValid(nbuf))
 	{
-		Page		npage = GenericXLogRegisterBuffer(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
+		Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
 		BlockNumber nblk = BufferGetBlockNumber(nbuf);
 
 		init_dirpage(npage);
@@ -506,7 +507,7 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 	((PageHeader) tpage)->pd_lower =
 		(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
 	m->nentries++;
-	GenericXLogFinish(xs);
+	qs_genxlog_finish(xs);
 
 	if (BufferIsValid(nbuf))
 		UnlockReleaseBuffer(nbuf);
@@ -549,7 +550,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				change = true;
 		if (change)
 		{
-			GenericXLogState *xs;
+			QsGenXLogState *xs;
 			Page		page;
 			TransactionId newest = InvalidTransactionId;
 
@@ -567,8 +568,8 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 					 TransactionIdFollows(ents[i].xmin, newest)))
 					newest = ents[i].xmin;
 			qs_log_conflict(rel, newest);
-			xs = GenericXLogStart(rel);
-			page = GenericXLogRegisterBuffer(xs, buf, 0);
+			xs = qs_genxlog_start(rel);
+			page = qs_genxlog_register(xs, buf, 0);
 
 			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
 			for (uint32 i = 0; i < h->nentries; i++)
@@ -585,7 +586,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				else
 					e->state = QS_COLBLK_RETIRED;
 			}
-			GenericXLogFinish(xs);
+			qs_genxlog_finish(xs);
 		}
 		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
@@ -640,20 +641,20 @@ qs_coldir_reclaim(Relation rel)
 			pages += qs_colrun_reclaim(rel, &todo[t]);
 		if (ntodo > 0)
 		{
-			GenericXLogState *xs;
+			QsGenXLogState *xs;
 			Page		page;
 
 			buf = ReadBuffer(rel, blk);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			(void) dirpage_of(rel, BufferGetPage(buf), blk);
-			xs = GenericXLogStart(rel);
-			page = GenericXLogRegisterBuffer(xs, buf, 0);
+			xs = qs_genxlog_start(rel);
+			page = qs_genxlog_register(xs, buf, 0);
 			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
 			for (uint32 i = 0; i < nents; i++)
 				for (int t = 0; t < ntodo; t++)
 					if (ents[i].block_id == todo[t].block_id)
 						ents[i].flags |= QS_COLDIR_RUN_RECLAIMED;
-			GenericXLogFinish(xs);
+			qs_genxlog_finish(xs);
 			UnlockReleaseBuffer(buf);
 		}
 		pfree(todo);
@@ -722,13 +723,13 @@ qs_coldir_publish(Relation rel, const QsColDirEntry *final)
 {
 	uint32		idx;
 	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx);
-	GenericXLogState *xs = GenericXLogStart(rel);
-	Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+	QsGenXLogState *xs = qs_genxlog_start(rel);
+	Page		page = qs_genxlog_register(xs, buf, 0);
 	QsColDirEntry *e = qs_coldir_page_entry(page, idx);
 
 	*e = *final;
 	e->flags &= ~QS_COLDIR_PENDING;
-	GenericXLogFinish(xs);
+	qs_genxlog_finish(xs);
 	UnlockReleaseBuffer(buf);
 }
 
@@ -819,8 +820,8 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 					change = true;
 		if (change)
 		{
-			GenericXLogState *xs = GenericXLogStart(rel);
-			Page		page = GenericXLogRegisterBuffer(xs, buf, 0);
+			QsGenXLogState *xs = qs_genxlog_start(rel);
+			Page		page = qs_genxlog_register(xs, buf, 0);
 
 			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
 			for (uint32 i = 0; i < h->nentries; i++)
@@ -828,7 +829,7 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 					if (ents[i].tid_range == ranges[j] &&
 						ents[i].state == QS_COLBLK_RETIRED)
 						ents[i].flags |= QS_COLDIR_INDEX_CLEANED;
-			GenericXLogFinish(xs);
+			qs_genxlog_finish(xs);
 		}
 		UnlockReleaseBuffer(buf);
 	}

@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
+#include "wal/genxlog.h"
 
 /* ------------------------------------------------------------------------
  * Bulk build
@@ -56,11 +57,11 @@ typedef struct CsbBuildState
 static void
 csb_write_full_page(Relation index, Buffer buf, Page page)
 {
-	GenericXLogState *xs = GenericXLogStart(index);
-	Page		p = GenericXLogRegisterBuffer(xs, buf, GENERIC_XLOG_FULL_IMAGE);
+	QsGenXLogState *xs = qs_genxlog_start(index);
+	Page		p = qs_genxlog_register(xs, buf, GENERIC_XLOG_FULL_IMAGE);
 
 	memcpy(p, page, BLCKSZ);
-	GenericXLogFinish(xs);
+	qs_genxlog_finish(xs);
 }
 
 static CsbBuildLevel *
@@ -413,7 +414,7 @@ csb_new_root(CsbState *st, Buffer metabuf, IndexTuple sample)
 	Buffer		rootbuf = csb_new_page(st->index);
 	Page		tmp = palloc(BLCKSZ);
 	IndexTuple	lowkey = CopyIndexTuple(sample);	/* -inf: content unused */
-	GenericXLogState *xs;
+	QsGenXLogState *xs;
 	Page		p;
 
 	csb_init_page(tmp, level + 1, 0, 0);
@@ -440,13 +441,13 @@ csb_new_root(CsbState *st, Buffer metabuf, IndexTuple sample)
 	}
 	csb_rebuild_directory(st, tmp);
 
-	xs = GenericXLogStart(st->index);
-	p = GenericXLogRegisterBuffer(xs, rootbuf, GENERIC_XLOG_FULL_IMAGE);
+	xs = qs_genxlog_start(st->index);
+	p = qs_genxlog_register(xs, rootbuf, GENERIC_XLOG_FULL_IMAGE);
 	memcpy(p, tmp, BLCKSZ);
-	p = GenericXLogRegisterBuffer(xs, metabuf, 0);
+	p = qs_genxlog_register(xs, metabuf, 0);
 	CsbPageGetMeta(p)->root = BufferGetBlockNumber(rootbuf);
 	CsbPageGetMeta(p)->rootlevel = level + 1;
-	GenericXLogFinish(xs);
+	qs_genxlog_finish(xs);
 	UnlockReleaseBuffer(rootbuf);
 	pfree(tmp);
 }
@@ -564,7 +565,7 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 	CsbTupBuf	tb;
 	Page		lp,
 				rp;
-	GenericXLogState *xs;
+	QsGenXLogState *xs;
 	IndexTuple	sep;
 
 	if (!rightmost)
@@ -640,12 +641,12 @@ csb_split(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, CsbStack 
 
 	sep = CopyIndexTuple(items[split]);
 
-	xs = GenericXLogStart(st->index);
-	memcpy(GenericXLogRegisterBuffer(xs, buf, 0), lp, BLCKSZ);
-	memcpy(GenericXLogRegisterBuffer(xs, rbuf, GENERIC_XLOG_FULL_IMAGE), rp, BLCKSZ);
+	xs = qs_genxlog_start(st->index);
+	memcpy(qs_genxlog_register(xs, buf, 0), lp, BLCKSZ);
+	memcpy(qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE), rp, BLCKSZ);
 	if (BufferIsValid(sbuf))
-		CsbPageGetOpaque(GenericXLogRegisterBuffer(xs, sbuf, 0))->left = rblk;
-	GenericXLogFinish(xs);
+		CsbPageGetOpaque(qs_genxlog_register(xs, sbuf, 0))->left = rblk;
+	qs_genxlog_finish(xs);
 
 	if (BufferIsValid(sbuf))
 		UnlockReleaseBuffer(sbuf);
@@ -672,13 +673,13 @@ csb_insert_onpage(CsbState *st, Buffer buf, IndexTuple itup, OffsetNumber off, C
 
 	if (csb_fits(page, itup))
 	{
-		GenericXLogState *xs = GenericXLogStart(st->index);
-		Page		p = GenericXLogRegisterBuffer(xs, buf, 0);
+		QsGenXLogState *xs = qs_genxlog_start(st->index);
+		Page		p = qs_genxlog_register(xs, buf, 0);
 
 		if (!csb_add_item(p, itup, off))
 			elog(ERROR, "csbtree: failed to add item to block %u", BufferGetBlockNumber(buf));
 		csb_rebuild_directory(st, p);
-		GenericXLogFinish(xs);
+		qs_genxlog_finish(xs);
 		UnlockReleaseBuffer(buf);
 		return;
 	}

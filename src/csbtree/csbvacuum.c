@@ -15,6 +15,7 @@
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "utils/snapmgr.h"
+#include "wal/genxlog.h"
 
 /* What one pass over the index found. */
 typedef struct CsbVacState
@@ -129,7 +130,7 @@ csb_delete_leaf(CsbState *st, BlockNumber blkno)
 	BlockNumber leftblk,
 				rightblk;
 	CsbTupBuf	tb;
-	GenericXLogState *xs;
+	QsGenXLogState *xs;
 	Page		p;
 	FullTransactionId safexid;
 
@@ -215,8 +216,8 @@ csb_delete_leaf(CsbState *st, BlockNumber blkno)
 	 * high key) for them until it is recycled.
 	 */
 	safexid = ReadNextFullTransactionId();
-	xs = GenericXLogStart(index);
-	p = GenericXLogRegisterBuffer(xs, pbuf, 0);
+	xs = qs_genxlog_start(index);
+	p = qs_genxlog_register(xs, pbuf, 0);
 	{
 		IndexTuple	down = (IndexTuple) PageGetItem(p, PageGetItemId(p, off));
 		OffsetNumber next = off + 1;
@@ -226,14 +227,14 @@ csb_delete_leaf(CsbState *st, BlockNumber blkno)
 		csb_rebuild_directory(st, p);
 	}
 	if (BufferIsValid(sbuf))
-		CsbPageGetOpaque(GenericXLogRegisterBuffer(xs, sbuf, 0))->right = rightblk;
-	p = GenericXLogRegisterBuffer(xs, lbuf, 0);
+		CsbPageGetOpaque(qs_genxlog_register(xs, sbuf, 0))->right = rightblk;
+	p = qs_genxlog_register(xs, lbuf, 0);
 	op = CsbPageGetOpaque(p);
 	op->flags |= CSB_DELETED;
 	op->delxid_hi = (uint32) (U64FromFullTransactionId(safexid) >> 32);
 	op->delxid_lo = (uint32) U64FromFullTransactionId(safexid);
-	CsbPageGetOpaque(GenericXLogRegisterBuffer(xs, rbuf, 0))->left = leftblk;
-	GenericXLogFinish(xs);
+	CsbPageGetOpaque(qs_genxlog_register(xs, rbuf, 0))->left = leftblk;
+	qs_genxlog_finish(xs);
 
 	UnlockReleaseBuffer(rbuf);
 	UnlockReleaseBuffer(lbuf);
@@ -327,12 +328,12 @@ recheck:
 	vs->ntuples += nlive;
 	if (ndel > 0)
 	{
-		GenericXLogState *xs = GenericXLogStart(index);
-		Page		p = GenericXLogRegisterBuffer(xs, buf, 0);
+		QsGenXLogState *xs = qs_genxlog_start(index);
+		Page		p = qs_genxlog_register(xs, buf, 0);
 
 		csb_delete_items(p, deletable, ndel);
 		csb_rebuild_directory(vs->st, p);
-		GenericXLogFinish(xs);
+		qs_genxlog_finish(xs);
 		vs->stats->tuples_removed += ndel;
 	}
 	*empty = csb_leaf_deletable(op, page);

@@ -71,6 +71,7 @@
 #include "page/layout.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/genxlog.h"
 
 PG_FUNCTION_INFO_V1(qs_merge_sql);
 
@@ -361,7 +362,7 @@ static void
 kill_main_copy(Relation rel, ItemPointer vtid, TransactionId xid)
 {
 	Buffer		mbuf = qs_coldelmap_buffer(rel, vtid, true);
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	HeapTupleHeader e;
 
 	if (!BufferIsValid(mbuf))
@@ -369,8 +370,8 @@ kill_main_copy(Relation rel, ItemPointer vtid, TransactionId xid)
 			 RelationGetRelationName(rel), ItemPointerGetBlockNumber(vtid),
 			 ItemPointerGetOffsetNumber(vtid));
 	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	e = qs_coldelmap_entry(GenericXLogRegisterBuffer(state, mbuf, 0),
+	state = qs_genxlog_start(rel);
+	e = qs_coldelmap_entry(qs_genxlog_register(state, mbuf, 0),
 						   ItemPointerGetOffsetNumber(vtid));
 	if (e == NULL)
 		elog(ERROR, "merged row (%u,%u) of \"%s\" has no delete-map entry",
@@ -379,7 +380,7 @@ kill_main_copy(Relation rel, ItemPointer vtid, TransactionId xid)
 	e->t_infomask &= ~HEAP_XMAX_BITS;
 	e->t_infomask2 |= HEAP_KEYS_UPDATED;
 	HeapTupleHeaderSetXmax(e, xid);
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 	UnlockReleaseBuffer(mbuf);
 }
 
@@ -401,12 +402,12 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	{
 		BlockNumber blk = ItemPointerGetBlockNumber(&ms->cands[i].tid);
 		Buffer		buf = ReadBuffer(rel, blk);
-		GenericXLogState *state;
+		QsGenXLogState *state;
 		Page		page;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		state = GenericXLogStart(rel);
-		page = GenericXLogRegisterBuffer(state, buf, 0);
+		state = qs_genxlog_start(rel);
+		page = qs_genxlog_register(state, buf, 0);
 		for (; i < ms->ncands &&
 			 ItemPointerGetBlockNumber(&ms->cands[i].tid) == blk; i++)
 		{
@@ -448,7 +449,7 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-		GenericXLogFinish(state);
+		qs_genxlog_finish(state);
 		UnlockReleaseBuffer(buf);
 	}
 

@@ -4,9 +4,9 @@
  *	  Engine writes: insert, multi-insert, speculative insert, delete,
  *	  update, row locks.
  *
- * Every page change goes through generic WAL (GenericXLogStart/Register/
- * Finish): crash recovery and standbys replay it without a resource
- * manager of ours.  A change that clears PD_ALL_VISIBLE first clears the
+ * Every page change goes through generic WAL (qs_genxlog_start/register/
+ * finish, src/wal/genxlog.c: core's records with a faster delta): crash
+ * recovery and standbys replay it without a resource manager of ours.  A change that clears PD_ALL_VISIBLE first clears the
  * page's visibility map bits (qs_vm_clear, vm.c: our XLOG_QS_VM_CLEAR
  * record, before the generic one).  MVCC decisions are heap's own (HeapTupleSatisfiesUpdate
  * and friends) on the header the layout presents; the header fields are set
@@ -58,6 +58,7 @@
 #include "tableam/engine_int.h"
 #include "merge/moved.h"
 #include "wal/qsxlog.h"
+#include "wal/genxlog.h"
 
 /* ------------------------------------------------------------------------
  * Choosing a page
@@ -282,7 +283,7 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	Buffer		buf;
 	bool		isnew;
 	const QsPageLayout *RL;
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		page;
 	OffsetNumber off;
 	BlockNumber blkno;
@@ -293,21 +294,21 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber); /* as heap_insert */
 
-	state = GenericXLogStart(rel);
-	page = GenericXLogRegisterBuffer(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
+	state = qs_genxlog_start(rel);
+	page = qs_genxlog_register(state, buf, isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (isnew)
 		RL->init_page(page, BufferGetPageSize(buf), RelationGetDescr(rel));
 	PageClearAllVisible(page);	/* the new record is not visible to all */
 	off = RL->put_record(page, RelationGetDescr(rel), blkno, tup);
 	if (off == InvalidOffsetNumber)
 	{
-		GenericXLogAbort(state);
+		qs_genxlog_abort(state);
 		UnlockReleaseBuffer(buf);
 		elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
 			 tup->t_len, blkno, RelationGetRelationName(rel));
 	}
 	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 	UnlockReleaseBuffer(buf);
 }
 
@@ -402,8 +403,8 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		Buffer		buf = qs_get_buffer(rel, L, tups[i], strategy,
 										InvalidBlockNumber, use_fsm, &RL, &isnew);
 		BlockNumber blkno = BufferGetBlockNumber(buf);
-		GenericXLogState *state = GenericXLogStart(rel);
-		Page		page = GenericXLogRegisterBuffer(state, buf,
+		QsGenXLogState *state = qs_genxlog_start(rel);
+		Page		page = qs_genxlog_register(state, buf,
 													 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 
 		if (isnew)
@@ -413,7 +414,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		{
 			if (RL->put_record(page, RelationGetDescr(rel), blkno, tups[i]) == InvalidOffsetNumber)
 			{
-				GenericXLogAbort(state);
+				qs_genxlog_abort(state);
 				UnlockReleaseBuffer(buf);
 				elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
 					 tups[i]->t_len, blkno, RelationGetRelationName(rel));
@@ -424,7 +425,7 @@ qs_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 				 qs_record_fits(L, qs_record_layout(rel, L, tups[i]), page,
 								RelationGetDescr(rel), tups[i], reserve));
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-		GenericXLogFinish(state);
+		qs_genxlog_finish(state);
 		UnlockReleaseBuffer(buf);
 		/* one logical record per page, as heap_multi_insert's records */
 		if (logical)
@@ -466,7 +467,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	const QsPageLayout *L = qs_layout_of(rel);
 	ItemPointer tid = &slot->tts_tid;
 	Buffer		buf;
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		page;
 	HeapTupleHeader hdr;
 	HeapTupleHeaderData scratch;
@@ -487,12 +488,12 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 									 ItemPointerGetBlockNumber(tid), off);
 	}
 
-	state = GenericXLogStart(rel);
-	page = GenericXLogRegisterBuffer(state, buf, 0);
+	state = qs_genxlog_start(rel);
+	page = qs_genxlog_register(state, buf, 0);
 	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 	if (!HeapTupleHeaderIsSpeculative(hdr))
 	{
-		GenericXLogAbort(state);
+		qs_genxlog_abort(state);
 		UnlockReleaseBuffer(buf);
 		elog(ERROR, "record (%u,%u) of \"%s\" is not a speculative insertion",
 			 ItemPointerGetBlockNumber(tid), off, RelationGetRelationName(rel));
@@ -512,7 +513,7 @@ qs_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
 	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 	UnlockReleaseBuffer(buf);
 
 	/* before the TOAST chunks go, as heap_abort_speculative orders it */
@@ -1028,13 +1029,13 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 			  OffsetNumber off, TransactionId xmax, uint16 infomask,
 			  uint16 infomask2, ItemPointer self)
 {
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		page;
 	HeapTupleHeader hdr;
 	HeapTupleHeaderData scratch;
 
-	state = GenericXLogStart(rel);
-	page = GenericXLogRegisterBuffer(state, buf, 0);
+	state = qs_genxlog_start(rel);
+	page = qs_genxlog_register(state, buf, 0);
 	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 	hdr->t_infomask &= ~HEAP_XMAX_BITS;
 	hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
@@ -1049,7 +1050,7 @@ qs_write_xmax(Relation rel, const QsPageLayout *L, Buffer buf,
 	PageClearAllVisible(page);
 	qs_page_set_header(L, page, off, hdr);
 	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 }
 
 /* lock the buffer again and present the record's current header */
@@ -1187,20 +1188,20 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 			   OffsetNumber off, Buffer mbuf, ItemPointer link,
 			   TransactionId mover)
 {
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		page;
 	HeapTupleHeader hdr;
 	HeapTupleHeader e;
 	HeapTupleHeaderData scratch;
 
 	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(rel);
-	page = GenericXLogRegisterBuffer(state, buf, 0);
-	e = qs_coldelmap_entry(GenericXLogRegisterBuffer(state, mbuf, 0),
+	state = qs_genxlog_start(rel);
+	page = qs_genxlog_register(state, buf, 0);
+	e = qs_coldelmap_entry(qs_genxlog_register(state, mbuf, 0),
 						   ItemPointerGetOffsetNumber(link));
 	if (e == NULL || !TransactionIdEquals(HeapTupleHeaderGetRawXmin(e), mover))
 	{
-		GenericXLogAbort(state);
+		qs_genxlog_abort(state);
 		LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -1222,7 +1223,7 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 	e->t_infomask &= ~HEAP_XMAX_BITS;
 	e->t_infomask2 |= HEAP_KEYS_UPDATED;
 	HeapTupleHeaderSetXmax(e, mover);
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 	LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
 }
 
@@ -1354,7 +1355,7 @@ qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 			TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp.t_data), mover) &&
 			ItemPointerEquals(&tp.t_data->t_ctid, link))
 		{
-			GenericXLogState *state;
+			QsGenXLogState *state;
 			Page		page;
 			HeapTupleHeader hdr;
 
@@ -1365,8 +1366,8 @@ qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 			 */
 			if (!HeapTupleHeaderXminFrozen(tp.t_data))
 				qs_log_conflict(rel, HeapTupleHeaderGetRawXmin(tp.t_data));
-			state = GenericXLogStart(rel);
-			page = GenericXLogRegisterBuffer(state, buf, 0);
+			state = qs_genxlog_start(rel);
+			page = qs_genxlog_register(state, buf, 0);
 			hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 
 			hdr->t_infomask |= HEAP_XMIN_FROZEN;
@@ -1374,7 +1375,7 @@ qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 			HeapTupleHeaderSetCmin(hdr, cid);
 			hdr->t_infomask2 |= QS_INFOMASK2_TAKEN;
 			qs_page_set_header(L, page, off, hdr);
-			GenericXLogFinish(state);
+			qs_genxlog_finish(state);
 		}
 	}
 	UnlockReleaseBuffer(buf);
@@ -1483,7 +1484,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	bool		have_tuple_lock = false;
 	TM_Result	result;
 	bool		iscombo;
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		page;
 	HeapTupleHeader hdr;
 	HeapTuple	toastcopy = NULL;
@@ -1549,8 +1550,8 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 									 LockTupleExclusive, true,
 									 &newxmax, &newim, &newim2);
 
-		state = GenericXLogStart(rel);
-		page = GenericXLogRegisterBuffer(state, buf, 0);
+		state = qs_genxlog_start(rel);
+		page = qs_genxlog_register(state, buf, 0);
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 		hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
@@ -1567,7 +1568,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	PageSetPrunable(page, xid);
 	PageClearAllVisible(page);	/* xmax set: no longer visible to all */
 	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 	UnlockReleaseBuffer(buf);
 
 	if (qs_logical_wanted(rel))
@@ -1740,7 +1741,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		iscombo;
 	bool		need_toast;
 	CommandId	ocid = cid;
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		page;
 	HeapTupleHeader hdr;
 	bool		newpage = false;
@@ -1870,8 +1871,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		/* same page: one WAL record */
 		OffsetNumber noff;
 
-		state = GenericXLogStart(rel);
-		page = GenericXLogRegisterBuffer(state, buf, 0);
+		state = qs_genxlog_start(rel);
+		page = qs_genxlog_register(state, buf, 0);
 		noff = RL->put_record(page, RelationGetDescr(rel), oblk, newtup);
 		if (noff == InvalidOffsetNumber)
 			elog(PANIC, "record does not fit although it should");
@@ -1881,7 +1882,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-		GenericXLogFinish(state);
+		qs_genxlog_finish(state);
 		UnlockReleaseBuffer(buf);
 		heaptup = newtup;
 	}
@@ -1902,8 +1903,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 									 tp.t_data->t_infomask,
 									 tp.t_data->t_infomask2, xid, *lockmode,
 									 false, &lxmax, &lim, &lim2);
-		state = GenericXLogStart(rel);
-		page = GenericXLogRegisterBuffer(state, buf, 0);
+		state = qs_genxlog_start(rel);
+		page = qs_genxlog_register(state, buf, 0);
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		hdr->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
 		hdr->t_infomask2 &= ~(HEAP_KEYS_UPDATED | QS_INFOMASK2_BITS);
@@ -1916,7 +1917,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		PageClearAllVisible(page);	/* xmax set (lock) */
 		qs_page_set_header(L, page, off, hdr);
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-		GenericXLogFinish(state);
+		qs_genxlog_finish(state);
 		if (need_toast)
 			oldcopy = qs_page_copy_record(L, rel, BufferGetPage(buf), oblk, off);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -1977,12 +1978,12 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 											 &uxmax, &uim, &uim2);
 		}
 
-		state = GenericXLogStart(rel);
+		state = qs_genxlog_start(rel);
 		if (newbuf == buf)
 		{
 			OffsetNumber noff;
 
-			page = GenericXLogRegisterBuffer(state, buf, 0);
+			page = qs_genxlog_register(state, buf, 0);
 			noff = RL->put_record(page, RelationGetDescr(rel), oblk, heaptup);
 			if (noff == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
@@ -1992,8 +1993,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			Page		npage;
 			bool		isnew = qs_page_needs_format(L, RL, BufferGetPage(newbuf));
 
-			page = GenericXLogRegisterBuffer(state, buf, 0);
-			npage = GenericXLogRegisterBuffer(state, newbuf,
+			page = qs_genxlog_register(state, buf, 0);
+			npage = qs_genxlog_register(state, newbuf,
 											  isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 			if (isnew)
 				RL->init_page(npage, BufferGetPageSize(newbuf), RelationGetDescr(rel));
@@ -2010,7 +2011,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		if (newbuf != buf)
 			qs_vm_clear(rel, newbuf);
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
-		GenericXLogFinish(state);
+		qs_genxlog_finish(state);
 		if (newbuf != buf)
 			UnlockReleaseBuffer(newbuf);
 		UnlockReleaseBuffer(buf);

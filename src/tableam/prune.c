@@ -27,6 +27,7 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/genxlog.h"
 
 /*
  * qs_prune_clear_hints
@@ -169,15 +170,15 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	}
 	else if (newhint != hint)
 	{
-		GenericXLogState *state;
+		QsGenXLogState *state;
 		Page		wpage;
 
-		state = GenericXLogStart(rel);
-		wpage = GenericXLogRegisterBuffer(state, buf, 0);
+		state = qs_genxlog_start(rel);
+		wpage = qs_genxlog_register(state, buf, 0);
 		PageClearPrunable(wpage);
 		if (TransactionIdIsValid(newhint))
 			PageSetPrunable(wpage, newhint);
-		GenericXLogFinish(state);
+		qs_genxlog_finish(state);
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 }

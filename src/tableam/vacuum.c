@@ -59,6 +59,7 @@
 #include "column/colam.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/genxlog.h"
 
 /* skip only runs of at least this many pages (vacuumlazy.c's value) */
 #define QS_SKIP_PAGES_THRESHOLD ((BlockNumber) 32)
@@ -150,17 +151,17 @@ vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
 					  int n, TransactionId rm_horizon)
 {
 	Buffer		buf = qs_coldelmap_buffer_any(rel, tid);
-	GenericXLogState *state;
+	QsGenXLogState *state;
 	Page		wpage;
 
 	if (!BufferIsValid(buf))
 		return;					/* the block's version is gone */
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	qs_log_conflict(rel, rm_horizon);
-	state = GenericXLogStart(rel);
-	wpage = GenericXLogRegisterBuffer(state, buf, 0);
+	state = qs_genxlog_start(rel);
+	wpage = qs_genxlog_register(state, buf, 0);
 	qs_coldelmap_layout.mark_unused(wpage, offs, n);
-	GenericXLogFinish(state);
+	qs_genxlog_finish(state);
 	UnlockReleaseBuffer(buf);
 }
 
@@ -614,7 +615,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		setvis = pv_ok && allvis_ok && !PageIsAllVisible(page);
 		if (nfreeze > 0 || setvis)
 		{
-			GenericXLogState *state;
+			QsGenXLogState *state;
 			Page		wpage;
 			TransactionId frz_horizon = InvalidTransactionId;
 
@@ -631,8 +632,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			}
 			if (nfreeze > 0)
 				qs_log_conflict(rel, frz_horizon);
-			state = GenericXLogStart(rel);
-			wpage = GenericXLogRegisterBuffer(state, buf, 0);
+			state = qs_genxlog_start(rel);
+			wpage = qs_genxlog_register(state, buf, 0);
 
 			for (int i = 0; i < nfreeze; i++)
 			{
@@ -660,7 +661,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					PageSetHasFreeLinePointers(wpage);
 				PageSetAllVisible(wpage);
 			}
-			GenericXLogFinish(state);
+			qs_genxlog_finish(state);
 		}
 
 		/*
@@ -776,23 +777,23 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				 * slots without moving bytes; the next compaction
 				 * (pruning, or a later VACUUM) reclaims their space.
 				 */
-				GenericXLogState *state;
+				QsGenXLogState *state;
 				Page		wpage;
 
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 				qs_log_conflict(rel, rm_horizon);
-				state = GenericXLogStart(rel);
+				state = qs_genxlog_start(rel);
 
 				/*
 				 * A full image (a rare path): the records' hint bits,
 				 * cleared here, reach a standby whatever it set itself, so
 				 * a later PRUNE replays onto the primary's bytes.
 				 */
-				wpage = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+				wpage = qs_genxlog_register(state, buf, GENERIC_XLOG_FULL_IMAGE);
 				qs_prune_clear_hints(qs_page_layout(L, wpage), wpage, offs, n);
 				qs_page_mark_unused(L, wpage, offs, n);
 				vmflags = set_all_visible(L, wpage, cut.OldestXmin, &vmcutoff);
-				GenericXLogFinish(state);
+				qs_genxlog_finish(state);
 			}
 			/* the map bits, after the record that flagged the page */
 			if (vmflags != 0)

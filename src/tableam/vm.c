@@ -30,6 +30,7 @@
 
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+#include "wal/genxlog.h"
 
 /*
  * The map's own arithmetic (visibilitymap.c keeps it private): which byte
@@ -78,7 +79,7 @@ qs_vm_clear_bits(Relation rel, BlockNumber blk, Buffer vmbuf)
 /*
  * qs_vm_clear
  *		Before a change that clears PD_ALL_VISIBLE of the exclusively locked
- *		'buf' is WAL-logged (called right before GenericXLogFinish, whose
+ *		'buf' is WAL-logged (called right before qs_genxlog_finish, whose
  *		page copy has the flag cleared while the buffer still has it): clear
  *		the page's map bits, and log that first.
  *
