@@ -132,13 +132,17 @@ def main():
 def plot(rows, png, meta):
     plt = qsbench.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
-    for ax, key, title in ((axes[0], "insert_cycles_per_row_col", "delta insert"),
+    for ax, key, title in ((axes[0], "insert_cycles_per_row_col", "delta insert (dashed: heap's insert, same rows)"),
                            (axes[1], "merge_cycles_per_row_col", "merge (all steps)")):
         for typ in sorted({r["type"] for r in rows}):
             for d in sorted({r["distinct_pct"] for r in rows}):
                 pts = [r for r in rows if r["type"] == typ and r["distinct_pct"] == d]
                 ax.plot([p["delta_pct"] for p in pts], [p[key] for p in pts], marker="o",
                         label=f"{typ}, {d:g}% distinct")
+                if key == "insert_cycles_per_row_col" and d == 1.0:
+                    ax.plot([p["delta_pct"] for p in pts],
+                            [p[key] / p["insert_ratio_to_heap"] for p in pts], linestyle="--",
+                            marker="x", label=f"heap insert, {typ}")
         ax.set_xlabel("delta, % of main")
         ax.set_ylabel("cycles per row per column")
         ax.set_title(title)

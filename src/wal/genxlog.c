@@ -78,10 +78,46 @@ qs_genxlog_register(QsGenXLogState *state, Buffer buffer, int flags)
 	return NULL;				/* keep compiler quiet */
 }
 
+/*
+ * Under assertions, check a delta as core's WAL_DEBUG build checks its own:
+ * applied to the old page, it rebuilds the new one's regions.
+ */
+static void
+check_delta(Page page, const char *image, const QsGenPage *p)
+{
+#ifdef USE_ASSERT_CHECKING
+	PGAlignedBlock tmp;
+	PageHeader	target = (PageHeader) image;
+
+	memcpy(tmp.data, page, BLCKSZ);
+	qs_pagedelta_apply(tmp.data, p->delta, p->delta_len);
+	Assert(memcmp(tmp.data, image, target->pd_lower) == 0);
+	Assert(memcmp(tmp.data + target->pd_upper, image + target->pd_upper,
+				  BLCKSZ - target->pd_upper) == 0);
+#endif
+}
+
 XLogRecPtr
 qs_genxlog_finish(QsGenXLogState *state)
 {
 	XLogRecPtr	lsn = InvalidXLogRecPtr;
+
+	/*
+	 * A page image whose bounds are out of order would make the regions
+	 * overlap (a delta past its buffer) and the hole's length negative:
+	 * refuse it before the critical section, where it would be a PANIC.
+	 * (Core only asserts this.)
+	 */
+	for (int i = 0; i < MAX_GENERIC_XLOG_PAGES; i++)
+	{
+		PageHeader	target = (PageHeader) state->images[i].data;
+
+		if (BufferIsValid(state->pages[i].buffer) &&
+			(target->pd_lower > target->pd_upper || target->pd_upper > BLCKSZ))
+			elog(ERROR, "page %u changed into an invalid page (pd_lower %u, pd_upper %u)",
+				 BufferGetBlockNumber(state->pages[i].buffer),
+				 target->pd_lower, target->pd_upper);
+	}
 
 	if (state->logged)
 		XLogBeginInsert();
@@ -105,10 +141,13 @@ qs_genxlog_finish(QsGenXLogState *state)
 		}
 		cur = (PageHeader) page;
 		if (!(p->flags & GENERIC_XLOG_FULL_IMAGE))
+		{
 			p->delta_len = qs_pagedelta(page, image, BLCKSZ,
 										cur->pd_lower, cur->pd_upper,
 										target->pd_lower, target->pd_upper,
 										p->delta);
+			check_delta(page, image, p);
+		}
 		memcpy(page, image, target->pd_lower);
 		memset(page + target->pd_lower, 0, target->pd_upper - target->pd_lower);
 		memcpy(page + target->pd_upper, image + target->pd_upper,

@@ -3,18 +3,21 @@
  * the target page's regions exactly as generic_xlog.c's redo applies them
  * (qs_pagedelta_apply is that redo's loop), for random pages and changes,
  * regions that grow and shrink, untrusted bytes of the current page, and
- * the record stays within its bound and within core's for single changes.
+ * the record stays within its bound; fragments stay inside the page, in
+ * order; current pages with bounds out of order or past the page (corrupt,
+ * or new and all zero) are rewritten whole; pages of 8 kB and 32 kB.
  */
 #include "unit.h"
 
 #include "wal/pagedelta.h"
 
-#define BLCK 8192
+#define MAXBLCK 32768
 
-static char cur[BLCK],
-			target[BLCK],
-			rebuilt[BLCK],
-			delta[qs_pagedelta_max(BLCK)];
+static int	BLCK = 8192;
+static char cur[MAXBLCK],
+			target[MAXBLCK],
+			rebuilt[MAXBLCK],
+			delta[qs_pagedelta_max(MAXBLCK)];
 
 /* the regions redo rebuilds are equal; bytes outside them are not looked at */
 static int
@@ -24,15 +27,47 @@ regions_equal(int lower, int upper)
 		memcmp(rebuilt + upper, target + upper, BLCK - upper) == 0;
 }
 
+/* fragments inside the page, ascending, not overlapping, none empty */
+static int
+fragments_sane(size_t len)
+{
+	size_t		pos = 0;
+	long		prev_end = -1;
+
+	while (pos < len)
+	{
+		uint16_t	off,
+					n;
+
+		if (pos + 4 > len)
+			return 0;
+		memcpy(&off, delta + pos, 2);
+		memcpy(&n, delta + pos + 2, 2);
+		if (n == 0 || (long) off < prev_end || (size_t) off + n > (size_t) BLCK ||
+			pos + 4 + n > len)
+			return 0;
+		prev_end = (long) off + n;
+		pos += 4 + (size_t) n;
+	}
+	return 1;
+}
+
+/*
+ * cl/cu are the current page's bounds as its header says: they may be out
+ * of order or past the page (corrupt, or a new all-zero page).
+ */
 static size_t
 check_pair(int cl, int cu, int tl, int tu)
 {
 	size_t		len = qs_pagedelta(cur, target, BLCK, cl, cu, tl, tu, delta);
 
 	UT_CHECK(len <= qs_pagedelta_max(BLCK));
+	UT_CHECK(fragments_sane(len));
 	memcpy(rebuilt, cur, BLCK);
 	/* bytes of cur outside its regions are garbage: redo must overwrite them */
-	memset(rebuilt + cl, 0x5a, cu - cl);
+	for (int i = 0; i < BLCK; i++)
+		if (!(i < cl && i < BLCK) && !(i >= cu))
+			rebuilt[i] = 0x5a;
 	qs_pagedelta_apply(rebuilt, delta, len);
 	UT_CHECK(regions_equal(tl, tu));
 	return len;
@@ -55,7 +90,7 @@ test_insert(void)
 {
 	uint64_t	s = 2;
 
-	for (int lower = 24; lower < 4000; lower += 36)
+	for (int lower = 24; lower < 3900; lower += 36)
 	{
 		int			upper = 8000 - lower;
 		size_t		len;
@@ -103,6 +138,43 @@ test_random(void)
 	}
 }
 
+/* current pages whose bounds are out of order, zero, or past the page */
+static void
+test_bad_current_bounds(void)
+{
+	uint64_t	s = 4;
+
+	for (int round = 0; round < 2000; round++)
+	{
+		int			cl = (int) (ut_rand(&s) % 65536),
+					cu = (int) (ut_rand(&s) % 65536),
+					tl = 24 + (int) (ut_rand(&s) % 4000),
+					tu = tl + (int) (ut_rand(&s) % (BLCK - tl + 1));
+
+		if (round % 3 == 0)
+			cl = cu = 0;		/* a new page: all zero */
+		for (int i = 0; i < BLCK; i++)
+		{
+			cur[i] = (char) (ut_rand(&s) % 4);
+			target[i] = (char) (ut_rand(&s) % 4);
+		}
+		check_pair(cl, cu, tl, tu);
+	}
+}
+
+static void test_all_differ(void);
+
+/* 32 kB pages: the lengths still fit the fragments' uint16 */
+static void
+test_large_pages(void)
+{
+	BLCK = MAXBLCK;
+	test_random();
+	test_all_differ();
+	test_bad_current_bounds();
+	BLCK = 8192;
+}
+
 /* the whole page differs: one fragment per region, within the bound */
 static void
 test_all_differ(void)
@@ -124,5 +196,7 @@ main(void)
 	UT_RUN(test_insert);
 	UT_RUN(test_random);
 	UT_RUN(test_all_differ);
+	UT_RUN(test_bad_current_bounds);
+	UT_RUN(test_large_pages);
 	return ut_finish("test_pagedelta");
 }
