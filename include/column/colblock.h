@@ -188,6 +188,17 @@ extern QsCodecStatus qs_colblock_encode_column(const QsValues *vals, QsColType t
 											   QsEncoding enc, QsCmpFn cmp, void *cmp_arg,
 											   const QsCodecAllocator *alloc,
 											   QsColBlockColumn *out, QsCodecErr *err);
+
+/*
+ * The same with the LZ4 stripe of vals already made (the chooser's trial,
+ * QS_CHOOSE_KEEP_LZ4): enc must be LZ4; the column takes lz4 over (it is
+ * freed with the column, or at once on error).  NULL: encode as above.
+ */
+extern QsCodecStatus qs_colblock_encode_column_lz4(const QsValues *vals, QsColType type,
+												   QsEncoding enc, uint8_t *lz4, size_t lz4_len,
+												   QsCmpFn cmp, void *cmp_arg,
+												   const QsCodecAllocator *alloc,
+												   QsColBlockColumn *out, QsCodecErr *err);
 extern void qs_colblock_column_free(const QsCodecAllocator *alloc, QsColBlockColumn *col);
 
 /* Exact image size of spec, after checking it as the reader would. */

@@ -29,6 +29,16 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 				   uint32_t chunk_bytes, const QsCodecAllocator *alloc,
 				   uint8_t **blob, size_t *bloblen, QsCodecErr *err)
 {
+	return qs_lz4chunk_encode_limit(vals, chunk_values, chunk_bytes, SIZE_MAX,
+									alloc, blob, bloblen, err);
+}
+
+QsCodecStatus
+qs_lz4chunk_encode_limit(const QsValues *vals, uint32_t chunk_values,
+						 uint32_t chunk_bytes, size_t stop_at,
+						 const QsCodecAllocator *alloc,
+						 uint8_t **blob, size_t *bloblen, QsCodecErr *err)
+{
 	size_t		n = vals->n;
 	size_t		i,
 				nchunks = 0,
@@ -76,6 +86,10 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 	}
 	if (nchunks > UINT32_MAX || n > UINT32_MAX)
 		return qs_codec_error(err, QS_CODEC_INVALID, "too many values for one LZ4 stripe");
+	*blob = NULL;
+	*bloblen = QS_LZ4CHUNK_HDRSZ + nchunks * QS_LZ4CHUNK_ENTRYSZ;
+	if (*bloblen >= stop_at)
+		return QS_CODEC_OK;
 
 	out = alloc->alloc(alloc->ctx, QS_LZ4CHUNK_HDRSZ + nchunks * QS_LZ4CHUNK_ENTRYSZ + bound);
 	scratch = alloc->alloc(alloc->ctx, max_raw ? max_raw : 1);
@@ -149,6 +163,14 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 			}
 			qs_store32(e + 12, (uint32_t) raw);
 			c++;
+			if ((size_t) (data - out) + dpos >= stop_at)
+			{
+				/* the stripe so far is already too long: give up */
+				alloc->free(alloc->ctx, out);
+				alloc->free(alloc->ctx, scratch);
+				*bloblen = (size_t) (data - out) + dpos;
+				return QS_CODEC_OK;
+			}
 			first = i + 1;
 			raw = 0;
 			nv = 0;

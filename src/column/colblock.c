@@ -311,28 +311,52 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 						  QsCmpFn cmp, void *cmp_arg, const QsCodecAllocator *alloc,
 						  QsColBlockColumn *out, QsCodecErr *err)
 {
+	return qs_colblock_encode_column_lz4(vals, type, enc, NULL, 0, cmp, cmp_arg,
+										 alloc, out, err);
+}
+
+QsCodecStatus
+qs_colblock_encode_column_lz4(const QsValues *vals, QsColType type, QsEncoding enc,
+							  uint8_t *lz4, size_t lz4_len,
+							  QsCmpFn cmp, void *cmp_arg,
+							  const QsCodecAllocator *alloc,
+							  QsColBlockColumn *out, QsCodecErr *err)
+{
 	size_t		n = vals->n;
 	size_t		i;
 	QsCodecStatus st;
 	QsCodecErr	e2;
 
 	memset(out, 0, sizeof(*out));
+	if (lz4 != NULL && (enc != QS_ENC_LZ4 || n == 0))
+	{
+		xfree(alloc, lz4);
+		return qs_codec_error(err, QS_CODEC_INVALID, "an LZ4 stripe given for encoding %s",
+							  qs_encoding_name(enc));
+	}
 	if (n > QS_COLBLOCK_MAX_ROWS)
-		return qs_codec_error(err, QS_CODEC_INVALID, "%zu values exceed the block limit", n);
-	if ((type.typlen > 0) != (vals->width > 0) ||
-		(type.typlen > 0 && vals->width != (uint32_t) type.typlen))
-		return qs_codec_error(err, QS_CODEC_INVALID,
-							  "value width %u does not match type length %d",
-							  vals->width, type.typlen);
-	if (n == 0)
-		enc = QS_ENC_PLAIN;
-	if (is_dict_encoding(enc) && cmp == NULL)
-		return qs_codec_error(err, QS_CODEC_INVALID,
-							  "a dictionary needs the column's order");
-	st = check_type_encoding(0, type, enc, enc == QS_ENC_DICT_PADDED ? 1 : 0,
-							 (uint32_t) n, &e2);
+		st = qs_codec_error(err, QS_CODEC_INVALID, "%zu values exceed the block limit", n);
+	else if ((type.typlen > 0) != (vals->width > 0) ||
+			 (type.typlen > 0 && vals->width != (uint32_t) type.typlen))
+		st = qs_codec_error(err, QS_CODEC_INVALID,
+							"value width %u does not match type length %d",
+							vals->width, type.typlen);
+	else
+	{
+		if (n == 0)
+			enc = QS_ENC_PLAIN;
+		if (is_dict_encoding(enc) && cmp == NULL)
+			st = qs_codec_error(err, QS_CODEC_INVALID,
+								"a dictionary needs the column's order");
+		else if ((st = check_type_encoding(0, type, enc, enc == QS_ENC_DICT_PADDED ? 1 : 0,
+										   (uint32_t) n, &e2)) != QS_CODEC_OK)
+			st = qs_codec_error(err, QS_CODEC_INVALID, "%s", e2.msg);
+	}
 	if (st != QS_CODEC_OK)
-		return qs_codec_error(err, QS_CODEC_INVALID, "%s", e2.msg);
+	{
+		xfree(alloc, lz4);
+		return st;
+	}
 	out->type = type;
 	out->encoding = (uint8_t) enc;
 	out->nvalues = (uint32_t) n;
@@ -382,22 +406,25 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 		case QS_ENC_FOR:
 		case QS_ENC_FOR_DELTA:
 			{
-				/* the values may sit unaligned in vals->data: copy them */
+				/* the values may sit unaligned in vals->data: then copy them */
 				size_t		vb = (size_t) type.typlen;
-				void	   *arr = xalloc(alloc, n * vb);
+				bool		aligned = ((uintptr_t) vals->data % vb) == 0;
+				void	   *arr = aligned ? NULL : xalloc(alloc, n * vb);
+				const void *vp = aligned ? (const void *) vals->data : arr;
 				QsForInfo	info;
 				QsForKind	kind = enc == QS_ENC_FOR ? QS_FOR_PLAIN : QS_FOR_DELTA;
 				size_t		sz,
 							got;
 				uint8_t    *s;
 
-				if (arr == NULL)
+				if (!aligned && arr == NULL)
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
-				memcpy(arr, vals->data, n * vb);
+				if (!aligned)
+					memcpy(arr, vals->data, n * vb);
 				if (vb == 4)
-					qs_for_analyze32(arr, n, &info);
+					qs_for_analyze32(vp, n, &info);
 				else
-					qs_for_analyze64(arr, n, &info);
+					qs_for_analyze64(vp, n, &info);
 				sz = kind == QS_FOR_PLAIN ? info.for_size : info.delta_size;
 				s = xalloc(alloc, sz);
 				if (s == NULL)
@@ -405,8 +432,8 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 					xfree(alloc, arr);
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
 				}
-				st = vb == 4 ? qs_for_encode32(arr, n, kind, s, sz, &got, err)
-					: qs_for_encode64(arr, n, kind, s, sz, &got, err);
+				st = vb == 4 ? qs_for_encode32(vp, n, kind, s, sz, &got, err)
+					: qs_for_encode64(vp, n, kind, s, sz, &got, err);
 				xfree(alloc, arr);
 				if (st != QS_CODEC_OK)
 				{
@@ -477,6 +504,13 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 			break;
 
 		case QS_ENC_LZ4:
+			if (lz4 != NULL)
+			{
+				/* the chooser's stripe of these very values */
+				out->stripe = lz4;
+				out->stripe_len = lz4_len;
+			}
+			else
 			{
 				uint8_t    *blob;
 				size_t		bloblen;
@@ -506,20 +540,72 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 		qs_values_get(vals, 0, &minp, &minl);
 		maxp = minp;
 		maxl = minl;
-		for (i = 1; i < n; i++)
+		if (cmp == qs_cmp_int32 && vals->width == 4)
 		{
-			qs_values_get(vals, i, &p, &l);
-			if (cmp(p, l, minp, minl, cmp_arg) < 0)
+			/* the codec's integer orders: compare in place, no call */
+			int32_t		lo = (int32_t) qs_load32(minp),
+						hi = lo;
+			size_t		loi = 0,
+						hii = 0;
+
+			for (i = 1; i < n; i++)
 			{
-				minp = p;
-				minl = l;
+				int32_t		v = (int32_t) qs_load32(vals->data + i * 4);
+
+				if (v < lo)
+				{
+					lo = v;
+					loi = i;
+				}
+				if (v > hi)
+				{
+					hi = v;
+					hii = i;
+				}
 			}
-			if (cmp(p, l, maxp, maxl, cmp_arg) > 0)
-			{
-				maxp = p;
-				maxl = l;
-			}
+			minp = vals->data + loi * 4;
+			maxp = vals->data + hii * 4;
 		}
+		else if (cmp == qs_cmp_int64 && vals->width == 8)
+		{
+			int64_t		lo = (int64_t) qs_load64(minp),
+						hi = lo;
+			size_t		loi = 0,
+						hii = 0;
+
+			for (i = 1; i < n; i++)
+			{
+				int64_t		v = (int64_t) qs_load64(vals->data + i * 8);
+
+				if (v < lo)
+				{
+					lo = v;
+					loi = i;
+				}
+				if (v > hi)
+				{
+					hi = v;
+					hii = i;
+				}
+			}
+			minp = vals->data + loi * 8;
+			maxp = vals->data + hii * 8;
+		}
+		else
+			for (i = 1; i < n; i++)
+			{
+				qs_values_get(vals, i, &p, &l);
+				if (cmp(p, l, minp, minl, cmp_arg) < 0)
+				{
+					minp = p;
+					minl = l;
+				}
+				else if (cmp(p, l, maxp, maxl, cmp_arg) > 0)
+				{
+					maxp = p;
+					maxl = l;
+				}
+			}
 		st = keep_minmax(alloc, minp, minl, maxp, maxl, out, err);
 		if (st != QS_CODEC_OK)
 		{
