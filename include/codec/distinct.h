@@ -47,5 +47,14 @@ extern QsCodecStatus qs_distinct_count(const QsValues *vals,
 									   QsDistinctStopFn stop, void *stop_arg,
 									   const QsCodecAllocator *alloc,
 									   QsDistinct *out, QsCodecErr *err);
+/*
+ * Count every distinct value and say which is which: first[k] is the index
+ * of the k-th distinct value's first occurrence (ndistinct entries; room
+ * for n), group[i] the k of value i (n entries).
+ */
+extern QsCodecStatus qs_distinct_groups(const QsValues *vals,
+										const QsCodecAllocator *alloc,
+										uint32_t *first, uint32_t *group,
+										QsDistinct *out, QsCodecErr *err);
 
 #endif							/* QS_CODEC_DISTINCT_H */

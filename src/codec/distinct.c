@@ -66,9 +66,10 @@ home_slot(uint32_t tag, int bits)
 	return (size_t) ((tag * UINT32_C(0x9e3779b1)) >> (32 - bits));
 }
 
-QsCodecStatus
-qs_distinct_count(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
-				  const QsCodecAllocator *alloc, QsDistinct *out, QsCodecErr *err)
+static QsCodecStatus
+distinct(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
+		 const QsCodecAllocator *alloc, uint32_t *first, uint32_t *group,
+		 QsDistinct *out, QsCodecErr *err)
 {
 	size_t		n = vals->n;
 	int			bits = DISTINCT_MIN_BITS;
@@ -90,7 +91,7 @@ qs_distinct_count(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
 		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory counting %zu values", n);
 	memset(slots, 0, (mask + 1) * sizeof(uint64_t));
 	/* the index of each distinct value's first occurrence, by ordinal */
-	firsts = alloc->alloc(alloc->ctx, (n ? n : 1) * sizeof(uint32_t));
+	firsts = first ? first : alloc->alloc(alloc->ctx, (n ? n : 1) * sizeof(uint32_t));
 	if (firsts == NULL)
 	{
 		alloc->free(alloc->ctx, slots);
@@ -151,6 +152,8 @@ qs_distinct_count(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
 						break;
 				}
 			}
+			if (group)
+				group[i] = ord;
 			if (isnew && stop != NULL && nd % QS_DISTINCT_STOP_EVERY == 0 &&
 				stop(nd, data_bytes, stop_arg))
 			{
@@ -161,8 +164,23 @@ qs_distinct_count(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
 	}
 done:
 	alloc->free(alloc->ctx, slots);
-	alloc->free(alloc->ctx, firsts);
+	if (first == NULL)
+		alloc->free(alloc->ctx, firsts);
 	out->ndistinct = nd;
 	out->data_bytes = data_bytes;
 	return QS_CODEC_OK;
+}
+
+QsCodecStatus
+qs_distinct_count(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
+				  const QsCodecAllocator *alloc, QsDistinct *out, QsCodecErr *err)
+{
+	return distinct(vals, stop, stop_arg, alloc, NULL, NULL, out, err);
+}
+
+QsCodecStatus
+qs_distinct_groups(const QsValues *vals, const QsCodecAllocator *alloc,
+				   uint32_t *first, uint32_t *group, QsDistinct *out, QsCodecErr *err)
+{
+	return distinct(vals, NULL, NULL, alloc, first, group, out, err);
 }

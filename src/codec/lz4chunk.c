@@ -128,17 +128,26 @@ qs_lz4chunk_encode_limit(const QsValues *vals, uint32_t chunk_values,
 			int			clen;
 			uint8_t    *e = index + c * QS_LZ4CHUNK_ENTRYSZ;
 
-			for (j = first; j <= i; j++)
+			if (vals->width > 0)
 			{
-				const uint8_t *q;
-				size_t		ql;
-
-				qs_values_get(vals, j, &q, &ql);
-				qs_store32(scratch + 4 * (j - first), (uint32_t) ql);
-				if (ql)
-					memcpy(scratch + pos, q, ql);
-				pos += ql;
+				/* fixed width: the lengths, then the values in one copy */
+				for (j = first; j <= i; j++)
+					qs_store32(scratch + 4 * (j - first), vals->width);
+				memcpy(scratch + pos, vals->data + first * vals->width,
+					   (size_t) nv * vals->width);
 			}
+			else
+				for (j = first; j <= i; j++)
+				{
+					const uint8_t *q;
+					size_t		ql;
+
+					qs_values_get(vals, j, &q, &ql);
+					qs_store32(scratch + 4 * (j - first), (uint32_t) ql);
+					if (ql)
+						memcpy(scratch + pos, q, ql);
+					pos += ql;
+				}
 			clen = LZ4_compress_default((const char *) scratch, (char *) data + dpos,
 										(int) raw, LZ4_compressBound((int) raw));
 			if (clen <= 0)

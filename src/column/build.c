@@ -327,6 +327,7 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 		unsigned	allowed;
 		QsChoice	choice;
 		uint8_t    *lz4 = NULL;
+		QsColEncodeHints hints;
 
 		memset(&qv, 0, sizeof(qv));
 		qv.n = col->n;
@@ -443,9 +444,11 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 			pfree(lz4);
 			lz4 = NULL;
 		}
-		st = qs_colblock_encode_column_lz4(&qv, a->type, enc,
-										   lz4, lz4 ? choice.size[QS_ENC_LZ4] : 0,
-										   a->cmpfn, a, alloc, &cols[c], &err);
+		hints.lz4 = lz4;
+		hints.lz4_len = lz4 ? choice.size[QS_ENC_LZ4] : 0;
+		hints.image_equal = a->dict_ok;
+		st = qs_colblock_encode_column_ex(&qv, a->type, enc, &hints,
+										  a->cmpfn, a, alloc, &cols[c], &err);
 		if (st != QS_CODEC_OK)
 			qs_colblock_report(rel, block_id, st, &err);
 		cols[c].flags = c == sort_col ? QS_COLDESC_SORTED : 0;

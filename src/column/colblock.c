@@ -311,18 +311,22 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 						  QsCmpFn cmp, void *cmp_arg, const QsCodecAllocator *alloc,
 						  QsColBlockColumn *out, QsCodecErr *err)
 {
-	return qs_colblock_encode_column_lz4(vals, type, enc, NULL, 0, cmp, cmp_arg,
-										 alloc, out, err);
+	return qs_colblock_encode_column_ex(vals, type, enc, NULL, cmp, cmp_arg,
+										alloc, out, err);
 }
 
 QsCodecStatus
-qs_colblock_encode_column_lz4(const QsValues *vals, QsColType type, QsEncoding enc,
-							  uint8_t *lz4, size_t lz4_len,
-							  QsCmpFn cmp, void *cmp_arg,
-							  const QsCodecAllocator *alloc,
-							  QsColBlockColumn *out, QsCodecErr *err)
+qs_colblock_encode_column_ex(const QsValues *vals, QsColType type, QsEncoding enc,
+							 const QsColEncodeHints *hints,
+							 QsCmpFn cmp, void *cmp_arg,
+							 const QsCodecAllocator *alloc,
+							 QsColBlockColumn *out, QsCodecErr *err)
 {
+	uint8_t    *lz4 = hints ? hints->lz4 : NULL;
+	size_t		lz4_len = hints ? hints->lz4_len : 0;
 	size_t		n = vals->n;
+	QsDict		dict;
+	bool		have_dict = false;
 	size_t		i;
 	QsCodecStatus st;
 	QsCodecErr	e2;
@@ -451,27 +455,31 @@ qs_colblock_encode_column_lz4(const QsValues *vals, QsColType type, QsEncoding e
 				uint32_t   *codes = xalloc(alloc, n * sizeof(uint32_t));
 				uint8_t    *blob;
 				size_t		bloblen;
-				QsDict		d;
 				int			width;
 				uint8_t    *s;
 				size_t		sz;
 
 				if (codes == NULL)
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
-				st = qs_dict_build(vals, cmp, cmp_arg, alloc, &blob, &bloblen, codes, err);
+				if (hints && hints->image_equal)
+					st = qs_dict_build_image(vals, cmp, cmp_arg, alloc, &blob, &bloblen,
+											 codes, err);
+				else
+					st = qs_dict_build(vals, cmp, cmp_arg, alloc, &blob, &bloblen, codes, err);
 				if (st != QS_CODEC_OK)
 				{
 					xfree(alloc, codes);
 					return st;
 				}
-				st = qs_dict_open(blob, bloblen, cmp, cmp_arg, false, &d, err);
+				st = qs_dict_open(blob, bloblen, cmp, cmp_arg, false, &dict, err);
 				if (st != QS_CODEC_OK)
 				{
 					xfree(alloc, codes);
 					xfree(alloc, blob);
 					return st;
 				}
-				width = qs_bits_needed(d.nvalues - 1);
+				have_dict = true;
+				width = qs_bits_needed(dict.nvalues - 1);
 				if (enc == QS_ENC_DICT)
 					sz = qs_bitpack_serialized_size(n, width);
 				else
@@ -540,7 +548,18 @@ qs_colblock_encode_column_lz4(const QsValues *vals, QsColType type, QsEncoding e
 		qs_values_get(vals, 0, &minp, &minl);
 		maxp = minp;
 		maxl = minl;
-		if (cmp == qs_cmp_int32 && vals->width == 4)
+		if (have_dict)
+		{
+			/*
+			 * The dictionary's ends, no comparison: it is sorted in this
+			 * order and keeps the first of equal values, as the loop below
+			 * does (under a collation's comparator that loop was a third
+			 * of a bulk load of low-cardinality text).
+			 */
+			qs_dict_value(&dict, 0, &minp, &minl);
+			qs_dict_value(&dict, dict.nvalues - 1, &maxp, &maxl);
+		}
+		else if (cmp == qs_cmp_int32 && vals->width == 4)
 		{
 			/* the codec's integer orders: compare in place, no call */
 			int32_t		lo = (int32_t) qs_load32(minp),

@@ -5,6 +5,7 @@
  * growing counts every QS_DISTINCT_STOP_EVERY new values.
  */
 #include "unit.h"
+#include "codec/dict.h"
 #include "codec/distinct.h"
 
 static uint64_t seed = 4242;
@@ -139,9 +140,86 @@ test_counts(void)
 	free(pool);
 }
 
+/*
+ * The dictionary built over the distinct values (hashed first) is the one
+ * the sort of every value builds: same blob, same codes.
+ */
+static void
+test_dict_image(void)
+{
+	size_t		maxn = 20000;
+	uint8_t    *data = malloc(maxn * 8);
+	uint8_t   **ptrs = malloc(maxn * sizeof(uint8_t *));
+	uint32_t   *lens = malloc(maxn * 4);
+	uint8_t    *pool = malloc(maxn * 40);
+	uint32_t   *c1 = malloc(maxn * 4);
+	uint32_t   *c2 = malloc(maxn * 4);
+
+	for (int round = 0; round < 24; round++)
+	{
+		size_t		n = (size_t) (ut_rand(&seed) % maxn);
+		uint64_t	card = 1 + ut_rand(&seed) % (round % 3 == 0 ? 100000 : 300);
+		int			kind = round % 3;
+		QsValues	qv = {0};
+		QsCmpFn		cmp = kind == 0 ? qs_cmp_int32 : kind == 1 ? qs_cmp_int64 : qs_cmp_bytes;
+		uint8_t    *b1,
+				   *b2;
+		size_t		l1,
+					l2;
+
+		qv.n = n;
+		for (size_t i = 0; i < n; i++)
+		{
+			uint64_t	v = ut_rand(&seed) % card;
+
+			if (kind == 0)
+				qs_store32(data + i * 4, (uint32_t) (v * 2654435761u));
+			else if (kind == 1)
+				qs_store64(data + i * 8, (v << 33) - v);
+			else
+			{
+				ptrs[i] = pool + 40 * i;
+				lens[i] = (uint32_t) snprintf((char *) ptrs[i], 40, "v%0*llu",
+											  (int) (v % 30), (unsigned long long) v);
+				if (v % 11 == 0)
+					lens[i] = 0;
+			}
+		}
+		if (kind < 2)
+		{
+			qv.width = kind == 0 ? 4 : 8;
+			qv.data = data;
+		}
+		else
+		{
+			qv.ptrs = (const uint8_t *const *) ptrs;
+			qv.lens = lens;
+		}
+		UT_CHECK_EQ(qs_dict_build(&qv, cmp, NULL, &talloc, &b1, &l1, c1, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(qs_dict_build_image(&qv, cmp, NULL, &talloc, &b2, &l2, c2, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(l1, l2);
+		UT_CHECK(memcmp(b1, b2, l1) == 0);
+		UT_CHECK(n == 0 || memcmp(c1, c2, n * 4) == 0);
+		free(b2);
+		/* and without codes */
+		UT_CHECK_EQ(qs_dict_build_image(&qv, cmp, NULL, &talloc, &b2, &l2, NULL, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(l1, l2);
+		UT_CHECK(memcmp(b1, b2, l1) == 0);
+		free(b1);
+		free(b2);
+	}
+	free(data);
+	free(ptrs);
+	free(lens);
+	free(pool);
+	free(c1);
+	free(c2);
+}
+
 int
 main(void)
 {
 	UT_RUN(test_counts);
+	UT_RUN(test_dict_image);
 	return ut_finish("test_distinct");
 }
