@@ -306,6 +306,35 @@ keep_minmax(const QsCodecAllocator *alloc, const uint8_t *min, size_t min_len,
 	return QS_CODEC_OK;
 }
 
+/*
+ * Positions of the first smallest and the first largest of n signed
+ * little-endian integers of width bytes (a constant at each call).
+ */
+static inline __attribute__((always_inline)) void
+int_minmax(const uint8_t *data, size_t n, size_t width, size_t *loi, size_t *hii)
+{
+	int64_t		lo = 0,
+				hi = 0;
+
+	*loi = *hii = 0;
+	for (size_t i = 0; i < n; i++)
+	{
+		int64_t		v = width == 4 ? (int64_t) (int32_t) qs_load32(data + i * 4)
+			: (int64_t) qs_load64(data + i * 8);
+
+		if (i == 0 || v < lo)
+		{
+			lo = v;
+			*loi = i;
+		}
+		if (i == 0 || v > hi)
+		{
+			hi = v;
+			*hii = i;
+		}
+	}
+}
+
 QsCodecStatus
 qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 						  QsCmpFn cmp, void *cmp_arg, const QsCodecAllocator *alloc,
@@ -559,56 +588,19 @@ qs_colblock_encode_column_ex(const QsValues *vals, QsColType type, QsEncoding en
 			qs_dict_value(&dict, 0, &minp, &minl);
 			qs_dict_value(&dict, dict.nvalues - 1, &maxp, &maxl);
 		}
-		else if (cmp == qs_cmp_int32 && vals->width == 4)
+		else if ((cmp == qs_cmp_int32 && vals->width == 4) ||
+				 (cmp == qs_cmp_int64 && vals->width == 8))
 		{
 			/* the codec's integer orders: compare in place, no call */
-			int32_t		lo = (int32_t) qs_load32(minp),
-						hi = lo;
-			size_t		loi = 0,
-						hii = 0;
+			size_t		loi,
+						hii;
 
-			for (i = 1; i < n; i++)
-			{
-				int32_t		v = (int32_t) qs_load32(vals->data + i * 4);
-
-				if (v < lo)
-				{
-					lo = v;
-					loi = i;
-				}
-				if (v > hi)
-				{
-					hi = v;
-					hii = i;
-				}
-			}
-			minp = vals->data + loi * 4;
-			maxp = vals->data + hii * 4;
-		}
-		else if (cmp == qs_cmp_int64 && vals->width == 8)
-		{
-			int64_t		lo = (int64_t) qs_load64(minp),
-						hi = lo;
-			size_t		loi = 0,
-						hii = 0;
-
-			for (i = 1; i < n; i++)
-			{
-				int64_t		v = (int64_t) qs_load64(vals->data + i * 8);
-
-				if (v < lo)
-				{
-					lo = v;
-					loi = i;
-				}
-				if (v > hi)
-				{
-					hi = v;
-					hii = i;
-				}
-			}
-			minp = vals->data + loi * 8;
-			maxp = vals->data + hii * 8;
+			if (vals->width == 4)
+				int_minmax(vals->data, n, 4, &loi, &hii);
+			else
+				int_minmax(vals->data, n, 8, &loi, &hii);
+			minp = vals->data + loi * vals->width;
+			maxp = vals->data + hii * vals->width;
 		}
 		else
 			for (i = 1; i < n; i++)

@@ -244,11 +244,11 @@ test_counted_matches_built(void)
 		QS_ENC_MASK(QS_ENC_DICT_PADDED) | QS_ENC_MASK(QS_ENC_FOR),
 		QS_ENC_MASK(QS_ENC_PLAIN) | QS_ENC_MASK(QS_ENC_DICT),
 	};
+	static const uint32_t widths[] = {4, 8, 24, 0};
 	size_t		maxn = 6000;
-	uint8_t    *data = malloc(maxn * 24);
-	uint8_t   **ptrs = malloc(maxn * sizeof(uint8_t *));
+	uint8_t    *data = malloc(maxn * 72);
+	const uint8_t **ptrs = malloc(maxn * sizeof(uint8_t *));
 	uint32_t   *lens = malloc(maxn * 4);
-	uint8_t    *pool = malloc(maxn * 80);
 	int			npruned = 0,
 				ndict = 0,
 				nlz4pruned = 0,
@@ -265,42 +265,11 @@ test_counted_matches_built(void)
 		bool		is_int = false;
 		QsCmpFn		cmp = qs_cmp_bytes;
 
-		qv.n = n;
-		for (size_t i = 0; i < n; i++)
+		ut_random_column(&seed, n, card, widths[kind], data, ptrs, lens, &qv);
+		if (kind <= 1)
 		{
-			uint64_t	v = ut_rand(&seed) % card;
-
-			if (kind == 0)
-				qs_store32(data + i * 4, (uint32_t) (v * 2654435761u));
-			else if (kind == 1)
-				qs_store64(data + i * 8, v << 40);
-			else if (kind == 2)
-			{
-				memset(data + i * 24, 0, 24);
-				qs_store64(data + i * 24 + 16, v);
-			}
-			else
-			{
-				ptrs[i] = pool + 80 * i;
-				lens[i] = (uint32_t) (v == 0 ? 0 :
-									  snprintf((char *) ptrs[i], 80, "%0*llu", (int) (v % 70),
-											   (unsigned long long) v));
-			}
-		}
-		if (kind == 0 || kind == 1)
-		{
-			qv.width = kind == 0 ? 4 : 8;
 			is_int = true;
 			cmp = kind == 0 ? qs_cmp_int32 : qs_cmp_int64;
-		}
-		else if (kind == 2)
-			qv.width = 24;
-		if (kind <= 2)
-			qv.data = data;
-		else
-		{
-			qv.ptrs = (const uint8_t *const *) ptrs;
-			qv.lens = lens;
 		}
 		UT_CHECK_EQ(qs_choose_encoding(&qv, is_int, cmp, NULL, ALL_FLAGS, mask, &talloc, &c, NULL),
 					QS_CODEC_OK);
@@ -320,7 +289,6 @@ test_counted_matches_built(void)
 	free(data);
 	free(ptrs);
 	free(lens);
-	free(pool);
 }
 
 int

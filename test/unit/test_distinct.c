@@ -65,10 +65,9 @@ static void
 test_counts(void)
 {
 	size_t		maxn = 3000;
-	uint8_t    *data = malloc(maxn * 12);
-	uint8_t   **ptrs = malloc(maxn * sizeof(uint8_t *));
+	uint8_t    *data = malloc(maxn * 72);
+	const uint8_t **ptrs = malloc(maxn * sizeof(uint8_t *));
 	uint32_t   *lens = malloc(maxn * 4);
-	uint8_t    *pool = malloc(maxn * 48);
 
 	for (int round = 0; round < 40; round++)
 	{
@@ -81,33 +80,7 @@ test_counts(void)
 		uint32_t	nd;
 		size_t		bytes;
 
-		qv.n = n;
-		qv.width = widths[kind];
-		for (size_t i = 0; i < n; i++)
-		{
-			uint64_t	v = ut_rand(&seed) % card;
-
-			if (kind < 3)
-			{
-				memset(data + i * qv.width, 0, qv.width);
-				memcpy(data + i * qv.width + (qv.width == 12 ? 4 : 0), &v, qv.width == 4 ? 4 : 8);
-			}
-			else
-			{
-				ptrs[i] = pool + 48 * i;
-				lens[i] = (uint32_t) snprintf((char *) ptrs[i], 48, "%0*llu",
-											  (int) (v % 40), (unsigned long long) v);
-				if (v % 7 == 0)
-					lens[i] = 0;
-			}
-		}
-		if (kind < 3)
-			qv.data = data;
-		else
-		{
-			qv.ptrs = (const uint8_t *const *) ptrs;
-			qv.lens = lens;
-		}
+		ut_random_column(&seed, n, card, widths[kind], data, ptrs, lens, &qv);
 		UT_CHECK_EQ(qs_distinct_count(&qv, NULL, NULL, &talloc, &d, NULL), QS_CODEC_OK);
 		brute(&qv, &nd, &bytes);
 		UT_CHECK(d.complete);
@@ -137,7 +110,6 @@ test_counts(void)
 	free(data);
 	free(ptrs);
 	free(lens);
-	free(pool);
 }
 
 /*
@@ -148,10 +120,9 @@ static void
 test_dict_image(void)
 {
 	size_t		maxn = 20000;
-	uint8_t    *data = malloc(maxn * 8);
-	uint8_t   **ptrs = malloc(maxn * sizeof(uint8_t *));
+	uint8_t    *data = malloc(maxn * 72);
+	const uint8_t **ptrs = malloc(maxn * sizeof(uint8_t *));
 	uint32_t   *lens = malloc(maxn * 4);
-	uint8_t    *pool = malloc(maxn * 40);
 	uint32_t   *c1 = malloc(maxn * 4);
 	uint32_t   *c2 = malloc(maxn * 4);
 
@@ -167,34 +138,7 @@ test_dict_image(void)
 		size_t		l1,
 					l2;
 
-		qv.n = n;
-		for (size_t i = 0; i < n; i++)
-		{
-			uint64_t	v = ut_rand(&seed) % card;
-
-			if (kind == 0)
-				qs_store32(data + i * 4, (uint32_t) (v * 2654435761u));
-			else if (kind == 1)
-				qs_store64(data + i * 8, (v << 33) - v);
-			else
-			{
-				ptrs[i] = pool + 40 * i;
-				lens[i] = (uint32_t) snprintf((char *) ptrs[i], 40, "v%0*llu",
-											  (int) (v % 30), (unsigned long long) v);
-				if (v % 11 == 0)
-					lens[i] = 0;
-			}
-		}
-		if (kind < 2)
-		{
-			qv.width = kind == 0 ? 4 : 8;
-			qv.data = data;
-		}
-		else
-		{
-			qv.ptrs = (const uint8_t *const *) ptrs;
-			qv.lens = lens;
-		}
+		ut_random_column(&seed, n, card, kind == 0 ? 4 : kind == 1 ? 8 : 0, data, ptrs, lens, &qv);
 		UT_CHECK_EQ(qs_dict_build(&qv, cmp, NULL, &talloc, &b1, &l1, c1, NULL), QS_CODEC_OK);
 		UT_CHECK_EQ(qs_dict_build_image(&qv, cmp, NULL, &talloc, &b2, &l2, c2, NULL), QS_CODEC_OK);
 		UT_CHECK_EQ(l1, l2);
@@ -211,7 +155,6 @@ test_dict_image(void)
 	free(data);
 	free(ptrs);
 	free(lens);
-	free(pool);
 	free(c1);
 	free(c2);
 }
