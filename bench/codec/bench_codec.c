@@ -560,7 +560,7 @@ bench_size(void)
 			qv.n = rows - b < block ? rows - b : block;
 			qv.width = 4;
 			qv.data = (const uint8_t *) (v + b);
-			if (qs_choose_encoding(&qv, true, qs_cmp_int32, NULL, QS_ENC_MASK_ALL, &balloc, &c, NULL) != QS_CODEC_OK)
+			if (qs_choose_encoding(&qv, true, qs_cmp_int32, NULL, 0, QS_ENC_MASK_ALL, &balloc, &c, NULL) != QS_CODEC_OK)
 				exit(1);
 			for (e = 0; e < QS_ENC_COUNT; e++)
 				sums[e] += c.size[e];

@@ -14,6 +14,22 @@
  *	  LZ4		 the chunked LZ4 stripe, actually compressed
  * Ties go to the earlier entry of QsEncoding, the cheaper one to decode.
  *
+ * Flags:
+ *	  QS_CHOOSE_IMAGE_EQUAL  cmp calls values equal only when their bytes
+ *		are the same (the codec's comparators; btequalimage in the
+ *		backend): the dictionary is not built to be measured, its size
+ *		follows from the number of distinct values and their bytes,
+ *		counted with a hash set (codec/distinct.h).
+ *	  QS_CHOOSE_PRUNE  stop measuring LZ4 or a counted dictionary once it
+ *		is larger than an allowed candidate measured before it (PLAIN,
+ *		FOR, FOR_DELTA, then LZ4 for the dictionary), whatever the values
+ *		not yet seen: it is "pruned", never the choice.  The choice is the
+ *		one measuring every size would make.
+ *	  QS_CHOOSE_KEEP_LZ4  when LZ4 is the choice, hand its stripe over in
+ *		lz4_stripe (allocated with alloc; the caller frees it) instead of
+ *		having the caller compress the values a second time.
+ * Without flags every allowed size is exact (bench/codec reports them).
+ *
  * include/codec/choose.h
  *
  *-------------------------------------------------------------------------
@@ -44,7 +60,13 @@ typedef struct QsChoice
 	QsEncoding	best;
 	bool		considered[QS_ENC_COUNT];
 	size_t		size[QS_ENC_COUNT]; /* exact bytes; valid if considered */
-	uint32_t	ndistinct;		/* if DICT was considered */
+	bool		pruned[QS_ENC_COUNT];	/* allowed, but larger than an
+										 * allowed candidate: size[] a lower
+										 * bound, considered[] false */
+	uint8_t    *lz4_stripe;		/* QS_CHOOSE_KEEP_LZ4 and best LZ4: its
+								 * stripe, size[QS_ENC_LZ4] bytes */
+	uint32_t	ndistinct;		/* if DICT was considered (pruned: a lower
+								 * bound) */
 	int			dict_width;		/* bits per dictionary code */
 	int			for_width;
 	int			delta_width;
@@ -56,9 +78,15 @@ extern const char *qs_encoding_name(QsEncoding e);
  * Compute the sizes of the encodings in allowed (a QS_ENC_MASK set; PLAIN
  * is always considered) and pick the smallest.  is_int says the fixed
  * width values (4 or 8 bytes) are signed integers, enabling FOR.
+ * flags: QS_CHOOSE_* above.
  */
+#define QS_CHOOSE_IMAGE_EQUAL	0x01
+#define QS_CHOOSE_PRUNE			0x02
+#define QS_CHOOSE_KEEP_LZ4		0x04
+
 extern QsCodecStatus qs_choose_encoding(const QsValues *vals, bool is_int,
 										QsCmpFn cmp, void *cmp_arg,
+										unsigned flags,
 										unsigned allowed,
 										const QsCodecAllocator *alloc,
 										QsChoice *choice, QsCodecErr *err);

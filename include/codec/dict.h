@@ -64,6 +64,17 @@ extern QsCodecStatus qs_dict_build(const QsValues *vals, QsCmpFn cmp, void *cmp_
 								   uint8_t **blob, size_t *bloblen,
 								   uint32_t *codes, QsCodecErr *err);
 
+/*
+ * The same blob and codes for an order under which equal values are
+ * byte-identical (btequalimage; the codec's comparators): duplicates are
+ * removed by hashing first, so only the distinct values are sorted.
+ * Scratch: up to about 24 bytes per value.
+ */
+extern QsCodecStatus qs_dict_build_image(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
+										 const QsCodecAllocator *alloc,
+										 uint8_t **blob, size_t *bloblen,
+										 uint32_t *codes, QsCodecErr *err);
+
 /* Exact serialized size of a dictionary of nvalues (data_bytes if variable). */
 extern size_t qs_dict_serialized_size(uint32_t nvalues, uint32_t width, size_t data_bytes);
 

@@ -50,6 +50,17 @@ extern QsCodecStatus qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_val
 										QsCodecErr *err);
 
 /*
+ * The same, giving up as soon as the stripe reaches stop_at bytes: then
+ * *blob is NULL and *bloblen (>= stop_at) a lower bound of its length.
+ */
+extern QsCodecStatus qs_lz4chunk_encode_limit(const QsValues *vals,
+											  uint32_t chunk_values,
+											  uint32_t chunk_bytes, size_t stop_at,
+											  const QsCodecAllocator *alloc,
+											  uint8_t **blob, size_t *bloblen,
+											  QsCodecErr *err);
+
+/*
  * Reader.  After qs_lz4chunk_open, point scratch at max_raw bytes of the
  * caller's memory; the reader keeps the last decompressed chunk there, so
  * sequential and clustered access decompress each chunk once.

@@ -188,6 +188,28 @@ extern QsCodecStatus qs_colblock_encode_column(const QsValues *vals, QsColType t
 											   QsEncoding enc, QsCmpFn cmp, void *cmp_arg,
 											   const QsCodecAllocator *alloc,
 											   QsColBlockColumn *out, QsCodecErr *err);
+
+/*
+ * What the caller knows that saves work, for qs_colblock_encode_column_ex:
+ * lz4, the LZ4 stripe of vals already made (the chooser's trial,
+ * QS_CHOOSE_KEEP_LZ4; enc must be LZ4), taken over by the column (freed
+ * with it, or at once on error); image_equal, cmp calls values equal only
+ * when their bytes are the same (a dictionary is then built over the
+ * distinct values only: qs_dict_build_image).  The image is the same.
+ */
+typedef struct QsColEncodeHints
+{
+	uint8_t    *lz4;
+	size_t		lz4_len;
+	bool		image_equal;
+} QsColEncodeHints;
+
+extern QsCodecStatus qs_colblock_encode_column_ex(const QsValues *vals, QsColType type,
+												  QsEncoding enc,
+												  const QsColEncodeHints *hints,
+												  QsCmpFn cmp, void *cmp_arg,
+												  const QsCodecAllocator *alloc,
+												  QsColBlockColumn *out, QsCodecErr *err);
 extern void qs_colblock_column_free(const QsCodecAllocator *alloc, QsColBlockColumn *col);
 
 /* Exact image size of spec, after checking it as the reader would. */

@@ -14,6 +14,7 @@
 #include "codec/choose.h"
 #include "codec/bitpack.h"
 #include "codec/dict.h"
+#include "codec/distinct.h"
 #include "codec/for.h"
 #include "codec/lz4chunk.h"
 
@@ -40,13 +41,131 @@ qs_encoding_name(QsEncoding e)
 	return "unknown";
 }
 
+/* The smallest size measured so far among the allowed encodings */
+static size_t
+smallest_allowed(const QsChoice *choice, unsigned allowed)
+{
+	size_t		best = SIZE_MAX;
+
+	for (int e = 0; e < QS_ENC_COUNT; e++)
+		if (choice->considered[e] && (allowed & QS_ENC_MASK(e)) && choice->size[e] < best)
+			best = choice->size[e];
+	return best;
+}
+
+/* DICT and DICT_PADDED sizes of nd values of data_bytes bytes */
+static void
+dict_sizes(size_t n, uint32_t width, uint32_t nd, size_t data_bytes,
+		   unsigned allowed, QsChoice *choice)
+{
+	size_t		bloblen = qs_dict_serialized_size(nd, width, data_bytes);
+	int			w = qs_bits_needed(nd > 0 ? nd - 1 : 0);
+
+	choice->ndistinct = nd;
+	choice->dict_width = w;
+	if (w <= 32 && (allowed & QS_ENC_MASK(QS_ENC_DICT)))
+	{
+		choice->considered[QS_ENC_DICT] = true;
+		choice->size[QS_ENC_DICT] = bloblen + qs_bitpack_serialized_size(n, w);
+	}
+	if (w <= 32 && (allowed & QS_ENC_MASK(QS_ENC_DICT_PADDED)))
+	{
+		choice->considered[QS_ENC_DICT_PADDED] = true;
+		choice->size[QS_ENC_DICT_PADDED] = bloblen + n * qs_padded_bytes_for_width(w);
+	}
+}
+
+/* Any order: build the dictionary (a sort of every value) and measure it. */
+static QsCodecStatus
+dict_sizes_built(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
+				 unsigned allowed, QsChoice *choice,
+				 const QsCodecAllocator *alloc, QsCodecErr *err)
+{
+	uint8_t    *blob;
+	size_t		bloblen;
+	QsCodecStatus st;
+	uint32_t	nd;
+
+	st = qs_dict_build(vals, cmp, cmp_arg, alloc, &blob, &bloblen, NULL, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	nd = qs_load32(blob + 8);
+	alloc->free(alloc->ctx, blob);
+	dict_sizes(vals->n, vals->width, nd, bloblen - qs_dict_serialized_size(nd, vals->width, 0),
+			   allowed, choice);
+	return QS_CODEC_OK;
+}
+
+typedef struct DictBound
+{
+	size_t		n;
+	uint32_t	width;
+	unsigned	allowed;
+	size_t		beat;			/* the smallest other allowed candidate */
+} DictBound;
+
+/*
+ * Stop counting once the dictionary encodings allowed are larger than beat
+ * whatever the values not yet seen: their sizes only grow with the
+ * distinct values and their bytes.  Strictly larger: on a tie the
+ * dictionary may still win against an encoding after it in QsEncoding.
+ */
+static bool
+dict_loses(uint32_t nd, size_t data_bytes, void *arg)
+{
+	DictBound  *b = arg;
+	QsChoice	c;
+
+	memset(&c, 0, sizeof(c));
+	dict_sizes(b->n, b->width, nd, data_bytes, b->allowed, &c);
+	return (!c.considered[QS_ENC_DICT] || c.size[QS_ENC_DICT] > b->beat) &&
+		(!c.considered[QS_ENC_DICT_PADDED] || c.size[QS_ENC_DICT_PADDED] > b->beat);
+}
+
+/*
+ * Equal values byte-identical: a dictionary's size is a count of distinct
+ * values and their bytes, no sort needed; the count stops as soon as the
+ * dictionary cannot be the smallest of the allowed candidates measured
+ * before it (pruned: not considered, size a lower bound).
+ */
+static QsCodecStatus
+dict_sizes_counted(const QsValues *vals, unsigned allowed, bool prune,
+				   QsChoice *choice, const QsCodecAllocator *alloc, QsCodecErr *err)
+{
+	DictBound	b;
+	QsDistinct	d;
+	QsCodecStatus st;
+	int			e;
+
+	b.n = vals->n;
+	b.width = vals->width;
+	b.allowed = allowed;
+	b.beat = smallest_allowed(choice, allowed);
+	st = qs_distinct_count(vals, prune ? dict_loses : NULL, &b, alloc, &d, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	if (vals->width == 0 && d.data_bytes > UINT32_MAX)
+		return QS_CODEC_OK;		/* no dictionary of over 4 GB: not a candidate */
+	dict_sizes(vals->n, vals->width, d.ndistinct, d.data_bytes, allowed, choice);
+	if (!d.complete)
+	{
+		for (e = QS_ENC_DICT; e <= QS_ENC_DICT_PADDED; e++)
+		{
+			choice->pruned[e] = choice->considered[e];
+			choice->considered[e] = false;
+		}
+	}
+	return QS_CODEC_OK;
+}
+
 QsCodecStatus
 qs_choose_encoding(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
-				   unsigned allowed, const QsCodecAllocator *alloc,
+				   unsigned flags, unsigned allowed, const QsCodecAllocator *alloc,
 				   QsChoice *choice, QsCodecErr *err)
 {
 	size_t		n = vals->n;
 	int			e;
+	uint8_t    *lz4 = NULL;
 
 	memset(choice, 0, sizeof(*choice));
 	if (is_int && vals->width != 4 && vals->width != 8)
@@ -90,51 +209,54 @@ qs_choose_encoding(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg
 		choice->delta_width = info.delta_width;
 	}
 
-	if (allowed & (QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED)))
-	{
-		uint8_t    *blob;
-		size_t		bloblen;
-		QsCodecStatus st;
-		uint32_t	nd;
-		int			w;
-
-		st = qs_dict_build(vals, cmp, cmp_arg, alloc, &blob, &bloblen, NULL, err);
-		if (st != QS_CODEC_OK)
-			return st;
-		nd = qs_load32(blob + 8);
-		alloc->free(alloc->ctx, blob);
-		w = qs_bits_needed(nd > 0 ? nd - 1 : 0);
-		choice->ndistinct = nd;
-		choice->dict_width = w;
-		if (w <= 32 && (allowed & QS_ENC_MASK(QS_ENC_DICT)))
-		{
-			choice->considered[QS_ENC_DICT] = true;
-			choice->size[QS_ENC_DICT] = bloblen + qs_bitpack_serialized_size(n, w);
-		}
-		if (w <= 32 && (allowed & QS_ENC_MASK(QS_ENC_DICT_PADDED)))
-		{
-			choice->considered[QS_ENC_DICT_PADDED] = true;
-			choice->size[QS_ENC_DICT_PADDED] = bloblen + n * qs_padded_bytes_for_width(w);
-		}
-	}
-
+	/*
+	 * LZ4 before the dictionary: its size, when smaller, lets a counted
+	 * dictionary stop sooner.  It is last in QsEncoding, so it loses ties:
+	 * pruned once as long as an allowed candidate measured before it.
+	 */
 	if (allowed & QS_ENC_MASK(QS_ENC_LZ4))
 	{
-		uint8_t    *blob;
 		size_t		bloblen;
 		QsCodecStatus st;
 
-		st = qs_lz4chunk_encode(vals, 0, 0, alloc, &blob, &bloblen, err);
+		st = qs_lz4chunk_encode_limit(vals, 0, 0,
+									  (flags & QS_CHOOSE_PRUNE) ? smallest_allowed(choice, allowed) : SIZE_MAX,
+									  alloc, &lz4, &bloblen, err);
 		if (st != QS_CODEC_OK)
 			return st;
-		alloc->free(alloc->ctx, blob);
-		choice->considered[QS_ENC_LZ4] = true;
 		choice->size[QS_ENC_LZ4] = bloblen;
+		if (lz4 != NULL)
+			choice->considered[QS_ENC_LZ4] = true;
+		else
+			choice->pruned[QS_ENC_LZ4] = true;
+	}
+
+	if (allowed & (QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED)))
+	{
+		QsCodecStatus st;
+
+		if (flags & QS_CHOOSE_IMAGE_EQUAL)
+			st = dict_sizes_counted(vals, allowed, (flags & QS_CHOOSE_PRUNE) != 0,
+									choice, alloc, err);
+		else
+			st = dict_sizes_built(vals, cmp, cmp_arg, allowed, choice, alloc, err);
+		if (st != QS_CODEC_OK)
+		{
+			if (lz4)
+				alloc->free(alloc->ctx, lz4);
+			return st;
+		}
 	}
 
 	choice->best = QS_ENC_PLAIN;
 	for (e = 1; e < QS_ENC_COUNT; e++)
 		if (choice->considered[e] && choice->size[e] < choice->size[choice->best])
 			choice->best = (QsEncoding) e;
+
+	/* the LZ4 stripe is the encoding: the caller need not compress again */
+	if (lz4 != NULL && (flags & QS_CHOOSE_KEEP_LZ4) && choice->best == QS_ENC_LZ4)
+		choice->lz4_stripe = lz4;
+	else if (lz4 != NULL)
+		alloc->free(alloc->ctx, lz4);
 	return QS_CODEC_OK;
 }

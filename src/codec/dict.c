@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include "codec/dict.h"
+#include "codec/distinct.h"
 
 size_t
 qs_dict_serialized_size(uint32_t nvalues, uint32_t width, size_t data_bytes)
@@ -247,6 +248,106 @@ qs_dict_build(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 	alloc->free(alloc->ctx, idx);
 	alloc->free(alloc->ctx, tmp);
 	return QS_CODEC_OK;
+}
+
+/*
+ * Equal values byte-identical: the distinct values first, by hashing
+ * (codec/distinct.h), then the dictionary of just those; a value's code is
+ * its distinct value's.  The sort sees ndistinct values instead of n: a
+ * column of a few distinct strings under a collation's comparator (one
+ * strcoll per comparison) no longer sorts all of a block's values.
+ */
+QsCodecStatus
+qs_dict_build_image(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
+					const QsCodecAllocator *alloc, uint8_t **blob, size_t *bloblen,
+					uint32_t *codes, QsCodecErr *err)
+{
+	size_t		n = vals->n;
+	uint32_t   *first,
+			   *group,
+			   *dcodes = NULL;
+	const uint8_t **ptrs = NULL;
+	uint32_t   *lens = NULL;
+	uint8_t    *fixed = NULL;
+	QsValues	dv;
+	QsDistinct	d;
+	QsCodecStatus st;
+
+	if (n == 0 || n > (size_t) INT32_MAX)
+		return qs_dict_build(vals, cmp, cmp_arg, alloc, blob, bloblen, codes, err);
+	first = alloc->alloc(alloc->ctx, n * sizeof(uint32_t));
+	group = codes ? codes : alloc->alloc(alloc->ctx, n * sizeof(uint32_t));
+	if (first == NULL || group == NULL)
+	{
+		st = qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for %zu values", n);
+		goto done;
+	}
+	st = qs_distinct_groups(vals, alloc, first, group, &d, err);
+	if (st != QS_CODEC_OK)
+		goto done;
+
+	/* the distinct values, in order of first occurrence */
+	memset(&dv, 0, sizeof(dv));
+	dv.n = d.ndistinct;
+	dv.width = vals->width;
+	if (vals->width > 0)
+	{
+		fixed = alloc->alloc(alloc->ctx, (size_t) d.ndistinct * vals->width);
+		if (fixed == NULL)
+		{
+			st = qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for %u values", d.ndistinct);
+			goto done;
+		}
+		for (uint32_t k = 0; k < d.ndistinct; k++)
+			memcpy(fixed + (size_t) k * vals->width,
+				   vals->data + (size_t) first[k] * vals->width, vals->width);
+		dv.data = fixed;
+	}
+	else
+	{
+		ptrs = alloc->alloc(alloc->ctx, (size_t) d.ndistinct * sizeof(uint8_t *));
+		lens = alloc->alloc(alloc->ctx, (size_t) d.ndistinct * sizeof(uint32_t));
+		if (ptrs == NULL || lens == NULL)
+		{
+			st = qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for %u values", d.ndistinct);
+			goto done;
+		}
+		for (uint32_t k = 0; k < d.ndistinct; k++)
+		{
+			ptrs[k] = vals->ptrs[first[k]];
+			lens[k] = vals->lens[first[k]];
+		}
+		dv.ptrs = ptrs;
+		dv.lens = lens;
+	}
+	if (codes)
+	{
+		dcodes = alloc->alloc(alloc->ctx, (size_t) d.ndistinct * sizeof(uint32_t));
+		if (dcodes == NULL)
+		{
+			st = qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for %u codes", d.ndistinct);
+			goto done;
+		}
+	}
+	st = qs_dict_build(&dv, cmp, cmp_arg, alloc, blob, bloblen, dcodes, err);
+	if (st == QS_CODEC_OK && codes)
+		for (size_t i = 0; i < n; i++)
+			codes[i] = dcodes[group[i]];
+
+done:
+	if (first)
+		alloc->free(alloc->ctx, first);
+	if (group && group != codes)
+		alloc->free(alloc->ctx, group);
+	if (fixed)
+		alloc->free(alloc->ctx, fixed);
+	if (ptrs)
+		alloc->free(alloc->ctx, (void *) ptrs);
+	if (lens)
+		alloc->free(alloc->ctx, lens);
+	if (dcodes)
+		alloc->free(alloc->ctx, dcodes);
+	return st;
 }
 
 QsCodecStatus

@@ -18,49 +18,69 @@
 /* Signed order on the two's-complement bit patterns. */
 #define S_LT(a, b) ((int64_t) (a) < (int64_t) (b))
 
-static void
-analyze(const int32_t *v32, const int64_t *v64, size_t n, QsForInfo *info)
+static inline __attribute__((always_inline)) uint64_t
+value_at(const int32_t *v32, const int64_t *v64, size_t i)
+{
+	return v32 ? (uint64_t) (int64_t) v32[i] : (uint64_t) v64[i];
+}
+
+/*
+ * One pass for min, max and the extreme deltas.  The first two values are
+ * taken out of the loop, so that its body has no branch but the min/max
+ * selections (and is instantiated once per value width): it runs three
+ * times per integer column of every block loaded (chooser, encoder and
+ * its size check).
+ */
+static inline __attribute__((always_inline)) void
+analyze_values(const int32_t *v32, const int64_t *v64, size_t n, QsForInfo *info)
 {
 	uint64_t	mn = 0,
 				mx = 0,
 				dmn = 0,
 				dmx = 0,
-				prev = 0;
+				prev;
 	size_t		i;
 
-	for (i = 0; i < n; i++)
+	if (n > 0)
 	{
-		uint64_t	x = v32 ? (uint64_t) (int64_t) v32[i] : (uint64_t) v64[i];
-
-		if (i == 0)
-			mn = mx = x;
-		else
+		mn = mx = prev = value_at(v32, v64, 0);
+		if (n > 1)
 		{
+			uint64_t	x = value_at(v32, v64, 1);
+
+			dmn = dmx = x - prev;
+			mn = S_LT(x, mn) ? x : mn;
+			mx = S_LT(mx, x) ? x : mx;
+			prev = x;
+		}
+		for (i = 2; i < n; i++)
+		{
+			uint64_t	x = value_at(v32, v64, i);
 			uint64_t	d = x - prev;
 
-			if (S_LT(x, mn))
-				mn = x;
-			if (S_LT(mx, x))
-				mx = x;
-			if (i == 1)
-				dmn = dmx = d;
-			else
-			{
-				if (S_LT(d, dmn))
-					dmn = d;
-				if (S_LT(dmx, d))
-					dmx = d;
-			}
+			mn = S_LT(x, mn) ? x : mn;
+			mx = S_LT(mx, x) ? x : mx;
+			dmn = S_LT(d, dmn) ? d : dmn;
+			dmx = S_LT(dmx, d) ? d : dmx;
+			prev = x;
 		}
-		prev = x;
 	}
 	info->min = (int64_t) mn;
-	info->first = n ? (int64_t) (v32 ? (uint64_t) (int64_t) v32[0] : (uint64_t) v64[0]) : 0;
+	info->first = n ? (int64_t) value_at(v32, v64, 0) : 0;
 	info->dmin = (int64_t) dmn;
 	info->for_width = qs_bits_needed(mx - mn);
 	info->delta_width = qs_bits_needed(dmx - dmn);
 	info->for_size = QS_FOR_HDRSZ + qs_bitpack_bytes(n, info->for_width);
 	info->delta_size = QS_FOR_HDRSZ + qs_bitpack_bytes(n ? n - 1 : 0, info->delta_width);
+}
+
+static void
+analyze(const int32_t *v32, const int64_t *v64, size_t n, QsForInfo *info)
+{
+	if (v32)
+		analyze_values(v32, NULL, n, info);
+	else
+		analyze_values(NULL, v64, n, info);
 }
 
 void

@@ -29,6 +29,16 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 				   uint32_t chunk_bytes, const QsCodecAllocator *alloc,
 				   uint8_t **blob, size_t *bloblen, QsCodecErr *err)
 {
+	return qs_lz4chunk_encode_limit(vals, chunk_values, chunk_bytes, SIZE_MAX,
+									alloc, blob, bloblen, err);
+}
+
+QsCodecStatus
+qs_lz4chunk_encode_limit(const QsValues *vals, uint32_t chunk_values,
+						 uint32_t chunk_bytes, size_t stop_at,
+						 const QsCodecAllocator *alloc,
+						 uint8_t **blob, size_t *bloblen, QsCodecErr *err)
+{
 	size_t		n = vals->n;
 	size_t		i,
 				nchunks = 0,
@@ -76,6 +86,10 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 	}
 	if (nchunks > UINT32_MAX || n > UINT32_MAX)
 		return qs_codec_error(err, QS_CODEC_INVALID, "too many values for one LZ4 stripe");
+	*blob = NULL;
+	*bloblen = QS_LZ4CHUNK_HDRSZ + nchunks * QS_LZ4CHUNK_ENTRYSZ;
+	if (*bloblen >= stop_at)
+		return QS_CODEC_OK;
 
 	out = alloc->alloc(alloc->ctx, QS_LZ4CHUNK_HDRSZ + nchunks * QS_LZ4CHUNK_ENTRYSZ + bound);
 	scratch = alloc->alloc(alloc->ctx, max_raw ? max_raw : 1);
@@ -114,17 +128,26 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 			int			clen;
 			uint8_t    *e = index + c * QS_LZ4CHUNK_ENTRYSZ;
 
-			for (j = first; j <= i; j++)
+			if (vals->width > 0)
 			{
-				const uint8_t *q;
-				size_t		ql;
-
-				qs_values_get(vals, j, &q, &ql);
-				qs_store32(scratch + 4 * (j - first), (uint32_t) ql);
-				if (ql)
-					memcpy(scratch + pos, q, ql);
-				pos += ql;
+				/* fixed width: the lengths, then the values in one copy */
+				for (j = first; j <= i; j++)
+					qs_store32(scratch + 4 * (j - first), vals->width);
+				memcpy(scratch + pos, vals->data + first * vals->width,
+					   (size_t) nv * vals->width);
 			}
+			else
+				for (j = first; j <= i; j++)
+				{
+					const uint8_t *q;
+					size_t		ql;
+
+					qs_values_get(vals, j, &q, &ql);
+					qs_store32(scratch + 4 * (j - first), (uint32_t) ql);
+					if (ql)
+						memcpy(scratch + pos, q, ql);
+					pos += ql;
+				}
 			clen = LZ4_compress_default((const char *) scratch, (char *) data + dpos,
 										(int) raw, LZ4_compressBound((int) raw));
 			if (clen <= 0)
@@ -149,6 +172,14 @@ qs_lz4chunk_encode(const QsValues *vals, uint32_t chunk_values,
 			}
 			qs_store32(e + 12, (uint32_t) raw);
 			c++;
+			if ((size_t) (data - out) + dpos >= stop_at)
+			{
+				/* the stripe so far is already too long: give up */
+				alloc->free(alloc->ctx, out);
+				alloc->free(alloc->ctx, scratch);
+				*bloblen = (size_t) (data - out) + dpos;
+				return QS_CODEC_OK;
+			}
 			first = i + 1;
 			raw = 0;
 			nv = 0;

@@ -25,19 +25,26 @@
 #include "column/colstore.h"
 #include "column/options.h"
 
-static void *
-grow(void *p, size_t *cap, size_t need, size_t elem)
+static pg_noinline void *
+grow_slow(void *p, size_t *cap, size_t need, size_t elem)
 {
 	size_t		ncap = *cap ? *cap : 1024;
 
-	if (need <= *cap)
-		return p;
 	while (ncap < need)
 		ncap *= 2;
 	p = p ? repalloc_huge(p, ncap * elem) :
 		MemoryContextAllocHuge(CurrentMemoryContext, ncap * elem);
 	*cap = ncap;
 	return p;
+}
+
+/* called per value per column: the test inline, the growth out of line */
+static inline void *
+grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (likely(need <= *cap))
+		return p;
+	return grow_slow(p, cap, need, elem);
 }
 
 void
@@ -319,6 +326,8 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 		QsEncoding	enc = QS_ENC_PLAIN;
 		unsigned	allowed;
 		QsChoice	choice;
+		uint8_t    *lz4 = NULL;
+		QsColEncodeHints hints;
 
 		memset(&qv, 0, sizeof(qv));
 		qv.n = col->n;
@@ -398,11 +407,20 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 			enc = (QsEncoding) __builtin_ctz(allowed);
 		else if (col->n > 0)
 		{
-			st = qs_choose_encoding(&qv, a->is_int, a->cmpfn, a, allowed, alloc,
-									&choice, &err);
+			/*
+			 * Exact sizes, not estimates, but no more work than the choice
+			 * needs: dictionaries of btequalimage columns are counted, not
+			 * built; a candidate stops being measured once it is known to
+			 * be larger than another; a winning LZ4 stripe is kept.
+			 */
+			st = qs_choose_encoding(&qv, a->is_int, a->cmpfn, a,
+									QS_CHOOSE_PRUNE | QS_CHOOSE_KEEP_LZ4 |
+									(a->dict_ok ? QS_CHOOSE_IMAGE_EQUAL : 0),
+									allowed, alloc, &choice, &err);
 			if (st != QS_CODEC_OK)
 				qs_colblock_report(rel, block_id, st, &err);
 			enc = choice.best;
+			lz4 = choice.lz4_stripe;
 
 			/*
 			 * PLAIN is always a candidate of the chooser; an option that
@@ -421,8 +439,16 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 					}
 			}
 		}
-		st = qs_colblock_encode_column(&qv, a->type, enc, a->cmpfn, a, alloc,
-									   &cols[c], &err);
+		if (lz4 != NULL && enc != QS_ENC_LZ4)
+		{
+			pfree(lz4);
+			lz4 = NULL;
+		}
+		hints.lz4 = lz4;
+		hints.lz4_len = lz4 ? choice.size[QS_ENC_LZ4] : 0;
+		hints.image_equal = a->dict_ok;
+		st = qs_colblock_encode_column_ex(&qv, a->type, enc, &hints,
+										  a->cmpfn, a, alloc, &cols[c], &err);
 		if (st != QS_CODEC_OK)
 			qs_colblock_report(rel, block_id, st, &err);
 		cols[c].flags = c == sort_col ? QS_COLDESC_SORTED : 0;

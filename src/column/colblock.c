@@ -306,33 +306,90 @@ keep_minmax(const QsCodecAllocator *alloc, const uint8_t *min, size_t min_len,
 	return QS_CODEC_OK;
 }
 
+/*
+ * Positions of the first smallest and the first largest of n signed
+ * little-endian integers of width bytes (a constant at each call).
+ */
+static inline __attribute__((always_inline)) void
+int_minmax(const uint8_t *data, size_t n, size_t width, size_t *loi, size_t *hii)
+{
+	int64_t		lo = 0,
+				hi = 0;
+
+	*loi = *hii = 0;
+	for (size_t i = 0; i < n; i++)
+	{
+		int64_t		v = width == 4 ? (int64_t) (int32_t) qs_load32(data + i * 4)
+			: (int64_t) qs_load64(data + i * 8);
+
+		if (i == 0 || v < lo)
+		{
+			lo = v;
+			*loi = i;
+		}
+		if (i == 0 || v > hi)
+		{
+			hi = v;
+			*hii = i;
+		}
+	}
+}
+
 QsCodecStatus
 qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 						  QsCmpFn cmp, void *cmp_arg, const QsCodecAllocator *alloc,
 						  QsColBlockColumn *out, QsCodecErr *err)
 {
+	return qs_colblock_encode_column_ex(vals, type, enc, NULL, cmp, cmp_arg,
+										alloc, out, err);
+}
+
+QsCodecStatus
+qs_colblock_encode_column_ex(const QsValues *vals, QsColType type, QsEncoding enc,
+							 const QsColEncodeHints *hints,
+							 QsCmpFn cmp, void *cmp_arg,
+							 const QsCodecAllocator *alloc,
+							 QsColBlockColumn *out, QsCodecErr *err)
+{
+	uint8_t    *lz4 = hints ? hints->lz4 : NULL;
+	size_t		lz4_len = hints ? hints->lz4_len : 0;
 	size_t		n = vals->n;
+	QsDict		dict;
+	bool		have_dict = false;
 	size_t		i;
 	QsCodecStatus st;
 	QsCodecErr	e2;
 
 	memset(out, 0, sizeof(*out));
+	if (lz4 != NULL && (enc != QS_ENC_LZ4 || n == 0))
+	{
+		xfree(alloc, lz4);
+		return qs_codec_error(err, QS_CODEC_INVALID, "an LZ4 stripe given for encoding %s",
+							  qs_encoding_name(enc));
+	}
 	if (n > QS_COLBLOCK_MAX_ROWS)
-		return qs_codec_error(err, QS_CODEC_INVALID, "%zu values exceed the block limit", n);
-	if ((type.typlen > 0) != (vals->width > 0) ||
-		(type.typlen > 0 && vals->width != (uint32_t) type.typlen))
-		return qs_codec_error(err, QS_CODEC_INVALID,
-							  "value width %u does not match type length %d",
-							  vals->width, type.typlen);
-	if (n == 0)
-		enc = QS_ENC_PLAIN;
-	if (is_dict_encoding(enc) && cmp == NULL)
-		return qs_codec_error(err, QS_CODEC_INVALID,
-							  "a dictionary needs the column's order");
-	st = check_type_encoding(0, type, enc, enc == QS_ENC_DICT_PADDED ? 1 : 0,
-							 (uint32_t) n, &e2);
+		st = qs_codec_error(err, QS_CODEC_INVALID, "%zu values exceed the block limit", n);
+	else if ((type.typlen > 0) != (vals->width > 0) ||
+			 (type.typlen > 0 && vals->width != (uint32_t) type.typlen))
+		st = qs_codec_error(err, QS_CODEC_INVALID,
+							"value width %u does not match type length %d",
+							vals->width, type.typlen);
+	else
+	{
+		if (n == 0)
+			enc = QS_ENC_PLAIN;
+		if (is_dict_encoding(enc) && cmp == NULL)
+			st = qs_codec_error(err, QS_CODEC_INVALID,
+								"a dictionary needs the column's order");
+		else if ((st = check_type_encoding(0, type, enc, enc == QS_ENC_DICT_PADDED ? 1 : 0,
+										   (uint32_t) n, &e2)) != QS_CODEC_OK)
+			st = qs_codec_error(err, QS_CODEC_INVALID, "%s", e2.msg);
+	}
 	if (st != QS_CODEC_OK)
-		return qs_codec_error(err, QS_CODEC_INVALID, "%s", e2.msg);
+	{
+		xfree(alloc, lz4);
+		return st;
+	}
 	out->type = type;
 	out->encoding = (uint8_t) enc;
 	out->nvalues = (uint32_t) n;
@@ -382,22 +439,25 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 		case QS_ENC_FOR:
 		case QS_ENC_FOR_DELTA:
 			{
-				/* the values may sit unaligned in vals->data: copy them */
+				/* the values may sit unaligned in vals->data: then copy them */
 				size_t		vb = (size_t) type.typlen;
-				void	   *arr = xalloc(alloc, n * vb);
+				bool		aligned = ((uintptr_t) vals->data % vb) == 0;
+				void	   *arr = aligned ? NULL : xalloc(alloc, n * vb);
+				const void *vp = aligned ? (const void *) vals->data : arr;
 				QsForInfo	info;
 				QsForKind	kind = enc == QS_ENC_FOR ? QS_FOR_PLAIN : QS_FOR_DELTA;
 				size_t		sz,
 							got;
 				uint8_t    *s;
 
-				if (arr == NULL)
+				if (!aligned && arr == NULL)
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
-				memcpy(arr, vals->data, n * vb);
+				if (!aligned)
+					memcpy(arr, vals->data, n * vb);
 				if (vb == 4)
-					qs_for_analyze32(arr, n, &info);
+					qs_for_analyze32(vp, n, &info);
 				else
-					qs_for_analyze64(arr, n, &info);
+					qs_for_analyze64(vp, n, &info);
 				sz = kind == QS_FOR_PLAIN ? info.for_size : info.delta_size;
 				s = xalloc(alloc, sz);
 				if (s == NULL)
@@ -405,8 +465,8 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 					xfree(alloc, arr);
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
 				}
-				st = vb == 4 ? qs_for_encode32(arr, n, kind, s, sz, &got, err)
-					: qs_for_encode64(arr, n, kind, s, sz, &got, err);
+				st = vb == 4 ? qs_for_encode32(vp, n, kind, s, sz, &got, err)
+					: qs_for_encode64(vp, n, kind, s, sz, &got, err);
 				xfree(alloc, arr);
 				if (st != QS_CODEC_OK)
 				{
@@ -424,27 +484,31 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 				uint32_t   *codes = xalloc(alloc, n * sizeof(uint32_t));
 				uint8_t    *blob;
 				size_t		bloblen;
-				QsDict		d;
 				int			width;
 				uint8_t    *s;
 				size_t		sz;
 
 				if (codes == NULL)
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
-				st = qs_dict_build(vals, cmp, cmp_arg, alloc, &blob, &bloblen, codes, err);
+				if (hints && hints->image_equal)
+					st = qs_dict_build_image(vals, cmp, cmp_arg, alloc, &blob, &bloblen,
+											 codes, err);
+				else
+					st = qs_dict_build(vals, cmp, cmp_arg, alloc, &blob, &bloblen, codes, err);
 				if (st != QS_CODEC_OK)
 				{
 					xfree(alloc, codes);
 					return st;
 				}
-				st = qs_dict_open(blob, bloblen, cmp, cmp_arg, false, &d, err);
+				st = qs_dict_open(blob, bloblen, cmp, cmp_arg, false, &dict, err);
 				if (st != QS_CODEC_OK)
 				{
 					xfree(alloc, codes);
 					xfree(alloc, blob);
 					return st;
 				}
-				width = qs_bits_needed(d.nvalues - 1);
+				have_dict = true;
+				width = qs_bits_needed(dict.nvalues - 1);
 				if (enc == QS_ENC_DICT)
 					sz = qs_bitpack_serialized_size(n, width);
 				else
@@ -477,6 +541,13 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 			break;
 
 		case QS_ENC_LZ4:
+			if (lz4 != NULL)
+			{
+				/* the chooser's stripe of these very values */
+				out->stripe = lz4;
+				out->stripe_len = lz4_len;
+			}
+			else
 			{
 				uint8_t    *blob;
 				size_t		bloblen;
@@ -506,20 +577,46 @@ qs_colblock_encode_column(const QsValues *vals, QsColType type, QsEncoding enc,
 		qs_values_get(vals, 0, &minp, &minl);
 		maxp = minp;
 		maxl = minl;
-		for (i = 1; i < n; i++)
+		if (have_dict)
 		{
-			qs_values_get(vals, i, &p, &l);
-			if (cmp(p, l, minp, minl, cmp_arg) < 0)
-			{
-				minp = p;
-				minl = l;
-			}
-			if (cmp(p, l, maxp, maxl, cmp_arg) > 0)
-			{
-				maxp = p;
-				maxl = l;
-			}
+			/*
+			 * The dictionary's ends, no comparison: it is sorted in this
+			 * order and keeps the first of equal values, as the loop below
+			 * does (under a collation's comparator that loop was a third
+			 * of a bulk load of low-cardinality text).
+			 */
+			qs_dict_value(&dict, 0, &minp, &minl);
+			qs_dict_value(&dict, dict.nvalues - 1, &maxp, &maxl);
 		}
+		else if ((cmp == qs_cmp_int32 && vals->width == 4) ||
+				 (cmp == qs_cmp_int64 && vals->width == 8))
+		{
+			/* the codec's integer orders: compare in place, no call */
+			size_t		loi,
+						hii;
+
+			if (vals->width == 4)
+				int_minmax(vals->data, n, 4, &loi, &hii);
+			else
+				int_minmax(vals->data, n, 8, &loi, &hii);
+			minp = vals->data + loi * vals->width;
+			maxp = vals->data + hii * vals->width;
+		}
+		else
+			for (i = 1; i < n; i++)
+			{
+				qs_values_get(vals, i, &p, &l);
+				if (cmp(p, l, minp, minl, cmp_arg) < 0)
+				{
+					minp = p;
+					minl = l;
+				}
+				else if (cmp(p, l, maxp, maxl, cmp_arg) > 0)
+				{
+					maxp = p;
+					maxl = l;
+				}
+			}
 		st = keep_minmax(alloc, minp, minl, maxp, maxl, out, err);
 		if (st != QS_CODEC_OK)
 		{

@@ -90,4 +90,48 @@ ut_free(void *ctx, void *p)
 
 static const QsCodecAllocator talloc = {ut_alloc, ut_free, NULL};
 
+/*
+ * A random column of n values drawn from card distinct ones, for property
+ * tests: width 4 or 8, integers spread over their range; another fixed
+ * width, the value in the last 8 bytes after zeros; 0, strings of a
+ * varying number of leading zeros (long shared prefixes), some empty.
+ * buf holds n * Max(width, 72) bytes, ptrs and lens n entries.
+ */
+static inline void
+ut_random_column(uint64_t *seed, size_t n, uint64_t card, uint32_t width,
+				 uint8_t *buf, const uint8_t **ptrs, uint32_t *lens, QsValues *qv)
+{
+	memset(qv, 0, sizeof(*qv));
+	qv->n = n;
+	qv->width = width;
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	v = ut_rand(seed) % card;
+
+		if (width == 4)
+			qs_store32(buf + i * 4, (uint32_t) (v * 2654435761u));
+		else if (width == 8)
+			qs_store64(buf + i * 8, (v << 33) - v);
+		else if (width > 0)
+		{
+			memset(buf + i * width, 0, width);
+			memcpy(buf + (i + 1) * width - 8, &v, 8);
+		}
+		else
+		{
+			ptrs[i] = buf + 72 * i;
+			lens[i] = v % 9 == 0 ? 0 :
+				(uint32_t) snprintf((char *) ptrs[i], 72, "%0*llu", (int) (v % 64),
+									(unsigned long long) v);
+		}
+	}
+	if (width > 0)
+		qv->data = buf;
+	else
+	{
+		qv->ptrs = (const uint8_t *const *) ptrs;
+		qv->lens = lens;
+	}
+}
+
 #endif							/* QS_UNIT_H */
