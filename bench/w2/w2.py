@@ -6,7 +6,12 @@ their own under PGOPTIONS='-c default_table_access_method=<am>' (the primary
 keys are btree, as pgbench makes them).  Then, round-robin over the systems so
 that a noisy moment hurts all of them alike, RUNS runs of `pgbench -c 8 -j 2
 -T SECONDS` for TPC-B and for select-only (-S).  Reported: median TPS with
-min and max, and the ratio to heap's median from the same run.
+min and max, and the ratio to heap's median from the same run.  After the
+runs, each system's tables (w2_tables.csv): pages, updates and the share of
+them that were HOT (pg_stat_user_tables.n_tup_hot_upd / n_tup_upd), the
+figures that show what update chains cost a layout (pgbench_branches and
+pgbench_tellers are small tables updated by every transaction).
+`--modes tpcb` and `--ams heap,quickstep_nsm` pick a subset.
 """
 import argparse
 import os
@@ -18,7 +23,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import qsbench  # noqa: E402
 
-MODES = [("tpcb", []), ("select-only", ["-S"])]
+ALL_MODES = [("tpcb", []), ("select-only", ["-S"])]
+MODES = ALL_MODES
+TABLES = ["pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"]
 
 
 def pgbench(srv, db, args, env_extra=None):
@@ -34,14 +41,28 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=None)
     ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
+    ap.add_argument("--modes", default=",".join(m for m, _ in ALL_MODES),
+                    help="comma-separated subset of: " + ", ".join(m for m, _ in ALL_MODES))
+    ap.add_argument("--ams", default=None,
+                    help="comma-separated table access methods (default: heap and every quickstep AM)")
     a = ap.parse_args()
+    global MODES
+    MODES = [m for m in ALL_MODES if m[0] in a.modes.split(",")]
+    if not MODES:
+        ap.error(f"--modes: none of {a.modes!r} is a mode")
     secs = a.seconds or (10 if a.quick else 60)
 
     srv = qsbench.Server(a.pg, 55700 + int(a.pg), f"/tmp/quickstep-bench/w2-pg{a.pg}/data")
     srv.start()
     try:
         systems = []
-        for am in srv.table_ams():
+        ams = srv.table_ams()
+        if a.ams:
+            unknown = set(a.ams.split(",")) - set(ams)
+            if unknown:
+                ap.error(f"--ams: not a table access method here: {', '.join(sorted(unknown))}")
+            ams = [am for am in ams if am in a.ams.split(",")]
+        for am in ams:
             db = f"w2_{am}"
             srv.sql(f"CREATE DATABASE {db}")
             try:
@@ -94,6 +115,8 @@ def main():
                                  wal_images_per_tx=round(statistics.median(x[1] for x in wal[(am, mode)]), 3),
                                  wal_ratio_to_heap=round(wb / hb, 3) if hb else "",
                                  errors=errors.get((am, mode), ""), **meta))
+        path = qsbench.write_csv("w2_tables.csv", table_stats(srv, systems, meta))
+        print(f"w2: wrote {path}")
         path = qsbench.write_csv("w2_pgbench.csv", rows)
         plot(rows, path.replace(".csv", ".png"), meta)
         print(f"w2: wrote {path}")
@@ -101,10 +124,30 @@ def main():
         srv.stop()
 
 
+def table_stats(srv, systems, meta):
+    """Each system's pgbench tables after all runs: pages and HOT share."""
+    rows = []
+    tables = ",".join(f"'{t}'" for t in TABLES)
+    for am, db in systems:
+        # the pgbench backends have exited, so their counts are flushed
+        out = srv.sql("SELECT c.relname, pg_relation_size(c.oid) / current_setting('block_size')::int, "
+                      "s.n_tup_upd, s.n_tup_hot_upd FROM pg_class c "
+                      "JOIN pg_stat_user_tables s ON s.relid = c.oid "
+                      f"WHERE c.relname IN ({tables}) ORDER BY c.relname", db=db)
+        for line in out.splitlines():
+            rel, pages, upd, hot = line.split("|")
+            share = int(hot) / int(upd) if int(upd) else 0.0
+            rows.append(dict(workload="W2", system=am, table=rel, pages=int(pages), n_tup_upd=int(upd),
+                             n_tup_hot_upd=int(hot), hot_share=round(share, 3), **meta))
+            print(f"w2 after runs {am:<14} {rel:<17} {int(pages):8d} pages {int(upd):9d} updates "
+                  f"{share:6.1%} HOT")
+    return rows
+
+
 def plot(rows, png, meta):
     plt = qsbench.pyplot()
-    fig, axes = plt.subplots(1, len(MODES), figsize=(6 * len(MODES), 4))
-    for ax, (mode, _) in zip(axes, MODES):
+    fig, axes = plt.subplots(1, len(MODES), figsize=(6 * len(MODES), 4), squeeze=False)
+    for ax, (mode, _) in zip(axes[0], MODES):
         pts = [r for r in rows if r["mode"] == mode]
         xs = range(len(pts))
         ax.bar(xs, [r["median_tps"] for r in pts],
