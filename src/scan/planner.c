@@ -260,9 +260,11 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
 									 kind == QS_ROW_TABLE));
 
-	/* parallel scans of column tables (claiming blocks) are not built yet */
-	if (kind == QS_ROW_TABLE &&
-		rel->consider_parallel && rel->lateral_relids == NULL)
+	/*
+	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
+	 * column table's delta pages, then its main blocks) from shared state.
+	 */
+	if (rel->consider_parallel && rel->lateral_relids == NULL)
 	{
 		int			workers = compute_parallel_worker(rel, rel->pages, -1,
 													  max_parallel_workers_per_gather);
