@@ -123,4 +123,31 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT * FROM cpar WHERE id >= 19000')
 ) v(q);
 
+-- costs that know skipping: a range on the sort key (blocks in its order,
+-- correlation near 1) is costed at the blocks it visits, a qual of the same
+-- selectivity on a column spread over every block at all of them
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+CREATE FUNCTION cost_of(q text) RETURNS float8 LANGUAGE plpgsql AS $f$
+DECLARE j json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+	RETURN (j->0->'Plan'->>'Total Cost')::float8;
+END
+$f$;
+SELECT attname, correlation > 0.9 AS follows_order FROM pg_stats
+WHERE schemaname = 'column_parallel' AND tablename = 'cpar' AND attname IN ('id', 'g')
+ORDER BY 1;
+EXPLAIN (COSTS OFF) SELECT * FROM cpar WHERE id BETWEEN 1 AND 1176;
+EXPLAIN (COSTS OFF) SELECT * FROM cpar WHERE g = 3;
+SELECT cost_of('SELECT * FROM cpar WHERE id BETWEEN 1 AND 1176') <
+	   0.3 * cost_of('SELECT * FROM cpar WHERE g = 3') AS sort_key_cheaper,
+	   cost_of('SELECT * FROM cpar WHERE id BETWEEN 1 AND 1176') <
+	   0.3 * (SELECT cost_of('SELECT * FROM cpar WHERE id BETWEEN 1 AND 1176')
+			  FROM set_config('quickstep.enable_pushdown', 'off', false)) AS below_seq_scan;
+RESET quickstep.enable_pushdown;
+RESET max_parallel_workers_per_gather;
+
 DROP SCHEMA column_parallel CASCADE;
