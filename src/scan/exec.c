@@ -29,6 +29,7 @@
 #include "tableam/engine.h"
 
 #include "access/heapam.h"
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
@@ -40,6 +41,27 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+
+/*
+ * Parallel scans of column tables: what each worker counted for EXPLAIN
+ * ANALYZE, in the node's DSM segment after the table AM's parallel scan
+ * state.  A worker writes its slot when it shuts its node down (before its
+ * tuple queue detaches, so before the Gather sees it finish); the leader
+ * adds the slots to its own copy when it shuts down or the Gather restarts
+ * its workers, and zeroes them.
+ */
+typedef struct QsColCounts
+{
+	uint64		blocks_read;
+	uint64		skipped_minmax;
+	uint64		skipped_dict;
+} QsColCounts;
+
+typedef struct QsSharedCounts
+{
+	int			nworkers;
+	QsColCounts w[FLEXIBLE_ARRAY_MEMBER];
+} QsSharedCounts;
 
 typedef struct QsScanState
 {
@@ -91,6 +113,15 @@ typedef struct QsScanState
 	uint32	   *rows;			/* QS_COLPUSH_CHUNK */
 	bool	   *want;			/* natts: the needed columns */
 	MemoryContext rowcxt;		/* the values of the row handed out */
+
+	/*
+	 * Parallel scans of column tables: pscan above is the first part of the
+	 * column AM's parallel scan state (its delta pages' allocator, then the
+	 * counter handing out main blocks); the workers' EXPLAIN counters.
+	 */
+	QsSharedCounts *shared;		/* in DSM */
+	int			nworkers;		/* leader: worker_counts[] */
+	QsColCounts *worker_counts;
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -101,6 +132,7 @@ static Size qs_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 static void qs_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 static void qs_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 static void qs_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+static void qs_shutdown(CustomScanState *node);
 static void qs_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 static const CustomExecMethods qs_exec_methods = {
@@ -113,6 +145,7 @@ static const CustomExecMethods qs_exec_methods = {
 	.InitializeDSMCustomScan = qs_init_dsm,
 	.ReInitializeDSMCustomScan = qs_reinit_dsm,
 	.InitializeWorkerCustomScan = qs_init_worker,
+	.ShutdownCustomScan = qs_shutdown,
 	.ExplainCustomScan = qs_explain,
 };
 
@@ -224,7 +257,20 @@ start_scan(QsScanState *st)
 		 * predicate-locks the relation and counts the sequential scan, as
 		 * every sequential scan of the table does.
 		 */
-		st->colscan = table_beginscan(rel, snapshot, 0, NULL);
+		if (st->pscan)
+		{
+			/*
+			 * table_beginscan_parallel without its snapshot: the executor's
+			 * is already the one PostgreSQL restored in every worker, so
+			 * all participants read the same directory view.
+			 */
+			st->colscan = rel->rd_tableam->scan_begin(rel, snapshot, 0, NULL,
+													  (ParallelTableScanDesc) st->pscan,
+													  SO_TYPE_SEQSCAN | SO_ALLOW_STRAT |
+													  SO_ALLOW_SYNC | SO_ALLOW_PAGEMODE);
+		}
+		else
+			st->colscan = table_beginscan(rel, snapshot, 0, NULL);
 		if (!qs_is_col_scan(st->colscan))
 			elog(ERROR, "QuickstepScan: \"%s\" gave no column scan",
 				 RelationGetRelationName(rel));
@@ -366,9 +412,16 @@ next_main_chunk(QsScanState *st)
 
 		if (!s->have_block)
 		{
-			if (st->next_idx >= s->dir.nentries)
+			uint32		idx;
+
+			/* parallel scans claim blocks from the AM's shared counter */
+			if (s->pnext)
+				idx = pg_atomic_fetch_add_u32(s->pnext, 1);
+			else
+				idx = st->next_idx++;
+			if (idx >= s->dir.nentries)
 				return false;
-			qs_colscan_open_block(s, st->next_idx++);
+			qs_colscan_open_block(s, idx);
 			if (!qs_colpush_block(&st->push, s))
 			{
 				qs_colscan_close_block(s);
@@ -550,34 +603,137 @@ qs_rescan(CustomScanState *node)
 	reset_position(st);
 }
 
-/* Parallel scans share PostgreSQL's block allocator (tableam.c). */
+/*
+ * Parallel scans share PostgreSQL's block allocator (tableam.c); for column
+ * tables through the column AM's own parallel scan state (the delta pages'
+ * allocator first, then its counter of main blocks), followed by the
+ * workers' EXPLAIN counters.
+ */
+static Size
+pscan_size(Relation rel)
+{
+	if (qs_is_column_rel(rel))
+		return MAXALIGN(rel->rd_tableam->parallelscan_estimate(rel));
+	return MAXALIGN(sizeof(ParallelBlockTableScanDescData));
+}
+
 static Size
 qs_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return sizeof(ParallelBlockTableScanDescData);
+	Relation	rel = node->ss.ss_currentRelation;
+	Size		size = pscan_size(rel);
+
+	if (qs_is_column_rel(rel))
+		size = add_size(size, add_size(offsetof(QsSharedCounts, w),
+									   mul_size(sizeof(QsColCounts),
+												pcxt->nworkers)));
+	return size;
+}
+
+static void
+attach_dsm(QsScanState *st, void *coordinate, int nworkers)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+
+	st->pscan = coordinate;
+	if (qs_is_column_rel(rel))
+	{
+		st->shared = (QsSharedCounts *) ((char *) coordinate + pscan_size(rel));
+		if (nworkers >= 0)
+		{
+			st->shared->nworkers = nworkers;
+			memset(st->shared->w, 0, sizeof(QsColCounts) * nworkers);
+		}
+	}
 }
 
 static void
 qs_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	QsScanState *st = (QsScanState *) node;
+	Relation	rel = node->ss.ss_currentRelation;
 
-	st->pscan = coordinate;
-	table_block_parallelscan_initialize(node->ss.ss_currentRelation,
-										(ParallelTableScanDesc) st->pscan);
+	attach_dsm(st, coordinate, pcxt->nworkers);
+	if (st->column)
+		rel->rd_tableam->parallelscan_initialize(rel, (ParallelTableScanDesc) st->pscan);
+	else
+		table_block_parallelscan_initialize(rel, (ParallelTableScanDesc) st->pscan);
+}
+
+/* The leader: add the workers' counters to its own, and zero them. */
+static void
+collect_worker_counts(QsScanState *st)
+{
+	QsSharedCounts *sh = st->shared;
+
+	if (sh == NULL || IsParallelWorker())
+		return;
+	if (st->worker_counts == NULL)
+	{
+		st->nworkers = sh->nworkers;
+		st->worker_counts = MemoryContextAllocZero(st->css.ss.ps.state->es_query_cxt,
+												   sizeof(QsColCounts) * Max(sh->nworkers, 1));
+	}
+	for (int i = 0; i < Min(sh->nworkers, st->nworkers); i++)
+	{
+		st->worker_counts[i].blocks_read += sh->w[i].blocks_read;
+		st->worker_counts[i].skipped_minmax += sh->w[i].skipped_minmax;
+		st->worker_counts[i].skipped_dict += sh->w[i].skipped_dict;
+	}
+	memset(sh->w, 0, sizeof(QsColCounts) * sh->nworkers);
 }
 
 static void
 qs_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	table_block_parallelscan_reinitialize(node->ss.ss_currentRelation,
-										  (ParallelTableScanDesc) coordinate);
+	QsScanState *st = (QsScanState *) node;
+	Relation	rel = node->ss.ss_currentRelation;
+
+	collect_worker_counts(st);
+	if (st->column)
+		rel->rd_tableam->parallelscan_reinitialize(rel, (ParallelTableScanDesc) coordinate);
+	else
+		table_block_parallelscan_reinitialize(rel, (ParallelTableScanDesc) coordinate);
 }
 
 static void
 qs_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	((QsScanState *) node)->pscan = coordinate;
+	attach_dsm((QsScanState *) node, coordinate, -1);
+}
+
+static void
+qs_shutdown(CustomScanState *node)
+{
+	QsScanState *st = (QsScanState *) node;
+
+	if (st->shared == NULL)
+		return;
+	if (IsParallelWorker())
+	{
+		int			w = ParallelWorkerNumber;
+
+		if (w >= 0 && w < st->shared->nworkers)
+		{
+			st->shared->w[w].blocks_read = st->push.blocks_read;
+			st->shared->w[w].skipped_minmax = st->push.skipped_minmax;
+			st->shared->w[w].skipped_dict = st->push.skipped_dict;
+		}
+	}
+	else
+		collect_worker_counts(st);
+	/* the segment goes away with the Gather's shutdown */
+	st->shared = NULL;
+}
+
+static void
+explain_col_counts(const QsColCounts *c, ExplainState *es)
+{
+	ExplainPropertyInteger("Column Blocks Read", NULL, (int64) c->blocks_read, es);
+	ExplainPropertyInteger("Blocks Skipped by Min/Max", NULL,
+						   (int64) c->skipped_minmax, es);
+	ExplainPropertyInteger("Blocks Skipped by Dictionary", NULL,
+						   (int64) c->skipped_dict, es);
 }
 
 static void
@@ -604,12 +760,44 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (es->analyze && st->column)
 	{
-		ExplainPropertyInteger("Column Blocks Read", NULL,
-							   (int64) st->push.blocks_read, es);
-		ExplainPropertyInteger("Blocks Skipped by Min/Max", NULL,
-							   (int64) st->push.skipped_minmax, es);
-		ExplainPropertyInteger("Blocks Skipped by Dictionary", NULL,
-							   (int64) st->push.skipped_dict, es);
+		QsColCounts total;
+
+		/* totals over the leader and the workers; VERBOSE: each worker's */
+		total.blocks_read = st->push.blocks_read;
+		total.skipped_minmax = st->push.skipped_minmax;
+		total.skipped_dict = st->push.skipped_dict;
+		for (int i = 0; i < st->nworkers; i++)
+		{
+			total.blocks_read += st->worker_counts[i].blocks_read;
+			total.skipped_minmax += st->worker_counts[i].skipped_minmax;
+			total.skipped_dict += st->worker_counts[i].skipped_dict;
+		}
+		explain_col_counts(&total, es);
+		if (es->verbose && st->nworkers > 0)
+		{
+			ExplainOpenGroup("Workers", "Workers", false, es);
+			for (int i = 0; i < st->nworkers; i++)
+			{
+				const QsColCounts *c = &st->worker_counts[i];
+
+				if (es->format == EXPLAIN_FORMAT_TEXT)
+				{
+					ExplainPropertyText(psprintf("Worker %d", i),
+										psprintf("Column Blocks Read: " UINT64_FORMAT
+												 ", Skipped by Min/Max: " UINT64_FORMAT
+												 ", by Dictionary: " UINT64_FORMAT,
+												 c->blocks_read, c->skipped_minmax,
+												 c->skipped_dict),
+										es);
+					continue;
+				}
+				ExplainOpenGroup("Worker", NULL, true, es);
+				ExplainPropertyInteger("Worker Number", NULL, i, es);
+				explain_col_counts(c, es);
+				ExplainCloseGroup("Worker", NULL, true, es);
+			}
+			ExplainCloseGroup("Workers", "Workers", false, es);
+		}
 	}
 	if (es->verbose && st->layout)
 		ExplainPropertyText("Page Layout", st->column ? "column" : st->layout->name, es);

@@ -29,6 +29,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
 #include "utils/rel.h"
 #include "utils/spccache.h"
 
@@ -153,10 +154,79 @@ parallel_divisor(int workers)
 	return divisor;
 }
 
+/*
+ * Column tables: the fraction of the rows in main blocks the scan still
+ * visits once blocks are skipped on their min/max.  A block is skipped when
+ * none of its values can pass, which happens to the blocks outside a
+ * selective qual's range in proportion to how well the column follows the
+ * physical order (the blocks are sorted on quickstep.sort_key, so that
+ * column's correlation is near 1).  As btcostestimate interpolates between
+ * an index's best and worst case: corr^2 of the way from visiting every
+ * block to visiting only the qualifying fraction.  The best column wins.
+ */
+static double
+column_visit_fraction(PlannerInfo *root, RelOptInfo *rel, List *pushed)
+{
+	double		best = 1.0;
+	Bitmapset  *done = NULL;
+	ListCell   *lc;
+
+	foreach(lc, pushed)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		List	   *vars = pull_var_clause((Node *) ri->clause, 0);
+		List	   *same = NIL;
+		Var		   *var;
+		VariableStatData vardata;
+		ListCell   *lc2;
+		double		sel;
+		double		corr = 0;
+
+		if (list_length(vars) != 1)
+			continue;
+		var = linitial_node(Var, vars);
+		if (var->varno != rel->relid || var->varattno <= 0 ||
+			bms_is_member(var->varattno, done))
+			continue;
+		done = bms_add_member(done, var->varattno);
+
+		/* the column's quals together: a BETWEEN is a range, not two halves */
+		foreach(lc2, pushed)
+		{
+			RestrictInfo *ri2 = lfirst_node(RestrictInfo, lc2);
+			List	   *vars2 = pull_var_clause((Node *) ri2->clause, 0);
+
+			if (list_length(vars2) == 1 &&
+				linitial_node(Var, vars2)->varattno == var->varattno)
+				same = lappend(same, ri2);
+		}
+		sel = clauselist_selectivity(root, same, 0, JOIN_INNER, NULL);
+
+		examine_variable(root, (Node *) var, 0, &vardata);
+		if (HeapTupleIsValid(vardata.statsTuple))
+		{
+			AttStatsSlot sslot;
+
+			if (get_attstatsslot(&sslot, vardata.statsTuple,
+								 STATISTIC_KIND_CORRELATION, InvalidOid,
+								 ATTSTATSSLOT_NUMBERS))
+			{
+				if (sslot.nnumbers > 0)
+					corr = sslot.numbers[0];
+				free_attstatsslot(&sslot);
+			}
+		}
+		ReleaseVariableStats(vardata);
+		best = Min(best, corr * corr * sel + (1.0 - corr * corr));
+	}
+	return best;
+}
+
 static void
 cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
-		  List *rest, int workers)
+		  List *rest, int workers, bool column)
 {
+	double		visit = column ? column_visit_fraction(root, rel, pushed) : 1.0;
 	double		seq_page_cost;
 	double		frac = 1.0;
 	Cost		startup = 0;
@@ -182,12 +252,21 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 		frac *= clause_selectivity(root, (Node *) ri->clause, 0, JOIN_INNER, NULL);
 	}
 
-	/* Rows that pass become tuples and meet the remaining quals. */
+	/*
+	 * The rows that pass them all: the quals together (a BETWEEN is one
+	 * range, not two independent halves).
+	 */
+	frac = clauselist_selectivity(root, pushed, rel->relid, JOIN_INNER, NULL);
+
+	/*
+	 * Rows of skipped blocks are neither visited nor tested (visit); the
+	 * rows that pass are in the blocks visited, become tuples and meet the
+	 * remaining quals.
+	 */
 	cost_qual_eval(&rest_cost, rest, root);
 	startup += rest_cost.startup;
-	cpu_per_tuple += frac * (cpu_tuple_cost + rest_cost.per_tuple);
-
-	cpu_run = cpu_per_tuple * rel->tuples;
+	cpu_run = cpu_per_tuple * rel->tuples * visit +
+		frac * (cpu_tuple_cost + rest_cost.per_tuple) * rel->tuples;
 	startup += rel->reltarget->cost.startup;
 	cpu_run += rel->reltarget->cost.per_tuple * rel->rows;
 
@@ -200,7 +279,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 		path->rows = clamp_row_est(rel->rows / divisor);
 	}
 	path->startup_cost = startup;
-	path->total_cost = startup + cpu_run + seq_page_cost * rel->pages;
+	path->total_cost = startup + cpu_run + seq_page_cost * rel->pages * visit;
 
 	/* It reads every page: a sequential scan, and enable_seqscan says so. */
 	if (!enable_seqscan)
@@ -209,7 +288,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
-		  int workers, bool backward)
+		  int workers, bool backward, bool column)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -227,7 +306,7 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	 */
 	cp->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cp->methods = &qs_path_methods;
-	cost_path(root, rel, &cp->path, pushed, rest, workers);
+	cost_path(root, rel, &cp->path, pushed, rest, workers, column);
 	return cp;
 }
 
@@ -258,18 +337,22 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 
 	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
-									 kind == QS_ROW_TABLE));
+									 kind == QS_ROW_TABLE,
+									 kind == QS_COLUMN_TABLE));
 
-	/* parallel scans of column tables (claiming blocks) are not built yet */
-	if (kind == QS_ROW_TABLE &&
-		rel->consider_parallel && rel->lateral_relids == NULL)
+	/*
+	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
+	 * column table's delta pages, then its main blocks) from shared state.
+	 */
+	if (rel->consider_parallel && rel->lateral_relids == NULL)
 	{
 		int			workers = compute_parallel_worker(rel, rel->pages, -1,
 													  max_parallel_workers_per_gather);
 
 		if (workers > 0)
 			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest,
-													 workers, false));
+													 workers, false,
+													 kind == QS_COLUMN_TABLE));
 	}
 }
 
