@@ -103,12 +103,23 @@ static HeapTuple
 recslot_copy_heap_tuple(TupleTableSlot *slot)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
+	HeapTuple	tup;
 
 	if (rs->tuple)
 		return heap_copytuple(rs->tuple);
 	/* a layout's slot may read attributes lazily (getsomeattrs) */
 	slot_getallattrs(slot);
-	return TTSOpsVirtual.copy_heap_tuple(slot);
+	tup = TTSOpsVirtual.copy_heap_tuple(slot);
+
+	/*
+	 * The copy names its row, as a heap slot's copy does: ANALYZE sorts its
+	 * sample by t_self to measure each column's correlation with the
+	 * physical order (it read about 0 for large PAX, HPL and column tables,
+	 * whose sample came out in reservoir order).
+	 */
+	tup->t_self = slot->tts_tid;
+	tup->t_tableOid = slot->tts_tableOid;
+	return tup;
 }
 
 #if PG_VERSION_NUM >= 180000
