@@ -16,7 +16,6 @@ The column table is `USING quickstep_column` with the extension's defaults
 """
 import argparse
 import os
-import re
 import statistics
 import sys
 
@@ -27,10 +26,7 @@ import w1  # noqa: E402  (W1's Narrow-U generator and seed)
 
 
 def copy_ms(srv, table, path):
-    out = qsbench.sh([f"{srv.bindir}/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "postgres",
-                      "-c", f"TRUNCATE {table}", "-c", "CHECKPOINT", "-c", "\\timing on",
-                      "-c", f"COPY {table} FROM '{path}'"], env=srv.env)
-    return float(re.findall(r"Time: ([0-9.]+) ms", out)[-1])
+    return srv.timed(f"TRUNCATE {table}", "CHECKPOINT", f"COPY {table} FROM '{path}'")[1]
 
 
 def main():

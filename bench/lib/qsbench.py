@@ -8,6 +8,7 @@ client), repeats each measurement, and reports median, min and max.
 import csv
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -63,6 +64,16 @@ class Server:
         return subprocess.run([f"{self.bindir}/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
                                "-d", db, "-c", query], check=True, text=True,
                               capture_output=True, env=self.env).stdout.strip()
+
+    def timed(self, *cmds, db="postgres"):
+        """Run CMDS in one psql session; (output, wall ms of the last one
+        as psql's \\timing reports it: parse, plan and run at the server)."""
+        args = [f"{self.bindir}/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", db,
+                "-c", "\\timing on"]
+        for c in cmds:
+            args += ["-c", c]
+        out = sh(args, env=self.env)
+        return out, float(re.findall(r"Time: ([0-9.]+) ms", out)[-1])
 
     def exec_ms(self, query, setup="", db="postgres"):
         """Server-side execution time of one run of QUERY, in ms."""

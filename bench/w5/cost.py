@@ -51,15 +51,6 @@ def value_expr(typ, domain, col, base):
     return f"{x}::{typ}"
 
 
-def timed(srv, *cmds):
-    args = [f"{srv.bindir}/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", "postgres",
-            "-c", "\\timing on"]
-    for c in cmds:
-        args += ["-c", c]
-    out = qsbench.sh(args, env=srv.env)
-    return out, float(re.findall(r"Time: ([0-9.]+) ms", out)[-1])
-
-
 def cpu_ghz():
     with open("/proc/cpuinfo") as f:
         m = re.search(r"cpu MHz\s*:\s*([0-9.]+)", f.read())
@@ -99,11 +90,11 @@ def main():
                 srv.sql("VACUUM w5c")
                 for f in fractions:
                     n = int(main_rows * f)
-                    _, ins_ms = timed(srv, f"SET quickstep.column_delta_rows = {n + 1}",
+                    _, ins_ms = srv.timed(f"SET quickstep.column_delta_rows = {n + 1}",
                                       f"INSERT INTO w5c SELECT {vals(base)} FROM generate_series(1, {n}) g")
-                    _, heap_ms = timed(srv, f"INSERT INTO w5h SELECT {vals(base)} FROM generate_series(1, {n}) g")
+                    _, heap_ms = srv.timed(f"INSERT INTO w5h SELECT {vals(base)} FROM generate_series(1, {n}) g")
                     base += n
-                    out, merge_ms = timed(srv, "SELECT quickstep.merge('w5c')")
+                    out, merge_ms = srv.timed("SELECT quickstep.merge('w5c')")
                     moved = int(out.split()[0])
                     per = n * NCOLS
                     row = dict(workload="W5-merge-cost", width_bytes=width, type=typ,

@@ -52,12 +52,10 @@ extern void qs_colopts_for_load(Relation rel, const QsColAttr *attrs,
 								QsColLoadOptions *out);
 
 /*
- * The merge worker's trigger for rel: movable delta rows past which it
- * merges (the table's merge_threshold or guc_threshold, lowered by
- * merge_fraction of main_rows).
+ * The merge worker's options of rel: merge_threshold (-1: not set) and
+ * merge_fraction (-1: not set).
  */
-extern int64 qs_colopts_merge_trigger(Relation rel, int64 main_rows,
-									  int guc_threshold);
+extern void qs_colopts_merge(Relation rel, int *threshold, double *fraction);
 
 /* build.c: the encodings a column's block stripe may use */
 extern unsigned qs_colbuild_allowed(const QsColAttr *a);

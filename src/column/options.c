@@ -40,7 +40,7 @@
  *
  * Loads read the options when each block starts (load.c), so a change
  * applies to the next block.  merge_threshold and merge_fraction are read
- * by the merge worker when it looks at the table (qs_colopts_merge_trigger).
+ * by the merge worker when it looks at the table (qs_colopts_merge).
  *
  *-------------------------------------------------------------------------
  */
@@ -834,43 +834,32 @@ qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 }
 
 /*
- * How many movable delta rows make the merge worker merge rel: the table's
- * merge_threshold, or the server's (guc_threshold, quickstep.merge_threshold)
- * without one; with merge_fraction, a delta past that share of main_rows
- * triggers a merge earlier, but never below QS_COLOPT_MIN_BLOCK_ROWS rows.
- *
- * The fraction only lowers the trigger.  Paper 004 merges at a share of
- * main because its merge rewrites all of main, so a bigger main should be
- * merged less often; ours writes new blocks of the moved rows only (its
- * cost is bounded by the delta, not the table: src/merge/README.md), so
- * what the fraction buys here is a fresh main for small tables, where a
- * server-wide row count would leave most of the table in the delta.
+ * The merge worker's options of rel: its merge_threshold (-1: none, the
+ * server's applies) and its merge_fraction (-1: none).  The worker makes
+ * its trigger of them (worker.c, merge_trigger).
  */
-int64
-qs_colopts_merge_trigger(Relation rel, int64 main_rows, int guc_threshold)
+void
+qs_colopts_merge(Relation rel, int *threshold, double *fraction)
 {
-	int64		trigger = guc_threshold;
-	double		fraction = -1.0;
 	ListCell   *lc;
 
+	*threshold = -1;
+	*fraction = -1.0;
 	foreach(lc, stored_opts(RelationGetRelid(rel)))
 	{
 		QsColOpt   *o = lfirst(lc);
 
 		/* checked when set; a hand-edited catalog falls back to defaults */
 		if (opt_kind(o->name) == OPT_MERGE_THRESHOLD && atoi(o->value) >= 1)
-			trigger = atoi(o->value);
+			*threshold = atoi(o->value);
 		else if (opt_kind(o->name) == OPT_MERGE_FRACTION)
-			fraction = strtod(o->value, NULL);
-	}
-	if (fraction >= 0.0 && fraction <= 1.0)
-	{
-		double		share = fraction * (double) main_rows;
+		{
+			double		f = strtod(o->value, NULL);
 
-		if (share < (double) trigger)
-			trigger = Max((int64) share, (int64) QS_COLOPT_MIN_BLOCK_ROWS);
+			if (f >= 0.0 && f <= 1.0)
+				*fraction = f;
+		}
 	}
-	return trigger;
 }
 
 /* ------------------------------------------------------------------------

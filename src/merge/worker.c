@@ -5,7 +5,7 @@
  *	  (started by launcher.c), merging those whose delta holds more rows
  *	  the merge could move than the table's trigger: its merge_threshold
  *	  option, or quickstep.merge_threshold, lowered by its merge_fraction
- *	  option for a small main (qs_colopts_merge_trigger, options.c).
+ *	  option for a small main (merge_trigger).
  *
  * The pass lists the database's quickstep_column tables (none if the
  * extension is not installed: the launcher is told through shared memory)
@@ -150,19 +150,43 @@ count_movable(Relation rel, int64 limit)
 	return n;
 }
 
-/* Rows of the main blocks the active snapshot sees (deleted ones too). */
+/*
+ * How many movable delta rows make the worker merge rel: its
+ * merge_threshold option, or quickstep.merge_threshold; with its
+ * merge_fraction option, a delta past that share of the main rows the
+ * active snapshot sees triggers a merge earlier, but never below
+ * QS_COLOPT_MIN_BLOCK_ROWS rows.
+ *
+ * The fraction only lowers the trigger.  Paper 004 merges at a share of
+ * main because its merge rewrites all of main, so a bigger main should be
+ * merged less often; ours writes new blocks of the moved rows only (its
+ * cost is bounded by the delta, not the table: README.md), so what the
+ * fraction buys here is a fresh main for small tables, where a server-wide
+ * row count would leave most of the table in the delta.
+ */
 static int64
-main_rows(Relation rel)
+merge_trigger(Relation rel)
 {
-	QsColDirectory dir;
-	int64		n = 0;
+	int			threshold;
+	double		fraction;
+	int64		trigger;
 
-	qs_coldir_read_visible(rel, GetActiveSnapshot(), &dir);
-	for (uint32 i = 0; i < dir.nentries; i++)
-		n += dir.entries[i].published;
-	if (dir.entries)
+	qs_colopts_merge(rel, &threshold, &fraction);
+	trigger = threshold >= 1 ? threshold : qs_merge_threshold;
+	if (fraction >= 0.0)
+	{
+		QsColDirectory dir;
+		double		main_rows = 0;
+
+		qs_coldir_read_visible(rel, GetActiveSnapshot(), &dir);
+		for (uint32 i = 0; i < dir.nentries; i++)
+			main_rows += dir.entries[i].published;
 		pfree(dir.entries);
-	return n;
+		if (fraction * main_rows < (double) trigger)
+			trigger = Max((int64) (fraction * main_rows),
+						  (int64) QS_COLOPT_MIN_BLOCK_ROWS);
+	}
+	return trigger;
 }
 
 /*
@@ -194,7 +218,7 @@ merge_one(Oid relid)
 		goto done;
 	}
 
-	trigger = qs_colopts_merge_trigger(rel, main_rows(rel), qs_merge_threshold);
+	trigger = merge_trigger(rel);
 	movable = count_movable(rel, trigger);
 	if (movable > trigger)
 	{

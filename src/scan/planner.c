@@ -222,11 +222,14 @@ column_visit_fraction(PlannerInfo *root, RelOptInfo *rel, List *pushed)
 	return best;
 }
 
+/*
+ * visit: the share of the rows and pages the scan reads (column tables:
+ * column_visit_fraction; row tables: 1).
+ */
 static void
 cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
-		  List *rest, int workers, bool column)
+		  List *rest, int workers, double visit)
 {
-	double		visit = column ? column_visit_fraction(root, rel, pushed) : 1.0;
 	double		seq_page_cost;
 	double		frac = 1.0;
 	Cost		startup = 0;
@@ -288,7 +291,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
-		  int workers, bool backward, bool column)
+		  int workers, bool backward, double visit)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -306,7 +309,7 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	 */
 	cp->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cp->methods = &qs_path_methods;
-	cost_path(root, rel, &cp->path, pushed, rest, workers, column);
+	cost_path(root, rel, &cp->path, pushed, rest, workers, visit);
 	return cp;
 }
 
@@ -317,6 +320,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *pushed;
 	List	   *rest;
 	QsScanKind	kind;
+	double		visit;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -336,9 +340,10 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (pushed == NIL)
 		return;
 
+	/* the same for the serial and the partial path */
+	visit = kind == QS_COLUMN_TABLE ? column_visit_fraction(root, rel, pushed) : 1.0;
 	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
-									 kind == QS_ROW_TABLE,
-									 kind == QS_COLUMN_TABLE));
+									 kind == QS_ROW_TABLE, visit));
 
 	/*
 	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
@@ -351,8 +356,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 		if (workers > 0)
 			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest,
-													 workers, false,
-													 kind == QS_COLUMN_TABLE));
+													 workers, false, visit));
 	}
 }
 
