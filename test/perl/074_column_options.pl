@@ -180,8 +180,10 @@ like(reloptions('c'), qr/rows_per_block=5000/, 'CREATE TABLE IF NOT EXISTS of an
 # --- loads: block sizes and sorted blocks -----------------------------------
 $node->safe_psql('postgres', "COPY c FROM '$copyfile'");
 same_as_heap('postgres', 'c', 'COPY: every value as heap has it, check_table clean (sorted flags verified)');
-is(block_sizes('c'), '5000,5000,5000,5000,5000,5000',
-	'COPY: the first 1000 rows to the delta, then blocks of rows_per_block (5000)');
+is(block_sizes('c'), '5000,5000,5000,5000,5000,5000,1000',
+	'COPY: its full batches go straight to blocks of rows_per_block (5000), the last one partial');
+is($node->safe_psql('postgres', q{SELECT delta_rows FROM quickstep.column_table_stats('c'::regclass)}),
+	'0', 'COPY: no row left in the delta (the table is merged when COPY returns)');
 is(out_of_order('c', 'k'), '0', 'each block is sorted on the sort key, NULLs last');
 ok($node->safe_psql('postgres', 'SELECT count(*) FROM (' . main_rows('c') . ') m WHERE k IS NULL') > 0,
 	'(the sorted blocks hold NULL keys)');
@@ -213,11 +215,11 @@ is(reloptions('c'),
 	'fillfactor=90 quickstep.sort_key=t quickstep.rows_per_block=3000 quickstep.merge_fraction=0.2',
 	'ALTER TABLE SET/RESET: options replaced and removed, core\'s kept');
 $node->safe_psql('postgres', "COPY c FROM '$copyfile'");
-is(block_sizes('c'), '5000,5000,5000,5000,5000,5000,3000,3000,3000,3000,3000,3000,3000,3000,3000,3000',
+is(block_sizes('c'), '5000,5000,5000,5000,5000,5000,1000,' . join(',', (3000) x 10) . ',1000',
 	'the next COPY cuts blocks of the new rows_per_block');
 is($node->safe_psql('postgres', q{
 	SELECT count(*) FROM (SELECT t AS v, lag(t) OVER w AS pv, lag(t IS NULL) OVER w AS pnull
-	  FROM (} . main_rows('c') . q{) m WHERE blk >= 6 WINDOW w AS (PARTITION BY blk ORDER BY pos)) x
+	  FROM (} . main_rows('c') . q{) m WHERE blk >= 7 WINDOW w AS (PARTITION BY blk ORDER BY pos)) x
 	WHERE (pnull AND v IS NOT NULL) OR v < pv}),
 	'0', 'and sorts them on the new sort key');
 is($node->safe_psql('postgres', q{SELECT count(*), quickstep.check_table('c') FROM c}), '62000|62000',
