@@ -225,6 +225,23 @@ is($node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', q{SELECT count(*), quickstep.check_table('c') FROM c}), '62000|62000',
 	'both loads there, check_table clean');
 
+# rewrites apply the options as loads do (they used the defaults: one block
+# of 150,000 rows, unsorted, every encoding allowed)
+my $before = $node->safe_psql('postgres', q{SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) FROM c x});
+$node->safe_psql('postgres', 'VACUUM FULL c');
+is(block_sizes('c'), join(',', (3000) x 20) . ',2000',
+	'VACUUM FULL: blocks of rows_per_block (3000)');
+is(out_of_order('c', 't'), '0', 'VACUUM FULL: each block sorted on the sort key');
+is($node->safe_psql('postgres', q{SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) || ' ' || quickstep.check_table('c') FROM c x}),
+	"$before 62000", 'VACUUM FULL: the same rows, check_table clean');
+$node->safe_psql('postgres', q{CREATE INDEX c_id ON c (id); CLUSTER c USING c_id});
+is(block_sizes('c'), join(',', (3000) x 20) . ',2000', 'CLUSTER: blocks of rows_per_block');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY blk, pos) AS pid FROM (} . main_rows('c') . q{) m) x
+	WHERE id < pid}),
+	'0', 'CLUSTER: the index\'s order, not the sort key\'s');
+$node->safe_psql('postgres', q{DROP INDEX c_id});
+
 # --- core's ALTER TABLE SET/RESET with ours stored ---------------------------
 $node->safe_psql('postgres', q{ALTER TABLE c SET (fillfactor = 50, toast.autovacuum_enabled = false)});
 is(reloptions('c'),
