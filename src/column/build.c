@@ -293,6 +293,23 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 						 int sort_col, const unsigned *enc_mask,
 						 size_t *image_len, uint32 **perm_out)
 {
+	return qs_colbuilder_build_given(b, rel, block_id, sort_col, enc_mask,
+									 image_len, perm_out, NULL, NULL);
+}
+
+/*
+ * qs_colbuilder_build_given
+ *		qs_colbuilder_build_perm where the columns with have[c] come encoded
+ *		by the caller in given[c] (buffers from qs_palloc_allocator(), taken
+ *		over; presence bitmap the caller's): the merge into the open block
+ *		merges dictionary columns itself (append.c).  No sort then.
+ */
+uint8 *
+qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
+						  int sort_col, const unsigned *enc_mask,
+						  size_t *image_len, uint32 **perm_out,
+						  const bool *have, const QsColBlockColumn *given)
+{
 	const QsCodecAllocator *alloc = qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
@@ -306,7 +323,8 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 
 	if (b->nrows == 0 || b->nrows > QS_COLBLOCK_MAX_ROWS)
 		elog(ERROR, "cannot build a column block of %u rows", b->nrows);
-	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order))
+	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order) ||
+		have != NULL)
 		sort_col = -1;
 	if (sort_col >= 0)
 	{
@@ -329,6 +347,11 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 		uint8_t    *lz4 = NULL;
 		QsColEncodeHints hints;
 
+		if (have && have[c])
+		{
+			cols[c] = given[c];
+			continue;
+		}
 		memset(&qv, 0, sizeof(qv));
 		qv.n = col->n;
 		if (perm == NULL)
