@@ -387,6 +387,10 @@ typedef struct QsColBuilder
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
 extern void qs_colbuilder_reset(QsColBuilder *b);
 extern void qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot);
+extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
+									 uint32 first, uint32 n, Relation rel,
+									 uint32 block_id);
+extern void qs_colbuilder_add_rows(QsColBuilder *b, uint32 n);
 extern uint8 *qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
 								  size_t *image_len);
 

@@ -75,7 +75,29 @@ qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
 		want[c] = !ap->dict[c];
 	}
 
-	/* the old rows of the other columns, in their positions */
+	/*
+	 * The old rows of the other columns, in their positions: column by
+	 * column straight from the block's readers (the codec's value format is
+	 * the builder's), unless a column was added after the block was written
+	 * (its missing value comes through a row).
+	 */
+	if (ap->rr.h.blk.ncols == b->natts)
+	{
+		for (int c = 0; c < b->natts; c++)
+		{
+			if (ap->dict[c] || TupleDescAttr(desc, c)->attisdropped)
+			{
+				/* NULLs: merged below, or dropped */
+				qs_colbuilder_add_column(b, c, NULL, 0, ap->base, rel, e->block_id);
+				continue;
+			}
+			qs_colbuilder_add_column(b, c, qs_colrows_reader(&ap->rr, c), 0,
+									 ap->base, rel, e->block_id);
+		}
+		qs_colbuilder_add_rows(b, ap->base);
+		pfree(want);
+		return;
+	}
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep append row",
 								   ALLOCSET_SMALL_SIZES);

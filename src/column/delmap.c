@@ -458,6 +458,22 @@ init_page(Page page, const QsColDirEntry *e, uint32 vpage)
 	((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
 }
 
+/* a root page: no virtual page has a delete-map page yet */
+static void
+init_root(Page page, uint32 block_id, uint32 nvpages)
+{
+	BlockNumber *slots;
+
+	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
+	special_set(page, block_id, InvalidBlockNumber, nvpages);
+	slots = (BlockNumber *) PageGetContents(page);
+	for (uint32 v = 0; v < nvpages; v++)
+		slots[v] = InvalidBlockNumber;
+	((PageHeader) page)->pd_lower =
+		MAXALIGN(SizeOfPageHeaderData) + nvpages * sizeof(BlockNumber);
+	((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
+}
+
 static Buffer
 new_page(Relation rel)
 {
@@ -527,14 +543,7 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 	if (newroot)
 	{
 		rpage = qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
-		PageInit(rpage, BLCKSZ, QS_COLPAGE_SPECIAL);
-		special_set(rpage, e->block_id, InvalidBlockNumber, nvpages);
-		slots = (BlockNumber *) PageGetContents(rpage);
-		for (uint32 v = 0; v < nvpages; v++)
-			slots[v] = InvalidBlockNumber;
-		((PageHeader) rpage)->pd_lower =
-			MAXALIGN(SizeOfPageHeaderData) + nvpages * sizeof(BlockNumber);
-		((PageHeader) rpage)->pd_upper = ((PageHeader) rpage)->pd_special;
+		init_root(rpage, e->block_id, nvpages);
 	}
 	else
 		rpage = qs_genxlog_register(xs, rbuf, 0);
@@ -573,7 +582,6 @@ qs_coldelmap_new_root(Relation rel, uint32 block_id, uint32 capacity)
 	Buffer		rbuf;
 	QsGenXLogState *xs;
 	Page		rpage;
-	BlockNumber *slots;
 	BlockNumber blk;
 
 	if (nvpages > QS_COLDELMAP_ROOT_MAX)
@@ -584,14 +592,7 @@ qs_coldelmap_new_root(Relation rel, uint32 block_id, uint32 capacity)
 	rbuf = new_page(rel);
 	xs = qs_genxlog_start(rel);
 	rpage = qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
-	PageInit(rpage, BLCKSZ, QS_COLPAGE_SPECIAL);
-	special_set(rpage, block_id, InvalidBlockNumber, nvpages);
-	slots = (BlockNumber *) PageGetContents(rpage);
-	for (uint32 v = 0; v < nvpages; v++)
-		slots[v] = InvalidBlockNumber;
-	((PageHeader) rpage)->pd_lower =
-		MAXALIGN(SizeOfPageHeaderData) + nvpages * sizeof(BlockNumber);
-	((PageHeader) rpage)->pd_upper = ((PageHeader) rpage)->pd_special;
+	init_root(rpage, block_id, nvpages);
 	qs_genxlog_finish(xs);
 	blk = BufferGetBlockNumber(rbuf);
 	UnlockReleaseBuffer(rbuf);

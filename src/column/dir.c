@@ -342,9 +342,11 @@ entry_range_cmp(const void *a, const void *b, void *arg)
  * Put dir's entries (in directory order) in TID order, one version per
  * range when 'collapse': with a snapshot the versions it sees are one at
  * most for MVCC snapshots (a version's committed xmax hides it exactly
- * when the next version is visible), and the newest otherwise
- * (SnapshotAny); without one the newest version whose writer did not
- * abort, or every entry of a range that has none (retired blocks).
+ * when the next version is visible); otherwise (SnapshotAny, or no
+ * snapshot) the newest version whose writer did not abort — an aborted
+ * version's rows below 'base' are those of the version before it, but
+ * readers judge a block's writer once per block — or, without a snapshot,
+ * every entry of a range that has none (retired blocks).
  */
 static void
 sort_entries(QsColDirectory *dir, bool collapse, bool with_snapshot)
@@ -372,8 +374,11 @@ sort_entries(QsColDirectory *dir, bool collapse, bool with_snapshot)
 		if (collapse && j - i > 1)
 		{
 			for (uint32 m = j; m > i && keep < 0; m--)
-				if (with_snapshot || qs_coldir_version_alive(&dir->entries[idx[m - 1]]))
+				if (qs_coldir_version_alive(&dir->entries[idx[m - 1]]))
 					keep = (int) idx[m - 1];
+			/* a snapshot that sees only aborted versions (SnapshotAny) */
+			if (keep < 0 && with_snapshot)
+				keep = (int) idx[j - 1];
 		}
 		if (keep >= 0)
 			out[k++] = dir->entries[keep];
@@ -564,12 +569,13 @@ init_dirpage(Page page)
 }
 
 /*
- * Find the directory page and index of the version 'e' (its block id and
- * run).  Entries never move, so the place stays valid.
+ * Find the directory page and index of the first entry of block_id (with
+ * run run_start, unless InvalidBlockNumber: a version of an open block).
+ * Entries never move, so the place stays valid.
  */
 static bool
-find_version(Relation rel, const QsColDirEntry *e, BlockNumber *blkp,
-			 uint32 *idxp)
+find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
+		   BlockNumber *blkp, uint32 *idxp)
 {
 	BlockNumber blk;
 	DirWalk		w;
@@ -582,9 +588,8 @@ find_version(Relation rel, const QsColDirEntry *e, BlockNumber *blkp,
 		QsColDirEntry *ents = dirpage_entries(h);
 
 		for (uint32 i = 0; i < h->nentries; i++)
-			if (ents[i].block_id == e->block_id &&
-				ents[i].run_start == e->run_start &&
-				ents[i].tid_range == e->tid_range)
+			if (ents[i].block_id == block_id &&
+				(run_start == InvalidBlockNumber || ents[i].run_start == run_start))
 			{
 				*blkp = blk;
 				*idxp = i;
@@ -616,7 +621,7 @@ append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 	Page		tpage = NULL;
 	Page		opage = NULL;
 
-	if (old != NULL && !find_version(rel, old, &oblk, &oidx))
+	if (old != NULL && !find_entry(rel, old->block_id, old->run_start, &oblk, &oidx))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("column table \"%s\" has no directory entry for block %u at page %u",
@@ -936,37 +941,23 @@ Buffer
 qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
 {
 	BlockNumber blk;
-	DirWalk		w;
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, NULL);
-	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
-	{
-		QsColDirEntry *ents = dirpage_entries(h);
-
-		for (uint32 i = 0; i < h->nentries; i++)
-		{
-			if (ents[i].block_id != block_id)
-				continue;
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			h = dirpage_of(rel, BufferGetPage(buf), blk);
-			if (i >= h->nentries || dirpage_entries(h)[i].block_id != block_id)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("directory entry of block %u of column table \"%s\" moved",
-								block_id, RelationGetRelationName(rel))));
-			*idx = i;
-			return buf;
-		}
-		UnlockReleaseBuffer(buf);
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("column table \"%s\" has no directory entry for block %u",
-					RelationGetRelationName(rel), block_id)));
-	return InvalidBuffer;		/* keep compiler quiet */
+	if (!find_entry(rel, block_id, InvalidBlockNumber, &blk, idx))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has no directory entry for block %u",
+						RelationGetRelationName(rel), block_id)));
+	buf = ReadBuffer(rel, blk);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	h = dirpage_of(rel, BufferGetPage(buf), blk);
+	if (*idx >= h->nentries || dirpage_entries(h)[*idx].block_id != block_id)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory entry of block %u of column table \"%s\" moved",
+						block_id, RelationGetRelationName(rel))));
+	return buf;
 }
 
 /* entry 'idx' of a directory page image (one registered for generic WAL) */
