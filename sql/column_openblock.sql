@@ -113,6 +113,18 @@ SET enable_seqscan = off;
 SELECT id, k, v FROM c WHERE id IN (3, 455, 710, 749) ORDER BY id;
 RESET enable_seqscan;
 
+-- every read path over the open block's versions: bitmap and TID scans,
+-- ANALYZE's sample, against the heap twin
+SET enable_seqscan = off; SET enable_indexscan = off;
+SELECT (SELECT count(*) FROM c WHERE id BETWEEN 100 AND 720) AS c_bitmap,
+       (SELECT count(*) FROM h WHERE id BETWEEN 100 AND 720) AS h_rows;
+RESET enable_indexscan;
+SELECT count(*) AS by_tid FROM c WHERE ctid = ANY (ARRAY(SELECT old FROM loc));
+RESET enable_seqscan;
+ANALYZE c;
+SELECT reltuples = (SELECT count(*) FROM c) AS analyze_counts_every_row
+  FROM pg_class WHERE oid = 'c'::regclass;
+
 -- 4. the open block fills up (rows_per_block = 1000): the merge fills it,
 -- it is closed, and the rest starts the next open block
 SELECT twin($$INSERT INTO {t} SELECT i, 'f' || i % 9, i, i FROM generate_series(751, 1800) i$$);
