@@ -28,6 +28,16 @@
  *	  QS_CHOOSE_KEEP_LZ4  when LZ4 is the choice, hand its stripe over in
  *		lz4_stripe (allocated with alloc; the caller frees it) instead of
  *		having the caller compress the values a second time.
+ *	  QS_CHOOSE_SAMPLE  for large inputs (QS_CHOOSE_SAMPLE_MIN values or
+ *		more) first measure every allowed candidate on a sample of
+ *		QS_CHOOSE_SAMPLE_CHUNKS runs of QS_CHOOSE_SAMPLE_RUN consecutive
+ *		values spread over the input, and measure in full only PLAIN, FOR,
+ *		FOR_DELTA (one pass, always) and the candidates whose sample size
+ *		is within QS_CHOOSE_SAMPLE_SLACK of the sample's smallest.  The
+ *		choice is then the smallest of those: a heuristic (an encoding
+ *		ruled out by the sample could have been smaller over all values),
+ *		used by bulk loads, where an LZ4 trial and a distinct count of
+ *		every column of every block cost as much as the encoding itself.
  * Without flags every allowed size is exact (bench/codec reports them).
  *
  * include/codec/choose.h
@@ -40,6 +50,7 @@
 #include <stdbool.h>
 
 #include "codec/codec.h"
+#include "codec/for.h"
 
 typedef enum QsEncoding
 {
@@ -70,6 +81,10 @@ typedef struct QsChoice
 	int			dict_width;		/* bits per dictionary code */
 	int			for_width;
 	int			delta_width;
+	bool		have_for_info;	/* FOR or FOR_DELTA considered: */
+	QsForInfo	for_info;		/* their analysis, for qs_for_encode_analyzed */
+	unsigned	screened_out;	/* QS_CHOOSE_SAMPLE: the encodings the sample
+								 * ruled out (never measured in full) */
 } QsChoice;
 
 extern const char *qs_encoding_name(QsEncoding e);
@@ -83,6 +98,12 @@ extern const char *qs_encoding_name(QsEncoding e);
 #define QS_CHOOSE_IMAGE_EQUAL	0x01
 #define QS_CHOOSE_PRUNE			0x02
 #define QS_CHOOSE_KEEP_LZ4		0x04
+#define QS_CHOOSE_SAMPLE		0x08
+
+#define QS_CHOOSE_SAMPLE_MIN	32768
+#define QS_CHOOSE_SAMPLE_CHUNKS	8
+#define QS_CHOOSE_SAMPLE_RUN	1024
+#define QS_CHOOSE_SAMPLE_SLACK	1.25
 
 extern QsCodecStatus qs_choose_encoding(const QsValues *vals, bool is_int,
 										QsCmpFn cmp, void *cmp_arg,

@@ -63,6 +63,11 @@ extern QsCodecStatus qs_for_encode32(const int32_t *v, size_t n, QsForKind kind,
 extern QsCodecStatus qs_for_encode64(const int64_t *v, size_t n, QsForKind kind,
 									 uint8_t *out, size_t outcap, size_t *outlen,
 									 QsCodecErr *err);
+/* The same with info = the analysis of exactly these values. */
+extern QsCodecStatus qs_for_encode_analyzed(const void *v, int value_bytes, size_t n,
+											QsForKind kind, const QsForInfo *info,
+											uint8_t *out, size_t outcap,
+											size_t *outlen, QsCodecErr *err);
 
 typedef struct QsForView
 {

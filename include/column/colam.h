@@ -48,4 +48,22 @@ extern void qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 /* check.c */
 extern int64 qs_column_check(Relation rel);
 
+/*
+ * What the planner needs to cost a scan of a column table: the blocks a
+ * scan may open (not retired, not a load still buffering), the rows and
+ * pages they hold; the rest of the relation's pages is the delta (and the
+ * directory).  From the directory alone: no block is opened.
+ */
+typedef struct QsColPlanShape
+{
+	double		blocks;
+	double		main_rows;
+	double		main_pages;
+	double		delmap_pages;	/* at most: a block with a delete map has
+								 * a root and up to one page per virtual
+								 * page (without reading the roots) */
+} QsColPlanShape;
+
+extern void qs_column_plan_shape(Relation rel, QsColPlanShape *shape);
+
 #endif							/* QS_COLUMN_COLAM_H */

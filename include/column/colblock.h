@@ -202,6 +202,8 @@ typedef struct QsColEncodeHints
 	uint8_t    *lz4;
 	size_t		lz4_len;
 	bool		image_equal;
+	const QsForInfo *for_info;	/* the chooser's FOR analysis of these
+								 * values, or NULL */
 } QsColEncodeHints;
 
 extern QsCodecStatus qs_colblock_encode_column_ex(const QsValues *vals, QsColType type,

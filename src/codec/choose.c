@@ -158,6 +158,91 @@ dict_sizes_counted(const QsValues *vals, unsigned allowed, bool prune,
 	return QS_CODEC_OK;
 }
 
+/*
+ * QS_CHOOSE_SAMPLE: which allowed encodings are worth measuring in full
+ * (*keep), from their exact sizes over QS_CHOOSE_SAMPLE_CHUNKS runs of
+ * consecutive values spread evenly over vals (runs, not single values, so
+ * that LZ4 and FOR_DELTA see neighbours as they will).  The cheap ones
+ * (PLAIN, FOR, FOR_DELTA: one pass) are always kept.
+ */
+static QsCodecStatus
+screen_on_sample(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
+				 unsigned flags, unsigned allowed,
+				 const QsCodecAllocator *alloc, unsigned *keep, QsCodecErr *err)
+{
+	size_t		m = (size_t) QS_CHOOSE_SAMPLE_CHUNKS * QS_CHOOSE_SAMPLE_RUN;
+	size_t		stride = vals->n / QS_CHOOSE_SAMPLE_CHUNKS;
+	QsValues	sv;
+	QsChoice	sc;
+	uint8_t    *data = NULL;
+	const uint8_t **ptrs = NULL;
+	uint32_t   *lens = NULL;
+	QsCodecStatus st;
+	size_t		best = SIZE_MAX;
+
+	memset(&sv, 0, sizeof(sv));
+	sv.n = m;
+	sv.width = vals->width;
+	if (vals->width > 0)
+	{
+		data = alloc->alloc(alloc->ctx, m * vals->width);
+		if (data == NULL)
+			return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
+		for (int k = 0; k < QS_CHOOSE_SAMPLE_CHUNKS; k++)
+			memcpy(data + (size_t) k * QS_CHOOSE_SAMPLE_RUN * vals->width,
+				   vals->data + (size_t) k * stride * vals->width,
+				   (size_t) QS_CHOOSE_SAMPLE_RUN * vals->width);
+		sv.data = data;
+	}
+	else
+	{
+		ptrs = alloc->alloc(alloc->ctx, m * sizeof(*ptrs));
+		lens = alloc->alloc(alloc->ctx, m * sizeof(*lens));
+		if (ptrs == NULL || lens == NULL)
+		{
+			if (ptrs)
+				alloc->free(alloc->ctx, ptrs);
+			if (lens)
+				alloc->free(alloc->ctx, lens);
+			return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
+		}
+		for (int k = 0; k < QS_CHOOSE_SAMPLE_CHUNKS; k++)
+		{
+			memcpy(ptrs + (size_t) k * QS_CHOOSE_SAMPLE_RUN,
+				   vals->ptrs + (size_t) k * stride,
+				   QS_CHOOSE_SAMPLE_RUN * sizeof(*ptrs));
+			memcpy(lens + (size_t) k * QS_CHOOSE_SAMPLE_RUN,
+				   vals->lens + (size_t) k * stride,
+				   QS_CHOOSE_SAMPLE_RUN * sizeof(*lens));
+		}
+		sv.ptrs = ptrs;
+		sv.lens = lens;
+	}
+	/* every size exact on the sample: no pruning, no stripe kept */
+	st = qs_choose_encoding(&sv, is_int, cmp, cmp_arg,
+							flags & QS_CHOOSE_IMAGE_EQUAL, allowed,
+							alloc, &sc, err);
+	if (data)
+		alloc->free(alloc->ctx, data);
+	if (ptrs)
+	{
+		alloc->free(alloc->ctx, ptrs);
+		alloc->free(alloc->ctx, lens);
+	}
+	if (st != QS_CODEC_OK)
+		return st;
+	for (int e = 0; e < QS_ENC_COUNT; e++)
+		if (sc.considered[e] && (allowed & QS_ENC_MASK(e)) && sc.size[e] < best)
+			best = sc.size[e];
+	*keep = QS_ENC_MASK(QS_ENC_PLAIN) | QS_ENC_MASK(QS_ENC_FOR) |
+		QS_ENC_MASK(QS_ENC_FOR_DELTA);
+	for (int e = 0; e < QS_ENC_COUNT; e++)
+		if (sc.considered[e] &&
+			(double) sc.size[e] <= (double) best * QS_CHOOSE_SAMPLE_SLACK)
+			*keep |= QS_ENC_MASK(e);
+	return QS_CODEC_OK;
+}
+
 QsCodecStatus
 qs_choose_encoding(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
 				   unsigned flags, unsigned allowed, const QsCodecAllocator *alloc,
@@ -170,6 +255,21 @@ qs_choose_encoding(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg
 	memset(choice, 0, sizeof(*choice));
 	if (is_int && vals->width != 4 && vals->width != 8)
 		return qs_codec_error(err, QS_CODEC_INVALID, "integer columns must be 4 or 8 bytes wide");
+	if ((flags & QS_CHOOSE_SAMPLE) && n >= QS_CHOOSE_SAMPLE_MIN)
+	{
+		unsigned	keep = QS_ENC_MASK_ALL;
+		QsCodecStatus st;
+
+		st = screen_on_sample(vals, is_int, cmp, cmp_arg, flags, allowed,
+							  alloc, &keep, err);
+		if (st != QS_CODEC_OK)
+			return st;
+		st = qs_choose_encoding(vals, is_int, cmp, cmp_arg,
+								flags & ~QS_CHOOSE_SAMPLE, allowed & keep,
+								alloc, choice, err);
+		choice->screened_out = allowed & ~keep;
+		return st;
+	}
 
 	choice->considered[QS_ENC_PLAIN] = true;
 	if (vals->width > 0)
@@ -207,6 +307,8 @@ qs_choose_encoding(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg
 		}
 		choice->for_width = info.for_width;
 		choice->delta_width = info.delta_width;
+		choice->have_for_info = true;
+		choice->for_info = info;
 	}
 
 	/*

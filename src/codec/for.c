@@ -27,9 +27,9 @@ value_at(const int32_t *v32, const int64_t *v64, size_t i)
 /*
  * One pass for min, max and the extreme deltas.  The first two values are
  * taken out of the loop, so that its body has no branch but the min/max
- * selections (and is instantiated once per value width): it runs three
- * times per integer column of every block loaded (chooser, encoder and
- * its size check).
+ * selections (and is instantiated once per value width): it runs once
+ * per integer column of every block loaded (the chooser's, handed to the
+ * encoder through QsChoice.for_info).
  */
 static inline __attribute__((always_inline)) void
 analyze_values(const int32_t *v32, const int64_t *v64, size_t n, QsForInfo *info)
@@ -97,7 +97,8 @@ qs_for_analyze64(const int64_t *v, size_t n, QsForInfo *info)
 
 static QsCodecStatus
 encode(const int32_t *v32, const int64_t *v64, size_t n, QsForKind kind,
-	   uint8_t *out, size_t outcap, size_t *outlen, QsCodecErr *err)
+	   const QsForInfo *known, uint8_t *out, size_t outcap, size_t *outlen,
+	   QsCodecErr *err)
 {
 	QsForInfo	info;
 	size_t		need,
@@ -111,7 +112,10 @@ encode(const int32_t *v32, const int64_t *v64, size_t n, QsForKind kind,
 
 	if (kind != QS_FOR_PLAIN && kind != QS_FOR_DELTA)
 		return qs_codec_error(err, QS_CODEC_INVALID, "unknown FOR kind %d", (int) kind);
-	analyze(v32, v64, n, &info);
+	if (known)
+		info = *known;
+	else
+		analyze(v32, v64, n, &info);
 	need = kind == QS_FOR_PLAIN ? info.for_size : info.delta_size;
 	width = kind == QS_FOR_PLAIN ? info.for_width : info.delta_width;
 	if (outcap < need)
@@ -167,14 +171,31 @@ QsCodecStatus
 qs_for_encode32(const int32_t *v, size_t n, QsForKind kind, uint8_t *out,
 				size_t outcap, size_t *outlen, QsCodecErr *err)
 {
-	return encode(v, NULL, n, kind, out, outcap, outlen, err);
+	return encode(v, NULL, n, kind, NULL, out, outcap, outlen, err);
 }
 
 QsCodecStatus
 qs_for_encode64(const int64_t *v, size_t n, QsForKind kind, uint8_t *out,
 				size_t outcap, size_t *outlen, QsCodecErr *err)
 {
-	return encode(NULL, v, n, kind, out, outcap, outlen, err);
+	return encode(NULL, v, n, kind, NULL, out, outcap, outlen, err);
+}
+
+/*
+ * The same with the analysis the caller already made of these values
+ * (qs_for_analyze32/64, or the chooser's QsChoice.for_info): one pass over
+ * the values fewer per encoding.
+ */
+QsCodecStatus
+qs_for_encode_analyzed(const void *v, int value_bytes, size_t n, QsForKind kind,
+					   const QsForInfo *info, uint8_t *out, size_t outcap,
+					   size_t *outlen, QsCodecErr *err)
+{
+	if (value_bytes != 4 && value_bytes != 8)
+		return qs_codec_error(err, QS_CODEC_INVALID, "FOR values must be 4 or 8 bytes wide");
+	return value_bytes == 4 ?
+		encode((const int32_t *) v, NULL, n, kind, info, out, outcap, outlen, err) :
+		encode(NULL, (const int64_t *) v, n, kind, info, out, outcap, outlen, err);
 }
 
 QsCodecStatus

@@ -417,6 +417,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 			continue;
 		}
 		memset(&qv, 0, sizeof(qv));
+		memset(&choice, 0, sizeof(choice));
 		qv.n = col->n;
 		if (perm == NULL)
 		{
@@ -502,6 +503,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 			 */
 			st = qs_choose_encoding(&qv, a->is_int, a->cmpfn, a,
 									QS_CHOOSE_PRUNE | QS_CHOOSE_KEEP_LZ4 |
+									QS_CHOOSE_SAMPLE |
 									(a->dict_ok ? QS_CHOOSE_IMAGE_EQUAL : 0),
 									allowed, alloc, &choice, &err);
 			if (st != QS_CODEC_OK)
@@ -534,6 +536,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		hints.lz4 = lz4;
 		hints.lz4_len = lz4 ? choice.size[QS_ENC_LZ4] : 0;
 		hints.image_equal = a->dict_ok;
+		hints.for_info = choice.have_for_info ? &choice.for_info : NULL;
 		st = qs_colblock_encode_column_ex(&qv, a->type, enc, &hints,
 										  a->cmpfn, a, alloc, &cols[c], &err);
 		if (st != QS_CODEC_OK)

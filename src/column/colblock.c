@@ -454,7 +454,9 @@ qs_colblock_encode_column_ex(const QsValues *vals, QsColType type, QsEncoding en
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
 				if (!aligned)
 					memcpy(arr, vals->data, n * vb);
-				if (vb == 4)
+				if (hints && hints->for_info)
+					info = *hints->for_info;
+				else if (vb == 4)
 					qs_for_analyze32(vp, n, &info);
 				else
 					qs_for_analyze64(vp, n, &info);
@@ -465,8 +467,8 @@ qs_colblock_encode_column_ex(const QsValues *vals, QsColType type, QsEncoding en
 					xfree(alloc, arr);
 					return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
 				}
-				st = vb == 4 ? qs_for_encode32(vp, n, kind, s, sz, &got, err)
-					: qs_for_encode64(vp, n, kind, s, sz, &got, err);
+				st = qs_for_encode_analyzed(vp, (int) vb, n, kind, &info,
+											s, sz, &got, err);
 				xfree(alloc, arr);
 				if (st != QS_CODEC_OK)
 				{

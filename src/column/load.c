@@ -468,7 +468,16 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		qs_multi_insert(rel, slots, ntuples, cid, options, bistate);
 		return;
 	}
-	if (load.cmd_rows < (uint64) qs_column_delta_rows)
+
+	/*
+	 * A command's first quickstep.column_delta_rows rows go to the delta
+	 * (small loads do not make small blocks), unless one batch alone has
+	 * that many: COPY hands its rows over in batches of up to 1,000 rows
+	 * (64 kB), so a big COPY goes into blocks from its first row and the
+	 * table is merged and sealed when it returns.
+	 */
+	if (load.cmd_rows < (uint64) qs_column_delta_rows &&
+		ntuples < qs_column_delta_rows)
 	{
 		int			n = (int) Min((uint64) ntuples,
 								  (uint64) qs_column_delta_rows - load.cmd_rows);

@@ -44,6 +44,7 @@
 
 #include "column/colam.h"
 #include "column/colstore.h"
+#include "column/options.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
@@ -57,6 +58,9 @@ typedef struct RewriteBlocks
 	bool		active;
 	uint32		block_id;
 	uint32		range;
+	bool		may_sort;		/* VACUUM FULL and rewrites: sort_key;
+								 * CLUSTER: the index's order is kept */
+	QsColLoadOptions opts;		/* of the block being built (in tmpcxt) */
 } RewriteBlocks;
 
 /* write the rows built so far as one sealed block with a frozen xmin */
@@ -71,7 +75,9 @@ blocks_flush(RewriteBlocks *w)
 	if (!w->active || w->builder.nrows == 0)
 		return;
 	old = MemoryContextSwitchTo(w->tmpcxt);
-	image = qs_colbuilder_build(&w->builder, w->rel, w->block_id, &image_len);
+	image = qs_colbuilder_build_opts(&w->builder, w->rel, w->block_id,
+									 w->may_sort ? w->opts.sort_col : -1,
+									 w->opts.enc_mask, &image_len);
 	memset(&e, 0, sizeof(e));
 	e.block_id = w->block_id;
 	e.state = QS_COLBLK_SEALED;
@@ -96,11 +102,16 @@ blocks_add(RewriteBlocks *w, TupleTableSlot *slot)
 {
 	if (!w->active)
 	{
+		MemoryContext old = MemoryContextSwitchTo(w->tmpcxt);
+
+		/* the table's options, as a load's block reads them when it starts */
+		qs_colopts_for_load(w->rel, w->builder.attrs, &w->opts);
+		MemoryContextSwitchTo(old);
 		w->block_id = qs_coldir_reserve(w->rel, &w->range);
 		w->active = true;
 	}
 	qs_colbuilder_add(&w->builder, slot);
-	if (w->builder.nrows >= QS_COL_LOAD_BLOCK_ROWS ||
+	if (w->builder.nrows >= (uint32) w->opts.rows_per_block ||
 		w->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 		blocks_flush(w);
 }
@@ -184,6 +195,13 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 
 	memset(&w, 0, sizeof(w));
 	w.rel = NewTable;
+
+	/*
+	 * The new table's indexes are built after the copy, so its blocks may
+	 * be sorted on quickstep.sort_key — unless CLUSTER asked for the order
+	 * of an index, which the rows arrive in.
+	 */
+	w.may_sort = OldIndex == NULL;
 	w.cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep column rewrite",
 								  ALLOCSET_DEFAULT_SIZES);
 	w.tmpcxt = AllocSetContextCreate(w.cxt, "image", ALLOCSET_DEFAULT_SIZES);

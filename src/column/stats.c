@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/tableam.h"
 #include "access/table.h"
@@ -198,6 +200,30 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 	MemoryContextDelete(cxt);
 	table_close(rel, AccessShareLock);
 	return (Datum) 0;
+}
+
+void
+qs_column_plan_shape(Relation rel, QsColPlanShape *shape)
+{
+	QsColDirectory dir;
+
+	memset(shape, 0, sizeof(*shape));
+	qs_coldir_read(rel, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		/* aborted loads count too: a guess, without a commit-log lookup */
+		if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING))
+			continue;
+		shape->blocks += 1;
+		shape->main_rows += e->published;
+		shape->main_pages += e->npages;
+		if (e->delmap_root != InvalidBlockNumber)
+			shape->delmap_pages += 1 + ceil((double) e->published / MaxHeapTuplesPerPage);
+	}
+	if (dir.entries)
+		pfree(dir.entries);
 }
 
 /*

@@ -223,12 +223,56 @@ column_visit_fraction(PlannerInfo *root, RelOptInfo *rel, List *pushed)
 }
 
 /*
- * visit: the share of the rows and pages the scan reads (column tables:
- * column_visit_fraction; row tables: 1).
+ * The share of a column table's rows (*rows) and pages (*pages) a scan
+ * reads when it visits the fraction visit of the main blocks' rows
+ * (column_visit_fraction): the delta is read whole (its pages have no
+ * min/max), and a block is read whole or skipped, so at least one block
+ * is read — the cost of a qual that keeps one row is a block's, not a
+ * row's (without that floor a point query looked cheaper than an index
+ * scan and single-row UPDATEs scanned the table).
+ */
+static void
+column_visit_shares(RelOptInfo *rel, Oid relid, double visit,
+					double *rows, double *pages)
+{
+	Relation	r = table_open(relid, NoLock);	/* the planner holds a lock */
+	QsColPlanShape shape;
+	double		delta_rows,
+				delta_pages,
+				main_share;
+
+	qs_column_plan_shape(r, &shape);
+	table_close(r, NoLock);
+
+	/*
+	 * The pages that are neither runs nor delete maps are the delta's (and
+	 * the directory's); the estimate of the relation's rows counts every
+	 * page outside the runs at a delta row density, so its delta rows are
+	 * scaled down by the delete-map pages too.
+	 */
+	delta_pages = Max((double) rel->pages - shape.main_pages, 0);
+	delta_rows = Max(rel->tuples - shape.main_rows, 0);
+	if (delta_pages > 0)
+	{
+		double		real = Max(delta_pages - shape.delmap_pages, 0);
+
+		delta_rows *= real / delta_pages;
+		delta_pages = real;
+	}
+	main_share = shape.blocks > 0 ? Max(visit, 1.0 / shape.blocks) : 0;
+	*rows = rel->tuples > 0 ?
+		Min((delta_rows + shape.main_rows * main_share) / rel->tuples, 1.0) : 1.0;
+	*pages = rel->pages > 0 ?
+		Min((delta_pages + shape.main_pages * main_share) / rel->pages, 1.0) : 1.0;
+}
+
+/*
+ * visit_rows, visit_pages: the shares of the rows and pages the scan reads
+ * (column tables: column_visit_shares; row tables: 1).
  */
 static void
 cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
-		  List *rest, int workers, double visit)
+		  List *rest, int workers, double visit_rows, double visit_pages)
 {
 	double		seq_page_cost;
 	double		frac = 1.0;
@@ -268,7 +312,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 	 */
 	cost_qual_eval(&rest_cost, rest, root);
 	startup += rest_cost.startup;
-	cpu_run = cpu_per_tuple * rel->tuples * visit +
+	cpu_run = cpu_per_tuple * rel->tuples * visit_rows +
 		frac * (cpu_tuple_cost + rest_cost.per_tuple) * rel->tuples;
 	startup += rel->reltarget->cost.startup;
 	cpu_run += rel->reltarget->cost.per_tuple * rel->rows;
@@ -282,7 +326,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 		path->rows = clamp_row_est(rel->rows / divisor);
 	}
 	path->startup_cost = startup;
-	path->total_cost = startup + cpu_run + seq_page_cost * rel->pages * visit;
+	path->total_cost = startup + cpu_run + seq_page_cost * rel->pages * visit_pages;
 
 	/* It reads every page: a sequential scan, and enable_seqscan says so. */
 	if (!enable_seqscan)
@@ -291,7 +335,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
-		  int workers, bool backward, double visit)
+		  int workers, bool backward, double visit_rows, double visit_pages)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -309,7 +353,7 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	 */
 	cp->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cp->methods = &qs_path_methods;
-	cost_path(root, rel, &cp->path, pushed, rest, workers, visit);
+	cost_path(root, rel, &cp->path, pushed, rest, workers, visit_rows, visit_pages);
 	return cp;
 }
 
@@ -320,7 +364,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *pushed;
 	List	   *rest;
 	QsScanKind	kind;
-	double		visit;
+	double		visit_rows = 1.0,
+				visit_pages = 1.0;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -341,9 +386,12 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 
 	/* the same for the serial and the partial path */
-	visit = kind == QS_COLUMN_TABLE ? column_visit_fraction(root, rel, pushed) : 1.0;
+	if (kind == QS_COLUMN_TABLE)
+		column_visit_shares(rel, rte->relid,
+							column_visit_fraction(root, rel, pushed),
+							&visit_rows, &visit_pages);
 	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
-									 kind == QS_ROW_TABLE, visit));
+									 kind == QS_ROW_TABLE, visit_rows, visit_pages));
 
 	/*
 	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
@@ -356,7 +404,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 		if (workers > 0)
 			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest,
-													 workers, false, visit));
+													 workers, false, visit_rows, visit_pages));
 	}
 }
 

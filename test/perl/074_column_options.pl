@@ -180,8 +180,10 @@ like(reloptions('c'), qr/rows_per_block=5000/, 'CREATE TABLE IF NOT EXISTS of an
 # --- loads: block sizes and sorted blocks -----------------------------------
 $node->safe_psql('postgres', "COPY c FROM '$copyfile'");
 same_as_heap('postgres', 'c', 'COPY: every value as heap has it, check_table clean (sorted flags verified)');
-is(block_sizes('c'), '5000,5000,5000,5000,5000,5000',
-	'COPY: the first 1000 rows to the delta, then blocks of rows_per_block (5000)');
+is(block_sizes('c'), '5000,5000,5000,5000,5000,5000,1000',
+	'COPY: its full batches go straight to blocks of rows_per_block (5000), the last one partial');
+is($node->safe_psql('postgres', q{SELECT delta_rows FROM quickstep.column_table_stats('c'::regclass)}),
+	'0', 'COPY: no row left in the delta (the table is merged when COPY returns)');
 is(out_of_order('c', 'k'), '0', 'each block is sorted on the sort key, NULLs last');
 ok($node->safe_psql('postgres', 'SELECT count(*) FROM (' . main_rows('c') . ') m WHERE k IS NULL') > 0,
 	'(the sorted blocks hold NULL keys)');
@@ -213,15 +215,32 @@ is(reloptions('c'),
 	'fillfactor=90 quickstep.sort_key=t quickstep.rows_per_block=3000 quickstep.merge_fraction=0.2',
 	'ALTER TABLE SET/RESET: options replaced and removed, core\'s kept');
 $node->safe_psql('postgres', "COPY c FROM '$copyfile'");
-is(block_sizes('c'), '5000,5000,5000,5000,5000,5000,3000,3000,3000,3000,3000,3000,3000,3000,3000,3000',
+is(block_sizes('c'), '5000,5000,5000,5000,5000,5000,1000,' . join(',', (3000) x 10) . ',1000',
 	'the next COPY cuts blocks of the new rows_per_block');
 is($node->safe_psql('postgres', q{
 	SELECT count(*) FROM (SELECT t AS v, lag(t) OVER w AS pv, lag(t IS NULL) OVER w AS pnull
-	  FROM (} . main_rows('c') . q{) m WHERE blk >= 6 WINDOW w AS (PARTITION BY blk ORDER BY pos)) x
+	  FROM (} . main_rows('c') . q{) m WHERE blk >= 7 WINDOW w AS (PARTITION BY blk ORDER BY pos)) x
 	WHERE (pnull AND v IS NOT NULL) OR v < pv}),
 	'0', 'and sorts them on the new sort key');
 is($node->safe_psql('postgres', q{SELECT count(*), quickstep.check_table('c') FROM c}), '62000|62000',
 	'both loads there, check_table clean');
+
+# rewrites apply the options as loads do (they used the defaults: one block
+# of 150,000 rows, unsorted, every encoding allowed)
+my $before = $node->safe_psql('postgres', q{SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) FROM c x});
+$node->safe_psql('postgres', 'VACUUM FULL c');
+is(block_sizes('c'), join(',', (3000) x 20) . ',2000',
+	'VACUUM FULL: blocks of rows_per_block (3000)');
+is(out_of_order('c', 't'), '0', 'VACUUM FULL: each block sorted on the sort key');
+is($node->safe_psql('postgres', q{SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) || ' ' || quickstep.check_table('c') FROM c x}),
+	"$before 62000", 'VACUUM FULL: the same rows, check_table clean');
+$node->safe_psql('postgres', q{CREATE INDEX c_id ON c (id); CLUSTER c USING c_id});
+is(block_sizes('c'), join(',', (3000) x 20) . ',2000', 'CLUSTER: blocks of rows_per_block');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY blk, pos) AS pid FROM (} . main_rows('c') . q{) m) x
+	WHERE id < pid}),
+	'0', 'CLUSTER: the index\'s order, not the sort key\'s');
+$node->safe_psql('postgres', q{DROP INDEX c_id});
 
 # --- core's ALTER TABLE SET/RESET with ours stored ---------------------------
 $node->safe_psql('postgres', q{ALTER TABLE c SET (fillfactor = 50, toast.autovacuum_enabled = false)});
