@@ -358,6 +358,18 @@ sort_entries(QsColDirectory *dir, bool collapse, bool with_snapshot)
 
 	if (n < 2)
 		return;
+
+	/*
+	 * Usually the directory is in TID order already, one entry per range
+	 * (blocks append in the order they reserved their ranges): nothing to
+	 * do.  Readers call this per index fetch.
+	 */
+	for (k = 1; k < n; k++)
+		if (dir->entries[k - 1].tid_range >= dir->entries[k].tid_range)
+			break;
+	if (k == n)
+		return;
+	k = 0;
 	idx = palloc(sizeof(uint32) * n);
 	for (uint32 i = 0; i < n; i++)
 		idx[i] = i;
