@@ -1121,7 +1121,7 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 		if (!qs_coldelmap_header(rel, e, row, snapshot, &hdr, &ok))
 			ok = false;
 	}
-	else if (e == NULL &&
+	else if ((e == NULL || row >= e->published) &&
 			 TransactionIdIsValid(mover = qs_moved_merge_of(rel, &slot->tts_tid,
 															 snapshot)))
 	{

@@ -320,7 +320,14 @@ qs_coldir_version_alive(const QsColDirEntry *e)
 	if (!TransactionIdIsNormal(e->xmin) ||
 		TransactionIdIsCurrentTransactionId(e->xmin))
 		return true;
-	return TransactionIdDidCommit(e->xmin) || TransactionIdIsInProgress(e->xmin);
+	/*
+	 * The procarray first, as heap's visibility routines ask: a writer that
+	 * commits between the two questions is still in the procarray for the
+	 * first or in the commit log for the second (the other order judged it
+	 * aborted in that window: its version was skipped and a delete-map page
+	 * made then hid its rows for good).
+	 */
+	return TransactionIdIsInProgress(e->xmin) || TransactionIdDidCommit(e->xmin);
 }
 
 /* entries by TID range, then directory order (their index) */
