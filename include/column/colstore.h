@@ -391,6 +391,8 @@ extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
 									 uint32 first, uint32 n, Relation rel,
 									 uint32 block_id);
 extern void qs_colbuilder_add_rows(QsColBuilder *b, uint32 n);
+extern const uint8 **qs_colbuilder_values(const QsColBuilder *b, int c,
+										  QsValues *qv);
 extern uint8 *qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
 								  size_t *image_len);
 

@@ -148,21 +148,7 @@ merge_dict_column(QsColAppend *ap, QsColBuilder *b, Relation rel, int c,
 	size_t		minl,
 				maxl;
 
-	memset(&delta, 0, sizeof(delta));
-	delta.n = col->n;
-	if (a->type.typlen > 0)
-	{
-		delta.width = (uint32) a->type.typlen;
-		delta.data = col->fixed;
-	}
-	else
-	{
-		ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
-		for (uint32 i = 0; i < col->n; i++)
-			ptrs[i] = col->var + col->offs[i];
-		delta.ptrs = ptrs;
-		delta.lens = col->lens;
-	}
+	ptrs = qs_colbuilder_values(b, c, &delta);
 	err.msg[0] = '\0';
 	st = qs_merge_step1(&r->dict, &delta, alloc, &s1, &err);
 	if (st != QS_CODEC_OK)

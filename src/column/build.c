@@ -215,6 +215,34 @@ qs_colbuilder_add_rows(QsColBuilder *b, uint32 n)
 	b->nrows += n;
 }
 
+/*
+ * Column c's non-NULL values, in row order, as the codec's QsValues (a
+ * view of the builder's arrays); for variable width the pointer array
+ * made for it is returned, to be pfree'd by the caller (else NULL).
+ */
+const uint8 **
+qs_colbuilder_values(const QsColBuilder *b, int c, QsValues *qv)
+{
+	const QsColBuildCol *col = &b->cols[c];
+	const QsColAttr *a = &b->attrs[c];
+	const uint8 **ptrs;
+
+	memset(qv, 0, sizeof(*qv));
+	qv->n = col->n;
+	if (a->type.typlen > 0)
+	{
+		qv->width = (uint32) a->type.typlen;
+		qv->data = col->fixed;
+		return NULL;
+	}
+	ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
+	for (uint32 i = 0; i < col->n; i++)
+		ptrs[i] = col->var + col->offs[i];
+	qv->ptrs = ptrs;
+	qv->lens = col->lens;
+	return ptrs;
+}
+
 unsigned
 qs_colbuild_allowed(const QsColAttr *a)
 {
@@ -287,24 +315,9 @@ sort_permutation(QsColBuilder *b, int sc)
 	{
 		uint32	   *idx = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
 		uint32	   *tmp = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
-		const uint8 **ptrs = NULL;
 		QsValues	qv;
+		const uint8 **ptrs = qs_colbuilder_values(b, sc, &qv);
 
-		memset(&qv, 0, sizeof(qv));
-		qv.n = n;
-		if (a->type.typlen > 0)
-		{
-			qv.width = (uint32) a->type.typlen;
-			qv.data = col->fixed;
-		}
-		else
-		{
-			ptrs = palloc_extended(sizeof(uint8 *) * Max(n, 1), MCXT_ALLOC_HUGE);
-			for (uint32 i = 0; i < n; i++)
-				ptrs[i] = col->var + col->offs[i];
-			qv.ptrs = ptrs;
-			qv.lens = col->lens;
-		}
 		for (uint32 i = 0; i < n; i++)
 			idx[i] = i;
 		qs_sort_indexes(idx, tmp, n, &qv, a->cmpfn, a);
@@ -420,21 +433,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		memset(&choice, 0, sizeof(choice));
 		qv.n = col->n;
 		if (perm == NULL)
-		{
-			if (a->type.typlen > 0)
-			{
-				qv.width = (uint32) a->type.typlen;
-				qv.data = col->fixed;
-			}
-			else
-			{
-				ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
-				for (uint32 i = 0; i < col->n; i++)
-					ptrs[i] = col->var + col->offs[i];
-				qv.ptrs = ptrs;
-				qv.lens = col->lens;
-			}
-		}
+			ptrs = qs_colbuilder_values(b, c, &qv);
 		else
 		{
 			/*
