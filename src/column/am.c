@@ -836,7 +836,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 
 	/* with 'hdr', the engine's DML holds the row's delete-map page: no flush */
 	if (hdr == NULL)
-		qs_colload_flush_rel(rel);
+		qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
 	qs_coldir_read_visible(rel, snapshot, &dir);
@@ -1017,7 +1017,7 @@ col_index_fetch_begin(Relation rel)
 {
 	ColIndexFetchData *f = palloc0(sizeof(ColIndexFetchData));
 
-	qs_colload_flush_rel(rel);
+	/* buffered rows are flushed when one of them is fetched (col_fetch_main) */
 	f->base.rel = rel;
 	f->delta = qs_index_fetch_begin(rel);
 	cache_init(&f->cache, CurrentMemoryContext);
@@ -1243,7 +1243,7 @@ col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	bool		followed = false;
 	TM_Result	result;
 
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, tid);
 	for (;;)
 	{
 		/* old values (logical decoding) read before the engine locks the row */
@@ -1279,7 +1279,7 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		followed = false;
 	TM_Result	result;
 
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, otid);
 	for (;;)
 	{
 		/* old values (key change, TOAST, decoding) read before the row is locked */
@@ -1308,7 +1308,7 @@ col_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 			   TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
 			   LockWaitPolicy wait_policy, uint8 flags, TM_FailureData *tmfd)
 {
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, tid);
 	return qs_tuple_lock(rel, tid, snapshot, slot, cid, mode, wait_policy,
 						 flags, tmfd);
 }
