@@ -544,6 +544,34 @@ col_prev_main(ColScanDesc s, TupleTableSlot *slot)
 }
 
 /*
+ * A sequential scan's delta pass skips the pages of the blocks' runs
+ * unread: they are most of the table's pages, and the engine read each to
+ * find no record.  The runs are listed after the scan's snapshot was taken
+ * (its first row), as QuickstepScan's delta pass does: a run listed then
+ * holds no delta row for as long as the snapshot can read it (its pages go
+ * back to the delta only when no snapshot can see its block: dir.c), and
+ * rows the snapshot sees were there before it.  MVCC snapshots only: a
+ * dirty or non-MVCC scan sees rows inserted after its start.
+ */
+static void
+col_delta_skip_runs(ColScanDesc s)
+{
+	Snapshot	snapshot = s->base.rs_snapshot;
+	MemoryContext old;
+	QsPageRange *runs;
+	int			nruns;
+
+	s->delta_skips_set = true;
+	if (!(s->base.rs_flags & SO_TYPE_SEQSCAN) || snapshot == NULL ||
+		!IsMVCCSnapshot(snapshot))
+		return;
+	old = MemoryContextSwitchTo(s->cxt);
+	runs = qs_coldir_runs(s->base.rs_rd, &nruns);
+	MemoryContextSwitchTo(old);
+	qs_scan_skip_pages(s->delta, runs, nruns);
+}
+
+/*
  * Delta rows, then main rows; backward (a scrollable cursor) the other
  * way round.  The engine's delta scan restarts from its last row when
  * asked backward after its end, as heap's does.
@@ -555,6 +583,8 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	ColScanDesc s = (ColScanDesc) sscan;
 
 	qs_colscan_slot_desc(s, slot);
+	if (!s->delta_skips_set)
+		col_delta_skip_runs(s);
 	if (ScanDirectionIsForward(direction))
 	{
 		if (!s->delta_done)
