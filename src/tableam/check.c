@@ -59,6 +59,47 @@ PG_FUNCTION_INFO_V1(qs_page_visibility);
  *		hints VACUUM set before flagging the page are not WAL-logged, so a
  *		standby or a recovered primary may lack them.
  */
+/*
+ * A HOT-updated record whose updater committed: its next version is on the
+ * same page, a heap-only record the updater inserted (pruning removes a
+ * chain's members from its start only, so the next one is still there).
+ * Only layouts with HOT chains have such records.
+ */
+static const char *
+hot_chain_violation(const QsPageLayout *L, Page page, BlockNumber blk,
+					OffsetNumber off)
+{
+	HeapTupleHeaderData scratch;
+	HeapTupleHeaderData nscratch;
+	HeapTupleHeader h = qs_page_get_header(L, page, off, &scratch, NULL);
+	HeapTupleHeader nh;
+	TransactionId xid;
+	OffsetNumber next;
+
+	if (!HeapTupleHeaderIsHotUpdated(h))
+		return NULL;
+	if (qs_page_layout(L, page)->mark_redirect == NULL)
+		return "HOT-updated record in a layout without HOT chains";
+	if ((h->t_infomask & HEAP_XMAX_INVALID) ||
+		HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask))
+		return NULL;			/* an aborted updater's flag */
+	xid = HeapTupleHeaderGetUpdateXid(h);
+	if (!TransactionIdIsNormal(xid) || TransactionIdIsInProgress(xid) ||
+		!TransactionIdDidCommit(xid))
+		return NULL;
+	if (ItemPointerGetBlockNumber(&h->t_ctid) != blk)
+		return "HOT-updated record whose next version is on another page";
+	next = ItemPointerGetOffsetNumber(&h->t_ctid);
+	if (qs_page_record_state(L, page, next) != QS_REC_NORMAL)
+		return "HOT-updated record whose next version is no record";
+	nh = qs_page_get_header(L, page, next, &nscratch, NULL);
+	if (!HeapTupleHeaderIsHeapOnly(nh))
+		return "HOT-updated record whose next version is not heap-only";
+	if (!TransactionIdEquals(HeapTupleHeaderGetRawXmin(nh), xid))
+		return "HOT-updated record whose next version another transaction inserted";
+	return NULL;
+}
+
 static const char *
 all_visible_violation(HeapTupleHeader h)
 {
@@ -320,6 +361,13 @@ qs_check_table(PG_FUNCTION_ARGS)
 				continue;
 			}
 			records++;
+			why = hot_chain_violation(L, (Page) page_copy, blk, off);
+			if (why)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("quickstep table \"%s\" is corrupt",
+								RelationGetRelationName(rel)),
+						 errdetail("block %u, record %u: %s", blk, off, why)));
 			tup = qs_page_copy_record(L, rel, (Page) page_copy, blk, off);
 			why = record_value_violation(RelationGetDescr(rel), tup,
 										 rel->rd_rel->reltoastrelid, &attnum);

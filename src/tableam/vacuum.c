@@ -199,8 +199,9 @@ page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
 		HeapTupleHeader h;
 		QsRecordState st = L->record_state(page, off);
 
-		if (st == QS_REC_UNUSED)
+		if (st == QS_REC_UNUSED || st == QS_REC_REDIRECT)
 		{
+			/* a redirect is no record: scans must read the slots */
 			*dense = false;
 			continue;
 		}
@@ -406,8 +407,23 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		/* the map page, before the lock: this may read or extend the map */
 		visibilitymap_pin(rel, blk, &vmbuf);
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
+
+		/*
+		 * A layout with HOT chains: prune them first (lazy_scan_prune), with
+		 * the cutoff the records are classified by below, so that dead
+		 * chain members are gone (heap-only ones UNUSED, roots REDIRECT or
+		 * DEAD) and no HOT chain is cut in pass 2.  Only with a free cleanup
+		 * lock; otherwise the chains stay as they are (lazy_scan_noprune):
+		 * dead records in them are left for a later pass.
+		 */
+		if (L->mark_redirect != NULL && ConditionalLockBufferForCleanup(buf))
+		{
+			if (!PageIsNew(page) && !qs_is_column_page(page))
+				qs_prune_page(rel, L, buf, NULL, cut.OldestXmin);
+		}
+		else
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		if (PageIsNew(page))
 		{
 			UnlockReleaseBuffer(buf);
@@ -457,6 +473,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					dead_add(&dead, tblk, off);
 				continue;
 			}
+			if (st == QS_REC_REDIRECT)
+			{
+				/* index entries point here: kept, never vacuumed */
+				nonempty = true;
+				pv_dense = false;
+				continue;
+			}
 			if (st != QS_REC_NORMAL)
 			{
 				pv_dense = false;
@@ -484,6 +507,20 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			switch (status)
 			{
 				case HEAPTUPLE_DEAD:
+					if (HeapTupleHeaderIsHeapOnly(h) ||
+						HeapTupleHeaderIsHotUpdated(h))
+					{
+						/*
+						 * Part of a HOT chain pruning could not reach (no
+						 * cleanup lock): a heap-only record has no index
+						 * entry to remove, and a chain's dead start must
+						 * become a redirect, not a free slot.  Left for a
+						 * later prune.
+						 */
+						pv_ok = false;
+						track_header(h, &newfrozen, &newminmxid);
+						break;
+					}
 					QS_HeapTupleHeaderAdvanceConflictHorizon(h, &rm_horizon);
 					if (do_index)
 						dead_add(&dead, tblk, off);
@@ -650,6 +687,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					h->t_infomask &= ~HEAP_XMAX_BITS;
 					h->t_infomask |= HEAP_XMAX_INVALID;
 					h->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+					/* an aborted updater's HOT link goes with it */
+					HeapTupleHeaderClearHotUpdated(h);
 					HeapTupleHeaderSetXmax(h, InvalidTransactionId);
 				}
 				qs_page_set_header(PL, wpage, off, h);
@@ -769,7 +808,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				/* its dead records gone, the page may be all-visible now */
 				vmflags = set_all_visible(L, page, cut.OldestXmin, &vmcutoff);
 				MarkBufferDirty(buf);
-				qs_log_prune(rel, buf, rm_horizon, NULL, 0, offs, n);
+				qs_log_prune(rel, buf, rm_horizon, NULL, 0, NULL, 0, offs, n);
 				END_CRIT_SECTION();
 			}
 			else
