@@ -46,7 +46,11 @@ typedef enum QsRecordState
 {
 	QS_REC_UNUSED,				/* free slot, or offset beyond the page */
 	QS_REC_DEAD,				/* slot kept for index pointers, no data */
-	QS_REC_NORMAL				/* a record with header and attributes */
+	QS_REC_NORMAL,				/* a record with header and attributes */
+	QS_REC_REDIRECT				/* root of a HOT chain whose first versions
+								 * were pruned: index entries point here,
+								 * redirect_target names the chain's next
+								 * member (heap's LP_REDIRECT) */
 } QsRecordState;
 
 typedef struct QsPageLayout
@@ -190,6 +194,17 @@ typedef struct QsPageLayout
 	/* Mark records dead (keep slot for index pointers) or unused. */
 	void		(*mark_dead) (Page page, const OffsetNumber *offs, int n);
 	void		(*mark_unused) (Page page, const OffsetNumber *offs, int n);
+
+	/*
+	 * Optional (NULL: the layout has no HOT chains, and the engine never
+	 * makes a heap-only version on its pages).  mark_redirect turns the
+	 * slots from[i] into REDIRECTs to to[i] (their storage is dropped, as
+	 * by mark_dead); redirect_target reads the target of a REDIRECT slot.
+	 * Part of the WAL format, as mark_dead (PRUNE replays it).
+	 */
+	void		(*mark_redirect) (Page page, const OffsetNumber *from,
+								  const OffsetNumber *to, int n);
+	OffsetNumber (*redirect_target) (Page page, OffsetNumber off);
 
 	/*
 	 * Reclaim the space of dead/unused records.  Moves record bytes: the
