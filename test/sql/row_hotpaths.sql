@@ -1,5 +1,5 @@
 --
--- Row layout :am (set by the caller, sql/<layout>_hot.sql): heap-only tuple
+-- Row layout :am (set by the caller, sql/<layout>_hotpaths.sql): heap-only tuple
 -- (HOT) updates.  An UPDATE that changes no indexed column and whose new
 -- version fits on the old one's page makes no index entries: it counts in
 -- pg_stat_user_tables.n_tup_hot_upd, and every index scan (plain, bitmap,
