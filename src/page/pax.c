@@ -13,7 +13,8 @@
  *					data-area size and bytes used (variable width)
  *	 -- pd_lower = pd_upper: the directory ends here (no single hole) --
  *	 PaxRecHdr[capacity]  xmin, xmax, cid/xvac, ctid, infomask, infomask2
- *					and the slot state (unused/dead/normal) of each record
+ *					and the slot state (unused/dead/normal/redirect) of each
+ *					record (a redirect's target in ctid's offset)
  *	 per attribute: presence bits[capacity]; then either
  *					 fixed width: attlen-byte values[capacity] (aligned), or
  *					 variable width: uint16 offsets[capacity] + a data area
@@ -72,6 +73,10 @@
 #define PAX_UNUSED		0
 #define PAX_DEAD		1
 #define PAX_NORMAL		2
+#define PAX_REDIRECT	3		/* root of a pruned HOT chain: no values, the
+								 * target offset in ctid's offset (heap's
+								 * LP_REDIRECT); the other header fields
+								 * are zero */
 
 typedef struct PaxMini
 {
@@ -1041,6 +1046,8 @@ pax_record_state(Page page, OffsetNumber off)
 		return QS_REC_NORMAL;
 	if (r->state == PAX_DEAD)
 		return QS_REC_DEAD;
+	if (r->state == PAX_REDIRECT)
+		return QS_REC_REDIRECT;
 	return QS_REC_UNUSED;
 }
 
@@ -1400,6 +1407,41 @@ pax_mark_unused(Page page, const OffsetNumber *offs, int n)
 		pax_rec_for_write(page, h, offs[i])->state = PAX_UNUSED;
 }
 
+/*
+ * A REDIRECT slot keeps nothing of its record: its header is zeroed except
+ * the target, so the page's bytes depend on the target alone (PRUNE redo is
+ * byte-exact).  Its values, like a dead record's, go at the next compaction.
+ */
+static void
+pax_mark_redirect(Page page, const OffsetNumber *from, const OffsetNumber *to,
+				  int n)
+{
+	PaxPageHeader *h = PaxHeaderOf(page);
+
+	for (int i = 0; i < n; i++)
+	{
+		PaxRecHdr  *r = pax_rec_for_write(page, h, from[i]);
+
+		Assert(to[i] >= FirstOffsetNumber && to[i] <= h->nslots &&
+			   to[i] != from[i]);
+		memset(r, 0, sizeof(PaxRecHdr));
+		ItemPointerSetOffsetNumber(&r->ctid, to[i]);
+		r->state = PAX_REDIRECT;
+	}
+}
+
+static OffsetNumber
+pax_redirect_target(Page page, OffsetNumber off)
+{
+	PaxPageHeader *h = PaxHeaderOf(page);
+	PaxRecHdr  *r;
+
+	Assert(off >= FirstOffsetNumber && off <= h->nslots);
+	r = &PaxRecs(page, h)[off - 1];
+	Assert(r->state == PAX_REDIRECT);
+	return ItemPointerGetOffsetNumberNoCheck(&r->ctid);
+}
+
 static void
 pax_compact(Page page)
 {
@@ -1579,11 +1621,31 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	{
 		PaxRecHdr  *r = &recs[s];
 
-		if (r->state > PAX_NORMAL)
+		if (r->state > PAX_REDIRECT)
 		{
 			snprintf(errbuf, errlen, "block %u, item %d: bad slot state %u",
 					 blkno, s + 1, r->state);
 			return false;
+		}
+		if (r->state == PAX_REDIRECT)
+		{
+			/* the root of a pruned HOT chain: to a heap-only record */
+			OffsetNumber to = ItemPointerGetOffsetNumberNoCheck(&r->ctid);
+
+			if (to < FirstOffsetNumber || to > h->nslots || to == s + 1)
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: redirect to item %u outside the page's %u slots",
+						 blkno, s + 1, to, h->nslots);
+				return false;
+			}
+			if (recs[to - 1].state != PAX_NORMAL ||
+				!(recs[to - 1].infomask2 & HEAP_ONLY_TUPLE))
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: redirect to item %u, which is not a heap-only record",
+						 blkno, s + 1, to);
+				return false;
+			}
+			continue;
 		}
 		if (r->state != PAX_NORMAL)
 			continue;
@@ -1677,6 +1739,8 @@ const QsPageLayout qs_pax_layout = {
 	.filter_range = pax_filter_range,
 	.mark_dead = pax_mark_dead,
 	.mark_unused = pax_mark_unused,
+	.mark_redirect = pax_mark_redirect,
+	.redirect_target = pax_redirect_target,
 	.compact = pax_compact,
 	.check_page = pax_check_page,
 };
