@@ -92,6 +92,14 @@ typedef struct QsPageLayout
 	Size		(*free_space) (Page page);
 
 	/*
+	 * Optional (NULL: free_space alone decides): true when the page is near
+	 * a limit free_space does not show, so that opportunistic pruning
+	 * (prune.c) runs before an update finds no room.  PAX: few free slots
+	 * left in its capacity, while make_room could still find bytes.
+	 */
+	bool		(*prune_wanted) (Page page);
+
+	/*
 	 * Would put_record succeed for this tuple, leaving at least 'reserve'
 	 * bytes free (fillfactor)?  Must agree with put_record exactly.
 	 */

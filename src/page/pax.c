@@ -309,6 +309,18 @@ pax_fits_now(Page page, PaxPageHeader *h, char **ptr, int natts,
 	return true;
 }
 
+/* does some slot in use hold no live record (dead, redirect)? */
+static bool
+pax_has_nonnormal(Page page, PaxPageHeader *h)
+{
+	PaxRecHdr  *recs = PaxRecs(page, h);
+
+	for (int i = 0; i < h->nslots; i++)
+		if (recs[i].state == PAX_DEAD || recs[i].state == PAX_REDIRECT)
+			return true;
+	return false;
+}
+
 /* number of live (non-unused) slots, highest non-unused slot */
 static int
 pax_count(Page page, PaxPageHeader *h, int *highest, int *nnormal)
@@ -659,14 +671,16 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
 		PaxPageHeader *tmp;
 		char		buf[sizeof(PaxPageHeader) + MaxHeapAttributeNumber * sizeof(PaxMini)];
 		int			nrec = nnormal + (tuple ? 1 : 0);
+		Size		avgvar = nrec > 0 ? varbytes / nrec + 1 : 0;
 
 		tmp = (PaxPageHeader *) buf;
 		memcpy(tmp, h, offsetof(PaxPageHeader, mini) + h->natts * sizeof(PaxMini));
 		fixed0 = pax_place(tmp, h->natts, 0, pax_zero);
-		per = (pax_place(tmp, h->natts, 64, pax_zero) - fixed0) / 64;
-		if (nrec > 0)
-			per += varbytes / nrec + 1;
-		cap_hint = per > 0 ? (BLCKSZ - fixed0) / per : PAX_MAXSLOTS;
+		per = (pax_place(tmp, h->natts, 64, pax_zero) - fixed0) / 64 + avgvar;
+		/* dead and redirect slots cost their fixed fields only */
+		cap_hint = per > 0 ?
+			(BLCKSZ - fixed0 + (Size) (highest - nnormal) * avgvar) / per :
+			PAX_MAXSLOTS;
 	}
 	return pax_plan(h, h->natts, need_slots, need, weight, cap_hint, cap, dsize);
 }
@@ -841,6 +855,29 @@ pax_free_space(Page page)
 	if (PageIsNew(page))
 		return BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - sizeof(PaxRecHdr);
 	return pax_free_bytes(page, PaxHeaderOf(page));
+}
+
+/*
+ * Pruning is wanted when a tenth or less of the capacity's slots is free
+ * (heap prunes below a tenth of free bytes): HOT versions need a slot, and
+ * pruning frees the dead heap-only ones' slots and grows the capacity
+ * (pax_compact) before an update has to leave the page.
+ */
+static bool
+pax_short_of_slots(Page page, PaxPageHeader *h)
+{
+	PaxRecHdr  *recs = PaxRecs(page, h);
+	int			nfree = h->capacity - h->nslots;
+
+	for (int i = 0; i < h->nslots; i++)
+		nfree += (recs[i].state == PAX_UNUSED);
+	return nfree <= h->capacity / 10;
+}
+
+static bool
+pax_prune_wanted(Page page)
+{
+	return !PageIsNew(page) && pax_short_of_slots(page, PaxHeaderOf(page));
 }
 
 /* does the page hold no record at all (then it may be laid out anew)? */
@@ -1455,6 +1492,21 @@ pax_compact(Page page)
 	 * records marked dead or unused stay so, their space is just not
 	 * reclaimed.
 	 */
+	int			cap;
+
+	/*
+	 * Short of slots, and dead or redirect slots hold capacity that only
+	 * VACUUM frees (index entries name them): turn the values' bytes this
+	 * compaction frees into new slots, as make_room would, so that an
+	 * update can put its new version on the page (HOT) before VACUUM, as
+	 * heap reuses a dead tuple's bytes at once and keeps only its line
+	 * pointer.  From the page bytes alone (pax_plan_room), so redo grows the
+	 * page alike; a plan no larger than now keeps the areas.
+	 */
+	if (pax_short_of_slots(page, h) && pax_has_nonnormal(page, h) &&
+		pax_plan_room(page, h, NULL, &cap, dsize) && cap > h->capacity &&
+		pax_relayout(page, cap, dsize))
+		return;
 	for (int i = 0; i < h->natts; i++)
 		dsize[i] = h->mini[i].dsize;
 	(void) pax_relayout(page, h->capacity, dsize);
@@ -1739,6 +1791,7 @@ const QsPageLayout qs_pax_layout = {
 	.filter_range = pax_filter_range,
 	.mark_dead = pax_mark_dead,
 	.mark_unused = pax_mark_unused,
+	.prune_wanted = pax_prune_wanted,
 	.mark_redirect = pax_mark_redirect,
 	.redirect_target = pax_redirect_target,
 	.compact = pax_compact,

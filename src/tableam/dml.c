@@ -2036,6 +2036,14 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			if (RL->put_record(npage, RelationGetDescr(rel), BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 			newpage = true;
+
+			/*
+			 * heap_update's hint that the old page could use pruning: the
+			 * next read prunes it whatever its free space says (a PAX page
+			 * out of slots can have bytes to spare), so that its later
+			 * updates can stay on it (HOT).  Pruning clears it.
+			 */
+			PageSetFull(page);
 		}
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);

@@ -297,6 +297,8 @@ qs_prune_execute(const QsPageLayout *L, Page page,
 		L->mark_unused(page, unused, nunused);
 	}
 	L->compact(page);
+	/* heap_page_prune's PageClearFull: the update that set it may fit now */
+	PageClearFull(page);
 }
 
 /*
@@ -355,7 +357,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 					 ps->nowdead, ps->ndead, ps->nowunused, ps->nunused);
 		END_CRIT_SECTION();
 	}
-	else if (ps->newhint != hint && vistest != NULL)
+	else if ((ps->newhint != hint || PageIsFull(page)) && vistest != NULL)
 	{
 		QsGenXLogState *state;
 		Page		wpage;
@@ -363,6 +365,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 		state = qs_genxlog_start(rel);
 		wpage = qs_genxlog_register(state, buf, 0);
 		PageClearPrunable(wpage);
+		PageClearFull(wpage);
 		if (TransactionIdIsValid(ps->newhint))
 			PageSetPrunable(wpage, ps->newhint);
 		qs_genxlog_finish(state);
@@ -400,11 +403,20 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	 * holds no record (another layout, new geometry) under the exclusive
 	 * lock, so read it under a share lock.
 	 */
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	freespace = qs_page_free_space(L, page);
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	if (freespace >= minfree)
-		return;
+	if (!PageIsFull(page))
+	{
+		/* unless an update found no room here (dml.c), as heap's test */
+		const QsPageLayout *PL;
+		bool		wanted;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		PL = qs_page_layout(L, page);
+		freespace = PL->free_space(page);
+		wanted = PL->prune_wanted != NULL && PL->prune_wanted(page);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (freespace >= minfree && !wanted)
+			return;
+	}
 	if (!ConditionalLockBufferForCleanup(buf))
 		return;
 	qs_prune_page(rel, L, buf, vistest, InvalidTransactionId);

@@ -119,7 +119,7 @@ typedef struct xl_qs_prune
  * XLOG_QS_PRUNE_HOT: the same, with nredirected (from, to) pairs before the
  * dead offsets, in a uint16 after the xl_qs_prune header.  A prune that
  * redirects nothing is still written as XLOG_QS_PRUNE, which a standby on
- * a build without HOT replays.
+ * a build without HOT replays, except on a PAX page (qs_log_prune).
  */
 #define SizeOfQsPruneHot (SizeOfQsPrune + sizeof(uint16))
 #define QS_PRUNE_FLAGS (PD_HAS_FREE_LINES | PD_ALL_VISIBLE)
@@ -509,6 +509,15 @@ qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
 	xl_qs_prune xlrec;
 	XLogRecPtr	recptr;
 
+	/*
+	 * PRUNE_HOT also for every PAX page: since HOT, PAX's compaction may
+	 * grow the page's capacity (pax_compact), which a build that only
+	 * knows PRUNE would not replay alike; it stops at the unknown op code
+	 * instead of diverging.
+	 */
+	bool		hotfmt = nredirected > 0 ||
+		qs_layout_of_page(page) == &qs_pax_layout;
+
 	Assert(CritSectionCount > 0);
 	if (!RelationNeedsWAL(rel))
 		return;
@@ -521,7 +530,7 @@ qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
 	XLogBeginInsert();
 	XLogRegisterData((char *) &conflict, SizeOfQsConflict);
 	XLogRegisterData((char *) &xlrec, SizeOfQsPrune);
-	if (nredirected > 0)
+	if (hotfmt)
 	{
 		uint16		nred = nredirected;
 
@@ -535,7 +544,7 @@ qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
 		XLogRegisterData((char *) unused, nunused * sizeof(OffsetNumber));
 	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
 	recptr = XLogInsert(QS_RMGR_ID,
-						nredirected > 0 ? XLOG_QS_PRUNE_HOT : XLOG_QS_PRUNE);
+						hotfmt ? XLOG_QS_PRUNE_HOT : XLOG_QS_PRUNE);
 	PageSetLSN(page, recptr);
 }
 
