@@ -144,6 +144,45 @@ track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxi
 }
 
 /*
+ * Would pass 1 freeze something on this page (an xmin, or an old xmax to
+ * clear)?  heap_tuple_would_freeze's question, answered conservatively (a
+ * yes that pass 1 would not act on only makes an aggressive VACUUM wait
+ * for the cleanup lock).  The caller holds the page's lock.
+ */
+static bool
+page_would_freeze(Relation rel, const QsPageLayout *L, Page page,
+				  const QsVacuumCutoffs *cut)
+{
+	OffsetNumber maxoff = qs_page_max_offset(L, page);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		TransactionId xmax;
+
+		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+			continue;
+		h = qs_page_get_header(L, page, off, &scratch, NULL);
+		if (!HeapTupleHeaderXminFrozen(h) &&
+			TransactionIdIsNormal(HeapTupleHeaderGetRawXmin(h)) &&
+			TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), cut->FreezeLimit))
+			return true;
+		xmax = HeapTupleHeaderGetRawXmax(h);
+		if (h->t_infomask & HEAP_XMAX_IS_MULTI)
+		{
+			if (MultiXactIdIsValid(xmax) &&
+				MultiXactIdPrecedes(xmax, cut->MultiXactCutoff))
+				return true;
+		}
+		else if (TransactionIdIsNormal(xmax) &&
+				 TransactionIdPrecedes(xmax, cut->FreezeLimit))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Pass 2 for main rows of a column table (virtual TIDs of one virtual
  * page): their index entries are gone, their delete-map entries are
  * marked removed (no bytes move, so an exclusive lock suffices).
@@ -317,6 +356,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	TransactionId rm_horizon = InvalidTransactionId;
 	TimestampTz starttime = GetCurrentTimestamp();
 	bool		aggressive;
+	bool		hot;
+	bool		noprune;
 	bool		skipping;
 	bool		skipped_allvis = false; /* skipped a page not all-frozen */
 	BlockNumber scanned = 0;
@@ -328,6 +369,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	Buffer		vmbuf = InvalidBuffer;
 
 	aggressive = qs_vacuum_get_cutoffs(rel, params, &cut);
+	/* HOT chains: row tables of a layout with them (never column tables) */
+	hot = L->mark_redirect != NULL && !qs_is_column_rel(rel);
 	skipping = !(params->options & VACOPT_DISABLE_PAGE_SKIPPING);
 	newfrozen = cut.OldestXmin;
 	newminmxid = cut.OldestMxact;
@@ -417,13 +460,34 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		 * lock; otherwise the chains stay as they are (lazy_scan_noprune):
 		 * dead records in them are left for a later pass.
 		 */
-		if (L->mark_redirect != NULL && ConditionalLockBufferForCleanup(buf))
+		noprune = false;
+		if (hot && ConditionalLockBufferForCleanup(buf))
 		{
 			if (!PageIsNew(page) && !qs_is_column_page(page))
 				qs_prune_page(rel, L, buf, NULL, cut.OldestXmin);
 		}
 		else
+		{
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			noprune = hot && !PageIsNew(page) && !qs_is_column_page(page);
+
+			/*
+			 * Not pruned: nothing is frozen either (lazy_scan_noprune), since
+			 * a chain's dead start stays while its live heap-only member
+			 * would get a frozen xmin, which no chain walk would match with
+			 * the start's updater any more (review of hot3, C1).  An
+			 * aggressive VACUUM that has something to freeze waits for the
+			 * cleanup lock instead, as PG 15's lazy_scan_noprune makes
+			 * heap's do (review M1).
+			 */
+			if (noprune && aggressive && page_would_freeze(rel, L, page, &cut))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				LockBufferForCleanup(buf);
+				qs_prune_page(rel, L, buf, NULL, cut.OldestXmin);
+				noprune = false;
+			}
+		}
 		if (PageIsNew(page))
 		{
 			UnlockReleaseBuffer(buf);
@@ -603,6 +667,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					if (PL == L)
 						live += 1;
 					break;
+			}
+
+			if (noprune && freeze)
+			{
+				/* not pruned: not frozen (above); the xids bound relfrozenxid */
+				frz_xmin[off] = clr_xmax[off] = freeze = false;
+				track_header(h, &newfrozen, &newminmxid);
 			}
 
 			/*
