@@ -26,6 +26,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "column/colam.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
@@ -307,6 +308,8 @@ qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
 	ItemPointerData roottid;
 	bool		in_index[MaxHeapTuplesPerPage];
 	BlockNumber cur_blkno = InvalidBlockNumber;
+	bool		hot = L->mark_redirect != NULL &&
+		!qs_is_column_rel(tableRelation);
 
 	estate = CreateExecutorState();
 	econtext = GetPerTupleExprContext(estate);
@@ -329,9 +332,11 @@ qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
 
 		/*
 		 * A heap-only version is known to the index under its root's TID
-		 * (heapam_index_validate_scan): compare and insert that one.
+		 * (heapam_index_validate_scan): compare and insert that one.  Not
+		 * in column tables: no HOT there, and main rows' TIDs are virtual
+		 * (no block to read; review of hot3, H1).
 		 */
-		if (L->mark_redirect != NULL)
+		if (hot)
 		{
 			BlockNumber blkno = ItemPointerGetBlockNumber(tid);
 			OffsetNumber off = ItemPointerGetOffsetNumber(tid);
