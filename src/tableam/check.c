@@ -48,6 +48,7 @@
 
 #include "column/colam.h"
 #include "tableam/engine.h"
+#include "tableam/engine_int.h"
 
 PG_FUNCTION_INFO_V1(qs_check_table);
 PG_FUNCTION_INFO_V1(qs_page_visibility);
@@ -90,14 +91,55 @@ hot_chain_violation(const QsPageLayout *L, Page page, BlockNumber blk,
 	if (ItemPointerGetBlockNumber(&h->t_ctid) != blk)
 		return "HOT-updated record whose next version is on another page";
 	next = ItemPointerGetOffsetNumber(&h->t_ctid);
+
+	/*
+	 * The next version may be gone, its slot even reused: pruning goes in
+	 * offset order (as PG 15's heap_page_prune), so a dead heap-only
+	 * version below its recently dead predecessor is freed first.  Legal:
+	 * every chain walk compares xmin with the updater (review of hot3, M2;
+	 * amcheck's verify_heapam checks only a successor whose xmin matches).
+	 */
 	if (qs_page_record_state(L, page, next) != QS_REC_NORMAL)
-		return "HOT-updated record whose next version is no record";
+		return NULL;
 	nh = qs_page_get_header(L, page, next, &nscratch, NULL);
+	if (!TransactionIdEquals(HeapTupleHeaderGetRawXmin(nh), xid))
+		return NULL;
 	if (!HeapTupleHeaderIsHeapOnly(nh))
 		return "HOT-updated record whose next version is not heap-only";
-	if (!TransactionIdEquals(HeapTupleHeaderGetRawXmin(nh), xid))
-		return "HOT-updated record whose next version another transaction inserted";
 	return NULL;
+}
+
+/*
+ * A live heap-only record must be reachable from a chain root (a record
+ * index entries name, or a REDIRECT): else no index scan finds it and the
+ * next prune can drop its root's entries (review of hot3, M2; C1 made
+ * such records).  Live: its inserter committed, no committed updater or
+ * deleter.  'roots' is qs_hot_root_map's map of the page.
+ */
+static const char *
+hot_orphan_violation(const QsPageLayout *L, Page page, OffsetNumber off,
+					 const OffsetNumber *roots)
+{
+	HeapTupleHeaderData scratch;
+	HeapTupleHeader h = qs_page_get_header(L, page, off, &scratch, NULL);
+	TransactionId xmin = HeapTupleHeaderGetRawXmin(h);
+	TransactionId xmax;
+
+	if (!HeapTupleHeaderIsHeapOnly(h) || OffsetNumberIsValid(roots[off - 1]))
+		return NULL;
+	if (!HeapTupleHeaderXminFrozen(h) &&
+		(!TransactionIdIsNormal(xmin) || TransactionIdIsInProgress(xmin) ||
+		 !TransactionIdDidCommit(xmin)))
+		return NULL;			/* an aborted (or running) update's version */
+	if (!(h->t_infomask & HEAP_XMAX_INVALID) &&
+		!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask))
+	{
+		xmax = HeapTupleHeaderGetUpdateXid(h);
+		if (TransactionIdIsNormal(xmax) && !TransactionIdIsInProgress(xmax) &&
+			TransactionIdDidCommit(xmax))
+			return NULL;		/* dead or dying: pruning's business */
+	}
+	return "live heap-only record that no chain root reaches";
 }
 
 static const char *
@@ -303,6 +345,8 @@ qs_check_table(PG_FUNCTION_ARGS)
 	{
 		Buffer		buf;
 		char		msg[256];
+		OffsetNumber roots[MaxHeapTuplesPerPage];
+		bool		have_roots;
 		OffsetNumber maxoff;
 		uint8		vmstatus;
 		const char *vmwhy = NULL;
@@ -341,6 +385,7 @@ qs_check_table(PG_FUNCTION_ARGS)
 							RelationGetRelationName(rel)),
 					 errdetail("%s", msg)));
 		maxoff = qs_page_max_offset(L, (Page) page_copy);
+		have_roots = false;
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
 			HeapTupleHeaderData scratch;
@@ -362,6 +407,16 @@ qs_check_table(PG_FUNCTION_ARGS)
 			}
 			records++;
 			why = hot_chain_violation(L, (Page) page_copy, blk, off);
+			if (why == NULL &&
+				qs_page_layout(L, (Page) page_copy)->mark_redirect != NULL)
+			{
+				if (!have_roots)
+				{
+					qs_hot_root_map(L, (Page) page_copy, blk, roots);
+					have_roots = true;
+				}
+				why = hot_orphan_violation(L, (Page) page_copy, off, roots);
+			}
 			if (why)
 				ereport(ERROR,
 						(errcode(ERRCODE_DATA_CORRUPTED),
