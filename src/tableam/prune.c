@@ -297,8 +297,6 @@ qs_prune_execute(const QsPageLayout *L, Page page,
 		L->mark_unused(page, unused, nunused);
 	}
 	L->compact(page);
-	/* heap_page_prune's PageClearFull: the update that set it may fit now */
-	PageClearFull(page);
 }
 
 /*
@@ -349,6 +347,8 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 		START_CRIT_SECTION();
 		qs_prune_execute(L, page, ps->redirected, ps->nredirected,
 						 ps->nowdead, ps->ndead, ps->nowunused, ps->nunused);
+		/* heap_page_prune's PageClearFull: the update that set it may fit */
+		PageClearFull(page);
 		PageClearPrunable(page);
 		if (TransactionIdIsValid(ps->newhint))
 			PageSetPrunable(page, ps->newhint);

@@ -108,7 +108,7 @@ typedef struct xl_qs_vm_clear
 typedef struct xl_qs_prune
 {
 	TransactionId prune_xid;	/* the page's pd_prune_xid afterwards */
-	uint16		pd_flags;		/* its PD_HAS_FREE_LINES | PD_ALL_VISIBLE */
+	uint16		pd_flags;		/* its QS_PRUNE_FLAGS */
 	uint16		ndead;
 	uint16		nunused;
 } xl_qs_prune;
@@ -122,7 +122,12 @@ typedef struct xl_qs_prune
  * a build without HOT replays, except on a PAX page (qs_log_prune).
  */
 #define SizeOfQsPruneHot (SizeOfQsPrune + sizeof(uint16))
-#define QS_PRUNE_FLAGS (PD_HAS_FREE_LINES | PD_ALL_VISIBLE)
+/*
+ * The page flags a PRUNE record carries (the page's, after the change) and
+ * its redo sets: PD_PAGE_FULL too, which pruning clears and VACUUM's second
+ * pass leaves as it was (dml.c sets it in an update's generic record).
+ */
+#define QS_PRUNE_FLAGS (PD_HAS_FREE_LINES | PD_ALL_VISIBLE | PD_PAGE_FULL)
 
 static void
 qs_resolve_conflict(const xl_qs_conflict *xlrec)
