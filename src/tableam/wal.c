@@ -251,6 +251,12 @@ qs_redo_prune(XLogReaderState *record, const xl_qs_conflict *conflict,
 				 L->record_state(page, offs[i]) == QS_REC_UNUSED))
 				elog(PANIC, "quickstep redo: prune record names offset %u of a page of %u",
 					 offs[i], maxoff);
+		/* a redirect goes to another slot that holds a record (review L3) */
+		for (int i = 0; i < nredirected; i++)
+			if (redirected[i * 2 + 1] == redirected[i * 2] ||
+				L->record_state(page, redirected[i * 2 + 1]) != QS_REC_NORMAL)
+				elog(PANIC, "quickstep redo: prune record redirects offset %u to %u, which holds no record",
+					 redirected[i * 2], redirected[i * 2 + 1]);
 		if (L->prepare_compact)
 			L->prepare_compact(page);
 		qs_prune_execute(L, page, redirected, nredirected, dead, xlrec.ndead,
