@@ -30,6 +30,23 @@
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
+/*
+ * *roottid: the TID under which the heap-only version at (blkno, off) is
+ * indexed, its chain's root in root_offsets (qs_hot_root_map), as in
+ * heapam_index_build_range_scan; a version without a root is corruption.
+ */
+static void
+hot_root_tid(Relation rel, BlockNumber blkno, OffsetNumber off,
+			 const OffsetNumber *root_offsets, ItemPointer roottid)
+{
+	if (!OffsetNumberIsValid(root_offsets[off - 1]))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("failed to find parent tuple for heap-only tuple at (%u,%u) in table \"%s\"",
+								 blkno, off, RelationGetRelationName(rel))));
+	ItemPointerSet(roottid, blkno, root_offsets[off - 1]);
+}
+
 double
 qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 						  IndexInfo *indexInfo, bool allow_sync,
@@ -252,13 +269,7 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 				/* a chain that grew since the map was made: make it again */
 				if (!OffsetNumberIsValid(root_offsets[off - 1]))
 					qs_hot_root_map(L, page, blkno, root_offsets);
-				if (!OffsetNumberIsValid(root_offsets[off - 1]))
-					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
-							 errmsg_internal("failed to find parent tuple for heap-only tuple at (%u,%u) in table \"%s\"",
-											 blkno, off,
-											 RelationGetRelationName(tableRelation))));
-				ItemPointerSet(&roottid, blkno, root_offsets[off - 1]);
+				hot_root_tid(tableRelation, blkno, off, root_offsets, &roottid);
 			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			if (!indexIt)
@@ -358,13 +369,7 @@ qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
 			UnlockReleaseBuffer(buf);
 			if (heaponly)
 			{
-				if (!OffsetNumberIsValid(root_offsets[off - 1]))
-					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
-							 errmsg_internal("failed to find parent tuple for heap-only tuple at (%u,%u) in table \"%s\"",
-											 blkno, off,
-											 RelationGetRelationName(tableRelation))));
-				ItemPointerSet(&roottid, blkno, root_offsets[off - 1]);
+				hot_root_tid(tableRelation, blkno, off, root_offsets, &roottid);
 				tid = &roottid;
 			}
 		}
