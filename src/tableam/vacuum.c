@@ -125,14 +125,25 @@ track_multi(MultiXactId multi, MultiXactId *newminmxid)
 		*newminmxid = multi;
 }
 
-/* a record that stays as it is: its xids bound relfrozenxid/relminmxid */
+/*
+ * A record that stays as it is: its xids bound relfrozenxid/relminmxid,
+ * whatever the hint bits say (an xmax hinted invalid still holds its
+ * xid, and the hint is not WAL-logged: after a crash or on a promoted
+ * standby the xid shows again), as heap_tuple_would_freeze reads it.
+ */
 static void
 track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxid)
 {
 	if (!HeapTupleHeaderXminFrozen(h))
 		track_xid(HeapTupleHeaderGetRawXmin(h), newfrozen);
 	if (h->t_infomask & HEAP_XMAX_INVALID)
+	{
+		if (h->t_infomask & HEAP_XMAX_IS_MULTI)
+			track_multi(HeapTupleHeaderGetRawXmax(h), newminmxid);
+		else
+			track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
 		return;
+	}
 	if (h->t_infomask & HEAP_XMAX_IS_MULTI)
 	{
 		track_multi(HeapTupleHeaderGetRawXmax(h), newminmxid);
@@ -671,7 +682,11 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 
 			if (noprune && freeze)
 			{
-				/* not pruned: not frozen (above); the xids bound relfrozenxid */
+				/*
+				 * Not pruned: not frozen (above); the xids left bound
+				 * relfrozenxid, a hinted-invalid xmax that would have been
+				 * cleared included (review of hotpax, M-A)
+				 */
 				frz_xmin[off] = clr_xmax[off] = freeze = false;
 				track_header(h, &newfrozen, &newminmxid);
 			}
