@@ -201,11 +201,21 @@ extern TransactionId qs_index_delete_tuples(Relation rel,
 extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
 extern void qs_prune_clear_hints(const QsPageLayout *L, Page page,
 								 const OffsetNumber *offs, int n);
+extern int	qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
+						  struct GlobalVisState *vistest,
+						  TransactionId oldest_xmin);
+extern void qs_hot_root_map(const QsPageLayout *L, Page page,
+							BlockNumber blkno, OffsetNumber *root_offsets);
+extern void qs_prune_execute(const QsPageLayout *L, Page page,
+							 const OffsetNumber *redirected, int nredirected,
+							 const OffsetNumber *dead, int ndead,
+							 const OffsetNumber *unused, int nunused);
 
 /* wal.c */
 extern void qs_log_conflict(Relation rel, TransactionId horizon);
 extern void qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon);
 extern void qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
+						 const OffsetNumber *redirected, int nredirected,
 						 const OffsetNumber *dead, int ndead,
 						 const OffsetNumber *unused, int nunused);
 extern void qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf,
