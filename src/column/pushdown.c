@@ -1018,3 +1018,18 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 	}
 	return n;
 }
+
+/*
+ * qs_colpush_values
+ *		Column c of rows start + sel[0..n-1] of the open block (n <=
+ *		QS_COLPUSH_CHUNK) into p->vals / p->nulls, decoded as the quals'
+ *		per-row path decodes them (a column added after the block: its
+ *		missing value).  By-reference values live until the next chunk.
+ *		For the aggregate mode of QuickstepScan (src/scan/aggexec.c).
+ */
+void
+qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
+				  const OffsetNumber *sel, int n)
+{
+	read_values(p, s, c, start, sel, n);
+}

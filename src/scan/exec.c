@@ -155,8 +155,12 @@ static const CustomExecMethods qs_exec_methods = {
 Node *
 qs_scan_create_state(CustomScan *cscan)
 {
-	QsScanState *st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
+	QsScanState *st;
 
+	/* partial aggregates of a column table (aggexec.c) */
+	if (cscan->scan.scanrelid == 0)
+		return qs_aggscan_create_state(cscan);
+	st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
 	st->css.methods = &qs_exec_methods;
 	return (Node *) st;
 }
