@@ -50,6 +50,9 @@ typedef struct QsAggSpec
  */
 extern bool qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec);
 
+/* int2/int4/int8, date, timestamp[tz]: their width, else 0 */
+extern int	qs_agg_int_width(Oid typid);
+
 /* May column values of this type be a pushed GROUP BY key (eqop its =)? */
 extern bool qs_agg_group_type_ok(Oid typid, Oid eqop);
 

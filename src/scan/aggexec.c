@@ -94,6 +94,7 @@ typedef struct QsAggScanState
 	/* the columns read per row: distinct grouping and argument columns */
 	int			ncols;
 	int		   *cols;			/* attno - 1 */
+	int		   *colwidth;		/* integer-like by-value columns: bytes, else 0 */
 	Datum	  **colvals;		/* [ncols][QS_COLPUSH_CHUNK] */
 	bool	  **colnulls;
 
@@ -148,6 +149,20 @@ qs_aggscan_create_state(CustomScan *cscan)
 
 	st->css.methods = &qs_agg_exec_methods;
 	return (Node *) st;
+}
+
+static inline Datum
+int_datum(int64 v, int width)
+{
+	switch (width)
+	{
+		case 2:
+			return Int16GetDatum((int16) v);
+		case 4:
+			return Int32GetDatum((int32) v);
+		default:
+			return Int64GetDatum(v);
+	}
 }
 
 /* index of table column c in st->cols, added if new */
@@ -224,6 +239,13 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 		}
 		i++;
 	}
+	st->colwidth = palloc0(sizeof(int) * Max(st->ncols, 1));
+	for (i = 0; i < st->ncols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(st->rel), st->cols[i]);
+
+		st->colwidth[i] = qs_agg_int_width(att->atttypid);
+	}
 	st->colvals = palloc(sizeof(Datum *) * Max(st->ncols, 1));
 	st->colnulls = palloc(sizeof(bool *) * Max(st->ncols, 1));
 	for (i = 0; i < st->ncols; i++)
@@ -265,20 +287,6 @@ reset_groups(QsAggScanState *st)
 	}
 }
 
-static inline int64
-int_image(Datum d, int width)
-{
-	switch (width)
-	{
-		case 2:
-			return DatumGetInt16(d);
-		case 4:
-			return DatumGetInt32(d);
-		default:
-			return DatumGetInt64(d);
-	}
-}
-
 /* The accumulators of the group whose keys are vals[]/nulls[] at row i. */
 static QsAggAcc *
 group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
@@ -294,7 +302,7 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 	{
 		int			c = st->gslot[g];
 		bool		isnull = nulls[c][i];
-		int64		v = isnull ? 0 : int_image(vals[c][i], st->gwidth[g]);
+		int64		v = isnull ? 0 : qs_datum_to_int64(vals[c][i], st->gwidth[g]);
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
 		k[st->ngroup * sizeof(Datum) + g] = isnull;
@@ -326,7 +334,7 @@ acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
 				acc->bigsum += DatumGetInt64(v);
 #endif
 			else
-				acc->isum += (uint64) int_image(v, a->width);
+				acc->isum += (uint64) qs_datum_to_int64(v, a->width);
 			break;
 		case QS_AGG_MIN:
 		case QS_AGG_MAX:
@@ -334,8 +342,8 @@ acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
 				acc->m = v;
 			else if (a->in == QS_AGGIN_INT)
 			{
-				int64		x = int_image(v, a->width);
-				int64		m = int_image(acc->m, a->width);
+				int64		x = qs_datum_to_int64(v, a->width);
+				int64		m = qs_datum_to_int64(acc->m, a->width);
 
 				if (a->op == QS_AGG_MIN ? x < m : x > m)
 					acc->m = v;
@@ -547,6 +555,17 @@ acc_main(QsAggScanState *st)
 			{
 				for (int c = 0; c < st->ncols; c++)
 				{
+					int			w = st->colwidth[c];
+
+					/* integers straight from FOR or plain stripes */
+					if (w > 0 && qs_colpush_ints(&st->push, s, st->cols[c], w,
+												 start, len, st->sel, k))
+					{
+						for (int i = 0; i < k; i++)
+							st->colvals[c][i] = int_datum(st->push.ints[i], w);
+						memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+						continue;
+					}
 					qs_colpush_values(&st->push, s, st->cols[c], start, st->sel, k);
 					memcpy(st->colvals[c], st->push.vals, sizeof(Datum) * k);
 					memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);

@@ -97,33 +97,39 @@ static const AggFn agg_fns[] = {
 	{F_MAX_FLOAT8, QS_AGG_MAX, FLOAT8OID},
 };
 
-static QsAggIn
-agg_input(Oid typid, int *width)
+/*
+ * qs_agg_int_width
+ *		Bytes of an integer-like by-value type whose values the scan handles
+ *		as int64 images (equal and ordered as the images are), else 0.
+ */
+int
+qs_agg_int_width(Oid typid)
 {
 	switch (typid)
 	{
 		case INT2OID:
-			*width = 2;
-			return QS_AGGIN_INT;
+			return 2;
 		case INT4OID:
 		case DATEOID:
-			*width = 4;
-			return QS_AGGIN_INT;
+			return 4;
 		case INT8OID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
-			*width = 8;
-			return QS_AGGIN_INT;
-		case FLOAT4OID:
-			*width = 4;
-			return QS_AGGIN_FLOAT4;
-		case FLOAT8OID:
-			*width = 8;
-			return QS_AGGIN_FLOAT8;
+			return 8;
 		default:
-			*width = 0;
-			return QS_AGGIN_NONE;
+			return 0;
 	}
+}
+
+static QsAggIn
+agg_input(Oid typid, int *width)
+{
+	*width = qs_agg_int_width(typid);
+	if (*width > 0)
+		return QS_AGGIN_INT;
+	*width = typid == FLOAT4OID ? 4 : 8;
+	return typid == FLOAT4OID ? QS_AGGIN_FLOAT4 :
+		typid == FLOAT8OID ? QS_AGGIN_FLOAT8 : QS_AGGIN_NONE;
 }
 
 bool
@@ -181,19 +187,8 @@ qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec)
 bool
 qs_agg_group_type_ok(Oid typid, Oid eqop)
 {
-	switch (typid)
-	{
-		case BOOLOID:
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			break;
-		default:
-			return false;
-	}
+	if (typid != BOOLOID && qs_agg_int_width(typid) == 0)
+		return false;
 	return eqop == lookup_type_cache(typid, TYPECACHE_EQ_OPR)->eq_opr;
 }
 
