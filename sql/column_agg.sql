@@ -103,7 +103,11 @@ INSERT INTO queries (q) VALUES
 	('SELECT d, max(ts) FROM %1$I WHERE g = 2 GROUP BY d'),
 	('SELECT g FROM %1$I GROUP BY g'),
 	('SELECT g, count(*) FROM %1$I WHERE a < 0 GROUP BY g'),
-	('SELECT sum(a) + 1, max(a) - min(a), count(*) * 2 FROM %1$I WHERE g = 3');
+	('SELECT sum(a) + 1, max(a) - min(a), count(*) * 2 FROM %1$I WHERE g = 3'),
+	('SELECT t, count(*), sum(a), max(d) FROM %1$I GROUP BY t'),
+	('SELECT t, k, count(*), min(ts) FROM %1$I WHERE a > 1000 AND t <> ''t4'' GROUP BY t, k'),
+	('SELECT count(*), sum(a) FROM %1$I WHERE 1 = 0'),
+	('SELECT count(*), sum(a) FROM %1$I WHERE a > 10 AND current_setting(''search_path'') = ''nowhere''');
 
 SET quickstep.column_delta_rows = 0;
 CREATE TABLE ct (g int4, a int4, b int8, s int2, f float8, r float4, d date,
@@ -141,6 +145,9 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT g, count(*), sum(a) FROM ct WHERE a > 10 GROUP BY g;
+-- the block counters: the leader's and the workers' together, as serial
+SELECT explain_lines('SELECT count(*), sum(a) FROM ct WHERE a > 15000');
+SELECT explain_lines('SELECT count(*), count(a), min(a), max(b), min(d), max(tz) FROM ct');
 -- the Gather restarted by a join: the workers' blocks handed out anew
 SET parallel_leader_participation = off;
 SET enable_material = off;
@@ -183,7 +190,8 @@ SELECT id, chk(q) FROM queries WHERE id IN (1, 3, 14) ORDER BY id;
 -- int8 sums near the limits (numeric results), float NaN and Infinity
 INSERT INTO ct (g, b, f) VALUES (1, 9223372036854775807, 'NaN'), (1, 9223372036854775807, 1),
 	(2, -9223372036854775808, 'Infinity'), (2, -9223372036854775808, '-Infinity'),
-	(3, 9223372036854775807, 'Infinity'), (3, 1, 2);
+	(3, 9223372036854775807, 'Infinity'), (3, 1, 2), (4, 0, '-0'), (4, 0, '0'), (4, 0, '-0'),
+	(5, 0, '0'), (5, 0, '-0'), (5, 0, '0');
 INSERT INTO ht SELECT * FROM ct;
 SELECT chk('SELECT sum(b), avg(b), min(b), max(b), sum(f), min(f), max(f) FROM %1$I');
 SELECT chk('SELECT g, sum(b), avg(b), sum(f), min(f), max(f) FROM %1$I GROUP BY g');
@@ -234,7 +242,8 @@ SELECT q, pushed(q) FROM (VALUES
 	('SELECT avg(f) FROM ct'),
 	('SELECT sum(a::int8) FROM ct'),
 	('SELECT sum(a + 1) FROM ct'),
-	('SELECT t, count(*) FROM ct GROUP BY t'),
+	('SELECT f, count(*) FROM ct GROUP BY f'),
+	('SELECT t COLLATE "C", count(*) FROM ct GROUP BY 1'),
 	('SELECT g + 1, count(*) FROM ct GROUP BY g + 1'),
 	('SELECT count(*) FROM ct c1, ct c2 WHERE c1.a = c2.a AND c1.a < 3'),
 	('SELECT count(*), max(xmin::text) FROM ct')) v(q);

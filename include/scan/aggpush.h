@@ -54,6 +54,6 @@ extern bool qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec);
 extern int	qs_agg_int_width(Oid typid);
 
 /* May column values of this type be a pushed GROUP BY key (eqop its =)? */
-extern bool qs_agg_group_type_ok(Oid typid, Oid eqop);
+extern bool qs_agg_group_type_ok(Oid typid, Oid collid, Oid eqop);
 
 #endif							/* QS_SCAN_AGGPUSH_H */

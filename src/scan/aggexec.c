@@ -40,6 +40,7 @@
 #include "column/pushdown.h"
 #include "tableam/engine_int.h"
 
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "catalog/pg_type.h"
@@ -50,6 +51,7 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/array.h"
 #include "utils/float.h"
+#include "common/hashfn.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -70,6 +72,22 @@ typedef struct QsAggAcc
 	Datum		m;				/* min/max so far (n > 0) */
 } QsAggAcc;
 
+/*
+ * Parallel scans: the workers' EXPLAIN ANALYZE counters, added up in the
+ * node's DSM segment after the column AM's parallel scan state.  A worker
+ * adds its own when it has accumulated (before it returns a row, so before
+ * its tuple queue detaches); the leader adds the totals to its own when it
+ * shuts its node down.
+ */
+typedef struct QsAggShared
+{
+	pg_atomic_uint64 blocks_read;
+	pg_atomic_uint64 skipped_minmax;
+	pg_atomic_uint64 skipped_dict;
+	pg_atomic_uint64 binary_searches;
+	pg_atomic_uint64 header_blocks;
+} QsAggShared;
+
 typedef struct QsAggScanState
 {
 	CustomScanState css;
@@ -84,7 +102,7 @@ typedef struct QsAggScanState
 	int			ngroup;
 	int		   *gpos;			/* ngroup: output column */
 	int		   *gcol;			/* ngroup: table column (attno - 1) */
-	int		   *gwidth;			/* ngroup: typlen */
+	int		   *gwidth;			/* ngroup: typlen (-1: text, by its id) */
 	int		   *gslot;			/* ngroup: index into cols[] */
 	int			naggs;
 	int		   *apos;			/* naggs: output column */
@@ -102,6 +120,10 @@ typedef struct QsAggScanState
 	MemoryContext aggcxt;
 	QsAggAcc   *single;			/* no GROUP BY */
 	HTAB	   *groups;
+	HTAB	   *texts;			/* text keys: value -> id */
+	Datum	   *textvals;		/* id -> value */
+	int64		ntexts;
+	int64		textcap;
 	Size		keysize;
 	char	   *key;			/* scratch key */
 
@@ -115,6 +137,7 @@ typedef struct QsAggScanState
 	QsColPush	push;
 	OffsetNumber *sel;
 	ParallelTableScanDesc pscan;
+	QsAggShared *shared;		/* in DSM, after pscan */
 	uint64		header_blocks;	/* EXPLAIN ANALYZE */
 } QsAggScanState;
 
@@ -126,6 +149,7 @@ static Size agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 static void agg_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 static void agg_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 static void agg_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+static void agg_shutdown(CustomScanState *node);
 static void agg_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 static const CustomExecMethods qs_agg_exec_methods = {
@@ -138,6 +162,7 @@ static const CustomExecMethods qs_agg_exec_methods = {
 	.InitializeDSMCustomScan = agg_init_dsm,
 	.ReInitializeDSMCustomScan = agg_reinit_dsm,
 	.InitializeWorkerCustomScan = agg_init_worker,
+	.ShutdownCustomScan = agg_shutdown,
 	.ExplainCustomScan = agg_explain,
 };
 
@@ -272,6 +297,8 @@ reset_groups(QsAggScanState *st)
 	MemoryContextReset(st->aggcxt);
 	st->groups = NULL;
 	st->single = NULL;
+	st->texts = NULL;
+	st->ntexts = st->textcap = 0;
 	if (st->ngroup == 0)
 		st->single = MemoryContextAllocZero(st->aggcxt,
 											sizeof(QsAggAcc) * Max(st->naggs, 1));
@@ -285,6 +312,75 @@ reset_groups(QsAggScanState *st)
 		st->groups = hash_create("QuickstepScan groups", 64, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
+}
+
+/*
+ * Text grouping keys: each distinct value gets an id, the key's image.
+ * Equal under a deterministic collation exactly when the bytes are
+ * (aggplan.c allows no other), so the table hashes and compares bytes.
+ */
+typedef struct TextKey
+{
+	text	   *value;			/* the key: a pointer to a detoasted copy */
+	int64		id;
+} TextKey;
+
+static uint32
+textkey_hash(const void *key, Size keysize)
+{
+	const text *t = *(text *const *) key;
+
+	return DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(t),
+								   VARSIZE_ANY_EXHDR(t)));
+}
+
+static int
+textkey_match(const void *key1, const void *key2, Size keysize)
+{
+	const text *a = *(text *const *) key1;
+	const text *b = *(text *const *) key2;
+	Size		len = VARSIZE_ANY_EXHDR(a);
+
+	return len == VARSIZE_ANY_EXHDR(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
+}
+
+static int64
+text_id(QsAggScanState *st, Datum d)
+{
+	text	   *t = (text *) PG_DETOAST_DATUM_PACKED(d);
+	TextKey    *e;
+	bool		found;
+
+	if (st->texts == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(text *);
+		ctl.entrysize = sizeof(TextKey);
+		ctl.hash = textkey_hash;
+		ctl.match = textkey_match;
+		ctl.hcxt = st->aggcxt;
+		st->texts = hash_create("QuickstepScan text keys", 64, &ctl,
+								HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	}
+	e = hash_search(st->texts, &t, HASH_ENTER, &found);
+	if (!found)
+	{
+		/* the entry keeps a copy that lives as long as the groups */
+		e->value = (text *) MemoryContextAlloc(st->aggcxt, VARSIZE_ANY(t));
+		memcpy(e->value, t, VARSIZE_ANY(t));
+		if (st->ntexts == st->textcap)
+		{
+			st->textcap = Max(64, st->textcap * 2);
+			st->textvals = st->textvals == NULL ?
+				MemoryContextAlloc(st->aggcxt, sizeof(Datum) * st->textcap) :
+				repalloc(st->textvals, sizeof(Datum) * st->textcap);
+		}
+		e->id = st->ntexts;
+		st->textvals[st->ntexts++] = PointerGetDatum(e->value);
+	}
+	return e->id;
 }
 
 /* The accumulators of the group whose keys are vals[]/nulls[] at row i. */
@@ -302,7 +398,9 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 	{
 		int			c = st->gslot[g];
 		bool		isnull = nulls[c][i];
-		int64		v = isnull ? 0 : qs_datum_to_int64(vals[c][i], st->gwidth[g]);
+		int64		v = isnull ? 0 :
+			st->gwidth[g] < 0 ? text_id(st, vals[c][i]) :
+			qs_datum_to_int64(vals[c][i], st->gwidth[g]);
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
 		k[st->ngroup * sizeof(Datum) + g] = isnull;
@@ -350,11 +448,14 @@ acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
 			}
 			else
 			{
-				/* float4smaller & co.: NaN is larger than every number */
+				/*
+				 * float8smaller(m, x) is m < x ? m : x (NaN larger than every
+				 * number): of equal values (0 and -0) the later one wins
+				 */
 				float8		x = a->in == QS_AGGIN_FLOAT4 ? DatumGetFloat4(v) : DatumGetFloat8(v);
 				float8		m = a->in == QS_AGGIN_FLOAT4 ? DatumGetFloat4(acc->m) : DatumGetFloat8(acc->m);
 
-				if (a->op == QS_AGG_MIN ? float8_lt(x, m) : float8_gt(x, m))
+				if (!(a->op == QS_AGG_MIN ? float8_lt(m, x) : float8_gt(m, x)))
 					acc->m = v;
 			}
 			break;
@@ -473,7 +574,11 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 			return false;		/* added after the block: its missing value */
 		if (a->op == QS_AGG_COUNT)
 			continue;
-		if (a->op != QS_AGG_MIN && a->op != QS_AGG_MAX)
+		/*
+		 * integers only: of a float column's equal values (0 and -0) the
+		 * header holds one, PostgreSQL's min/max the last one read
+		 */
+		if ((a->op != QS_AGG_MIN && a->op != QS_AGG_MAX) || a->in != QS_AGGIN_INT)
 			return false;
 		qs_colblock_coldesc(blk, a->attno - 1, &d);
 		if (d.nvalues > 0 &&
@@ -690,21 +795,14 @@ fill_slot(QsAggScanState *st, TupleTableSlot *slot, const char *key,
 
 		memcpy(&v, key + g * sizeof(Datum), sizeof(int64));
 		slot->tts_isnull[p] = key[st->ngroup * sizeof(Datum) + g] != 0;
-		switch (st->gwidth[g])
-		{
-			case 1:
-				slot->tts_values[p] = BoolGetDatum(v != 0);
-				break;
-			case 2:
-				slot->tts_values[p] = Int16GetDatum((int16) v);
-				break;
-			case 4:
-				slot->tts_values[p] = Int32GetDatum((int32) v);
-				break;
-			default:
-				slot->tts_values[p] = Int64GetDatum(v);
-				break;
-		}
+		if (slot->tts_isnull[p])
+			slot->tts_values[p] = (Datum) 0;
+		else if (st->gwidth[g] < 0)
+			slot->tts_values[p] = st->textvals[v];
+		else if (st->gwidth[g] == 1)
+			slot->tts_values[p] = BoolGetDatum(v != 0);
+		else
+			slot->tts_values[p] = int_datum(v, st->gwidth[g]);
 	}
 	for (int j = 0; j < st->naggs; j++)
 		slot->tts_values[st->apos[j]] =
@@ -745,6 +843,14 @@ accumulate(QsAggScanState *st)
 
 	table_endscan(st->colscan);
 	st->colscan = NULL;
+	if (st->shared && IsParallelWorker())
+	{
+		pg_atomic_fetch_add_u64(&st->shared->blocks_read, st->push.blocks_read);
+		pg_atomic_fetch_add_u64(&st->shared->skipped_minmax, st->push.skipped_minmax);
+		pg_atomic_fetch_add_u64(&st->shared->skipped_dict, st->push.skipped_dict);
+		pg_atomic_fetch_add_u64(&st->shared->binary_searches, st->push.binary_searches);
+		pg_atomic_fetch_add_u64(&st->shared->header_blocks, st->header_blocks);
+	}
 	if (st->groups)
 	{
 		hash_seq_init(&st->iter, st->groups);
@@ -829,11 +935,22 @@ agg_rescan(CustomScanState *node)
  */
 
 static Size
+pscan_size(Relation rel)
+{
+	return MAXALIGN(rel->rd_tableam->parallelscan_estimate(rel));
+}
+
+static Size
 agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	Relation	rel = ((QsAggScanState *) node)->rel;
+	return add_size(pscan_size(((QsAggScanState *) node)->rel), sizeof(QsAggShared));
+}
 
-	return MAXALIGN(rel->rd_tableam->parallelscan_estimate(rel));
+static void
+attach_dsm(QsAggScanState *st, void *coordinate)
+{
+	st->pscan = coordinate;
+	st->shared = (QsAggShared *) ((char *) coordinate + pscan_size(st->rel));
 }
 
 static void
@@ -841,8 +958,13 @@ agg_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	QsAggScanState *st = (QsAggScanState *) node;
 
-	st->pscan = coordinate;
+	attach_dsm(st, coordinate);
 	st->rel->rd_tableam->parallelscan_initialize(st->rel, st->pscan);
+	pg_atomic_init_u64(&st->shared->blocks_read, 0);
+	pg_atomic_init_u64(&st->shared->skipped_minmax, 0);
+	pg_atomic_init_u64(&st->shared->skipped_dict, 0);
+	pg_atomic_init_u64(&st->shared->binary_searches, 0);
+	pg_atomic_init_u64(&st->shared->header_blocks, 0);
 }
 
 static void
@@ -850,13 +972,36 @@ agg_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	QsAggScanState *st = (QsAggScanState *) node;
 
+	/* the workers' counters accumulate over the Gather's restarts */
+	attach_dsm(st, coordinate);
 	st->rel->rd_tableam->parallelscan_reinitialize(st->rel, coordinate);
 }
 
 static void
 agg_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	((QsAggScanState *) node)->pscan = coordinate;
+	attach_dsm((QsAggScanState *) node, coordinate);
+}
+
+/* The leader: the workers' totals into its own counters, once. */
+static void
+agg_shutdown(CustomScanState *node)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+
+	if (st->shared == NULL)
+		return;
+	if (!IsParallelWorker())
+	{
+		st->push.blocks_read += pg_atomic_read_u64(&st->shared->blocks_read);
+		st->push.skipped_minmax += pg_atomic_read_u64(&st->shared->skipped_minmax);
+		st->push.skipped_dict += pg_atomic_read_u64(&st->shared->skipped_dict);
+		st->push.binary_searches += pg_atomic_read_u64(&st->shared->binary_searches);
+		st->header_blocks += pg_atomic_read_u64(&st->shared->header_blocks);
+	}
+	/* the segment goes away with the Gather's shutdown */
+	st->shared = NULL;
+	st->pscan = NULL;
 }
 
 static void
@@ -898,7 +1043,7 @@ agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											   context, es->verbose, false),
 							es);
 	}
-	/* as the plain scan shows them (exec.c); a Gather's: the leader's only */
+	/* as the plain scan shows them (exec.c); a Gather's: its workers' too */
 	if (es->analyze && node->ss.ps.instrument)
 	{
 		Instrumentation *instr = node->ss.ps.instrument;

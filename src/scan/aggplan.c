@@ -182,12 +182,20 @@ qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec)
 
 /*
  * Integer-like and boolean keys: equal under their type's "=" exactly when
- * their images are equal, so the scan groups on the images.
+ * their images are equal, so the scan groups on the images; text and
+ * varchar under a deterministic collation: when their bytes are (the scan
+ * numbers the distinct values and groups on the numbers).
  */
 bool
-qs_agg_group_type_ok(Oid typid, Oid eqop)
+qs_agg_group_type_ok(Oid typid, Oid collid, Oid eqop)
 {
-	if (typid != BOOLOID && qs_agg_int_width(typid) == 0)
+	/* text and varchar: equal exactly when their bytes are */
+	if (typid == TEXTOID || typid == VARCHAROID)
+	{
+		if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+			return false;
+	}
+	else if (typid != BOOLOID && qs_agg_int_width(typid) == 0)
 		return false;
 	return eqop == lookup_type_cache(typid, TYPECACHE_EQ_OPR)->eq_opr;
 }
@@ -282,7 +290,7 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid, int *naggs)
 
 			if (sgc == NULL || var->varno != relid || var->varattno <= 0 ||
 				var->varlevelsup != 0 ||
-				!qs_agg_group_type_ok(var->vartype, sgc->eqop))
+				!qs_agg_group_type_ok(var->vartype, var->varcollid, sgc->eqop))
 				return false;
 			continue;
 		}
@@ -380,8 +388,10 @@ try_agg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 		!(extra->flags & GROUPING_CAN_PARTIAL_AGG) ||
 		root->hasNonPartialAggs || root->hasNonSerialAggs)
 		return;
+	/* a rel proven empty (WHERE false) keeps its empty plan */
 	if (input_rel->reloptkind != RELOPT_BASEREL ||
-		input_rel->rtekind != RTE_RELATION || input_rel->lateral_relids != NULL)
+		input_rel->rtekind != RTE_RELATION || input_rel->lateral_relids != NULL ||
+		IS_DUMMY_REL(input_rel))
 		return;
 	rte = planner_rt_fetch(input_rel->relid, root);
 	if (rte->relkind != RELKIND_RELATION || rte->inh || rte->tablesample != NULL)
