@@ -62,6 +62,7 @@ typedef struct ColScanDescData
 	TableScanDescData base;
 	TableScanDesc delta;
 	bool		delta_done;
+	bool		delta_skips_set;	/* the delta scan passes the runs unread */
 	bool		main_inited;
 	QsColDirectory dir;
 	uint32		next;			/* next directory entry (serial scans) */

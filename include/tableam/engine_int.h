@@ -15,6 +15,7 @@
 #include "access/tableam.h"
 #include "nodes/tidbitmap.h"
 #include "page/layout.h"
+#include "tableam/pagerange.h"
 
 typedef struct QsScanDescData
 {
@@ -37,6 +38,9 @@ typedef struct QsScanDescData
 
 	ParallelBlockTableScanWorkerData *pwork;
 
+	const QsPageRange *skip;	/* pages passed unread (qs_scan_skip_pages) */
+	int			nskip;
+
 	ItemPointerData mintid;		/* TID range scans */
 	ItemPointerData maxtid;
 
@@ -57,6 +61,8 @@ extern TableScanDesc qs_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 extern void qs_scan_rescan(TableScanDesc sscan, ScanKey key, bool set_params,
 						   bool allow_strat, bool allow_sync, bool allow_pagemode);
 extern void qs_scan_end(TableScanDesc sscan);
+extern void qs_scan_skip_pages(TableScanDesc sscan, const QsPageRange *skip,
+							   int nskip);
 extern void qs_scan_set_limits(TableScanDesc sscan, BlockNumber start,
 							   BlockNumber num);
 extern bool qs_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,

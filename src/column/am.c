@@ -544,6 +544,34 @@ col_prev_main(ColScanDesc s, TupleTableSlot *slot)
 }
 
 /*
+ * A sequential scan's delta pass skips the pages of the blocks' runs
+ * unread: they are most of the table's pages, and the engine read each to
+ * find no record.  The runs are listed after the scan's snapshot was taken
+ * (its first row), as QuickstepScan's delta pass does: a run listed then
+ * holds no delta row for as long as the snapshot can read it (its pages go
+ * back to the delta only when no snapshot can see its block: dir.c), and
+ * rows the snapshot sees were there before it.  MVCC snapshots only: a
+ * dirty or non-MVCC scan sees rows inserted after its start.
+ */
+static void
+col_delta_skip_runs(ColScanDesc s)
+{
+	Snapshot	snapshot = s->base.rs_snapshot;
+	MemoryContext old;
+	QsPageRange *runs;
+	int			nruns;
+
+	s->delta_skips_set = true;
+	if (!(s->base.rs_flags & SO_TYPE_SEQSCAN) || snapshot == NULL ||
+		!IsMVCCSnapshot(snapshot))
+		return;
+	old = MemoryContextSwitchTo(s->cxt);
+	runs = qs_coldir_runs(s->base.rs_rd, &nruns);
+	MemoryContextSwitchTo(old);
+	qs_scan_skip_pages(s->delta, runs, nruns);
+}
+
+/*
  * Delta rows, then main rows; backward (a scrollable cursor) the other
  * way round.  The engine's delta scan restarts from its last row when
  * asked backward after its end, as heap's does.
@@ -555,6 +583,8 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	ColScanDesc s = (ColScanDesc) sscan;
 
 	qs_colscan_slot_desc(s, slot);
+	if (!s->delta_skips_set)
+		col_delta_skip_runs(s);
 	if (ScanDirectionIsForward(direction))
 	{
 		if (!s->delta_done)
@@ -836,7 +866,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 
 	/* with 'hdr', the engine's DML holds the row's delete-map page: no flush */
 	if (hdr == NULL)
-		qs_colload_flush_rel(rel);
+		qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
 	qs_coldir_read_visible(rel, snapshot, &dir);
@@ -1017,7 +1047,7 @@ col_index_fetch_begin(Relation rel)
 {
 	ColIndexFetchData *f = palloc0(sizeof(ColIndexFetchData));
 
-	qs_colload_flush_rel(rel);
+	/* buffered rows are flushed when one of them is fetched (col_fetch_main) */
 	f->base.rel = rel;
 	f->delta = qs_index_fetch_begin(rel);
 	cache_init(&f->cache, CurrentMemoryContext);
@@ -1243,7 +1273,7 @@ col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	bool		followed = false;
 	TM_Result	result;
 
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, tid);
 	for (;;)
 	{
 		/* old values (logical decoding) read before the engine locks the row */
@@ -1279,7 +1309,7 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		followed = false;
 	TM_Result	result;
 
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, otid);
 	for (;;)
 	{
 		/* old values (key change, TOAST, decoding) read before the row is locked */
@@ -1308,7 +1338,7 @@ col_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 			   TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
 			   LockWaitPolicy wait_policy, uint8 flags, TM_FailureData *tmfd)
 {
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, tid);
 	return qs_tuple_lock(rel, tid, snapshot, slot, cid, mode, wait_policy,
 						 flags, tmfd);
 }

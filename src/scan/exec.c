@@ -105,7 +105,7 @@ typedef struct QsScanState
 	 * evaluate; rows[0..nsel-1] are the open block's selected rows.
 	 */
 	bool		column;
-	QsColRun   *runs;			/* its blocks' page runs: not delta pages */
+	QsPageRange *runs;			/* its blocks' page runs: not delta pages */
 	int			nruns;
 	TableScanDesc colscan;
 	QsColPush	push;
@@ -342,25 +342,6 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 	return (st->at_end && st->nblocks > 0) ? st->nblocks - 1 : InvalidBlockNumber;
 }
 
-/* The index of the run holding page blkno, or -1 (runs are sorted). */
-static int
-run_of(const QsScanState *st, BlockNumber blkno)
-{
-	int			lo = 0,
-				hi = st->nruns;
-
-	while (lo < hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-
-		if (st->runs[mid].end <= blkno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < st->nruns && st->runs[lo].start <= blkno ? lo : -1;
-}
-
 /*
  * Move to the adjacent page with selected rows in direction 'dir'; false
  * (and the position past that end) when there is none.
@@ -391,7 +372,7 @@ next_page(QsScanState *st, ScanDirection dir)
 			int			r;
 			bool		skip = false;
 
-			while ((r = run_of(st, blkno)) >= 0)
+			while ((r = qs_page_range_find(st->runs, st->nruns, blkno)) >= 0)
 			{
 				if (st->pscan)
 				{

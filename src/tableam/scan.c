@@ -390,9 +390,50 @@ qs_scan_set_limits(TableScanDesc sscan, BlockNumber start, BlockNumber num)
 	scan->numblocks = num;
 }
 
+/*
+ * A sequential scan passes the pages of 'skip' (sorted, disjoint; the
+ * caller's memory, kept until the scan ends) unread: a column table's block
+ * runs, which hold no record of the engine's.  The caller vouches that no
+ * page of them can gain a record the scan's snapshot sees while it runs.
+ */
+void
+qs_scan_skip_pages(TableScanDesc sscan, const QsPageRange *skip, int nskip)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	scan->skip = skip;
+	scan->nskip = nskip;
+}
+
+static BlockNumber qs_scan_adjacent_block(QsScanDesc scan, ScanDirection dir);
+
 /* next block of a sequential scan, InvalidBlockNumber at the end */
 static BlockNumber
 qs_scan_next_block(QsScanDesc scan, ScanDirection dir)
+{
+	BlockNumber next = qs_scan_adjacent_block(scan, dir);
+	int			r;
+
+	while (next != InvalidBlockNumber &&
+		   (r = qs_page_range_find(scan->skip, scan->nskip, next)) >= 0)
+	{
+		/* the parallel allocator hands out every page: take the next one */
+		if (scan->base.rs_parallel != NULL)
+			next = qs_scan_adjacent_block(scan, dir);
+		else
+		{
+			/* from the range's last (first) page, the adjacent one */
+			scan->cblock = ScanDirectionIsForward(dir) ?
+				scan->skip[r].end - 1 : scan->skip[r].start;
+			next = qs_scan_adjacent_block(scan, dir);
+		}
+	}
+	return next;
+}
+
+/* the block after (before) the current one, InvalidBlockNumber at the end */
+static BlockNumber
+qs_scan_adjacent_block(QsScanDesc scan, ScanDirection dir)
 {
 	BlockNumber endblock;
 
