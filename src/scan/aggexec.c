@@ -509,6 +509,9 @@ acc_delta(QsAggScanState *st)
 	ColScanDesc s = (ColScanDesc) st->colscan;
 	TupleTableSlot *slot = st->dslot;
 
+	/* past the blocks' runs unread, as the AM's sequential scan */
+	if (!s->delta_skips_set)
+		qs_colscan_delta_skip_runs(s);
 	while (qs_scan_getnextslot(s->delta, ForwardScanDirection, slot))
 	{
 		CHECK_FOR_INTERRUPTS();
