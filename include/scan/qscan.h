@@ -32,6 +32,19 @@ extern void qs_scan_column_shares(struct PlannerInfo *root, struct RelOptInfo *r
 								  double *pages);
 extern double qs_scan_parallel_divisor(int workers);
 
+/* Column tables: what a scan counted for EXPLAIN ANALYZE (exec.c) */
+typedef struct QsColCounts
+{
+	uint64		blocks_read;
+	uint64		skipped_minmax;
+	uint64		skipped_dict;
+	uint64		binary_searches;
+} QsColCounts;
+
+struct ExplainState;
+extern void qs_scan_explain_col_counts(const QsColCounts *c,
+									   struct ExplainState *es);
+
 /*
  * Aggregate pushdown (aggplan.c, aggexec.c): partial aggregates computed
  * inside the scan of a column table, under PostgreSQL's Finalize Aggregate.

@@ -1051,19 +1051,17 @@ agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		Instrumentation *instr = node->ss.ps.instrument;
 		double		removed = instr->nfiltered2;
+		QsColCounts c;
 
 		if (instr->nloops > 0)
 			removed /= instr->nloops;
+
+		c.blocks_read = st->push.blocks_read;
+		c.skipped_minmax = st->push.skipped_minmax;
+		c.skipped_dict = st->push.skipped_dict;
+		c.binary_searches = st->push.binary_searches;
 		ExplainPropertyFloat("Rows Removed by Storage Filter", NULL, removed, 0, es);
-		ExplainPropertyInteger("Column Blocks Read", NULL,
-							   (int64) st->push.blocks_read, es);
-		ExplainPropertyInteger("Blocks Skipped by Min/Max", NULL,
-							   (int64) st->push.skipped_minmax, es);
-		ExplainPropertyInteger("Blocks Skipped by Dictionary", NULL,
-							   (int64) st->push.skipped_dict, es);
-		if (st->push.binary_searches > 0 || es->format != EXPLAIN_FORMAT_TEXT)
-			ExplainPropertyInteger("Blocks Narrowed by Binary Search", NULL,
-								   (int64) st->push.binary_searches, es);
+		qs_scan_explain_col_counts(&c, es);
 		ExplainPropertyInteger("Blocks Answered from Headers", NULL,
 							   (int64) st->header_blocks, es);
 	}
