@@ -107,7 +107,9 @@ INSERT INTO queries (q) VALUES
 	('SELECT t, count(*), sum(a), max(d) FROM %1$I GROUP BY t'),
 	('SELECT t, k, count(*), min(ts) FROM %1$I WHERE a > 1000 AND t <> ''t4'' GROUP BY t, k'),
 	('SELECT count(*), sum(a) FROM %1$I WHERE 1 = 0'),
-	('SELECT count(*), sum(a) FROM %1$I WHERE a > 10 AND current_setting(''search_path'') = ''nowhere''');
+	('SELECT count(*), sum(a) FROM %1$I WHERE a > 10 AND current_setting(''search_path'') = ''nowhere'''),
+	-- rescans of a text-keyed aggregate (its text table was freed by the reset)
+	('SELECT o.g, (SELECT string_agg(t || ''='' || c, '','' ORDER BY t) FROM (SELECT t, count(*) c FROM %1$I x WHERE x.g = o.g GROUP BY t) s) FROM (VALUES (0), (1), (2)) o(g)');
 
 SET quickstep.column_delta_rows = 0;
 CREATE TABLE ct (g int4, a int4, b int8, s int2, f float8, r float4, d date,

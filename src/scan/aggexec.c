@@ -298,6 +298,7 @@ reset_groups(QsAggScanState *st)
 	st->groups = NULL;
 	st->single = NULL;
 	st->texts = NULL;
+	st->textvals = NULL;		/* it was in the context just reset */
 	st->ntexts = st->textcap = 0;
 	if (st->ngroup == 0)
 		st->single = MemoryContextAllocZero(st->aggcxt,

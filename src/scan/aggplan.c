@@ -25,6 +25,7 @@
 #include "access/table.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
+#include "executor/nodeHash.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -424,6 +425,17 @@ try_agg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 									 get_sortgrouplist_exprs(groupClause,
 															 parse->targetList),
 									 input_rel->rows, NULL, NULL);
+	/*
+	 * The scan keeps every group of its blocks in memory and does not spill
+	 * (PostgreSQL's HashAggregate does): offered only where the groups fit
+	 * in hash_mem, counting per group its key images, its accumulators and
+	 * the hash table's overhead.  An underestimate of the groups is not
+	 * caught (README limitations).
+	 */
+	if (groupClause != NIL &&
+		groups * (64.0 + 16.0 * list_length(groupClause) + 64.0 * naggs) >
+		(double) get_hash_memory_limit())
+		return;
 	if (pushed != NIL)
 		qs_scan_column_shares(root, input_rel, rte->relid, pushed,
 							  &visit_rows, &visit_pages);
