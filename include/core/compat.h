@@ -387,4 +387,24 @@ typedef HeapTuple QsRBTuple;
 #endif
 /* ---- end wal ---- */
 
+
+/* ---- aggregate pushdown (src/scan/aggplan.c, aggexec.c) ---- */
+#include "executor/executor.h"
+
+/* PG 18 asks whether the relation is a result relation. */
+#if PG_VERSION_NUM < 180000
+#define qs_exec_rt_relation(estate, rti) ExecGetRangeTableRelation((estate), (rti))
+#else
+#define qs_exec_rt_relation(estate, rti) ExecGetRangeTableRelation((estate), (rti), false)
+#endif
+
+/* PG 16 plans grouping with the GROUP BY clauses left after redundancy. */
+#if PG_VERSION_NUM < 160000
+#define QS_GROUP_CLAUSE(root) ((root)->parse->groupClause)
+#else
+#define QS_GROUP_CLAUSE(root) ((root)->processed_groupClause)
+#endif
+
+/* ---- end aggregate pushdown ---- */
+
 #endif							/* QS_COMPAT_H */

@@ -551,10 +551,12 @@ col_prev_main(ColScanDesc s, TupleTableSlot *slot)
  * holds no delta row for as long as the snapshot can read it (its pages go
  * back to the delta only when no snapshot can see its block: dir.c), and
  * rows the snapshot sees were there before it.  MVCC snapshots only: a
- * dirty or non-MVCC scan sees rows inserted after its start.
+ * dirty or non-MVCC scan sees rows inserted after its start.  Also for
+ * QuickstepScan's aggregate mode, which reads the delta scan itself
+ * (src/scan/aggexec.c).
  */
-static void
-col_delta_skip_runs(ColScanDesc s)
+void
+qs_colscan_delta_skip_runs(ColScanDesc s)
 {
 	Snapshot	snapshot = s->base.rs_snapshot;
 	MemoryContext old;
@@ -584,7 +586,7 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 
 	qs_colscan_slot_desc(s, slot);
 	if (!s->delta_skips_set)
-		col_delta_skip_runs(s);
+		qs_colscan_delta_skip_runs(s);
 	if (ScanDirectionIsForward(direction))
 	{
 		if (!s->delta_done)

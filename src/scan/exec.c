@@ -50,13 +50,6 @@
  * adds the slots to its own copy when it shuts down or the Gather restarts
  * its workers, and zeroes them.
  */
-typedef struct QsColCounts
-{
-	uint64		blocks_read;
-	uint64		skipped_minmax;
-	uint64		skipped_dict;
-	uint64		binary_searches;
-} QsColCounts;
 
 typedef struct QsSharedCounts
 {
@@ -155,8 +148,12 @@ static const CustomExecMethods qs_exec_methods = {
 Node *
 qs_scan_create_state(CustomScan *cscan)
 {
-	QsScanState *st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
+	QsScanState *st;
 
+	/* partial aggregates of a column table (aggexec.c) */
+	if (cscan->scan.scanrelid == 0)
+		return qs_aggscan_create_state(cscan);
+	st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
 	st->css.methods = &qs_exec_methods;
 	return (Node *) st;
 }
@@ -766,8 +763,9 @@ qs_shutdown(CustomScanState *node)
 	st->shared = NULL;
 }
 
-static void
-explain_col_counts(const QsColCounts *c, ExplainState *es)
+/* the block counters as EXPLAIN ANALYZE shows them (aggexec.c too) */
+void
+qs_scan_explain_col_counts(const QsColCounts *c, ExplainState *es)
 {
 	ExplainPropertyInteger("Column Blocks Read", NULL, (int64) c->blocks_read, es);
 	ExplainPropertyInteger("Blocks Skipped by Min/Max", NULL,
@@ -818,7 +816,7 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			total.skipped_dict += st->worker_counts[i].skipped_dict;
 			total.binary_searches += st->worker_counts[i].binary_searches;
 		}
-		explain_col_counts(&total, es);
+		qs_scan_explain_col_counts(&total, es);
 		if (es->verbose && st->nworkers > 0)
 		{
 			ExplainOpenGroup("Workers", "Workers", false, es);
@@ -839,7 +837,7 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				}
 				ExplainOpenGroup("Worker", NULL, true, es);
 				ExplainPropertyInteger("Worker Number", NULL, i, es);
-				explain_col_counts(c, es);
+				qs_scan_explain_col_counts(c, es);
 				ExplainCloseGroup("Worker", NULL, true, es);
 			}
 			ExplainCloseGroup("Workers", "Workers", false, es);
