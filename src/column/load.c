@@ -22,7 +22,8 @@
  * that could read this backend's buffered rows goes through the AM, which
  * flushes them first: scans (qs_colload_flush_rel), and fetches by TID
  * (trigger tuples, unique checks, DML's old rows: qs_colload_flush_tid,
- * only when the TID is one of the buffered rows).  Other backends cannot see them
+ * only when the TID is one of the buffered rows, and says so: a directory
+ * read before is out of date).  Other backends cannot see them
  * (they are not committed).  The buffer is also flushed when the load
  * moves to another table or command, at subtransaction commit and before
  * commit or PREPARE; it is dropped at (sub)transaction abort and by
@@ -231,7 +232,7 @@ qs_colload_flush_rel(Relation rel)
  * whole buffer for each wrote one block per row when a load's keys collided
  * with a rolled-back load's index entries.)
  */
-void
+bool
 qs_colload_flush_tid(Relation rel, ItemPointer tid)
 {
 	uint32		range,
@@ -239,7 +240,11 @@ qs_colload_flush_tid(Relation rel, ItemPointer tid)
 
 	if (load.active && load.relid == RelationGetRelid(rel) &&
 		qs_virt_decode(tid, &range, &row) && range == load.range)
+	{
 		load_flush(rel);
+		return true;
+	}
+	return false;
 }
 
 /*
