@@ -835,14 +835,19 @@ typedef struct ColFetchCache
 	 * made after the read only holds changes of writers the snapshot does
 	 * not see (a change it sees was made before the snapshot, or by an
 	 * earlier command of its transaction, before the scan).  This
-	 * backend's own load buffer is the exception: a fetch that flushes it
-	 * publishes a block an earlier command loaded, and the read is
-	 * dropped.  Other snapshot kinds read the directory per fetch.
+	 * backend's own load buffer is the exception: any flush of it (this
+	 * fetch's, a scan's, a subtransaction's commit...) publishes a block
+	 * an earlier command loaded, which the snapshot sees: the read is
+	 * dropped when the backend's count of flushes moved.  Other snapshot
+	 * kinds read the directory per fetch, and so do SERIALIZABLE
+	 * transactions: their reads must meet the writers they do not see
+	 * (a block published or a delete map made after the read) for SSI.
 	 */
 	MemoryContext dircxt;		/* NULL: no directory kept */
 	bool		have_dir;
 	QsColDirectory dir;
 	SnapshotData dir_snap;		/* the snapshot it was read for (fields) */
+	uint64		dir_flushes;	/* qs_colload_flushes() when it was read */
 } ColFetchCache;
 
 static void
@@ -866,7 +871,7 @@ cache_dir_valid(const ColFetchCache *c, Snapshot snapshot)
 {
 	const SnapshotData *d = &c->dir_snap;
 
-	return c->have_dir &&
+	return c->have_dir && c->dir_flushes == qs_colload_flushes() &&
 		d->xmin == snapshot->xmin && d->xmax == snapshot->xmax &&
 		d->curcid == snapshot->curcid &&
 		d->xcnt == snapshot->xcnt && d->subxcnt == snapshot->subxcnt &&
@@ -886,7 +891,7 @@ cache_dir(ColFetchCache *c, Relation rel, Snapshot snapshot,
 	MemoryContext old;
 
 	if (c->dircxt == NULL || snapshot == NULL ||
-		snapshot->snapshot_type != SNAPSHOT_MVCC)
+		snapshot->snapshot_type != SNAPSHOT_MVCC || IsolationIsSerializable())
 	{
 		qs_coldir_read_visible(rel, snapshot, own);
 		return own;
@@ -897,6 +902,7 @@ cache_dir(ColFetchCache *c, Relation rel, Snapshot snapshot,
 	c->have_dir = false;
 	old = MemoryContextSwitchTo(c->dircxt);
 	qs_coldir_read_visible(rel, snapshot, &c->dir);
+	c->dir_flushes = qs_colload_flushes();
 	c->dir_snap = *snapshot;
 	c->dir_snap.xip = snapshot->xcnt > 0 ?
 		memcpy(palloc(sizeof(TransactionId) * snapshot->xcnt), snapshot->xip,
@@ -942,8 +948,9 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	bool		found = false;
 
 	/* with 'hdr', the engine's DML holds the row's delete-map page: no flush */
-	if (hdr == NULL && qs_colload_flush_tid(rel, tid))
-		c->have_dir = false;
+	/* a flush moves qs_colload_flushes(): the kept directory is read again */
+	if (hdr == NULL)
+		(void) qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
 	dir = cache_dir(c, rel, snapshot, &own);

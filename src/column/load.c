@@ -94,6 +94,7 @@ typedef struct ColLoad
 
 static ColLoad load;
 static bool callbacks_registered = false;
+static uint64 load_flushes = 0;		/* blocks this backend published */
 
 static void
 load_reset(void)
@@ -129,6 +130,7 @@ load_flush(Relation rel)
 	uint32		nrows = load.builder.nrows;
 
 	Assert(load.active && RelationGetRelid(rel) == load.relid);
+	load_flushes++;
 	if (nrows == 0)
 	{
 		/* nothing to publish: the pending entry is retired */
@@ -245,6 +247,17 @@ qs_colload_flush_tid(Relation rel, ItemPointer tid)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * How many times this backend published a loaded block (or retired its
+ * empty reservation): a directory read before a change of the count may
+ * miss a block of this transaction's own that it sees now.
+ */
+uint64
+qs_colload_flushes(void)
+{
+	return load_flushes;
 }
 
 /*
