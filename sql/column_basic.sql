@@ -100,6 +100,26 @@ FETCH LAST FROM cur;
 FETCH BACKWARD 2 FROM cur;
 CLOSE cur;
 RESET quickstep.enable_pushdown;
+
+-- an index scan keeps the directory its snapshot sees; rows this
+-- transaction loaded in an earlier command and another scan flushed into
+-- a block meanwhile are still seen by it
+CREATE TABLE dc (id int PRIMARY KEY, v text) USING quickstep_column;
+INSERT INTO dc SELECT i, 'old' FROM generate_series(1, 100) i;
+SELECT quickstep.merge('dc') AS moved;
+BEGIN;
+SET LOCAL quickstep.column_delta_rows = 0;
+INSERT INTO dc SELECT i, 'new' FROM generate_series(101, 3100) i;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SET LOCAL quickstep.enable_pushdown = off;
+DECLARE dcur SCROLL CURSOR FOR SELECT id FROM dc WHERE id > 0 ORDER BY id;
+FETCH 1 FROM dcur;
+RESET enable_seqscan;
+SELECT count(*) FROM dc;
+MOVE ALL FROM dcur;
+FETCH BACKWARD 1 FROM dcur;
+COMMIT;
 RESET search_path;
 SET client_min_messages = warning;
 DROP SCHEMA column_basic CASCADE;
