@@ -952,7 +952,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	/* with 'hdr', the engine's DML holds the row's delete-map page: no flush */
 	/* a flush moves qs_colload_flushes(): the kept directory is read again */
 	if (hdr == NULL)
-		(void) qs_colload_flush_tid(rel, tid);
+		qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
 	dir = cache_dir(c, rel, snapshot, &own);

@@ -22,9 +22,9 @@
  * that could read this backend's buffered rows goes through the AM, which
  * flushes them first: scans (qs_colload_flush_rel), and fetches by TID
  * (trigger tuples, unique checks, DML's old rows: qs_colload_flush_tid,
- * only when the TID is one of the buffered rows, and says so: a directory
- * read before is out of date).  Other backends cannot see them
- * (they are not committed).  The buffer is also flushed when the load
+ * only when the TID is one of the buffered rows; every flush moves
+ * qs_colload_flushes(), which tells a kept directory it is out of date).
+ * Other backends cannot see them (they are not committed).  The buffer is also flushed when the load
  * moves to another table or command, at subtransaction commit and before
  * commit or PREPARE; it is dropped at (sub)transaction abort and by
  * TRUNCATE of the table.  An aborted load leaves a run and a directory
@@ -234,7 +234,7 @@ qs_colload_flush_rel(Relation rel)
  * whole buffer for each wrote one block per row when a load's keys collided
  * with a rolled-back load's index entries.)
  */
-bool
+void
 qs_colload_flush_tid(Relation rel, ItemPointer tid)
 {
 	uint32		range,
@@ -242,11 +242,7 @@ qs_colload_flush_tid(Relation rel, ItemPointer tid)
 
 	if (load.active && load.relid == RelationGetRelid(rel) &&
 		qs_virt_decode(tid, &range, &row) && range == load.range)
-	{
 		load_flush(rel);
-		return true;
-	}
-	return false;
 }
 
 /*
