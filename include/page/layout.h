@@ -215,6 +215,22 @@ typedef struct QsPageLayout
 	OffsetNumber (*redirect_target) (Page page, OffsetNumber off);
 
 	/*
+	 * True: a freed slot keeps storage of its own (HPL: its fixed fields), so
+	 * that pruning would reclaim no space for the next version of an update
+	 * unless that version may take the slot.  Then pruning leaves every slot
+	 * it frees DEAD, never UNUSED (a heap-only version's slot too: it may be
+	 * a DEAD slot reused, which stale index entries still name), and
+	 * put_record/record_fits give a heap-only record (HEAP_ONLY_TUPLE set
+	 * in the tuple it is handed) a DEAD slot before any other.  Safe
+	 * because no index entry legitimately names a heap-only record: every
+	 * index path (index fetch, bitmap scan, index_delete_tuples) treats an
+	 * entry that reaches one at a chain's start as stale.  Only VACUUM,
+	 * after removing the index entries of a DEAD slot, makes it UNUSED (and
+	 * only if it is still DEAD: vacuum.c).
+	 */
+	bool		heaponly_takes_dead;
+
+	/*
 	 * Reclaim the space of dead/unused records.  Moves record bytes: the
 	 * caller holds a cleanup lock (no other pin).  mark_dead, mark_unused,
 	 * prepare_compact and compact are replayed by the engine's PRUNE record

@@ -943,13 +943,37 @@ hpl_is_empty(Page page, HplGeom *g)
 	return true;
 }
 
-/* first unused slot, or nrecs (a new slot) if none, or -1 if the page has no more */
+/*
+ * The slot a record goes to: for a heap-only record (heaponly) a DEAD slot
+ * first (its fixed fields are the storage pruning could not give back
+ * otherwise: layout.h, heaponly_takes_dead), then the first unused slot,
+ * then nrecs (a new slot); -1 if the page has no more.
+ */
 static int
-hpl_free_slot(Page page, HplGeom *g)
+hpl_free_slot(Page page, HplGeom *g, bool heaponly)
 {
 	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
 	int			nrecs = HplDirOf(page)->nrecs;
 
+	if (heaponly)
+	{
+		const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
+
+		for (int i = 0; i * 8 < nrecs; i++)
+		{
+			uint32		notlive = used[i] & ~live[i] & 0xFF;
+
+			while (notlive)
+			{
+				int			k = i * 8 + pg_rightmost_one_pos32(notlive);
+
+				notlive &= notlive - 1;
+				/* DEAD, not a REDIRECT (length 0: hpl_record_state) */
+				if (k < nrecs && hpl_get16(page, FLD(g, F_LEN), k) != 0)
+					return k;
+			}
+		}
+	}
 	for (int i = 0; i * 8 < nrecs; i++)
 	{
 		if (used[i] != 0xFF)
@@ -975,7 +999,7 @@ hpl_free_space(Page page)
 	if (PageIsNew(page))
 		return BLCKSZ - SizeOfPageHeaderData - 1024;
 	g = hpl_hgeom(page);
-	k = hpl_free_slot(page, g);
+	k = hpl_free_slot(page, g, false);
 	if (k < 0)
 		return 0;
 	if (k == HplDirOf(page)->nrecs)
@@ -1057,7 +1081,7 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 			}
 		}
 	}
-	k = hpl_free_slot(page, g);
+	k = hpl_free_slot(page, g, HeapTupleHeaderIsHeapOnly(tuple->t_data));
 	if (k < 0)
 		return false;
 	plan->slot = k;
@@ -1111,7 +1135,8 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		{
 			PageHeader	ph = (PageHeader) page;
 			HplDir	   *dir = HplDirOf(page);
-			int			k = hpl_free_slot(page, g);
+			int			k = hpl_free_slot(page, g,
+											  HeapTupleHeaderIsHeapOnly(tuple->t_data));
 			int			newlower;
 			int			bound;
 
@@ -2426,6 +2451,7 @@ const QsPageLayout qs_hpl_layout = {
 	.mark_unused = hpl_mark_unused,
 	.mark_redirect = hpl_mark_redirect,
 	.redirect_target = hpl_redirect_target,
+	.heaponly_takes_dead = true,
 	.compact = hpl_compact,
 	.prepare_compact = hpl_prepare_compact,
 	.check_page = hpl_check_page,

@@ -71,6 +71,7 @@ typedef struct QsPruneState
 	int			nredirected;
 	int			ndead;
 	int			nunused;
+	bool		keep_dead;		/* layout's heaponly_takes_dead */
 	OffsetNumber redirected[MaxHeapTuplesPerPage * 2];
 	OffsetNumber nowdead[MaxHeapTuplesPerPage];
 	OffsetNumber nowunused[MaxHeapTuplesPerPage];
@@ -94,10 +95,19 @@ prune_record_dead(QsPruneState *ps, OffsetNumber off)
 	ps->marked[off] = true;
 }
 
+/*
+ * A heap-only record's slot: UNUSED as in heap, or DEAD on a layout whose
+ * heap-only records take DEAD slots (layout.h, heaponly_takes_dead): the
+ * slot may be a DEAD slot reused, which stale index entries still name, so
+ * only VACUUM, after removing them, may make it UNUSED.
+ */
 static void
 prune_record_unused(QsPruneState *ps, OffsetNumber off)
 {
-	ps->nowunused[ps->nunused++] = off;
+	if (ps->keep_dead)
+		ps->nowdead[ps->ndead++] = off;
+	else
+		ps->nowunused[ps->nunused++] = off;
 	ps->marked[off] = true;
 }
 
@@ -325,6 +335,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 	ps->horizon = InvalidTransactionId;
 	ps->newhint = InvalidTransactionId;
 	ps->nredirected = ps->ndead = ps->nunused = 0;
+	ps->keep_dead = L->heaponly_takes_dead;
 	maxoff = L->max_offset(page);
 	prune_classify(rel, L, buf, page, maxoff, ps);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
