@@ -141,6 +141,13 @@ typedef struct QsPageLayout
 	int			(*normal_offsets) (Page page, OffsetNumber *out);
 
 	/*
+	 * Optional (NULL: record_state offset by offset): the state of every
+	 * slot, out[off] for off = 1 .. max_offset, in one pass (pruning reads
+	 * them all; HPL's record_state finds the page's geometry per call).
+	 */
+	void		(*record_states) (Page page, uint8 *out);
+
+	/*
 	 * The MVCC header of a NORMAL record: a pointer into the page or into
 	 * *scratch.  *len gets the logical (formed tuple) length.
 	 */

@@ -1319,6 +1319,34 @@ hpl_record_state(Page page, OffsetNumber off)
 	}
 }
 
+static void
+hpl_record_states(Page page, uint8 *out)
+{
+	const uint8 *p = (const uint8 *) page;
+	HplGeom    *g;
+	int			nrecs;
+
+	if (PageIsNew(page))
+		return;
+	nrecs = HplDirOf(page)->nrecs;
+	g = hpl_hgeom(page);
+	for (int k = 0; k < nrecs; k++)
+	{
+		uint16		len;
+
+		/* as hpl_record_state decides */
+		if (!((p[g->hoff[k][F_USED]] >> (k & 7)) & 1))
+			out[k + 1] = QS_REC_UNUSED;
+		else if ((p[g->hoff[k][F_LIVE]] >> (k & 7)) & 1)
+			out[k + 1] = QS_REC_NORMAL;
+		else
+		{
+			memcpy(&len, p + g->hoff[k][F_LEN], 2);
+			out[k + 1] = len == 0 ? QS_REC_REDIRECT : QS_REC_DEAD;
+		}
+	}
+}
+
 static int
 hpl_normal_offsets(Page page, OffsetNumber *out)
 {
@@ -2441,6 +2469,7 @@ const QsPageLayout qs_hpl_layout = {
 	.max_offset = hpl_max_offset,
 	.record_state = hpl_record_state,
 	.normal_offsets = hpl_normal_offsets,
+	.record_states = hpl_record_states,
 	.get_header = hpl_get_header,
 	.set_header = hpl_set_header,
 	.store_record = hpl_store_record,

@@ -456,7 +456,8 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			continue;
 		}
-		if (qs_page_record_state(L, page, off) == QS_REC_NORMAL &&
+		if (qs_page_layout(L, page)->heaponly_takes_dead &&
+			qs_page_record_state(L, page, off) == QS_REC_NORMAL &&
 			HeapTupleHeaderIsHeapOnly(qs_page_get_header(L, page, off,
 														 &scratch, NULL)))
 		{

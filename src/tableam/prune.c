@@ -75,6 +75,7 @@ typedef struct QsPruneState
 	OffsetNumber redirected[MaxHeapTuplesPerPage * 2];
 	OffsetNumber nowdead[MaxHeapTuplesPerPage];
 	OffsetNumber nowunused[MaxHeapTuplesPerPage];
+	uint8		states[MaxHeapTuplesPerPage + 1];	/* QsRecordState, before */
 	bool		marked[MaxHeapTuplesPerPage + 1];
 	int8		htsv[MaxHeapTuplesPerPage + 1]; /* -1: not a record */
 } QsPruneState;
@@ -128,10 +129,13 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		uint32		len;
 		HTSV_Result res;
 
+		uint16		infomask;
+
 		ps->htsv[off] = -1;
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (ps->states[off] != QS_REC_NORMAL)
 			continue;
 		tup.t_data = L->get_header(page, off, &scratch, &len);
+		infomask = tup.t_data->t_infomask;
 		tup.t_len = len;
 		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
 		tup.t_tableOid = RelationGetRelid(rel);
@@ -159,7 +163,8 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 				 TransactionIdPrecedes(x, ps->newhint)))
 				ps->newhint = x;
 		}
-		if (tup.t_data == &scratch)
+		/* hint bits the visibility test set, into the page */
+		if (tup.t_data == &scratch && scratch.t_infomask != infomask)
 			L->set_header(page, off, &scratch);
 	}
 }
@@ -183,7 +188,7 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 	OffsetNumber off = root;
 	OffsetNumber latestdead = InvalidOffsetNumber;
 	TransactionId priorxmax = InvalidTransactionId;
-	QsRecordState rootst = L->record_state(page, root);
+	QsRecordState rootst = ps->states[root];
 	int			i;
 
 	if (rootst == QS_REC_NORMAL)
@@ -216,7 +221,7 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 			break;
 		if (ps->marked[off])
 			break;				/* already handled: not this chain */
-		st = L->record_state(page, off);
+		st = ps->states[off];
 		if (st == QS_REC_UNUSED || st == QS_REC_DEAD)
 			break;
 		if (st == QS_REC_REDIRECT)
@@ -337,6 +342,16 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 	ps->nredirected = ps->ndead = ps->nunused = 0;
 	ps->keep_dead = L->heaponly_takes_dead;
 	maxoff = L->max_offset(page);
+
+	/*
+	 * Slot states once: nothing changes them before qs_prune_execute (the
+	 * cleanup lock keeps writers out; only hint bits are written meanwhile)
+	 */
+	if (L->record_states)
+		L->record_states(page, ps->states);
+	else
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			ps->states[off] = (uint8) L->record_state(page, off);
 	prune_classify(rel, L, buf, page, maxoff, ps);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -344,7 +359,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 
 		if (ps->marked[off])
 			continue;
-		st = L->record_state(page, off);
+		st = ps->states[off];
 		if (st == QS_REC_NORMAL || st == QS_REC_REDIRECT)
 			prune_chain(L, page, BufferGetBlockNumber(buf), maxoff, off, ps);
 	}

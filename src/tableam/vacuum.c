@@ -594,9 +594,14 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			 * dead ones: the index pass removes the stale entries.  Until
 			 * then the page must not be all-visible (an index-only scan
 			 * would return their keys): pass 2 sets it, after that pass.
+			 * A page flagged all-visible has no stale entry (taking a DEAD
+			 * slot clears the flag; no DEAD slot is on a flagged page; the
+			 * flag is set only with no heap-only record or after the index
+			 * pass): skipped, so that it is frozen and its map bits set as
+			 * any page (review of hplhot, F1).
 			 */
 			if (L->heaponly_takes_dead && PL == L && nindexes > 0 &&
-				HeapTupleHeaderIsHeapOnly(h))
+				!PageIsAllVisible(page) && HeapTupleHeaderIsHeapOnly(h))
 			{
 				pv_ok = false;
 				if (do_index)
@@ -946,6 +951,12 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 				n = still_dead(L, page, offs, n);
+				if (n == 0)
+				{
+					/* only heap-only records' TIDs: nothing to free */
+					UnlockReleaseBuffer(buf);
+					continue;
+				}
 				qs_log_conflict(rel, rm_horizon);
 				state = qs_genxlog_start(rel);
 

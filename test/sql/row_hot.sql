@@ -199,6 +199,12 @@ VACUUM qfull;
 SELECT * FROM probe(:dead_id, :upd_id);
 SELECT count(*), sum(v) FROM qfull;
 SELECT checked(:'am', 'qfull');
+-- a page with heap-only records is frozen as any other (the stale-entry
+-- rule of VACUUM skips all-visible pages)
+VACUUM (FREEZE) qfull;
+SELECT CASE WHEN :'am' = 'heap' THEN true
+            ELSE (SELECT bool_and(vm_all_frozen)
+                    FROM quickstep.page_visibility('qfull')) END AS all_frozen;
 DROP TABLE qfull, qfull0;
 DROP PROCEDURE churn_page(int);
 DROP FUNCTION probe(int, int);
