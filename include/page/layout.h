@@ -100,6 +100,15 @@ typedef struct QsPageLayout
 	bool		(*prune_wanted) (Page page);
 
 	/*
+	 * Optional (NULL: free_space): the free space opportunistic pruning
+	 * compares with its threshold — the room an update's new version has
+	 * without pruning.  HPL: with a DEAD slot on the page (a heap-only
+	 * version takes it: heaponly_takes_dead) the whole hole, else
+	 * free_space, which charges the next slot's new units.
+	 */
+	Size		(*prune_free_space) (Page page);
+
+	/*
 	 * Would put_record succeed for this tuple, leaving at least 'reserve'
 	 * bytes free (fillfactor)?  Must agree with put_record exactly.
 	 */

@@ -1009,6 +1009,31 @@ hpl_free_space(Page page)
 	return ph->pd_upper - ph->pd_lower - grow;
 }
 
+/*
+ * The room an update has without pruning (layout.h, prune_free_space): a
+ * DEAD slot takes its heap-only version, so with one the hole is the room;
+ * without, pruning may make one, and free_space charges a new slot's units.
+ * Else a page at a group boundary (slot 64 of a pgbench_accounts page needs
+ * 768 bytes) looks full after every update and is pruned on every read.
+ */
+static Size
+hpl_prune_free_space(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplGeom    *g;
+	int			k;
+
+	if (PageIsNew(page))
+		return hpl_free_space(page);
+	g = hpl_hgeom(page);
+	k = hpl_free_slot(page, g, true);
+	/* a DEAD slot comes first; an unused one has its used bit clear */
+	if (k >= 0 && k < HplDirOf(page)->nrecs && hpl_bit(page, FLD(g, F_USED), k) &&
+		ph->pd_upper > ph->pd_lower)
+		return ph->pd_upper - ph->pd_lower;
+	return hpl_free_space(page);
+}
+
 /* ------------------------------------------------------------------------
  * Putting a record
  * ------------------------------------------------------------------------
@@ -2464,6 +2489,7 @@ const QsPageLayout qs_hpl_layout = {
 	.init_page = hpl_init_page,
 	.max_record_size = hpl_max_record_size,
 	.free_space = hpl_free_space,
+	.prune_free_space = hpl_prune_free_space,
 	.record_fits = hpl_record_fits,
 	.put_record = hpl_put_record,
 	.max_offset = hpl_max_offset,

@@ -437,7 +437,8 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		PL = qs_page_layout(L, page);
-		freespace = PL->free_space(page);
+		freespace = PL->prune_free_space ? PL->prune_free_space(page) :
+			PL->free_space(page);
 		wanted = PL->prune_wanted != NULL && PL->prune_wanted(page);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		if (freespace >= minfree && !wanted)
