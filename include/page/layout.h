@@ -100,6 +100,15 @@ typedef struct QsPageLayout
 	bool		(*prune_wanted) (Page page);
 
 	/*
+	 * Optional (NULL: free_space): the free space opportunistic pruning
+	 * compares with its threshold — the room an update's new version has
+	 * without pruning.  HPL: with a DEAD slot on the page (a heap-only
+	 * version takes it: heaponly_takes_dead) the whole hole, else
+	 * free_space, which charges the next slot's new units.
+	 */
+	Size		(*prune_free_space) (Page page);
+
+	/*
 	 * Would put_record succeed for this tuple, leaving at least 'reserve'
 	 * bytes free (fillfactor)?  Must agree with put_record exactly.
 	 */
@@ -139,6 +148,13 @@ typedef struct QsPageLayout
 	 * need nothing else per record, so this is their whole visibility cost.
 	 */
 	int			(*normal_offsets) (Page page, OffsetNumber *out);
+
+	/*
+	 * Optional (NULL: record_state offset by offset): the state of every
+	 * slot, out[off] for off = 1 .. max_offset, in one pass (pruning reads
+	 * them all; HPL's record_state finds the page's geometry per call).
+	 */
+	void		(*record_states) (Page page, uint8 *out);
 
 	/*
 	 * The MVCC header of a NORMAL record: a pointer into the page or into
@@ -213,6 +229,22 @@ typedef struct QsPageLayout
 	void		(*mark_redirect) (Page page, const OffsetNumber *from,
 								  const OffsetNumber *to, int n);
 	OffsetNumber (*redirect_target) (Page page, OffsetNumber off);
+
+	/*
+	 * True: a freed slot keeps storage of its own (HPL: its fixed fields), so
+	 * that pruning would reclaim no space for the next version of an update
+	 * unless that version may take the slot.  Then pruning leaves every slot
+	 * it frees DEAD, never UNUSED (a heap-only version's slot too: it may be
+	 * a DEAD slot reused, which stale index entries still name), and
+	 * put_record/record_fits give a heap-only record (HEAP_ONLY_TUPLE set
+	 * in the tuple it is handed) a DEAD slot before any other.  Safe
+	 * because no index entry legitimately names a heap-only record: every
+	 * index path (index fetch, bitmap scan, index_delete_tuples) treats an
+	 * entry that reaches one at a chain's start as stale.  Only VACUUM,
+	 * after removing the index entries of a DEAD slot, makes it UNUSED (and
+	 * only if it is still DEAD: vacuum.c).
+	 */
+	bool		heaponly_takes_dead;
 
 	/*
 	 * Reclaim the space of dead/unused records.  Moves record bytes: the

@@ -943,13 +943,37 @@ hpl_is_empty(Page page, HplGeom *g)
 	return true;
 }
 
-/* first unused slot, or nrecs (a new slot) if none, or -1 if the page has no more */
+/*
+ * The slot a record goes to: for a heap-only record (heaponly) a DEAD slot
+ * first (its fixed fields are the storage pruning could not give back
+ * otherwise: layout.h, heaponly_takes_dead), then the first unused slot,
+ * then nrecs (a new slot); -1 if the page has no more.
+ */
 static int
-hpl_free_slot(Page page, HplGeom *g)
+hpl_free_slot(Page page, HplGeom *g, bool heaponly)
 {
 	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
 	int			nrecs = HplDirOf(page)->nrecs;
 
+	if (heaponly)
+	{
+		const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
+
+		for (int i = 0; i * 8 < nrecs; i++)
+		{
+			uint32		notlive = used[i] & ~live[i] & 0xFF;
+
+			while (notlive)
+			{
+				int			k = i * 8 + pg_rightmost_one_pos32(notlive);
+
+				notlive &= notlive - 1;
+				/* DEAD, not a REDIRECT (length 0: hpl_record_state) */
+				if (k < nrecs && hpl_get16(page, FLD(g, F_LEN), k) != 0)
+					return k;
+			}
+		}
+	}
 	for (int i = 0; i * 8 < nrecs; i++)
 	{
 		if (used[i] != 0xFF)
@@ -975,7 +999,7 @@ hpl_free_space(Page page)
 	if (PageIsNew(page))
 		return BLCKSZ - SizeOfPageHeaderData - 1024;
 	g = hpl_hgeom(page);
-	k = hpl_free_slot(page, g);
+	k = hpl_free_slot(page, g, false);
 	if (k < 0)
 		return 0;
 	if (k == HplDirOf(page)->nrecs)
@@ -983,6 +1007,31 @@ hpl_free_space(Page page)
 	if ((int) ph->pd_upper - (int) ph->pd_lower - grow <= 0)
 		return 0;
 	return ph->pd_upper - ph->pd_lower - grow;
+}
+
+/*
+ * The room an update has without pruning (layout.h, prune_free_space): a
+ * DEAD slot takes its heap-only version, so with one the hole is the room;
+ * without, pruning may make one, and free_space charges a new slot's units.
+ * Else a page at a group boundary (slot 64 of a pgbench_accounts page needs
+ * 768 bytes) looks full after every update and is pruned on every read.
+ */
+static Size
+hpl_prune_free_space(Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+	HplGeom    *g;
+	int			k;
+
+	if (PageIsNew(page))
+		return hpl_free_space(page);
+	g = hpl_hgeom(page);
+	k = hpl_free_slot(page, g, true);
+	/* a DEAD slot comes first; an unused one has its used bit clear */
+	if (k >= 0 && k < HplDirOf(page)->nrecs && hpl_bit(page, FLD(g, F_USED), k) &&
+		ph->pd_upper > ph->pd_lower)
+		return ph->pd_upper - ph->pd_lower;
+	return hpl_free_space(page);
 }
 
 /* ------------------------------------------------------------------------
@@ -1057,7 +1106,7 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 			}
 		}
 	}
-	k = hpl_free_slot(page, g);
+	k = hpl_free_slot(page, g, HeapTupleHeaderIsHeapOnly(tuple->t_data));
 	if (k < 0)
 		return false;
 	plan->slot = k;
@@ -1111,7 +1160,8 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		{
 			PageHeader	ph = (PageHeader) page;
 			HplDir	   *dir = HplDirOf(page);
-			int			k = hpl_free_slot(page, g);
+			int			k = hpl_free_slot(page, g,
+											  HeapTupleHeaderIsHeapOnly(tuple->t_data));
 			int			newlower;
 			int			bound;
 
@@ -1291,6 +1341,34 @@ hpl_record_state(Page page, OffsetNumber off)
 		/* a REDIRECT is a dead slot of length 0 (hpl_mark_redirect) */
 		memcpy(&len, p + g->hoff[k][F_LEN], 2);
 		return len == 0 ? QS_REC_REDIRECT : QS_REC_DEAD;
+	}
+}
+
+static void
+hpl_record_states(Page page, uint8 *out)
+{
+	const uint8 *p = (const uint8 *) page;
+	HplGeom    *g;
+	int			nrecs;
+
+	if (PageIsNew(page))
+		return;
+	nrecs = HplDirOf(page)->nrecs;
+	g = hpl_hgeom(page);
+	for (int k = 0; k < nrecs; k++)
+	{
+		uint16		len;
+
+		/* as hpl_record_state decides */
+		if (!((p[g->hoff[k][F_USED]] >> (k & 7)) & 1))
+			out[k + 1] = QS_REC_UNUSED;
+		else if ((p[g->hoff[k][F_LIVE]] >> (k & 7)) & 1)
+			out[k + 1] = QS_REC_NORMAL;
+		else
+		{
+			memcpy(&len, p + g->hoff[k][F_LEN], 2);
+			out[k + 1] = len == 0 ? QS_REC_REDIRECT : QS_REC_DEAD;
+		}
 	}
 }
 
@@ -2411,11 +2489,13 @@ const QsPageLayout qs_hpl_layout = {
 	.init_page = hpl_init_page,
 	.max_record_size = hpl_max_record_size,
 	.free_space = hpl_free_space,
+	.prune_free_space = hpl_prune_free_space,
 	.record_fits = hpl_record_fits,
 	.put_record = hpl_put_record,
 	.max_offset = hpl_max_offset,
 	.record_state = hpl_record_state,
 	.normal_offsets = hpl_normal_offsets,
+	.record_states = hpl_record_states,
 	.get_header = hpl_get_header,
 	.set_header = hpl_set_header,
 	.store_record = hpl_store_record,
@@ -2426,6 +2506,7 @@ const QsPageLayout qs_hpl_layout = {
 	.mark_unused = hpl_mark_unused,
 	.mark_redirect = hpl_mark_redirect,
 	.redirect_target = hpl_redirect_target,
+	.heaponly_takes_dead = true,
 	.compact = hpl_compact,
 	.prepare_compact = hpl_prepare_compact,
 	.check_page = hpl_check_page,

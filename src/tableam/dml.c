@@ -110,6 +110,28 @@ qs_record_fits(const QsPageLayout *L, const QsPageLayout *RL, Page page,
 }
 
 /*
+ * Would the new version of an update fit the old version's page?  'hot':
+ * it would be a heap-only version there (no indexed column changed, the
+ * table's own layout): it is asked as one (HEAP_ONLY_TUPLE set), since a
+ * layout may give a heap-only record a slot it gives no other (layout.h,
+ * heaponly_takes_dead).  Leaves the flag set exactly when the answer is
+ * yes and 'hot', as put_record on that page must see it.
+ */
+static bool
+fits_same_page(const QsPageLayout *L, const QsPageLayout *RL, Page page,
+			   TupleDesc desc, HeapTuple tup, bool hot)
+{
+	bool		fits;
+
+	if (hot)
+		HeapTupleHeaderSetHeapOnly(tup->t_data);
+	fits = qs_record_fits(L, RL, page, desc, tup, 0);
+	if (!fits)
+		HeapTupleHeaderClearHeapOnly(tup->t_data);
+	return fits;
+}
+
+/*
  * Must the page be formatted before a record of layout RL goes on it: new,
  * or empty in the other format (an NSM page of a PAX table whose big
  * record VACUUM removed)?
@@ -1892,14 +1914,13 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	RL = qs_record_layout(rel, L, newtup);
 	if (!need_toast &&
-		qs_record_fits(L, RL, BufferGetPage(buf), RelationGetDescr(rel), newtup, 0))
+		fits_same_page(L, RL, BufferGetPage(buf), RelationGetDescr(rel), newtup,
+					   hot_ok && RL == L))
 	{
 		/* same page: one WAL record */
 		OffsetNumber noff;
 
 		use_hot = hot_ok && RL == L;
-		if (use_hot)
-			HeapTupleHeaderSetHeapOnly(newtup->t_data);
 		state = qs_genxlog_start(rel);
 		page = qs_genxlog_register(state, buf, 0);
 		noff = RL->put_record(page, RelationGetDescr(rel), oblk, newtup);
@@ -1965,7 +1986,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			BlockNumber nblk;
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			if (qs_record_fits(L, RL, BufferGetPage(buf), RelationGetDescr(rel), heaptup, 0))
+			if (fits_same_page(L, RL, BufferGetPage(buf), RelationGetDescr(rel),
+							   heaptup, hot_ok && RL == L))
 			{
 				newbuf = buf;
 				break;
@@ -2015,8 +2037,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			OffsetNumber noff;
 
 			use_hot = hot_ok && RL == L;
-			if (use_hot)
-				HeapTupleHeaderSetHeapOnly(heaptup->t_data);
+			Assert(use_hot == HeapTupleHeaderIsHeapOnly(heaptup->t_data));
 			page = qs_genxlog_register(state, buf, 0);
 			noff = RL->put_record(page, RelationGetDescr(rel), oblk, heaptup);
 			if (noff == InvalidOffsetNumber)

@@ -456,6 +456,21 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			continue;
 		}
+		if (qs_page_layout(L, page)->heaponly_takes_dead &&
+			qs_page_record_state(L, page, off) == QS_REC_NORMAL &&
+			HeapTupleHeaderIsHeapOnly(qs_page_get_header(L, page, off,
+														 &scratch, NULL)))
+		{
+			/*
+			 * No entry names a heap-only record: this one named the DEAD
+			 * slot a heap-only version has taken since (layout.h,
+			 * heaponly_takes_dead), dead to everyone when it was pruned.
+			 */
+			st->knowndeletable = true;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			continue;
+		}
+
 		/*
 		 * The entry names a HOT chain's root (heap_index_delete_tuples):
 		 * deletable when every member is dead to everyone; a REDIRECT leads

@@ -71,9 +71,11 @@ typedef struct QsPruneState
 	int			nredirected;
 	int			ndead;
 	int			nunused;
+	bool		keep_dead;		/* layout's heaponly_takes_dead */
 	OffsetNumber redirected[MaxHeapTuplesPerPage * 2];
 	OffsetNumber nowdead[MaxHeapTuplesPerPage];
 	OffsetNumber nowunused[MaxHeapTuplesPerPage];
+	uint8		states[MaxHeapTuplesPerPage + 1];	/* QsRecordState, before */
 	bool		marked[MaxHeapTuplesPerPage + 1];
 	int8		htsv[MaxHeapTuplesPerPage + 1]; /* -1: not a record */
 } QsPruneState;
@@ -94,10 +96,19 @@ prune_record_dead(QsPruneState *ps, OffsetNumber off)
 	ps->marked[off] = true;
 }
 
+/*
+ * A heap-only record's slot: UNUSED as in heap, or DEAD on a layout whose
+ * heap-only records take DEAD slots (layout.h, heaponly_takes_dead): the
+ * slot may be a DEAD slot reused, which stale index entries still name, so
+ * only VACUUM, after removing them, may make it UNUSED.
+ */
 static void
 prune_record_unused(QsPruneState *ps, OffsetNumber off)
 {
-	ps->nowunused[ps->nunused++] = off;
+	if (ps->keep_dead)
+		ps->nowdead[ps->ndead++] = off;
+	else
+		ps->nowunused[ps->nunused++] = off;
 	ps->marked[off] = true;
 }
 
@@ -118,10 +129,13 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		uint32		len;
 		HTSV_Result res;
 
+		uint16		infomask;
+
 		ps->htsv[off] = -1;
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (ps->states[off] != QS_REC_NORMAL)
 			continue;
 		tup.t_data = L->get_header(page, off, &scratch, &len);
+		infomask = tup.t_data->t_infomask;
 		tup.t_len = len;
 		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
 		tup.t_tableOid = RelationGetRelid(rel);
@@ -149,7 +163,8 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 				 TransactionIdPrecedes(x, ps->newhint)))
 				ps->newhint = x;
 		}
-		if (tup.t_data == &scratch)
+		/* hint bits the visibility test set, into the page */
+		if (tup.t_data == &scratch && scratch.t_infomask != infomask)
 			L->set_header(page, off, &scratch);
 	}
 }
@@ -173,7 +188,7 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 	OffsetNumber off = root;
 	OffsetNumber latestdead = InvalidOffsetNumber;
 	TransactionId priorxmax = InvalidTransactionId;
-	QsRecordState rootst = L->record_state(page, root);
+	QsRecordState rootst = ps->states[root];
 	int			i;
 
 	if (rootst == QS_REC_NORMAL)
@@ -206,7 +221,7 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 			break;
 		if (ps->marked[off])
 			break;				/* already handled: not this chain */
-		st = L->record_state(page, off);
+		st = ps->states[off];
 		if (st == QS_REC_UNUSED || st == QS_REC_DEAD)
 			break;
 		if (st == QS_REC_REDIRECT)
@@ -325,7 +340,18 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 	ps->horizon = InvalidTransactionId;
 	ps->newhint = InvalidTransactionId;
 	ps->nredirected = ps->ndead = ps->nunused = 0;
+	ps->keep_dead = L->heaponly_takes_dead;
 	maxoff = L->max_offset(page);
+
+	/*
+	 * Slot states once: nothing changes them before qs_prune_execute (the
+	 * cleanup lock keeps writers out; only hint bits are written meanwhile)
+	 */
+	if (L->record_states)
+		L->record_states(page, ps->states);
+	else
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			ps->states[off] = (uint8) L->record_state(page, off);
 	prune_classify(rel, L, buf, page, maxoff, ps);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -333,7 +359,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 
 		if (ps->marked[off])
 			continue;
-		st = L->record_state(page, off);
+		st = ps->states[off];
 		if (st == QS_REC_NORMAL || st == QS_REC_REDIRECT)
 			prune_chain(L, page, BufferGetBlockNumber(buf), maxoff, off, ps);
 	}
@@ -411,7 +437,8 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		PL = qs_page_layout(L, page);
-		freespace = PL->free_space(page);
+		freespace = PL->prune_free_space ? PL->prune_free_space(page) :
+			PL->free_space(page);
 		wanted = PL->prune_wanted != NULL && PL->prune_wanted(page);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		if (freespace >= minfree && !wanted)

@@ -1319,12 +1319,15 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 		else
 			valid = qs_record_visible(L, rel, f->buf, page, off, snapshot,
 									  &tup, &scratch);
-		/* an index entry never names a heap-only record */
+		/*
+		 * An index entry never names a heap-only record: a stale one, whose
+		 * DEAD slot a heap-only version took (layout.h,
+		 * heaponly_takes_dead).  *all_dead stays true, as in
+		 * heap_hot_search_buffer: the entry may be killed.
+		 */
 		if (at_chain_start && HeapTupleHeaderIsHeapOnly(tup.t_data))
 		{
 			valid = false;
-			if (all_dead)
-				*all_dead = false;
 			break;
 		}
 		if (TransactionIdIsValid(prev_xmax) &&

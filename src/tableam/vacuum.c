@@ -111,6 +111,25 @@ qs_tid_reaped(ItemPointer itemptr, void *state)
 	return bsearch(itemptr, d->tids, d->n, sizeof(ItemPointerData), tid_cmp) != NULL;
 }
 
+/*
+ * The slots of 'offs' that are still DEAD, under the buffer lock of the
+ * second pass.  Pass 1 saw them DEAD, but the page was unlocked since, and
+ * on a layout whose heap-only records take DEAD slots (layout.h,
+ * heaponly_takes_dead) an update may have put its new version in one: such
+ * a slot is not freed (the index entries just removed were stale; the
+ * heap-only record has none).
+ */
+static int
+still_dead(const QsPageLayout *L, Page page, OffsetNumber *offs, int n)
+{
+	int			k = 0;
+
+	for (int j = 0; j < n; j++)
+		if (qs_page_record_state(L, page, offs[j]) == QS_REC_DEAD)
+			offs[k++] = offs[j];
+	return k;
+}
+
 static void
 track_xid(TransactionId xid, TransactionId *newfrozen)
 {
@@ -567,6 +586,27 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			ItemPointerSet(&tup.t_self, tblk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
+
+			/*
+			 * A heap-only record may sit in a DEAD slot it took (layout.h,
+			 * heaponly_takes_dead), which stale index entries still name.
+			 * No index entry names a heap-only record, so its TID joins the
+			 * dead ones: the index pass removes the stale entries.  Until
+			 * then the page must not be all-visible (an index-only scan
+			 * would return their keys): pass 2 sets it, after that pass.
+			 * A page flagged all-visible has no stale entry (taking a DEAD
+			 * slot clears the flag; no DEAD slot is on a flagged page; the
+			 * flag is set only with no heap-only record or after the index
+			 * pass): skipped, so that it is frozen and its map bits set as
+			 * any page (review of hplhot, F1).
+			 */
+			if (L->heaponly_takes_dead && PL == L && nindexes > 0 &&
+				!PageIsAllVisible(page) && HeapTupleHeaderIsHeapOnly(h))
+			{
+				pv_ok = false;
+				if (do_index)
+					dead_add(&dead, tblk, off);
+			}
 			if (PL != L)
 			{
 				/* a main row: counted in main_rows, unless gone */
@@ -886,6 +926,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			page = BufferGetPage(buf);
 			if (ConditionalLockBufferForCleanup(buf))
 			{
+				n = still_dead(L, page, offs, n);
 				qs_page_prepare_compact(L, page);
 				START_CRIT_SECTION();
 				qs_prune_clear_hints(qs_page_layout(L, page), page, offs, n);
@@ -909,6 +950,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				Page		wpage;
 
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				n = still_dead(L, page, offs, n);
+				if (n == 0)
+				{
+					/* only heap-only records' TIDs: nothing to free */
+					UnlockReleaseBuffer(buf);
+					continue;
+				}
 				qs_log_conflict(rel, rm_horizon);
 				state = qs_genxlog_start(rel);
 
