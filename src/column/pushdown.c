@@ -973,15 +973,18 @@ filter_ints(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
 }
 
 /*
- * qs_colpush_chunk
- *		Run the quals over rows start .. start + nrows - 1 of the open block
- *		(nrows <= QS_COLPUSH_CHUNK): sel[] gets the offsets from start of
- *		those passing, ascending; returns how many.  Visibility is the
- *		caller's.
+ * qs_colpush_native
+ *		Run the quals that call no function (code and integer ranges) over
+ *		rows start .. start + nrows - 1 of the open block (nrows <=
+ *		QS_COLPUSH_CHUNK): sel[] gets the offsets from start of those
+ *		passing, ascending; returns how many.  They may see rows no snapshot
+ *		of the scan sees (deleted, old versions): they raise and print
+ *		nothing.  The caller then keeps the rows the delete map and the
+ *		snapshot show and runs qs_colpush_rows over them.
  */
 int
-qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
-				 OffsetNumber *sel)
+qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
+				  OffsetNumber *sel)
 {
 	int			n = nrows;
 
@@ -1011,10 +1014,33 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
-				read_values(p, s, pr->col, start, sel, n);
-				n = qs_qual_filter(q, p->vals, p->nulls, sel, n);
-				break;
+				break;			/* qs_colpush_rows' */
 		}
+	}
+	return n;
+}
+
+/*
+ * qs_colpush_rows
+ *		Run the remaining quals, each through its operator's function on
+ *		the decoded column (qs_qual_filter), over rows start + sel[0..n-1]
+ *		of the open block, which qs_colpush_native kept and the caller
+ *		found visible: a user's function may raise or print its arguments,
+ *		so it sees only rows the scan returns, as heap's quals do.  Keeps
+ *		the passing sel[] in order; returns how many.
+ */
+int
+qs_colpush_rows(QsColPush *p, ColScanDesc s, uint32 start, OffsetNumber *sel,
+				int n)
+{
+	for (int i = 0; i < p->npreds && n > 0; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+
+		if (pr->mode != QS_CP_ROWS)
+			continue;
+		read_values(p, s, pr->col, start, sel, n);
+		n = qs_qual_filter(pr->qual, p->vals, p->nulls, sel, n);
 	}
 	return n;
 }
