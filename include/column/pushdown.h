@@ -9,10 +9,10 @@
  * The caller (src/scan/exec.c) opens blocks through the column AM's own
  * scan (ColScanDesc: the directory view, qs_colscan_open_block), asks
  * qs_colpush_block whether the open block can hold a matching row, then
- * per slice of rows calls qs_colpush_native (the quals that call nothing),
- * drops the rows the delete map and its snapshot hide, and calls
- * qs_colpush_rows over the rest (the quals through fmgr: a function never
- * sees a row the scan could not return).  Visibility and the projection
+ * per slice of rows calls qs_colpush_native (the quals that call nothing or
+ * a leakproof function), drops the rows the delete map and its snapshot
+ * hide, and calls qs_colpush_rows over the rest (the other quals: such a
+ * function never sees a row the scan could not return).  Visibility and the projection
  * stay the caller's.
  *
  * include/column/pushdown.h
@@ -45,6 +45,7 @@ typedef struct QsColPred
 	bool		ordered;		/* min/max and dictionary may decide */
 	int			strategy;		/* btree strategy of the operator */
 	bool		ne;				/* <>: the negator of the opfamily's = */
+	bool		leakproof;		/* may run on rows the snapshot hides */
 
 	/* the value side(s) as block value bytes (ordered, not native) */
 	int			nvals;

@@ -114,6 +114,13 @@ analyze_pred(QsColPred *pr, QsQual *q, const QsColAttr *a)
 	pr->qual = q;
 	pr->col = q->attno - 1;
 	pr->mode = QS_CP_ROWS;
+	/*
+	 * A leakproof function neither raises on nor reveals its arguments (the
+	 * planner runs such quals below a security barrier): it may see rows
+	 * the snapshot hides, before the delete map is read (qs_colpush_native).
+	 */
+	pr->leakproof = q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
+		get_func_leakproof(get_opcode(q->opno));
 	if (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
 		!a->has_order)
 		return;
@@ -972,15 +979,24 @@ filter_ints(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
 	return k;
 }
 
+/* The per-row qual pr over the decoded values of rows start + sel[0..n-1]. */
+static int
+filter_rows(QsColPush *p, ColScanDesc s, QsColPred *pr, uint32 start,
+			OffsetNumber *sel, int n)
+{
+	read_values(p, s, pr->col, start, sel, n);
+	return qs_qual_filter(pr->qual, p->vals, p->nulls, sel, n);
+}
+
 /*
  * qs_colpush_native
- *		Run the quals that call no function (code and integer ranges) over
- *		rows start .. start + nrows - 1 of the open block (nrows <=
- *		QS_COLPUSH_CHUNK): sel[] gets the offsets from start of those
- *		passing, ascending; returns how many.  They may see rows no snapshot
- *		of the scan sees (deleted, old versions): they raise and print
- *		nothing.  The caller then keeps the rows the delete map and the
- *		snapshot show and runs qs_colpush_rows over them.
+ *		Run the quals that call no function (code and integer ranges) or a
+ *		leakproof one over rows start .. start + nrows - 1 of the open block
+ *		(nrows <= QS_COLPUSH_CHUNK): sel[] gets the offsets from start of
+ *		those passing, ascending; returns how many.  They may see rows no
+ *		snapshot of the scan sees (deleted, old versions): they raise and
+ *		reveal nothing.  The caller then keeps the rows the delete map and
+ *		the snapshot show and runs qs_colpush_rows over them.
  */
 int
 qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
@@ -1014,7 +1030,9 @@ qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
-				break;			/* qs_colpush_rows' */
+				if (pr->leakproof)
+					n = filter_rows(p, s, pr, start, sel, n);
+				break;			/* else qs_colpush_rows' */
 		}
 	}
 	return n;
@@ -1022,10 +1040,10 @@ qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 
 /*
  * qs_colpush_rows
- *		Run the remaining quals, each through its operator's function on
- *		the decoded column (qs_qual_filter), over rows start + sel[0..n-1]
- *		of the open block, which qs_colpush_native kept and the caller
- *		found visible: a user's function may raise or print its arguments,
+ *		Run the other quals (not leakproof), each through its operator's
+ *		function on the decoded column (qs_qual_filter), over rows start +
+ *		sel[0..n-1] of the open block, which qs_colpush_native kept and the
+ *		caller found visible: a user's function may raise or print its arguments,
  *		so it sees only rows the scan returns, as heap's quals do.  Keeps
  *		the passing sel[] in order; returns how many.
  */
@@ -1037,10 +1055,8 @@ qs_colpush_rows(QsColPush *p, ColScanDesc s, uint32 start, OffsetNumber *sel,
 	{
 		QsColPred  *pr = &p->preds[i];
 
-		if (pr->mode != QS_CP_ROWS)
-			continue;
-		read_values(p, s, pr->col, start, sel, n);
-		n = qs_qual_filter(pr->qual, p->vals, p->nulls, sel, n);
+		if (pr->mode == QS_CP_ROWS && !pr->leakproof)
+			n = filter_rows(p, s, pr, start, sel, n);
 	}
 	return n;
 }
