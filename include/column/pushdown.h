@@ -9,8 +9,11 @@
  * The caller (src/scan/exec.c) opens blocks through the column AM's own
  * scan (ColScanDesc: the directory view, qs_colscan_open_block), asks
  * qs_colpush_block whether the open block can hold a matching row, then
- * calls qs_colpush_chunk per slice of rows; visibility (the delete map)
- * and the projection stay the caller's.
+ * per slice of rows calls qs_colpush_native (the quals that call nothing or
+ * a leakproof function), drops the rows the delete map and its snapshot
+ * hide, and calls qs_colpush_rows over the rest (the other quals: such a
+ * function never sees a row the scan could not return).  Visibility and the projection
+ * stay the caller's.
  *
  * include/column/pushdown.h
  *
@@ -22,7 +25,7 @@
 #include "column/colscan.h"
 #include "scan/quals.h"
 
-/* rows evaluated per call of qs_colpush_chunk */
+/* rows evaluated per call of qs_colpush_native */
 #define QS_COLPUSH_CHUNK	4096
 
 /* how a qual runs over the open block */
@@ -42,6 +45,7 @@ typedef struct QsColPred
 	bool		ordered;		/* min/max and dictionary may decide */
 	int			strategy;		/* btree strategy of the operator */
 	bool		ne;				/* <>: the negator of the opfamily's = */
+	bool		leakproof;		/* may run on rows the snapshot hides */
 
 	/* the value side(s) as block value bytes (ordered, not native) */
 	int			nvals;
@@ -83,8 +87,10 @@ typedef struct QsColPush
 extern void qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals,
 							 int nquals, MemoryContext cxt);
 extern bool qs_colpush_block(QsColPush *p, ColScanDesc s);
-extern int	qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start,
-							 int nrows, OffsetNumber *sel);
+extern int	qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start,
+							  int nrows, OffsetNumber *sel);
+extern int	qs_colpush_rows(QsColPush *p, ColScanDesc s, uint32 start,
+							OffsetNumber *sel, int n);
 extern void qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
 							  const OffsetNumber *sel, int n);
 extern bool qs_colpush_ints(QsColPush *p, ColScanDesc s, int c, int width,

@@ -114,6 +114,13 @@ analyze_pred(QsColPred *pr, QsQual *q, const QsColAttr *a)
 	pr->qual = q;
 	pr->col = q->attno - 1;
 	pr->mode = QS_CP_ROWS;
+	/*
+	 * A leakproof function neither raises on nor reveals its arguments (the
+	 * planner runs such quals below a security barrier): it may see rows
+	 * the snapshot hides, before the delete map is read (qs_colpush_native).
+	 */
+	pr->leakproof = q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
+		get_func_leakproof(get_opcode(q->opno));
 	if (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
 		!a->has_order)
 		return;
@@ -972,16 +979,28 @@ filter_ints(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
 	return k;
 }
 
+/* The per-row qual pr over the decoded values of rows start + sel[0..n-1]. */
+static int
+filter_rows(QsColPush *p, ColScanDesc s, QsColPred *pr, uint32 start,
+			OffsetNumber *sel, int n)
+{
+	read_values(p, s, pr->col, start, sel, n);
+	return qs_qual_filter(pr->qual, p->vals, p->nulls, sel, n);
+}
+
 /*
- * qs_colpush_chunk
- *		Run the quals over rows start .. start + nrows - 1 of the open block
+ * qs_colpush_native
+ *		Run the quals that call no function (code and integer ranges) or a
+ *		leakproof one over rows start .. start + nrows - 1 of the open block
  *		(nrows <= QS_COLPUSH_CHUNK): sel[] gets the offsets from start of
- *		those passing, ascending; returns how many.  Visibility is the
- *		caller's.
+ *		those passing, ascending; returns how many.  They may see rows no
+ *		snapshot of the scan sees (deleted, old versions): they raise and
+ *		reveal nothing.  The caller then keeps the rows the delete map and
+ *		the snapshot show and runs qs_colpush_rows over them.
  */
 int
-qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
-				 OffsetNumber *sel)
+qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
+				  OffsetNumber *sel)
 {
 	int			n = nrows;
 
@@ -1011,10 +1030,33 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
-				read_values(p, s, pr->col, start, sel, n);
-				n = qs_qual_filter(q, p->vals, p->nulls, sel, n);
-				break;
+				if (pr->leakproof)
+					n = filter_rows(p, s, pr, start, sel, n);
+				break;			/* else qs_colpush_rows' */
 		}
+	}
+	return n;
+}
+
+/*
+ * qs_colpush_rows
+ *		Run the other quals (not leakproof), each through its operator's
+ *		function on the decoded column (qs_qual_filter), over rows start +
+ *		sel[0..n-1] of the open block, which qs_colpush_native kept and the
+ *		caller found visible: a user's function may raise or print its arguments,
+ *		so it sees only rows the scan returns, as heap's quals do.  Keeps
+ *		the passing sel[] in order; returns how many.
+ */
+int
+qs_colpush_rows(QsColPush *p, ColScanDesc s, uint32 start, OffsetNumber *sel,
+				int n)
+{
+	for (int i = 0; i < p->npreds && n > 0; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+
+		if (pr->mode == QS_CP_ROWS && !pr->leakproof)
+			n = filter_rows(p, s, pr, start, sel, n);
 	}
 	return n;
 }

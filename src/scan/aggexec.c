@@ -647,7 +647,7 @@ acc_main(QsAggScanState *st)
 						k = 0;
 
 			CHECK_FOR_INTERRUPTS();
-			n = qs_colpush_chunk(&st->push, s, start, len, st->sel);
+			n = qs_colpush_native(&st->push, s, start, len, st->sel);
 			InstrCountFiltered2(st, len - n);
 			/* the rows of the snapshot (the delete map), as the plain scan */
 			for (int i = 0; i < n; i++)
@@ -660,6 +660,10 @@ acc_main(QsAggScanState *st)
 									 InvalidTransactionId, &hdr, &vis) && vis)
 					st->sel[k++] = st->sel[i];
 			}
+			/* quals calling functions: on visible rows only */
+			n = k;
+			k = qs_colpush_rows(&st->push, s, start, st->sel, n);
+			InstrCountFiltered2(st, n - k);
 			if (k > 0)
 			{
 				for (int c = 0; c < st->ncols; c++)

@@ -474,7 +474,7 @@ next_main_chunk(QsScanState *st)
 		start = st->next_row;
 		len = (int) Min((uint32) QS_COLPUSH_CHUNK, s->row_end - start);
 		st->next_row += len;
-		n = qs_colpush_chunk(&st->push, s, start, len, st->chunk_sel);
+		n = qs_colpush_native(&st->push, s, start, len, st->chunk_sel);
 		InstrCountFiltered2(st, len - n);
 		for (int i = 0; i < n; i++)
 		{
@@ -485,8 +485,14 @@ next_main_chunk(QsScanState *st)
 			if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
 								 s->base.rs_snapshot, InvalidTransactionId,
 								 &hdr, &vis) && vis)
-				st->rows[k++] = row;
+				st->chunk_sel[k++] = st->chunk_sel[i];
 		}
+		/* quals calling functions: on visible rows only, as load_page */
+		n = k;
+		k = qs_colpush_rows(&st->push, s, start, st->chunk_sel, n);
+		InstrCountFiltered2(st, n - k);
+		for (int i = 0; i < k; i++)
+			st->rows[i] = start + st->chunk_sel[i];
 		/* seq_tup_read: main rows are counted once they pass the quals */
 		qs_pgstat_count_heap_getnext_n(rel, k);
 		st->nsel = k;
