@@ -112,12 +112,15 @@ qs_tid_reaped(ItemPointer itemptr, void *state)
 }
 
 /*
- * The slots of 'offs' that are still DEAD, under the buffer lock of the
- * second pass.  Pass 1 saw them DEAD, but the page was unlocked since, and
- * on a layout whose heap-only records take DEAD slots (layout.h,
- * heaponly_takes_dead) an update may have put its new version in one: such
- * a slot is not freed (the index entries just removed were stale; the
- * heap-only record has none).
+ * The slots of 'offs' the second pass may free, under its buffer lock.
+ * Pass 1 listed DEAD slots and dead records it could not prune (column
+ * tables' deltas, pages without a free cleanup lock: freed here directly),
+ * and on a layout whose heap-only records take DEAD slots (layout.h,
+ * heaponly_takes_dead) the TIDs of heap-only records, for their slots'
+ * stale index entries.  The page was unlocked since, and an update may
+ * have put its heap-only version in one of those DEAD slots.  So a slot
+ * holding a heap-only record is never freed (it has no index entry; the
+ * entries just removed were stale); every other listed slot is.
  */
 static int
 still_dead(const QsPageLayout *L, Page page, OffsetNumber *offs, int n)
@@ -125,8 +128,21 @@ still_dead(const QsPageLayout *L, Page page, OffsetNumber *offs, int n)
 	int			k = 0;
 
 	for (int j = 0; j < n; j++)
-		if (qs_page_record_state(L, page, offs[j]) == QS_REC_DEAD)
-			offs[k++] = offs[j];
+	{
+		QsRecordState st = qs_page_record_state(L, page, offs[j]);
+
+		if (st == QS_REC_NORMAL)
+		{
+			HeapTupleHeaderData scratch;
+
+			if (HeapTupleHeaderIsHeapOnly(qs_page_get_header(L, page, offs[j],
+															 &scratch, NULL)))
+				continue;
+		}
+		else if (st != QS_REC_DEAD)
+			continue;
+		offs[k++] = offs[j];
+	}
 	return k;
 }
 
