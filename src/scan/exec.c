@@ -26,12 +26,14 @@
 #include "scan/quals.h"
 #include "column/colam.h"
 #include "column/pushdown.h"
+#include "shared/shared_scan.h"
 #include "tableam/engine.h"
 
 #include "access/heapam.h"
 #include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -41,6 +43,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
 
 /*
  * Parallel scans of column tables: what each worker counted for EXPLAIN
@@ -122,6 +125,17 @@ typedef struct QsScanState
 	QsSharedCounts *shared;		/* in DSM */
 	int			nworkers;		/* leader: worker_counts[] */
 	QsColCounts *worker_counts;
+
+	/*
+	 * Shared scans (src/shared/README.md): why this scan may not join a
+	 * circle (NULL: it may), the member's slot while it rides one, the
+	 * block it started at and the pages it has been handed.
+	 */
+	const char *unshared_why;
+	QsSharedSlot member;
+	BlockNumber shared_start;
+	BlockNumber shared_done;
+	bool		shared_joined;	/* EXPLAIN ANALYZE: the last scan was shared */
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -166,6 +180,35 @@ prepare_quals(QsScanState *st)
 	MemoryContextReset(st->argcxt);
 	for (int i = 0; i < st->nquals; i++)
 		qs_qual_prepare(st->quals[i], econtext, st->argcxt);
+}
+
+/*
+ * Why this scan cannot be a shared-scan member, or NULL.  Each reason is a
+ * case where a member's rows could differ from its own plain scan or where
+ * the walk must be able to go back or be split (src/shared/README.md).
+ */
+static const char *
+qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+
+	if (!qs_enable_shared_scan)
+		return "quickstep.enable_shared_scan is off";
+	if (st->column)
+		return "column table";
+	if (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK))
+		return "backward scan";
+	if (cscan->scan.plan.parallel_aware)
+		return "parallel plan";
+	if (estate->es_epq_active != NULL)
+		return "EvalPlanQual recheck";
+	if (ExecRelationIsTargetRelation(estate, cscan->scan.scanrelid))
+		return "the statement writes the table";
+	if (estate->es_snapshot == NULL || !IsMVCCSnapshot(estate->es_snapshot))
+		return "no MVCC snapshot";
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		return "the transaction has written";
+	return NULL;
 }
 
 static void
@@ -234,6 +277,8 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 
 	st->buf = InvalidBuffer;
 	st->started = false;
+	qs_shared_invalidate(&st->member);
+	st->unshared_why = qs_shared_scan_refusal(st, estate, eflags);
 }
 
 /* Start (or restart) the walk over the relation's pages. */
@@ -285,6 +330,19 @@ start_scan(QsScanState *st)
 		st->strategy = GetAccessStrategy(BAS_BULKREAD);
 	if (st->pscan)
 		table_block_parallelscan_startblock_init(rel, &st->pwork, st->pscan);
+
+	/*
+	 * Join the table's circle where it is.  The transaction may have
+	 * written since executor start (a data-modifying CTE): then unshared.
+	 */
+	st->shared_joined = false;
+	if (st->unshared_why == NULL && st->nblocks > 0 &&
+		!TransactionIdIsValid(GetTopTransactionIdIfAny()))
+	{
+		st->member = qs_shared_join(rel, st->nblocks, &st->shared_start);
+		st->shared_done = 0;
+		st->shared_joined = QsSharedSlotIsValid(st->member);
+	}
 	/*
 	 * As a heap sequential scan: SERIALIZABLE reads lock the relation, and
 	 * the scan counts in pg_stat_*_tables.seq_scan.
@@ -309,6 +367,21 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 	if (st->pscan)
 		return table_block_parallelscan_nextpage(st->css.ss.ss_currentRelation,
 												 &st->pwork, st->pscan);
+	if (QsSharedSlotIsValid(st->member))
+	{
+		/* a member goes forward only, once round from where it joined */
+		BlockNumber blkno;
+
+		Assert(ScanDirectionIsForward(dir));
+		if (st->shared_done >= st->nblocks)
+			return InvalidBlockNumber;
+		blkno = (st->shared_start + st->shared_done) % st->nblocks;
+		st->shared_done++;
+		if (st->shared_done % QS_SHARED_CHUNK_PAGES == 0)
+			qs_shared_report(st->member, (blkno + 1) % st->nblocks,
+							 st->shared_done / QS_SHARED_CHUNK_PAGES);
+		return blkno;
+	}
 	if (ScanDirectionIsForward(dir))
 	{
 		if (BufferIsValid(st->buf))
@@ -346,6 +419,9 @@ next_page(QsScanState *st, ScanDirection dir)
 		}
 		if (blkno == InvalidBlockNumber)
 		{
+			/* a member has seen every page once: it leaves the circle */
+			qs_shared_leave(st->member);
+			qs_shared_invalidate(&st->member);
 			st->at_end = ScanDirectionIsForward(dir);
 			st->nsel = st->cur = 0;
 			return false;
@@ -579,6 +655,8 @@ reset_position(QsScanState *st)
 	st->nsel = st->cur = 0;
 	st->started = false;
 	st->at_end = false;
+	qs_shared_leave(st->member);
+	qs_shared_invalidate(&st->member);
 	if (st->colscan)
 		table_endscan(st->colscan);
 	st->colscan = NULL;
@@ -798,6 +876,19 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			}
 			ExplainCloseGroup("Workers", "Workers", false, es);
 		}
+	}
+	/* only when the feature is on, so that plain plans stay as they were */
+	if (qs_enable_shared_scan && !st->column)
+	{
+		const char *what;
+
+		if (st->unshared_why != NULL)
+			what = psprintf("not possible (%s)", st->unshared_why);
+		else if (es->analyze && st->started)
+			what = st->shared_joined ? "joined" : "possible (registry full)";
+		else
+			what = "possible";
+		ExplainPropertyText("Shared Scan", what, es);
 	}
 	if (es->verbose && st->layout)
 		ExplainPropertyText("Page Layout", st->column ? "column" : st->layout->name, es);

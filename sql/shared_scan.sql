@@ -1,0 +1,162 @@
+--
+-- Shared scans (src/shared/README.md), first slice: a QuickstepScan of a
+-- row table registers as a member of the table's circle, starts at the
+-- circle's position and goes once round.  Every query runs on heap and on
+-- each row layout with shared scans on and off and must give the same rows;
+-- EXPLAIN shows when a scan may share and why not.
+--
+CREATE TABLE ss_heap (id int, a int, b int8, c text, d date, f float8);
+SELECT setseed(0.25);
+INSERT INTO ss_heap
+SELECT g,
+       CASE WHEN g % 97 = 0 THEN NULL ELSE (random() * 10000)::int END,
+       (random() * 1e10)::int8,
+       CASE WHEN g % 89 = 0 THEN NULL ELSE md5(g::text) END,
+       date '2020-01-01' + (g % 1000),
+       random() * 100
+  FROM generate_series(1, 20000) g;
+CREATE TABLE ss_nsm (LIKE ss_heap) USING quickstep_nsm;
+CREATE TABLE ss_pax (LIKE ss_heap) USING quickstep_pax;
+CREATE TABLE ss_hpl (LIKE ss_heap) USING quickstep_hpl;
+INSERT INTO ss_nsm SELECT * FROM ss_heap;
+INSERT INTO ss_pax SELECT * FROM ss_heap;
+INSERT INTO ss_hpl SELECT * FROM ss_heap;
+-- a few dead rows, so that visibility is decided on some pages
+DELETE FROM ss_heap WHERE id % 1000 = 7;
+DELETE FROM ss_nsm WHERE id % 1000 = 7;
+DELETE FROM ss_pax WHERE id % 1000 = 7;
+DELETE FROM ss_hpl WHERE id % 1000 = 7;
+ANALYZE ss_heap, ss_nsm, ss_pax, ss_hpl;
+
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SET max_parallel_workers_per_gather = 0;
+
+-- order-independent checksum of whole rows
+CREATE FUNCTION ss_sum(tab text, pred text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	EXECUTE format('SELECT count(*) || '':'' || coalesce(sum(hashtext(x::text)::numeric), 0) FROM %I x WHERE %s',
+				   tab, pred) INTO r;
+	RETURN r;
+END
+$$;
+
+-- the lines of a plan matching pattern
+CREATE FUNCTION ss_explain(q text, pattern text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	l text;
+BEGIN
+	FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF l ~ pattern THEN
+			RETURN NEXT btrim(l);
+		END IF;
+	END LOOP;
+END
+$$;
+
+-- Every layout, shared on and off, against heap.
+CREATE FUNCTION ss_check(tab text, pred text, OUT same boolean, OUT shared text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	h text; s text; u text;
+BEGIN
+	h := ss_sum('ss_heap', pred);
+	SET LOCAL cpu_operator_cost = 1;
+	SET LOCAL quickstep.enable_shared_scan = on;
+	s := ss_sum(tab, pred);
+	SELECT string_agg(l, ', ') INTO shared
+	  FROM ss_explain(format('SELECT * FROM %I x WHERE %s', tab, pred), 'Shared Scan') l;
+	SET LOCAL quickstep.enable_shared_scan = off;
+	u := ss_sum(tab, pred);
+	same := (h = s AND h = u);
+END
+$$;
+
+SELECT tab, pred, (ss_check(tab, pred)).*
+  FROM unnest(ARRAY['ss_nsm', 'ss_pax', 'ss_hpl']) AS tab,
+       unnest(ARRAY['a < 100', 'a BETWEEN 1000 AND 1200 AND f < 50', 'c IS NULL',
+                    'd = date ''2021-06-01''', 'a >= 0 AND f >= 0', 'a < 1 AND a > 1']) AS pred
+ ORDER BY 1, 2;
+
+SET quickstep.enable_shared_scan = on;
+SET cpu_operator_cost = 1;
+
+-- Joining a circle mid-way: a cursor holds a member part way round the
+-- table; a second scan starts where the cursor is and still sees every row.
+SELECT pg_relation_size('ss_nsm') / current_setting('block_size')::int > 64 AS enough_pages;
+BEGIN;
+DECLARE cur NO SCROLL CURSOR FOR SELECT id FROM ss_nsm WHERE a >= 0;
+MOVE FORWARD 8000 IN cur;
+SELECT relid, members, next_block > 0 AS moved, chunks > 0 AS read FROM quickstep.shared_scans;
+SELECT ss_sum('ss_nsm', 'a >= 0') = ss_sum('ss_heap', 'a >= 0') AS same_from_mid_circle;
+-- the rest of the cursor, then the first 8000 again: all rows once
+SELECT count(*), count(DISTINCT id) FROM (
+  SELECT id FROM ss_nsm WHERE a >= 0 AND id IN (SELECT id FROM ss_heap)
+) s;
+MOVE FORWARD ALL IN cur;
+SELECT count(*) AS circles_left FROM quickstep.shared_scans;
+COMMIT;
+
+-- the rows a mid-circle member returns, in full, against heap
+BEGIN;
+DECLARE cur2 NO SCROLL CURSOR FOR SELECT id FROM ss_pax WHERE a >= 0;
+MOVE FORWARD 5000 IN cur2;
+CREATE TEMP TABLE got AS SELECT * FROM ss_pax WHERE a >= 0;
+SELECT (SELECT count(*) FROM got) AS got,
+       (SELECT count(*) FROM ss_heap WHERE a >= 0) AS expected,
+       (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM ss_heap) e) AS extra,
+       (SELECT count(*) FROM (SELECT * FROM ss_heap WHERE a >= 0 EXCEPT ALL SELECT * FROM got) m) AS missing;
+CLOSE cur2;
+COMMIT;
+SELECT count(*) AS circles_left FROM quickstep.shared_scans;
+
+-- A cancelled or failing member frees its slot at transaction end.
+BEGIN;
+DECLARE cur3 NO SCROLL CURSOR FOR SELECT id FROM ss_hpl WHERE a >= 0;
+MOVE FORWARD 3000 IN cur3;
+SELECT count(*) AS circles FROM quickstep.shared_scans;
+SELECT 1 / 0;
+ROLLBACK;
+SELECT count(*) AS circles_left FROM quickstep.shared_scans;
+
+-- Fallbacks, each shown by EXPLAIN.
+SELECT ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'Shared Scan');
+-- a scrollable cursor may go back: it does not join (EXPLAIN DECLARE plans
+-- without the executor's backward flag, so only running it shows this)
+BEGIN;
+DECLARE sc SCROLL CURSOR FOR SELECT id FROM ss_nsm WHERE a >= 0;
+MOVE FORWARD 3000 IN sc;
+SELECT count(*) AS circles FROM quickstep.shared_scans;
+FETCH BACKWARD 2 FROM sc;
+FETCH FORWARD 2 FROM sc;
+ROLLBACK;
+-- the statement writes the table
+EXPLAIN (COSTS OFF) UPDATE ss_nsm SET f = f WHERE a < 10;
+-- the transaction has written
+BEGIN;
+INSERT INTO ss_nsm VALUES (-1, 5, 0, 'own', date '2020-01-01', 0);
+SELECT ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'Shared Scan');
+SELECT count(*) FROM ss_nsm WHERE a = 5 AND c = 'own';
+ROLLBACK;
+-- parallel plans
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'Shared Scan');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+-- switched off: no line at all
+SET quickstep.enable_shared_scan = off;
+SELECT count(*) AS lines FROM ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'Shared Scan');
+RESET quickstep.enable_shared_scan;
+RESET cpu_operator_cost;
+
+DROP TABLE ss_heap, ss_nsm, ss_pax, ss_hpl;
+DROP FUNCTION ss_sum(text, text), ss_explain(text, text), ss_check(text, text);
