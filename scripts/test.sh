@@ -167,6 +167,10 @@ ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS
 		local tapdir="$WORK/pg$ver/tap"
 		rm -rf "$tapdir"; mkdir -p "$tapdir"; cp -r test/perl "$tapdir/"
 		chown -R postgres: "$tapdir"
+		# every glob of QS_PERL_TESTS (space-separated) under perl/
+		local globs=() pats=()
+		read -r -a pats <<<"$QS_PERL_TESTS"
+		for g in "${pats[@]}"; do globs+=("perl/$g"); done
 		(cd "$tapdir" && runuser -u postgres -- env PATH="$PATH" \
 			QS_CHURN_ROUNDS="${QS_CHURN_ROUNDS:-}" QS_CHURN_SEED="${QS_CHURN_SEED:-}" \
 			QS_CHURN_TX="${QS_CHURN_TX:-}" QS_SMITH_QUERIES="${QS_SMITH_QUERIES:-}" \
@@ -174,7 +178,7 @@ ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS
 			PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
 			PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
 			TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
-			prove -v --timer -j "${QS_PROVE_JOBS:-2}" --ext .pl perl/$QS_PERL_TESTS) >"$log" 2>&1
+			prove -v --timer -j "${QS_PROVE_JOBS:-2}" --ext .pl ${globs[@]}) >"$log" 2>&1
 		rc=$?; pf=$(count_tap "$log")
 		record "pg$ver Perl TAP" "$log" $rc $pf
 	fi

@@ -18,11 +18,16 @@ Each is timed by psql's \\timing (wall time of the statement at the
 server), converted to nanoseconds and cycles (at the clock /proc/cpuinfo
 reports) per row per column.  Paper 004's table splits the merge into step 1
 (delta dictionary) and step 2 (merge with main's dictionary, re-encode):
-ours has no step 2 in the SQL path yet (a merge writes a new sealed block of
-the rows it moves instead of merging into an open block:
-src/merge/README.md), so the merge figure is collect + sort + encode +
-write + index + marks, all of it.  The linear vs naive comparison of step 2
-is the codec benchmark's (bench/codec, codec_merge.csv).
+a merge into the table's open block (src/merge/README.md section 5) runs
+both on its dictionary columns and re-encodes the others with the block's
+rows, so the merge figure is collect + rewrite of the open block + write +
+index + marks, all of it.  The linear vs naive comparison of step 2 is the
+codec benchmark's (bench/codec, codec_merge.csv).
+
+Then many small merges (small_merges: 40 merges of 2000 rows, --quick; 200
+otherwise), as the worker makes them: the blocks they leave (one open block
+per rows_per_block rows, where each merge wrote a block before) and the
+cost per row and column of the first and last of them.
 
 Main is reloaded for each (width, distinct) pair; within it the delta sizes
 run smallest first and each merge adds its rows to main (at most 8 % more),
@@ -105,7 +110,7 @@ def main():
                                merge_ns_per_row_col=round(merge_ms * 1e6 / per, 1),
                                insert_cycles_per_row_col=round(ins_ms * 1e6 / per * ghz, 1) if ghz else "",
                                merge_cycles_per_row_col=round(merge_ms * 1e6 / per * ghz, 1) if ghz else "",
-                               step2="not in the SQL path (a merge writes a new block)", **meta)
+                               step2="open block: linear dictionary merge (src/column/append.c)", **meta)
                     rows.append(row)
                     print(f"w5 cost {typ:<5} distinct {distinct * 100:5.1f}% delta {f * 100:4.1f}% "
                           f"({n} rows, moved {moved}): insert {row['insert_cycles_per_row_col']} "
@@ -113,11 +118,46 @@ def main():
                           f"merge {row['merge_cycles_per_row_col']} cycles/row/col")
                     if moved != n:
                         print(f"w5 cost: the merge moved {moved} of {n} rows", file=sys.stderr)
+        small = small_merges(srv, meta, ghz, 40 if a.quick else 200)
+        print(f"w5: wrote {qsbench.write_csv('w5_small_merges.csv', small)}")
         path = qsbench.write_csv("w5_merge_cost.csv", rows)
         plot(rows, path.replace(".csv", ".png"), meta)
         print(f"w5: wrote {path}")
     finally:
         srv.stop()
+
+
+def small_merges(srv, meta, ghz, rounds, n=2000):
+    """Many small merges, as the worker makes them: `rounds` times n rows
+    (4 int8 columns, one of them 50 distinct values, dictionary-encoded)
+    inserted into the delta and merged.  Reports the blocks left and the
+    merge cost per row and column of the first and the last merges (a merge
+    into the open block rewrites the block: its cost grows with the block,
+    bounded by rows_per_block)."""
+    cols = "a int8, b int8, c int8, d text"
+    srv.sql(f"DROP TABLE IF EXISTS w5s; CREATE TABLE w5s ({cols}) USING quickstep_column")
+    times = []
+    for r in range(rounds):
+        lo = r * n + 1
+        srv.sql(f"SET quickstep.column_delta_rows = {n + 1}; "
+                f"INSERT INTO w5s SELECT g, g % 1000, g * 7, 'v' || g % 50 "
+                f"FROM generate_series({lo}, {lo + n - 1}) g")
+        out, ms = srv.timed("SELECT quickstep.merge('w5s')")
+        if int(out.split()[0]) != n:
+            print(f"w5 small merges: round {r} moved {out.split()[0]} of {n} rows", file=sys.stderr)
+        times.append(ms)
+    blocks = int(srv.sql("SELECT count(DISTINCT block_id) FROM quickstep.blocks('w5s')").split()[0])
+    out = []
+    for label, part in (("first 5", times[:5]), ("last 5", times[-5:]), ("all", times)):
+        ms = statistics.median(part)
+        ns = ms * 1e6 / (n * NCOLS)
+        out.append(dict(workload="W5-small-merges", type="int8/text", delta_rows=n, moved=n,
+                        merges=rounds, blocks_after=blocks, which=label, merge_ms=round(ms, 2),
+                        merge_ns_per_row_col=round(ns, 1),
+                        merge_cycles_per_row_col=round(ns * ghz, 1) if ghz else "", **meta))
+        print(f"w5 small merges: {rounds} merges of {n} rows -> {blocks} blocks; "
+              f"{label}: median {ms:.1f} ms, {out[-1]['merge_cycles_per_row_col']} cycles/row/col")
+    return out
 
 
 def plot(rows, png, meta):

@@ -73,6 +73,8 @@ typedef struct QsPackedView
 } QsPackedView;
 
 extern size_t qs_bitpack_serialized_size(size_t n, int width);
+/* the header of a serialized stripe; the packed codes follow it */
+extern void qs_bitpack_write_header(size_t n, int width, uint8_t *out);
 extern QsCodecStatus qs_bitpack_serialize32(const uint32_t *codes, size_t n, int width,
 											uint8_t *out, size_t outcap, size_t *outlen,
 											QsCodecErr *err);

@@ -24,6 +24,7 @@
 
 #include "access/heapam.h"
 #include "access/htup.h"
+#include "access/transam.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "storage/block.h"
@@ -139,12 +140,18 @@ typedef struct QsColMeta
 #define QS_COLDIR_PENDING		0x0002	/* a load is buffering its rows: no run yet */
 #define QS_COLDIR_MERGED		0x0004	/* written by a merge (src/merge): xmin is the merge */
 #define QS_COLDIR_INDEX_CLEANED 0x0008	/* RETIRED, and VACUUM removed its index entries */
+#define QS_COLDIR_SUPERSEDED	0x0010	/* RETIRED: a newer version of the block holds its rows */
 
 /*
  * One directory entry per block version.  xmin/cid: the loading
  * transaction of a bulk-loaded block (its rows are visible exactly when
- * a heap tuple with that xmin and cmin would be); FrozenTransactionId for
- * merge and seal outputs.
+ * a heap tuple with that xmin and cmin would be), or the merge that wrote
+ * the version.  An open block has a version per merge that appended to it
+ * (src/merge/README.md section 5): the same block_id, TID range and delete
+ * map; 'base' rows came from the previous version (visible to everybody),
+ * rows base..published-1 are the writer's; xmax is the merge that wrote
+ * the next version (cid then holds its command as cmax: the version's own
+ * writer is then committed), as a heap UPDATE of the entry.
  */
 typedef struct QsColDirEntry
 {
@@ -160,7 +167,8 @@ typedef struct QsColDirEntry
 	CommandId	cid;
 	BlockNumber src_first;		/* MERGED: the first and last delta page */
 	uint64		image_len;
-	uint64		retired_at_seq;
+	TransactionId xmax;			/* the merge that superseded this version */
+	uint32		base;			/* rows of the previous version */
 	BlockNumber delmap_root;	/* InvalidBlockNumber: no delete map yet */
 	BlockNumber src_last;		/* its rows came from (moved.c) */
 } QsColDirEntry;
@@ -176,6 +184,17 @@ typedef struct QsColDirPageHeader
 	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - QS_COLPAGE_SPECIAL - \
 	  sizeof(QsColDirPageHeader)) / sizeof(QsColDirEntry))
 
+/*
+ * The inserter of row 'row' of a version: its writer for the rows it
+ * appended, frozen for the rows of older versions (a merge appends only to
+ * a version visible to every snapshot that exists or will exist).
+ */
+static inline TransactionId
+qs_coldir_row_xmin(const QsColDirEntry *e, uint32 row)
+{
+	return row >= e->base ? e->xmin : FrozenTransactionId;
+}
+
 /* The directory as a backend sees it at one moment. */
 typedef struct QsColDirectory
 {
@@ -187,6 +206,10 @@ extern void qs_colmeta_init(Relation rel);
 extern void qs_colmeta_init_page(Page page);
 extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
 extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
+extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
+extern bool qs_coldir_version_alive(const QsColDirEntry *e);
+extern void qs_coldir_supersede(Relation rel, const QsColDirEntry *old,
+								const QsColDirEntry *entry);
 extern void qs_coldir_read_visible(Relation rel, Snapshot snapshot,
 								   QsColDirectory *dir);
 extern const QsColDirEntry *qs_coldir_find_range(const QsColDirectory *dir,
@@ -209,7 +232,8 @@ typedef struct QsColRun
 extern QsColRun *qs_coldir_runs(Relation rel, int *nruns);
 extern bool qs_coldir_lookup(Relation rel, ItemPointer vtid,
 							 QsColDirEntry *entry, uint32 *row);
-extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n);
+extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges,
+									 uint32 **first_rows, int *n);
 extern void qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
@@ -244,6 +268,10 @@ extern Buffer qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 								int mode);
 extern Buffer qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create);
 extern Buffer qs_coldelmap_buffer_any(Relation rel, ItemPointer tid);
+extern BlockNumber qs_coldelmap_new_root(Relation rel, uint32 block_id,
+										 uint32 capacity);
+extern uint32 qs_coldelmap_capacity(Relation rel, const QsColDirEntry *e);
+extern void qs_coldelmap_extend(Relation rel, const QsColDirEntry *e);
 extern void qs_colmain_hint_xmin(HeapTupleHeader hdr);
 extern void qs_colmain_hinted_header(const QsColDirEntry *e, ItemPointer tid,
 									 HeapTupleHeader hdr);
@@ -359,6 +387,12 @@ typedef struct QsColBuilder
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
 extern void qs_colbuilder_reset(QsColBuilder *b);
 extern void qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot);
+extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
+									 uint32 first, uint32 n, Relation rel,
+									 uint32 block_id);
+extern void qs_colbuilder_add_rows(QsColBuilder *b, uint32 n);
+extern const uint8 **qs_colbuilder_values(const QsColBuilder *b, int c,
+										  QsValues *qv);
 extern uint8 *qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
 								  size_t *image_len);
 
@@ -379,5 +413,6 @@ extern void qs_colrows_open(Relation rel, QsColAttr *attrs,
 extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
 						   Datum *values, bool *isnull);
 extern void qs_colrows_close(QsColRowReader *rr);
+extern QsColReader *qs_colrows_reader(QsColRowReader *rr, int c);
 
 #endif							/* QS_COLUMN_COLSTORE_H */

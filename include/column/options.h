@@ -73,6 +73,12 @@ extern uint8 *qs_colbuilder_build_perm(QsColBuilder *b, Relation rel,
 									   uint32 block_id, int sort_col,
 									   const unsigned *enc_mask,
 									   size_t *image_len, uint32 **perm_out);
+extern uint8 *qs_colbuilder_build_given(QsColBuilder *b, Relation rel,
+										uint32 block_id, int sort_col,
+										const unsigned *enc_mask,
+										size_t *image_len, uint32 **perm_out,
+										const bool *have,
+										const QsColBlockColumn *given);
 
 /* _PG_init: the ProcessUtility and object access hooks */
 extern void qs_colopts_install_hooks(void);

@@ -77,6 +77,7 @@ typedef struct QsColPush
 	uint64		blocks_read;
 	uint64		skipped_minmax;
 	uint64		skipped_dict;
+	uint64		binary_searches;	/* blocks narrowed to a run of rows */
 } QsColPush;
 
 extern void qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals,

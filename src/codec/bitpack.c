@@ -234,6 +234,17 @@ qs_bitpack_serialized_size(size_t n, int width)
 	return QS_BITPACK_HDRSZ + qs_bitpack_bytes(n, width);
 }
 
+/* the QS_BITPACK_HDRSZ-byte header of n codes of 'width' bits (1..32) */
+void
+qs_bitpack_write_header(size_t n, int width, uint8_t *out)
+{
+	qs_store32(out, QS_BITPACK_MAGIC);
+	qs_store16(out + 4, QS_BITPACK_VERSION);
+	out[6] = (uint8_t) width;
+	out[7] = 0;
+	qs_store64(out + 8, (uint64_t) n);
+}
+
 QsCodecStatus
 qs_bitpack_serialize32(const uint32_t *codes, size_t n, int width,
 					   uint8_t *out, size_t outcap, size_t *outlen,
@@ -246,11 +257,7 @@ qs_bitpack_serialize32(const uint32_t *codes, size_t n, int width,
 	need = qs_bitpack_serialized_size(n, width);
 	if (outcap < need)
 		return qs_codec_error(err, QS_CODEC_NOSPACE, "need %zu bytes, have %zu", need, outcap);
-	qs_store32(out, QS_BITPACK_MAGIC);
-	qs_store16(out + 4, QS_BITPACK_VERSION);
-	out[6] = (uint8_t) width;
-	out[7] = 0;
-	qs_store64(out + 8, (uint64_t) n);
+	qs_bitpack_write_header(n, width, out);
 	qs_bitpack_pack32(codes, n, width, out + QS_BITPACK_HDRSZ);
 	*outlen = need;
 	return QS_CODEC_OK;

@@ -64,6 +64,7 @@ static struct
 	uint32		block_id,
 				pageno,
 				npages;
+	BlockNumber run_start;		/* of the sampled page's run */
 	bool		ready;
 	uint32		row,
 				end;
@@ -86,18 +87,26 @@ static void col_an_reset(void);
 
 /*
  * The header of a main row without a delete-map entry: the directory's
- * xmin and cmin, no xmax, t_ctid = its own TID.
+ * xmin (its version's writer, or frozen for rows of older versions of an
+ * open block: qs_coldir_row_xmin) and cmin, no xmax, t_ctid = its own TID.
  */
 void
 qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
 						  HeapTupleHeader hdr)
 {
+	uint32		range,
+				row = 0;
+	TransactionId xmin;
+
+	if (!qs_virt_decode(tid, &range, &row))
+		row = 0;
+	xmin = qs_coldir_row_xmin(e, row);
 	memset(hdr, 0, sizeof(*hdr));
-	HeapTupleHeaderSetXmin(hdr, e->xmin);
+	HeapTupleHeaderSetXmin(hdr, xmin);
 	HeapTupleHeaderSetCmin(hdr, e->cid);
 	HeapTupleHeaderSetXmax(hdr, InvalidTransactionId);
 	hdr->t_infomask = HEAP_XMAX_INVALID;
-	if (!TransactionIdIsNormal(e->xmin))
+	if (!TransactionIdIsNormal(xmin))
 		hdr->t_infomask |= HEAP_XMIN_FROZEN;
 	hdr->t_hoff = SizeofHeapTupleHeader;
 	hdr->t_ctid = *tid;
@@ -653,6 +662,7 @@ col_analyze_page(TableScanDesc sscan)
 		col_an.block_id = sp[1];
 		col_an.pageno = sp[2];
 		col_an.npages = sp[3];
+		col_an.run_start = BufferGetBlockNumber(qs->cbuf) - sp[2];
 	}
 }
 
@@ -701,7 +711,9 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 		for (uint32 i = 0; i < dir.nentries; i++)
 			if (dir.entries[i].block_id == col_an.block_id)
 				e = &dir.entries[i];
-		if (e != NULL && e->npages == col_an.npages && col_an.pageno < e->npages)
+		/* a page of an open block's version nobody reads any more: no rows */
+		if (e != NULL && e->npages == col_an.npages && col_an.pageno < e->npages &&
+			e->run_start == col_an.run_start)
 		{
 			uint32		start = (uint32) ((uint64) col_an.pageno * e->nrows / e->npages);
 			uint32		end = (uint32) ((uint64) (col_an.pageno + 1) * e->nrows / e->npages);
@@ -1109,7 +1121,7 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 		if (!qs_coldelmap_header(rel, e, row, snapshot, &hdr, &ok))
 			ok = false;
 	}
-	else if (e == NULL &&
+	else if ((e == NULL || row >= e->published) &&
 			 TransactionIdIsValid(mover = qs_moved_merge_of(rel, &slot->tts_tid,
 															 snapshot)))
 	{

@@ -76,6 +76,53 @@ qs_colbuilder_reset(QsColBuilder *b)
 	b->bytes = 0;
 }
 
+/*
+ * Value of column c for row r into the builder's arrays: p/len in the
+ * codec's value format, or a NULL.  Rows are added in order per
+ * column; the caller counts them in b->nrows.
+ */
+static inline void
+put_value(QsColBuilder *b, int c, uint32 r, bool isnull, const uint8 *p,
+		  uint32 len)
+{
+	QsColBuildCol *col = &b->cols[c];
+	const QsColType *t = &b->attrs[c].type;
+
+	col->nulls = grow(col->nulls, &col->nulls_cap, qs_bitmap_words(r + 1),
+					  sizeof(uint64));
+	if (col->nulls_cap > col->nulls_zeroed)
+	{
+		memset(col->nulls + col->nulls_zeroed, 0,
+			   (col->nulls_cap - col->nulls_zeroed) * sizeof(uint64));
+		col->nulls_zeroed = col->nulls_cap;
+	}
+	if (isnull)
+	{
+		col->anynull = true;
+		return;
+	}
+	col->nulls[r / 64] |= UINT64CONST(1) << (r % 64);
+	if (t->typlen > 0)
+	{
+		col->fixed = grow(col->fixed, &col->fixed_cap,
+						  (size_t) (col->n + 1) * t->typlen, 1);
+		memcpy(col->fixed + (size_t) col->n * t->typlen, p, t->typlen);
+		b->bytes += t->typlen;
+	}
+	else
+	{
+		col->var = grow(col->var, &col->var_cap, col->var_len + len, 1);
+		memcpy(col->var + col->var_len, p, len);
+		col->offs = grow(col->offs, &col->offs_cap, col->n + 1, sizeof(uint64));
+		col->lens = grow(col->lens, &col->lens_cap, col->n + 1, sizeof(uint32));
+		col->offs[col->n] = col->var_len;
+		col->lens[col->n] = len;
+		col->var_len += len;
+		b->bytes += len;
+	}
+	col->n++;
+}
+
 /* Append one row (the slot's values; a dropped column counts as NULL). */
 void
 qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot)
@@ -87,68 +134,113 @@ qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	for (int c = 0; c < b->natts; c++)
 	{
-		QsColBuildCol *col = &b->cols[c];
 		const QsColType *t = &b->attrs[c].type;
 		Datum		d = slot->tts_values[c];
 
-		col->nulls = grow(col->nulls, &col->nulls_cap, qs_bitmap_words(r + 1),
-						  sizeof(uint64));
-		if (col->nulls_cap > col->nulls_zeroed)
-		{
-			memset(col->nulls + col->nulls_zeroed, 0,
-				   (col->nulls_cap - col->nulls_zeroed) * sizeof(uint64));
-			col->nulls_zeroed = col->nulls_cap;
-		}
 		if (c >= desc->natts || slot->tts_isnull[c] ||
 			TupleDescAttr(desc, c)->attisdropped)
+			put_value(b, c, r, true, NULL, 0);
+		else if (t->typlen > 0)
 		{
-			col->anynull = true;
-			continue;
-		}
-		col->nulls[r / 64] |= UINT64CONST(1) << (r % 64);
-		if (t->typlen > 0)
-		{
-			col->fixed = grow(col->fixed, &col->fixed_cap,
-							  (size_t) (col->n + 1) * t->typlen, 1);
+			uint8		buf[8];
+
 			if (t->typbyval)
-				store_att_byval(col->fixed + (size_t) col->n * t->typlen, d, t->typlen);
+			{
+				store_att_byval(buf, d, t->typlen);
+				put_value(b, c, r, false, buf, t->typlen);
+			}
 			else
-				memcpy(col->fixed + (size_t) col->n * t->typlen,
-					   DatumGetPointer(d), t->typlen);
-			b->bytes += t->typlen;
+				put_value(b, c, r, false, (const uint8 *) DatumGetPointer(d), t->typlen);
+		}
+		else if (t->typlen == -1)
+		{
+			struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+			put_value(b, c, r, false, (const uint8 *) VARDATA_ANY(v),
+					  VARSIZE_ANY_EXHDR(v));
+			if ((Pointer) v != DatumGetPointer(d))
+				pfree(v);
 		}
 		else
 		{
-			const uint8 *p;
-			uint32		len;
-			struct varlena *v = NULL;
+			const char *p = DatumGetCString(d);
 
-			if (t->typlen == -1)
-			{
-				v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
-				p = (const uint8 *) VARDATA_ANY(v);
-				len = VARSIZE_ANY_EXHDR(v);
-			}
-			else
-			{
-				p = (const uint8 *) DatumGetCString(d);
-				len = strlen((const char *) p);
-			}
-			col->var = grow(col->var, &col->var_cap, col->var_len + len, 1);
-			memcpy(col->var + col->var_len, p, len);
-			col->offs = grow(col->offs, &col->offs_cap, col->n + 1, sizeof(uint64));
-			col->lens = grow(col->lens, &col->lens_cap, col->n + 1, sizeof(uint32));
-			col->offs[col->n] = col->var_len;
-			col->lens[col->n] = len;
-			col->var_len += len;
-			b->bytes += len;
-			if (v && (Pointer) v != DatumGetPointer(d))
-				pfree(v);
+			put_value(b, c, r, false, (const uint8 *) p, strlen(p));
 		}
-		col->n++;
 	}
 	b->nrows++;
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * qs_colbuilder_add_column
+ *		Column c's values of rows b->nrows .. b->nrows + n - 1, read from
+ *		rows first .. first + n - 1 of an open column reader of a block (the
+ *		same value format), or NULLs when r is NULL: a block's rows taken
+ *		over column by column (append.c).  The caller adds every
+ *		column so, then counts the rows with qs_colbuilder_add_rows.
+ */
+void
+qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
+						 uint32 first, uint32 n, Relation rel, uint32 block_id)
+{
+	MemoryContext old = MemoryContextSwitchTo(b->cxt);
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		const uint8 *p;
+		size_t		len;
+		QsCodecErr	err;
+		QsCodecStatus st;
+
+		if (r == NULL)
+		{
+			put_value(b, c, b->nrows + i, true, NULL, 0);
+			continue;
+		}
+		err.msg[0] = '\0';
+		st = qs_colreader_get(r, first + i, &isnull, &p, &len, &err);
+		if (st != QS_CODEC_OK)
+			qs_colblock_report(rel, block_id, st, &err);
+		put_value(b, c, b->nrows + i, isnull, p, (uint32) len);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* the rows added column by column (qs_colbuilder_add_column) */
+void
+qs_colbuilder_add_rows(QsColBuilder *b, uint32 n)
+{
+	b->nrows += n;
+}
+
+/*
+ * Column c's non-NULL values, in row order, as the codec's QsValues (a
+ * view of the builder's arrays); for variable width the pointer array
+ * made for it is returned, to be pfree'd by the caller (else NULL).
+ */
+const uint8 **
+qs_colbuilder_values(const QsColBuilder *b, int c, QsValues *qv)
+{
+	const QsColBuildCol *col = &b->cols[c];
+	const QsColAttr *a = &b->attrs[c];
+	const uint8 **ptrs;
+
+	memset(qv, 0, sizeof(*qv));
+	qv->n = col->n;
+	if (a->type.typlen > 0)
+	{
+		qv->width = (uint32) a->type.typlen;
+		qv->data = col->fixed;
+		return NULL;
+	}
+	ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
+	for (uint32 i = 0; i < col->n; i++)
+		ptrs[i] = col->var + col->offs[i];
+	qv->ptrs = ptrs;
+	qv->lens = col->lens;
+	return ptrs;
 }
 
 unsigned
@@ -223,24 +315,9 @@ sort_permutation(QsColBuilder *b, int sc)
 	{
 		uint32	   *idx = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
 		uint32	   *tmp = palloc_extended(sizeof(uint32) * Max(n, 1), MCXT_ALLOC_HUGE);
-		const uint8 **ptrs = NULL;
 		QsValues	qv;
+		const uint8 **ptrs = qs_colbuilder_values(b, sc, &qv);
 
-		memset(&qv, 0, sizeof(qv));
-		qv.n = n;
-		if (a->type.typlen > 0)
-		{
-			qv.width = (uint32) a->type.typlen;
-			qv.data = col->fixed;
-		}
-		else
-		{
-			ptrs = palloc_extended(sizeof(uint8 *) * Max(n, 1), MCXT_ALLOC_HUGE);
-			for (uint32 i = 0; i < n; i++)
-				ptrs[i] = col->var + col->offs[i];
-			qv.ptrs = ptrs;
-			qv.lens = col->lens;
-		}
 		for (uint32 i = 0; i < n; i++)
 			idx[i] = i;
 		qs_sort_indexes(idx, tmp, n, &qv, a->cmpfn, a);
@@ -293,6 +370,23 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 						 int sort_col, const unsigned *enc_mask,
 						 size_t *image_len, uint32 **perm_out)
 {
+	return qs_colbuilder_build_given(b, rel, block_id, sort_col, enc_mask,
+									 image_len, perm_out, NULL, NULL);
+}
+
+/*
+ * qs_colbuilder_build_given
+ *		qs_colbuilder_build_perm where the columns with have[c] come encoded
+ *		by the caller in given[c] (buffers from qs_palloc_allocator(), taken
+ *		over; presence bitmap the caller's): the merge into the open block
+ *		merges dictionary columns itself (append.c).  No sort then.
+ */
+uint8 *
+qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
+						  int sort_col, const unsigned *enc_mask,
+						  size_t *image_len, uint32 **perm_out,
+						  const bool *have, const QsColBlockColumn *given)
+{
 	const QsCodecAllocator *alloc = qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
@@ -306,7 +400,8 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 
 	if (b->nrows == 0 || b->nrows > QS_COLBLOCK_MAX_ROWS)
 		elog(ERROR, "cannot build a column block of %u rows", b->nrows);
-	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order))
+	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order) ||
+		have != NULL)
 		sort_col = -1;
 	if (sort_col >= 0)
 	{
@@ -329,25 +424,16 @@ qs_colbuilder_build_perm(QsColBuilder *b, Relation rel, uint32 block_id,
 		uint8_t    *lz4 = NULL;
 		QsColEncodeHints hints;
 
+		if (have && have[c])
+		{
+			cols[c] = given[c];
+			continue;
+		}
 		memset(&qv, 0, sizeof(qv));
 		memset(&choice, 0, sizeof(choice));
 		qv.n = col->n;
 		if (perm == NULL)
-		{
-			if (a->type.typlen > 0)
-			{
-				qv.width = (uint32) a->type.typlen;
-				qv.data = col->fixed;
-			}
-			else
-			{
-				ptrs = palloc_extended(sizeof(uint8 *) * Max(col->n, 1), MCXT_ALLOC_HUGE);
-				for (uint32 i = 0; i < col->n; i++)
-					ptrs[i] = col->var + col->offs[i];
-				qv.ptrs = ptrs;
-				qv.lens = col->lens;
-			}
-		}
+			ptrs = qs_colbuilder_values(b, c, &qv);
 		else
 		{
 			/*

@@ -57,7 +57,10 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 		corrupt(rel, "block %u has its delete map at page %u outside the relation",
 				e->block_id, e->delmap_root);
 	qs_coldelmap_root(rel, e, &root);
-	if (root.n != (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) / QS_COLBLOCK_TIDS_PER_PAGE)
+	/* an open block's root is made for its capacity (src/merge/README.md 5) */
+	if (root.n < (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) / QS_COLBLOCK_TIDS_PER_PAGE ||
+		(!(e->flags & QS_COLDIR_MERGED) &&
+		 root.n != (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) / QS_COLBLOCK_TIDS_PER_PAGE))
 		corrupt(rel, "the delete map of block %u covers %u virtual pages",
 				e->block_id, root.n);
 	for (uint32 v = 0; v < root.n; v++)
@@ -68,22 +71,38 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 
 		if (!BufferIsValid(buf))
 			continue;
+		if (v * QS_COLBLOCK_TIDS_PER_PAGE >= e->published)
+			corrupt(rel, "block %u has a delete-map page for virtual page %u past its rows",
+					e->block_id, v);
 		rows = Min(e->published - v * QS_COLBLOCK_TIDS_PER_PAGE,
 				   QS_COLBLOCK_TIDS_PER_PAGE);
-		if (!qs_coldelmap_page_info(BufferGetPage(buf), NULL, NULL, &n) || n != rows)
+
+		/*
+		 * An aborted merge into an open block may have left entries past
+		 * the rows of the version that stays (src/merge/README.md 5).
+		 */
+		if (!qs_coldelmap_page_info(BufferGetPage(buf), NULL, NULL, &n) ||
+			n < rows || (n > rows && !(e->flags & QS_COLDIR_MERGED)))
 			corrupt(rel, "a delete-map page of block %u has entries for %u rows",
 					e->block_id, n);
-		for (OffsetNumber off = 1; off <= n; off++)
+		for (OffsetNumber off = 1; off <= rows; off++)
 		{
 			HeapTupleHeader h = qs_coldelmap_entry(BufferGetPage(buf), off);
 			TransactionId xmin;
 			ItemPointerData self;
+			uint32		row = v * QS_COLBLOCK_TIDS_PER_PAGE + off - 1;
 
 			if (h == NULL)
 				continue;		/* removed by VACUUM */
 			xmin = HeapTupleHeaderGetRawXmin(h);
-			/* the directory's xmin is frozen by VACUUM before the entries' */
-			if (TransactionIdIsNormal(e->xmin) && !HeapTupleHeaderXminFrozen(h) &&
+
+			/*
+			 * The directory's xmin is frozen by VACUUM before the entries';
+			 * rows of an open block's older versions have their own
+			 * merge's, committed before this version's writer began.
+			 */
+			if (row >= e->base &&
+				TransactionIdIsNormal(e->xmin) && !HeapTupleHeaderXminFrozen(h) &&
 				xmin != FrozenTransactionId && xmin != e->xmin)
 				corrupt(rel, "a delete-map entry of block %u has xmin %u",
 						e->block_id, xmin);
@@ -125,7 +144,7 @@ qs_column_check(Relation rel)
 
 	qs_colload_flush_rel(rel);
 	qs_colmeta_read(rel, &meta);
-	qs_coldir_read(rel, &dir);
+	qs_coldir_read_all(rel, &dir);
 	if (dir.nentries != meta.nentries)
 		corrupt(rel, "the metapage counts %u directory entries, the directory has %u",
 				meta.nentries, dir.nentries);
@@ -154,7 +173,12 @@ qs_column_check(Relation rel)
 		if (e->tid_range >= meta.next_range)
 			corrupt(rel, "block %u has TID range %u, not yet reserved", e->block_id,
 					e->tid_range);
-		if (i > 0 && e->tid_range == dir.entries[i - 1].tid_range)
+		/* versions of one open block share its range (src/merge/README.md 5) */
+		if (i > 0 && e->tid_range == dir.entries[i - 1].tid_range &&
+			(e->block_id != dir.entries[i - 1].block_id ||
+			 !(e->flags & QS_COLDIR_MERGED) ||
+			 e->delmap_root != dir.entries[i - 1].delmap_root ||
+			 e->base > e->published))
 			corrupt(rel, "blocks %u and %u share a TID range", e->block_id,
 					dir.entries[i - 1].block_id);
 		if (e->published > e->nrows || e->nrows > QS_COLBLOCK_MAX_ROWS)
@@ -188,14 +212,24 @@ qs_column_check(Relation rel)
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(cxt);
 
-		check_delmap(rel, e, nblocks);
+	}
+	MemoryContextDelete(cxt);
+	pfree(dir.entries);
 
+	/* the delete maps, rows and marks of each block's current version */
+	qs_coldir_read(rel, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING))
+			continue;
+		check_delmap(rel, e, nblocks);
 		if (!TransactionIdIsNormal(e->xmin) ||
 			TransactionIdIsCurrentTransactionId(e->xmin) ||
 			!TransactionIdDidAbort(e->xmin))
 			rows += e->published;
 	}
-	MemoryContextDelete(cxt);
 	(void) qs_merge_check_links(rel, &dir);
 	return rows;
 }

@@ -414,6 +414,34 @@ qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 	return buf;
 }
 
+/*
+ * The entry of row 'row' as the directory has it: its inserter
+ * (qs_coldir_row_xmin: the version's writer for the rows it appended,
+ * frozen below), no xmax, t_ctid = its own TID.
+ */
+static void
+init_entry(HeapTupleHeader h, const QsColDirEntry *e, uint32 row,
+		   BlockNumber vblock)
+{
+	TransactionId xmin = qs_coldir_row_xmin(e, row);
+
+	memset(h, 0, ENTRY_SIZE);
+	if (TransactionIdIsNormal(xmin))
+	{
+		HeapTupleHeaderSetXmin(h, xmin);
+		HeapTupleHeaderSetCmin(h, e->cid);
+	}
+	else
+	{
+		HeapTupleHeaderSetXmin(h, FrozenTransactionId);
+		HeapTupleHeaderSetXminFrozen(h);
+	}
+	h->t_infomask |= HEAP_XMAX_INVALID;
+	HeapTupleHeaderSetXmax(h, InvalidTransactionId);
+	h->t_hoff = SizeofHeapTupleHeader;
+	ItemPointerSet(&h->t_ctid, vblock, row % QS_COLBLOCK_TIDS_PER_PAGE + 1);
+}
+
 /* a new delete-map page for 'vpage': every row's header as the directory has it */
 static void
 init_page(Page page, const QsColDirEntry *e, uint32 vpage)
@@ -425,26 +453,24 @@ init_page(Page page, const QsColDirEntry *e, uint32 vpage)
 	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
 	special_set(page, e->block_id, vblock, n);
 	for (uint32 i = 0; i < n; i++)
-	{
-		HeapTupleHeader h = entry_at(page, i + 1);
-
-		memset(h, 0, ENTRY_SIZE);
-		if (TransactionIdIsNormal(e->xmin))
-		{
-			HeapTupleHeaderSetXmin(h, e->xmin);
-			HeapTupleHeaderSetCmin(h, e->cid);
-		}
-		else
-		{
-			HeapTupleHeaderSetXmin(h, FrozenTransactionId);
-			HeapTupleHeaderSetXminFrozen(h);
-		}
-		h->t_infomask |= HEAP_XMAX_INVALID;
-		HeapTupleHeaderSetXmax(h, InvalidTransactionId);
-		h->t_hoff = SizeofHeapTupleHeader;
-		ItemPointerSet(&h->t_ctid, vblock, i + 1);
-	}
+		init_entry(entry_at(page, i + 1), e, first + i, vblock);
 	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) + n * ENTRY_SIZE;
+	((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
+}
+
+/* a root page: no virtual page has a delete-map page yet */
+static void
+init_root(Page page, uint32 block_id, uint32 nvpages)
+{
+	BlockNumber *slots;
+
+	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
+	special_set(page, block_id, InvalidBlockNumber, nvpages);
+	slots = (BlockNumber *) PageGetContents(page);
+	for (uint32 v = 0; v < nvpages; v++)
+		slots[v] = InvalidBlockNumber;
+	((PageHeader) page)->pd_lower =
+		MAXALIGN(SizeOfPageHeaderData) + nvpages * sizeof(BlockNumber);
 	((PageHeader) page)->pd_upper = ((PageHeader) page)->pd_special;
 }
 
@@ -517,14 +543,7 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 	if (newroot)
 	{
 		rpage = qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
-		PageInit(rpage, BLCKSZ, QS_COLPAGE_SPECIAL);
-		special_set(rpage, e->block_id, InvalidBlockNumber, nvpages);
-		slots = (BlockNumber *) PageGetContents(rpage);
-		for (uint32 v = 0; v < nvpages; v++)
-			slots[v] = InvalidBlockNumber;
-		((PageHeader) rpage)->pd_lower =
-			MAXALIGN(SizeOfPageHeaderData) + nvpages * sizeof(BlockNumber);
-		((PageHeader) rpage)->pd_upper = ((PageHeader) rpage)->pd_special;
+		init_root(rpage, e->block_id, nvpages);
 	}
 	else
 		rpage = qs_genxlog_register(xs, rbuf, 0);
@@ -545,6 +564,98 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 	UnlockReleaseBuffer(rbuf);
 	LockBuffer(pbuf, BUFFER_LOCK_UNLOCK);
 	return pbuf;
+}
+
+/*
+ * qs_coldelmap_new_root
+ *		The root page of a new open block (src/merge/README.md section 5),
+ *		made before its directory entry exists, with room for 'capacity'
+ *		rows: every version of the block shares it, so the root pointer
+ *		never changes after the first version.  A crash before the entry is
+ *		appended leaves an unreferenced page, as a run does.
+ */
+BlockNumber
+qs_coldelmap_new_root(Relation rel, uint32 block_id, uint32 capacity)
+{
+	uint32		nvpages = (capacity + QS_COLBLOCK_TIDS_PER_PAGE - 1) /
+		QS_COLBLOCK_TIDS_PER_PAGE;
+	Buffer		rbuf;
+	QsGenXLogState *xs;
+	Page		rpage;
+	BlockNumber blk;
+
+	if (nvpages > QS_COLDELMAP_ROOT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column block %u of \"%s\" has too many rows for a delete map (%u)",
+						block_id, RelationGetRelationName(rel), capacity)));
+	rbuf = new_page(rel);
+	xs = qs_genxlog_start(rel);
+	rpage = qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE);
+	init_root(rpage, block_id, nvpages);
+	qs_genxlog_finish(xs);
+	blk = BufferGetBlockNumber(rbuf);
+	UnlockReleaseBuffer(rbuf);
+	return blk;
+}
+
+/* rows a block's delete map has room for (its root's virtual pages) */
+uint32
+qs_coldelmap_capacity(Relation rel, const QsColDirEntry *e)
+{
+	QsColDelmapRoot root;
+	uint32		rows;
+
+	if (e->delmap_root == InvalidBlockNumber)
+		return 0;
+	qs_coldelmap_root(rel, e, &root);
+	rows = root.n * QS_COLBLOCK_TIDS_PER_PAGE;
+	if (root.pages)
+		pfree(root.pages);
+	return rows;
+}
+
+/*
+ * qs_coldelmap_extend
+ *		A merge appends rows base..published-1 to an open block ('e' is the
+ *		new version, not in the directory yet): the delete-map page of the
+ *		virtual page holding row 'base', if it has one, gets their entries
+ *		and its row count.  The caller holds the block's creation lock from
+ *		before it read the old version until the new one is appended, so
+ *		no page is made meanwhile from the old version's row count.  Entries
+ *		past the old version's rows are never read through it, so this may
+ *		come before the directory record (a crash in between leaves entries
+ *		nobody reads, rewritten by the next merge).
+ */
+void
+qs_coldelmap_extend(Relation rel, const QsColDirEntry *e)
+{
+	QsColDelmapRoot root;
+	uint32		vpage = e->base / QS_COLBLOCK_TIDS_PER_PAGE;
+	uint32		first = vpage * QS_COLBLOCK_TIDS_PER_PAGE;
+	uint32		n = Min(e->published - first, QS_COLBLOCK_TIDS_PER_PAGE);
+	BlockNumber vblock = QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + vpage;
+	Buffer		buf;
+	QsGenXLogState *xs;
+	Page		page;
+
+	if (e->base % QS_COLBLOCK_TIDS_PER_PAGE == 0 ||
+		e->delmap_root == InvalidBlockNumber)
+		return;
+	qs_coldelmap_root(rel, e, &root);
+	buf = qs_coldelmap_page(rel, e, &root, vpage, BUFFER_LOCK_EXCLUSIVE);
+	if (root.pages)
+		pfree(root.pages);
+	if (!BufferIsValid(buf))
+		return;
+	xs = qs_genxlog_start(rel);
+	page = qs_genxlog_register(xs, buf, 0);
+	for (uint32 row = e->base; row < first + n; row++)
+		init_entry(entry_at(page, row - first + 1), e, row, vblock);
+	special_set(page, e->block_id, vblock, n);
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) + n * ENTRY_SIZE;
+	qs_genxlog_finish(xs);
+	UnlockReleaseBuffer(buf);
 }
 
 /*
@@ -633,7 +744,7 @@ qs_coldelmap_buffer_any(Relation rel, ItemPointer tid)
 
 	if (!qs_virt_decode(tid, &range, &row))
 		return InvalidBuffer;
-	qs_coldir_read(rel, &dir);
+	qs_coldir_read_all(rel, &dir);
 	for (uint32 i = 0; i < dir.nentries && !BufferIsValid(buf); i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];
@@ -706,7 +817,7 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 
 	qs_virt_tid(e->tid_range, row, &tid);
 	*visible = true;
-	if (qs_merged_block_hidden(e->xmin, e->flags, snapshot))
+	if (qs_merged_block_hidden(qs_coldir_row_xmin(e, row), e->flags, snapshot))
 	{
 		/* a running merge's rows: their delta versions count (moved.h) */
 		qs_colmain_default_header(e, &tid, hdr);

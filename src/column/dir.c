@@ -32,6 +32,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
 
@@ -224,6 +225,32 @@ dir_walk_next(DirWalk *w, int mode, QsColDirPageHeader **h, BlockNumber *blk)
 }
 
 /*
+ * The xmax of a superseded open-block version (src/merge/README.md
+ * section 5) into a header copy: a merge that committed (or is ours)
+ * deletes the version as a committed UPDATE deletes a heap tuple; a
+ * running merge is ignored by every snapshot (its new version is hidden
+ * from SnapshotDirty, which must not wait for it either) and an aborted
+ * one is no xmax.  The version's own writer is committed, not ours (a
+ * merge appends only to a version visible to everybody), so t_cid is
+ * free to hold the merge's command as cmax.
+ */
+static void
+set_entry_xmax(const QsColDirEntry *e, HeapTupleHeader hdr)
+{
+	if (!TransactionIdIsNormal(e->xmax))
+		return;
+	if (TransactionIdIsCurrentTransactionId(e->xmax))
+		;
+	else if (TransactionIdDidCommit(e->xmax))
+		hdr->t_infomask |= HEAP_XMAX_COMMITTED;
+	else
+		return;
+	hdr->t_infomask &= ~HEAP_XMAX_INVALID;
+	HeapTupleHeaderSetXmax(hdr, e->xmax);
+	HeapTupleHeaderSetCmax(hdr, e->cid, false);
+}
+
+/*
  * Is a block's xmin/cid visible to snapshot?  Decided by heap's routine
  * on a header that has that xmin and cmin and no xmax, so that every
  * snapshot kind (MVCC, self, dirty, any, historic) means what it means
@@ -262,6 +289,7 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	if (!TransactionIdIsCurrentTransactionId(e->xmin) &&
 		TransactionIdDidCommit(e->xmin))
 		hdr.t_infomask |= HEAP_XMIN_COMMITTED;
+	set_entry_xmax(e, &hdr);
 	hdr.t_hoff = SizeofHeapTupleHeader;
 	tup.t_data = &hdr;
 	tup.t_len = SizeofHeapTupleHeader;
@@ -279,13 +307,109 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	return visible;
 }
 
-static int
-entry_range_cmp(const void *a, const void *b)
+/*
+ * qs_coldir_version_alive
+ *		Is this version one its writer did not abort (committed, running,
+ *		ours, or frozen) and not retired?
+ */
+bool
+qs_coldir_version_alive(const QsColDirEntry *e)
 {
-	uint32		ra = ((const QsColDirEntry *) a)->tid_range;
-	uint32		rb = ((const QsColDirEntry *) b)->tid_range;
+	if (e->state == QS_COLBLK_RETIRED)
+		return false;
+	if (!TransactionIdIsNormal(e->xmin) ||
+		TransactionIdIsCurrentTransactionId(e->xmin))
+		return true;
+	/*
+	 * The procarray first, as heap's visibility routines ask: a writer that
+	 * commits between the two questions is still in the procarray for the
+	 * first or in the commit log for the second (the other order judged it
+	 * aborted in that window: its version was skipped and a delete-map page
+	 * made then hid its rows for good).
+	 */
+	return TransactionIdIsInProgress(e->xmin) || TransactionIdDidCommit(e->xmin);
+}
 
-	return ra < rb ? -1 : ra > rb ? 1 : 0;
+/* entries by TID range, then directory order (their index) */
+static int
+entry_range_cmp(const void *a, const void *b, void *arg)
+{
+	const QsColDirEntry *ents = (const QsColDirEntry *) arg;
+	uint32		ia = *(const uint32 *) a;
+	uint32		ib = *(const uint32 *) b;
+	uint32		ra = ents[ia].tid_range;
+	uint32		rb = ents[ib].tid_range;
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return ia < ib ? -1 : ia > ib ? 1 : 0;
+}
+
+/*
+ * Put dir's entries (in directory order) in TID order, one version per
+ * range when 'collapse': with a snapshot the versions it sees are one at
+ * most for MVCC snapshots (a version's committed xmax hides it exactly
+ * when the next version is visible); otherwise (SnapshotAny, or no
+ * snapshot) the newest version whose writer did not abort — an aborted
+ * version's rows below 'base' are those of the version before it, but
+ * readers judge a block's writer once per block — or, without a snapshot,
+ * every entry of a range that has none (retired blocks).
+ */
+static void
+sort_entries(QsColDirectory *dir, bool collapse, bool with_snapshot)
+{
+	uint32		n = dir->nentries;
+	uint32	   *idx;
+	QsColDirEntry *out;
+	uint32		k = 0;
+
+	if (n < 2)
+		return;
+
+	/*
+	 * Usually the directory is in TID order already, one entry per range
+	 * (blocks append in the order they reserved their ranges): nothing to
+	 * do.  Readers call this per index fetch.
+	 */
+	for (k = 1; k < n; k++)
+		if (dir->entries[k - 1].tid_range >= dir->entries[k].tid_range)
+			break;
+	if (k == n)
+		return;
+	k = 0;
+	idx = palloc(sizeof(uint32) * n);
+	for (uint32 i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_arg(idx, n, sizeof(uint32), entry_range_cmp, dir->entries);
+	out = palloc(sizeof(QsColDirEntry) * n);
+	for (uint32 i = 0; i < n;)
+	{
+		uint32		j = i;
+		uint32		range = dir->entries[idx[i]].tid_range;
+		int			keep = -1;
+
+		while (j < n && dir->entries[idx[j]].tid_range == range)
+			j++;
+		if (collapse && j - i > 1)
+		{
+			for (uint32 m = j; m > i && keep < 0; m--)
+				if (qs_coldir_version_alive(&dir->entries[idx[m - 1]]))
+					keep = (int) idx[m - 1];
+			/* a snapshot that sees only aborted versions (SnapshotAny) */
+			if (keep < 0 && with_snapshot)
+				keep = (int) idx[j - 1];
+		}
+		if (keep >= 0)
+			out[k++] = dir->entries[keep];
+		else
+			for (uint32 m = i; m < j; m++)
+				out[k++] = dir->entries[idx[m]];
+		i = j;
+	}
+	pfree(dir->entries);
+	pfree(idx);
+	dir->entries = out;
+	dir->nentries = k;
 }
 
 /*
@@ -320,11 +444,13 @@ qs_coldir_entry_vacuum_status(Relation rel, const QsColDirEntry *e,
  * qs_coldir_read
  *		Copy the directory, in TID order (ranges ascending: loads may
  *		append in another order than they reserved; index validation and
- *		parallel scans want one order).  With a snapshot, only the entries whose
- *		blocks it sees are kept.
+ *		parallel scans want one order), one version per block
+ *		(sort_entries).  With a snapshot, only the entries whose blocks it
+ *		sees are kept.
  */
 static void
-coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
+coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
+				QsColDirectory *dir)
 {
 	QsColMeta	meta;
 	BlockNumber blk;
@@ -357,14 +483,26 @@ coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 		}
 		UnlockReleaseBuffer(buf);
 	}
-	if (dir->nentries > 1)
-		qsort(dir->entries, dir->nentries, sizeof(QsColDirEntry), entry_range_cmp);
+	sort_entries(dir, collapse, snapshot != NULL);
+}
+
+static void
+coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
+{
+	coldir_read_ext(rel, snapshot, true, dir);
 }
 
 void
 qs_coldir_read(Relation rel, QsColDirectory *dir)
 {
 	coldir_read(rel, NULL, dir);
+}
+
+/* every entry, superseded and aborted versions too (the checker, VACUUM) */
+void
+qs_coldir_read_all(Relation rel, QsColDirectory *dir)
+{
+	coldir_read_ext(rel, NULL, false, dir);
 }
 
 void
@@ -450,20 +588,63 @@ init_dirpage(Page page)
 }
 
 /*
- * qs_coldir_append
- *		Add an entry at the directory's tail (a new tail page when the
- *		last one is full), with the metapage's count, in one WAL record.
+ * Find the directory page and index of the first entry of block_id (with
+ * run run_start, unless InvalidBlockNumber: a version of an open block).
+ * Entries never move, so the place stays valid.
  */
-void
-qs_coldir_append(Relation rel, const QsColDirEntry *entry)
+static bool
+find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
+		   BlockNumber *blkp, uint32 *idxp)
+{
+	BlockNumber blk;
+	DirWalk		w;
+	Buffer		buf;
+	QsColDirPageHeader *h;
+
+	dir_walk_start(rel, &w, NULL);
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
+	{
+		QsColDirEntry *ents = dirpage_entries(h);
+
+		for (uint32 i = 0; i < h->nentries; i++)
+			if (ents[i].block_id == block_id &&
+				(run_start == InvalidBlockNumber || ents[i].run_start == run_start))
+			{
+				*blkp = blk;
+				*idxp = i;
+				UnlockReleaseBuffer(buf);
+				return true;
+			}
+		UnlockReleaseBuffer(buf);
+	}
+	return false;
+}
+
+/*
+ * Add an entry at the directory's tail (a new tail page when the last one
+ * is full), with the metapage's count, in one WAL record; with 'old', that
+ * version gets xmax = the entry's writer in the same record.
+ */
+static void
+append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 {
 	Buffer		mbuf;
 	Buffer		tbuf = InvalidBuffer;
 	Buffer		nbuf = InvalidBuffer;
+	Buffer		obuf = InvalidBuffer;
+	BlockNumber oblk = InvalidBlockNumber;
+	uint32		oidx = 0;
 	QsColMeta  *m;
 	QsGenXLogState *xs;
 	QsColDirPageHeader *th = NULL;
 	Page		tpage = NULL;
+	Page		opage = NULL;
+
+	if (old != NULL && !find_entry(rel, old->block_id, old->run_start, &oblk, &oidx))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has no directory entry for block %u at page %u",
+						RelationGetRelationName(rel), old->block_id, old->run_start)));
 
 	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
@@ -481,6 +662,13 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 			elog(ERROR, "new page %u of column table \"%s\" is not empty",
 				 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
 	}
+	/* the old version's page, after the tail (no other writer holds two) */
+	if (old != NULL && oblk != m->dir_tail)
+	{
+		obuf = ReadBuffer(rel, oblk);
+		LockBuffer(obuf, BUFFER_LOCK_EXCLUSIVE);
+		(void) dirpage_of(rel, BufferGetPage(obuf), oblk);
+	}
 
 	xs = qs_genxlog_start(rel);
 	m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
@@ -488,6 +676,24 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 	{
 		tpage = qs_genxlog_register(xs, tbuf, 0);
 		th = (QsColDirPageHeader *) PageGetContents(tpage);
+		if (old != NULL && oblk == m->dir_tail)
+			opage = tpage;
+	}
+	if (BufferIsValid(obuf))
+		opage = qs_genxlog_register(xs, obuf, 0);
+	if (opage != NULL)
+	{
+		QsColDirEntry *oe = qs_coldir_page_entry(opage, oidx);
+
+		if (oe->block_id != old->block_id || oe->run_start != old->run_start ||
+			TransactionIdIsValid(oe->xmax) || oe->state == QS_COLBLK_RETIRED)
+		{
+			qs_genxlog_abort(xs);
+			elog(ERROR, "version of block %u of column table \"%s\" changed under its merge",
+				 old->block_id, RelationGetRelationName(rel));
+		}
+		oe->xmax = entry->xmin;
+		oe->cid = entry->cid;
 	}
 	if (BufferIsValid(nbuf))
 	{
@@ -509,11 +715,36 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 	m->nentries++;
 	qs_genxlog_finish(xs);
 
+	if (BufferIsValid(obuf))
+		UnlockReleaseBuffer(obuf);
 	if (BufferIsValid(nbuf))
 		UnlockReleaseBuffer(nbuf);
 	if (BufferIsValid(tbuf))
 		UnlockReleaseBuffer(tbuf);
 	UnlockReleaseBuffer(mbuf);
+}
+
+/*
+ * qs_coldir_append
+ *		Add an entry at the directory's tail.
+ */
+void
+qs_coldir_append(Relation rel, const QsColDirEntry *entry)
+{
+	append_entry(rel, entry, NULL);
+}
+
+/*
+ * qs_coldir_supersede
+ *		A merge's new version of an open block: the entry is appended and
+ *		the old version gets xmax = its writer, atomically (one record).
+ */
+void
+qs_coldir_supersede(Relation rel, const QsColDirEntry *old,
+					const QsColDirEntry *entry)
+{
+	Assert(old->block_id == entry->block_id && old->tid_range == entry->tid_range);
+	append_entry(rel, entry, old);
 }
 
 /*
@@ -528,6 +759,18 @@ qs_coldir_append(Relation rel, const QsColDirEntry *entry)
  *		committing in between is frozen too.  Returns the oldest xmin left
  *		unfrozen (or InvalidTransactionId).
  */
+/* does VACUUM's freeze change entry e at this horizon? */
+static bool
+freeze_wants(const QsColDirEntry *e, TransactionId horizon)
+{
+	if (e->state == QS_COLBLK_RETIRED)
+		return false;
+	return (TransactionIdIsNormal(e->xmin) &&
+			TransactionIdPrecedes(e->xmin, horizon)) ||
+		(TransactionIdIsNormal(e->xmax) &&
+		 TransactionIdPrecedes(e->xmax, horizon));
+}
+
 TransactionId
 qs_coldir_freeze(Relation rel, TransactionId horizon)
 {
@@ -544,9 +787,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 		bool		change = false;
 
 		for (uint32 i = 0; i < h->nentries; i++)
-			if (ents[i].state != QS_COLBLK_RETIRED &&
-				TransactionIdIsNormal(ents[i].xmin) &&
-				TransactionIdPrecedes(ents[i].xmin, horizon))
+			if (freeze_wants(&ents[i], horizon))
 				change = true;
 		if (change)
 		{
@@ -557,16 +798,24 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 			/*
 			 * A hot standby query that does not see a frozen block's writer
 			 * (a load, or a merge whose moved rows' delta versions it still
-			 * counts) would see its rows once frozen: conflict first, as
-			 * heap's freeze records carry.
+			 * counts) would see its rows once frozen, and one that does not
+			 * see the merge that superseded an open block's version reads
+			 * that version: conflict first, as heap's freeze and prune
+			 * records carry.
 			 */
 			for (uint32 i = 0; i < h->nentries; i++)
-				if (ents[i].state != QS_COLBLK_RETIRED &&
-					TransactionIdIsNormal(ents[i].xmin) &&
-					TransactionIdPrecedes(ents[i].xmin, horizon) &&
-					(!TransactionIdIsValid(newest) ||
-					 TransactionIdFollows(ents[i].xmin, newest)))
-					newest = ents[i].xmin;
+			{
+				TransactionId x[2] = {ents[i].xmin, ents[i].xmax};
+
+				if (!freeze_wants(&ents[i], horizon))
+					continue;
+				for (int k = 0; k < 2; k++)
+					if (TransactionIdIsNormal(x[k]) &&
+						TransactionIdPrecedes(x[k], horizon) &&
+						(!TransactionIdIsValid(newest) ||
+						 TransactionIdFollows(x[k], newest)))
+						newest = x[k];
+			}
 			qs_log_conflict(rel, newest);
 			xs = qs_genxlog_start(rel);
 			page = qs_genxlog_register(xs, buf, 0);
@@ -576,25 +825,61 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 			{
 				QsColDirEntry *e = &ents[i];
 
-				if (e->state == QS_COLBLK_RETIRED ||
-					!TransactionIdIsNormal(e->xmin) ||
-					!TransactionIdPrecedes(e->xmin, horizon))
+				if (!freeze_wants(e, horizon))
 					continue;
-				/* before the horizon: committed, or aborted (crashed) */
-				if (TransactionIdDidCommit(e->xmin))
-					e->xmin = FrozenTransactionId;
-				else
-					e->state = QS_COLBLK_RETIRED;
+				if (TransactionIdIsNormal(e->xmin) &&
+					TransactionIdPrecedes(e->xmin, horizon))
+				{
+					/* before the horizon: committed, or aborted (crashed) */
+					if (TransactionIdDidCommit(e->xmin))
+						e->xmin = FrozenTransactionId;
+					else
+					{
+						e->state = QS_COLBLK_RETIRED;
+						continue;
+					}
+				}
+				if (TransactionIdIsNormal(e->xmax) &&
+					TransactionIdPrecedes(e->xmax, horizon))
+				{
+					if (TransactionIdDidCommit(e->xmax))
+					{
+						/*
+						 * Superseded and dead to everybody: its rows live on
+						 * in the next version at the same TIDs, so its index
+						 * entries stay; its run goes back (qs_coldir_reclaim).
+						 */
+						e->state = QS_COLBLK_RETIRED;
+						e->flags |= QS_COLDIR_SUPERSEDED | QS_COLDIR_INDEX_CLEANED;
+					}
+					else
+					{
+						/*
+						 * The merge that appended to it aborted: the TIDs past
+						 * its rows had index entries (retired with that
+						 * version), so the block takes no more rows.
+						 */
+						e->xmax = InvalidTransactionId;
+						if (e->state == QS_COLBLK_OPEN)
+							e->state = QS_COLBLK_SEALED;
+					}
+				}
 			}
 			qs_genxlog_finish(xs);
 		}
 		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
-			if (ents[i].state != QS_COLBLK_RETIRED &&
-				TransactionIdIsNormal(ents[i].xmin) &&
-				(!TransactionIdIsValid(oldest) ||
-				 TransactionIdPrecedes(ents[i].xmin, oldest)))
-				oldest = ents[i].xmin;
+		{
+			TransactionId x[2] = {ents[i].xmin, ents[i].xmax};
+
+			if (ents[i].state == QS_COLBLK_RETIRED)
+				continue;
+			for (int k = 0; k < 2; k++)
+				if (TransactionIdIsNormal(x[k]) &&
+					(!TransactionIdIsValid(oldest) ||
+					 TransactionIdPrecedes(x[k], oldest)))
+					oldest = x[k];
+		}
 		UnlockReleaseBuffer(buf);
 	}
 	return oldest;
@@ -631,8 +916,9 @@ qs_coldir_reclaim(Relation rel)
 		for (uint32 i = 0; i < nents; i++)
 			if (ents[i].state == QS_COLBLK_RETIRED &&
 				!(ents[i].flags & QS_COLDIR_RUN_RECLAIMED) &&
-				TransactionIdIsNormal(ents[i].xmin) &&
-				!TransactionIdDidCommit(ents[i].xmin))
+				((ents[i].flags & QS_COLDIR_SUPERSEDED) ||
+				 (TransactionIdIsNormal(ents[i].xmin) &&
+				  !TransactionIdDidCommit(ents[i].xmin))))
 				todo[ntodo++] = ents[i];
 		UnlockReleaseBuffer(buf);
 
@@ -652,7 +938,8 @@ qs_coldir_reclaim(Relation rel)
 			ents = dirpage_entries((QsColDirPageHeader *) PageGetContents(page));
 			for (uint32 i = 0; i < nents; i++)
 				for (int t = 0; t < ntodo; t++)
-					if (ents[i].block_id == todo[t].block_id)
+					if (ents[i].block_id == todo[t].block_id &&
+						ents[i].run_start == todo[t].run_start)
 						ents[i].flags |= QS_COLDIR_RUN_RECLAIMED;
 			qs_genxlog_finish(xs);
 			UnlockReleaseBuffer(buf);
@@ -673,37 +960,23 @@ Buffer
 qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
 {
 	BlockNumber blk;
-	DirWalk		w;
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, NULL);
-	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
-	{
-		QsColDirEntry *ents = dirpage_entries(h);
-
-		for (uint32 i = 0; i < h->nentries; i++)
-		{
-			if (ents[i].block_id != block_id)
-				continue;
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			h = dirpage_of(rel, BufferGetPage(buf), blk);
-			if (i >= h->nentries || dirpage_entries(h)[i].block_id != block_id)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("directory entry of block %u of column table \"%s\" moved",
-								block_id, RelationGetRelationName(rel))));
-			*idx = i;
-			return buf;
-		}
-		UnlockReleaseBuffer(buf);
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("column table \"%s\" has no directory entry for block %u",
-					RelationGetRelationName(rel), block_id)));
-	return InvalidBuffer;		/* keep compiler quiet */
+	if (!find_entry(rel, block_id, InvalidBlockNumber, &blk, idx))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has no directory entry for block %u",
+						RelationGetRelationName(rel), block_id)));
+	buf = ReadBuffer(rel, blk);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	h = dirpage_of(rel, BufferGetPage(buf), blk);
+	if (*idx >= h->nentries || dirpage_entries(h)[*idx].block_id != block_id)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory entry of block %u of column table \"%s\" moved",
+						block_id, RelationGetRelationName(rel))));
+	return buf;
 }
 
 /* entry 'idx' of a directory page image (one registered for generic WAL) */
@@ -774,16 +1047,20 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 /*
  * qs_coldir_retired_ranges
  *		The TID ranges of RETIRED blocks whose index entries VACUUM has not
- *		removed yet (their writers aborted: every row is dead to all).
+ *		removed yet (their writers aborted: every row is dead to all), and
+ *		the first dead row of each (an open block's version that an aborted
+ *		merge wrote: its rows from 'base' on).
  */
 void
-qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n)
+qs_coldir_retired_ranges(Relation rel, uint32 **ranges, uint32 **first_rows,
+						 int *n)
 {
 	QsColDirectory dir;
 
 	*ranges = NULL;
+	*first_rows = NULL;
 	*n = 0;
-	qs_coldir_read(rel, &dir);
+	qs_coldir_read_all(rel, &dir);
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];
@@ -791,8 +1068,12 @@ qs_coldir_retired_ranges(Relation rel, uint32 **ranges, int *n)
 		if (e->state != QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_INDEX_CLEANED))
 			continue;
 		if (*ranges == NULL)
+		{
 			*ranges = palloc(sizeof(uint32) * dir.nentries);
-		(*ranges)[(*n)++] = e->tid_range;
+			*first_rows = palloc(sizeof(uint32) * dir.nentries);
+		}
+		(*ranges)[*n] = e->tid_range;
+		(*first_rows)[(*n)++] = e->base;
 	}
 	pfree(dir.entries);
 }
@@ -858,7 +1139,7 @@ qs_coldir_runs(Relation rel, int *nruns)
 	QsColRun   *runs;
 	int			n = 0;
 
-	qs_coldir_read(rel, &dir);
+	qs_coldir_read_all(rel, &dir);
 	runs = palloc(sizeof(QsColRun) * Max(dir.nentries, 1));
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{

@@ -157,7 +157,6 @@ load_flush(Relation rel)
 	e.xmin = load.xid;
 	e.cid = load.cid;
 	e.image_len = image_len;
-	e.retired_at_seq = 0;
 	e.delmap_root = InvalidBlockNumber;
 	qs_coldir_publish(rel, &e);
 	MemoryContextSwitchTo(old);

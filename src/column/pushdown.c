@@ -518,16 +518,99 @@ load_dict(ColScanDesc s, int c, const QsColBlockColDesc *d, QsDict *dict)
 		qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, &err);
 }
 
+static QsColReader *column_reader(QsColPush *p, ColScanDesc s, int c);
+static inline int64 reader_int(const QsColReader *r, int width, size_t idx);
+static inline uint32 value_index(const QsColReader *r, uint32 row);
+
+/* The sort key of a sorted block: value idx as an orderable integer. */
+static inline int64
+sorted_key(const QsColReader *r, const QsColPred *pr, size_t idx)
+{
+	if (pr->mode != QS_CP_CODES)
+		return reader_int(r, pr->qual->col_width, idx);
+	if (r->d.encoding == QS_ENC_DICT)
+		return (int64) qs_bitpack_get(r->codes.data, r->codes.width, idx);
+	switch (r->d.code_bytes)
+	{
+		case 1:
+			return r->padded[idx];
+		case 2:
+			return qs_load16(r->padded + idx * 2);
+		default:
+			return qs_load32(r->padded + idx * 4);
+	}
+}
+
+/* The first value index in [lo_idx, hi_idx) whose key is >= key (or > key). */
+static size_t
+sorted_bound(const QsColReader *r, const QsColPred *pr, size_t lo_idx,
+			 size_t hi_idx, int64 key, bool strictly_above)
+{
+	while (lo_idx < hi_idx)
+	{
+		size_t		mid = lo_idx + (hi_idx - lo_idx) / 2;
+		int64		v = sorted_key(r, pr, mid);
+
+		if (v < key || (strictly_above && v == key))
+			lo_idx = mid + 1;
+		else
+			hi_idx = mid;
+	}
+	return lo_idx;
+}
+
+/*
+ * A qual on the column the block is sorted on (QS_COLDESC_SORTED: values
+ * ascending in row order, NULLs last), kept as one range of codes or
+ * integers: the rows that pass lie in one run, found by binary search
+ * (paper 000 section 4.3).  The scan's rows shrink to that run and the
+ * qual needs no check inside it.  Rows 0 .. nvalues - 1 hold the values
+ * (checked: a block whose NULLs are not last is left alone), the rest are
+ * NULL and pass no strict qual.  False: no row passes; -1: not narrowed.
+ */
+static int
+narrow_sorted(QsColPush *p, ColScanDesc s, QsColPred *pr)
+{
+	QsColReader *r = column_reader(p, s, pr->col);
+	size_t		n = r->d.nvalues;
+	int64		lo,
+				hi;
+	size_t		first,
+				last;
+
+	if (value_index(r, (uint32) n) != n)
+		return -1;
+
+	if (pr->mode != QS_CP_CODES)
+	{
+		lo = pr->lo;
+		hi = pr->hi;
+	}
+	else
+	{
+		lo = pr->range.lo;
+		hi = pr->range.hi;
+	}
+	first = sorted_bound(r, pr, 0, n, lo, false);
+	last = sorted_bound(r, pr, first, n, hi, true);
+	s->row = Max(s->row, (uint32) first);
+	s->row_end = Min(s->row_end, (uint32) last);
+	pr->mode = QS_CP_ALL;
+	return s->row < s->row_end ? 1 : 0;
+}
+
 /*
  * qs_colpush_block
  *		Decide, from the open block's header and dictionaries, whether it
  *		can hold a row passing the quals (false: skip it) and how each qual
- *		runs over its rows.
+ *		runs over its rows; on a block sorted on a qual's column, narrow
+ *		the scan's rows (s->row .. s->row_end) to those that can pass.
  */
 bool
 qs_colpush_block(QsColPush *p, ColScanDesc s)
 {
 	const QsColBlock *blk = &s->rr.h.blk;
+	bool		narrowed;
 
 	for (int i = 0; i < p->npreds; i++)
 	{
@@ -650,6 +733,43 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 			b->mode = QS_CP_ALL;
 		}
 	}
+
+	/* the sort key's range: one run of rows, by binary search */
+	narrowed = false;
+	for (int i = 0; i < p->npreds; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+		QsColBlockColDesc d;
+
+		if (pr->col >= blk->ncols)
+			continue;
+		qs_colblock_coldesc(blk, pr->col, &d);
+		if (!(d.flags & QS_COLDESC_SORTED))
+			continue;
+		/* codes in one range, or integers compared natively (NULLs too) */
+		if (!((pr->mode == QS_CP_CODES && pr->range.kind == QS_RANGE_IN) ||
+			  ((pr->mode == QS_CP_INTS || pr->mode == QS_CP_ROWS) &&
+			   pr->native && pr->qual->kind == QS_QUAL_OP && !pr->outside &&
+			   (d.encoding == QS_ENC_FOR || d.encoding == QS_ENC_FOR_DELTA ||
+				(d.encoding == QS_ENC_PLAIN &&
+				 d.type.typlen == pr->qual->col_width)))))
+			continue;
+		/* each qual on the column narrows the run further (BETWEEN) */
+		switch (narrow_sorted(p, s, pr))
+		{
+			case 0:
+				p->blocks_read++;
+				p->binary_searches++;
+				return false;
+			case 1:
+				narrowed = true;
+				break;
+			default:
+				break;
+		}
+	}
+	if (narrowed)
+		p->binary_searches++;
 	p->blocks_read++;
 	return true;
 }

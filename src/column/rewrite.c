@@ -89,7 +89,6 @@ blocks_flush(RewriteBlocks *w)
 	e.xmin = FrozenTransactionId;
 	e.cid = FirstCommandId;
 	e.image_len = image_len;
-	e.retired_at_seq = 0;
 	e.delmap_root = InvalidBlockNumber;
 	qs_coldir_append(w->rel, &e);
 	MemoryContextSwitchTo(old);

@@ -299,6 +299,16 @@ open_column(QsColRowReader *rr, int c)
 	MemoryContextSwitchTo(old);
 }
 
+/* the opened reader of column c (< the block's columns) */
+QsColReader *
+qs_colrows_reader(QsColRowReader *rr, int c)
+{
+	Assert(c < rr->h.blk.ncols);
+	if (!rr->opened[c])
+		open_column(rr, c);
+	return &rr->readers[c];
+}
+
 /*
  * qs_colrows_get
  *		Row 'row' of the block: the attributes with want[att] (want NULL:

@@ -105,7 +105,8 @@ qs_merge_check_links(Relation rel, const QsColDirectory *dir)
 			}
 			e = qs_coldir_find_range(dir, range);
 			if (e == NULL || row >= e->published || !(e->flags & QS_COLDIR_MERGED) ||
-				(TransactionIdIsNormal(e->xmin) && !TransactionIdEquals(e->xmin, mover)))
+				(TransactionIdIsNormal(qs_coldir_row_xmin(e, row)) &&
+				 !TransactionIdEquals(qs_coldir_row_xmin(e, row), mover)))
 			{
 				UnlockReleaseBuffer(buf);
 				bad_mark(rel, &self, &h->t_ctid, "which is no row of its merge's block");

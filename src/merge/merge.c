@@ -61,6 +61,7 @@
 #include "utils/syscache.h"
 #endif
 
+#include "column/append.h"
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "column/options.h"
@@ -263,6 +264,9 @@ typedef struct MergeState
 	QsColLoadOptions opts;
 	TupleTableSlot *slot;
 	uint32	   *pos;			/* candidate i is row pos[i] of the block */
+	uint32		limit;			/* rows of the block being built, at most */
+	bool		appending;		/* to the open block: ap */
+	QsColAppend ap;
 } MergeState;
 
 /*
@@ -295,7 +299,7 @@ collect(MergeState *ms)
 		ExecStoreHeapTuple(c->tuple, ms->slot, false);
 		qs_colbuilder_add(&ms->builder, ms->slot);
 		ExecClearTuple(ms->slot);
-		if (ms->builder.nrows >= (uint32) ms->opts.rows_per_block ||
+		if (ms->builder.nrows >= ms->limit ||
 			ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 			break;
 	}
@@ -478,7 +482,114 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	return moved;
 }
 
-/* One block: build, publish (invisible until M commits), index, mark. */
+/* does the block being built take no more rows? */
+static bool
+block_full(MergeState *ms)
+{
+	return ms->builder.nrows >= ms->limit ||
+		ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES;
+}
+
+/*
+ * The open block a merge appends to (src/merge/README.md section 5), or
+ * false: a version written by a merge (state OPEN) with room, no newer
+ * version (no xmax: an aborted append closes it), and a writer that is
+ * frozen or committed before every snapshot that exists or will exist,
+ * so that its rows are as visible as frozen ones (qs_coldir_row_xmin).
+ * The newest such block, if several (a merge that found the last one
+ * too young started another).
+ */
+static bool
+find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
+				uint32 *capacity)
+{
+	QsColDirectory dir;
+	TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
+	bool		found = false;
+
+	qs_coldir_read(rel, &dir);
+	for (uint32 i = dir.nentries; i > 0 && !found; i--)
+	{
+		const QsColDirEntry *e = &dir.entries[i - 1];
+		uint32		cap;
+
+		if (e->state != QS_COLBLK_OPEN || !(e->flags & QS_COLDIR_MERGED) ||
+			(e->flags & QS_COLDIR_PENDING) ||
+			TransactionIdIsValid(e->xmax) ||
+			e->delmap_root == InvalidBlockNumber)
+			continue;
+		if (TransactionIdIsNormal(e->xmin) &&
+			(TransactionIdIsCurrentTransactionId(e->xmin) ||
+			 !TransactionIdPrecedes(e->xmin, horizon) ||
+			 !TransactionIdDidCommit(e->xmin)))
+			continue;
+		cap = Min(qs_coldelmap_capacity(rel, e), (uint32) opts->rows_per_block);
+		if (e->published >= cap)
+			continue;
+		*out = *e;
+		*capacity = cap;
+		found = true;
+	}
+	pfree(dir.entries);
+	return found;
+}
+
+/*
+ * The merge appends to the open block: its next version, written into a
+ * new run, becomes the block's in one directory record that also gives
+ * the old version xmax = M; the rows keep their TIDs.
+ */
+static int64
+append_block(MergeState *ms)
+{
+	Relation	rel = ms->rel;
+	TransactionId xid = GetCurrentTransactionId();
+	CommandId	cid = GetCurrentCommandId(true);
+	uint8	   *image;
+	size_t		image_len;
+	QsColDirEntry e;
+	uint32		range = ms->ap.entry.tid_range;
+	BlockNumber lockblk;
+
+	image = qs_colappend_build(&ms->ap, &ms->builder, rel, ms->opts.enc_mask,
+							   &image_len);
+	ms->pos = palloc(sizeof(uint32) * ms->ncands);
+	for (uint32 j = 0; j < (uint32) ms->ncands; j++)
+		ms->pos[j] = ms->ap.base + j;
+	e = ms->ap.entry;
+	e.state = block_full(ms) ? QS_COLBLK_SEALED : QS_COLBLK_OPEN;
+	e.flags = QS_COLDIR_MERGED;
+	e.npages = qs_colblock_npages(image_len);
+	e.run_start = qs_colrun_write(rel, e.block_id, image, image_len);
+	e.nrows = ms->builder.nrows;
+	e.published = ms->builder.nrows;
+	e.base = ms->ap.base;
+	e.xmin = xid;
+	e.cid = cid;
+	e.xmax = InvalidTransactionId;
+	e.image_len = image_len;
+	e.src_first = ItemPointerGetBlockNumber(&ms->cands[0].tid);
+	e.src_last = ItemPointerGetBlockNumber(&ms->cands[ms->ncands - 1].tid);
+
+	/*
+	 * A delete-map page made before this lock is extended to our rows; one
+	 * made after it is made from our version (the newest alive one).
+	 */
+	lockblk = QS_VIRT_BASE + range * QS_VIRT_PAGES_PER_RANGE;
+	LockPage(rel, lockblk, ExclusiveLock);
+	qs_coldelmap_extend(rel, &e);
+	qs_coldir_supersede(rel, &ms->ap.entry, &e);
+	UnlockPage(rel, lockblk, ExclusiveLock);
+
+	insert_index_entries(ms, range);
+	return mark_moved(ms, range, xid, cid);
+}
+
+/*
+ * One block: build, publish (invisible until M commits), index, mark.  A
+ * whole block of rows is sorted on the sort key and sealed; fewer rows
+ * start a new open block, in arrival order (later merges append to it).
+ */
 static int64
 merge_block(MergeState *ms, MemoryContext blockcxt)
 {
@@ -492,6 +603,7 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	QsColDirEntry e;
 
 	uint32	   *perm = NULL;
+	bool		full = block_full(ms);
 
 	/*
 	 * Sorted on the table's sort key: nobody holds a TID of the new block
@@ -499,14 +611,14 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	 */
 	block_id = qs_coldir_reserve(rel, &range);
 	image = qs_colbuilder_build_perm(&ms->builder, rel, block_id,
-									 ms->opts.sort_col, ms->opts.enc_mask,
-									 &image_len, &perm);
+									 full ? ms->opts.sort_col : -1,
+									 ms->opts.enc_mask, &image_len, &perm);
 	ms->pos = palloc(sizeof(uint32) * ms->ncands);
 	for (uint32 j = 0; j < (uint32) ms->ncands; j++)
 		ms->pos[perm ? perm[j] : j] = j;
 	memset(&e, 0, sizeof(e));
 	e.block_id = block_id;
-	e.state = QS_COLBLK_SEALED;
+	e.state = full ? QS_COLBLK_SEALED : QS_COLBLK_OPEN;
 	e.flags = QS_COLDIR_MERGED;
 	e.npages = qs_colblock_npages(image_len);
 	e.run_start = qs_colrun_write(rel, block_id, image, image_len);
@@ -516,7 +628,9 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	e.xmin = xid;
 	e.cid = cid;
 	e.image_len = image_len;
-	e.delmap_root = InvalidBlockNumber;
+	/* an open block's delete map is shared by its versions: made now */
+	e.delmap_root = full ? InvalidBlockNumber :
+		qs_coldelmap_new_root(rel, block_id, (uint32) ms->opts.rows_per_block);
 	e.src_first = ItemPointerGetBlockNumber(&ms->cands[0].tid);
 	e.src_last = ItemPointerGetBlockNumber(&ms->cands[ms->ncands - 1].tid);
 	qs_coldir_append(rel, &e);
@@ -554,14 +668,31 @@ merge_rel(Relation rel)
 
 	for (;;)
 	{
+		QsColDirEntry open;
+		uint32		capacity;
+		bool		more;
+
 		MemoryContextSwitchTo(blockcxt);
-		if (!collect(&ms))
-			break;
-		remember_merged(rel);
-		moved += merge_block(&ms, blockcxt);
+		ms.limit = (uint32) ms.opts.rows_per_block;
+		ms.appending = find_open_block(rel, &ms.opts, &open, &capacity);
+		if (ms.appending)
+		{
+			ms.limit = capacity;
+			qs_colappend_begin(&ms.ap, rel, &ms.builder, &open, ms.opts.enc_mask);
+		}
+		more = collect(&ms);
+		if (more)
+		{
+			remember_merged(rel);
+			moved += ms.appending ? append_block(&ms) : merge_block(&ms, blockcxt);
+		}
+		if (ms.appending)
+			qs_colappend_end(&ms.ap);
 		MemoryContextSwitchTo(cxt);
 		MemoryContextReset(blockcxt);
 		qs_colbuilder_reset(&ms.builder);
+		if (!more)
+			break;
 	}
 	qs_quiet_walk_end(&ms.walk);
 	MemoryContextSwitchTo(old);

@@ -151,10 +151,10 @@ qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
 		return;
 	/* the snapshot later commands use, not the one of this change (RI) */
 	snapshot = GetTransactionSnapshot();
-	if (!(e.flags & QS_COLDIR_MERGED) || !TransactionIdIsNormal(e.xmin) ||
-		!XidInMVCCSnapshot(e.xmin, snapshot))
+	mover = qs_coldir_row_xmin(&e, row);
+	if (!(e.flags & QS_COLDIR_MERGED) || !TransactionIdIsNormal(mover) ||
+		!XidInMVCCSnapshot(mover, snapshot))
 		return;
-	mover = e.xmin;
 	first = e.src_first;
 	last = e.src_last;
 
@@ -238,13 +238,15 @@ qs_moved_merge_of(Relation rel, ItemPointer vtid, Snapshot snapshot)
 {
 	QsColDirEntry e;
 	uint32		row;
+	TransactionId mover;
 
 	if (snapshot == NULL || !IsMVCCSnapshot(snapshot) ||
 		!qs_coldir_lookup(rel, vtid, &e, &row))
 		return InvalidTransactionId;
-	if ((e.flags & QS_COLDIR_MERGED) && TransactionIdIsNormal(e.xmin) &&
-		XidInMVCCSnapshot(e.xmin, snapshot) && TransactionIdDidCommit(e.xmin))
-		return e.xmin;
+	mover = qs_coldir_row_xmin(&e, row);
+	if ((e.flags & QS_COLDIR_MERGED) && TransactionIdIsNormal(mover) &&
+		XidInMVCCSnapshot(mover, snapshot) && TransactionIdDidCommit(mover))
+		return mover;
 	return InvalidTransactionId;
 }
 

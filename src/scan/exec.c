@@ -58,6 +58,7 @@ typedef struct QsColCounts
 	uint64		blocks_read;
 	uint64		skipped_minmax;
 	uint64		skipped_dict;
+	uint64		binary_searches;
 } QsColCounts;
 
 typedef struct QsSharedCounts
@@ -107,6 +108,8 @@ typedef struct QsScanState
 	 * evaluate; rows[0..nsel-1] are the open block's selected rows.
 	 */
 	bool		column;
+	QsColRun   *runs;			/* its blocks' page runs: not delta pages */
+	int			nruns;
 	TableScanDesc colscan;
 	QsColPush	push;
 	bool		in_main;
@@ -322,6 +325,21 @@ start_scan(QsScanState *st)
 		qs_colscan_slot_desc((ColScanDesc) st->colscan, st->css.ss.ss_ScanTupleSlot);
 		st->in_main = false;
 		st->next_idx = 0;
+
+		/*
+		 * The delta pass skips the pages of the blocks' runs unread (they
+		 * were most of the table's pages, each read to find no row).  Read
+		 * after the snapshot was taken: a run listed then held no delta
+		 * row, and rows the snapshot sees were there before.
+		 */
+		{
+			MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.state->es_query_cxt);
+
+			if (st->runs)
+				pfree(st->runs);
+			st->runs = qs_coldir_runs(rel, &st->nruns);
+			MemoryContextSwitchTo(old);
+		}
 	}
 
 	st->nblocks = RelationGetNumberOfBlocks(rel);
@@ -393,6 +411,25 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 	return (st->at_end && st->nblocks > 0) ? st->nblocks - 1 : InvalidBlockNumber;
 }
 
+/* The index of the run holding page blkno, or -1 (runs are sorted). */
+static int
+run_of(const QsScanState *st, BlockNumber blkno)
+{
+	int			lo = 0,
+				hi = st->nruns;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (st->runs[mid].end <= blkno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nruns && st->runs[lo].start <= blkno ? lo : -1;
+}
+
 /*
  * Move to the adjacent page with selected rows in direction 'dir'; false
  * (and the position past that end) when there is none.
@@ -416,6 +453,26 @@ next_page(QsScanState *st, ScanDirection dir)
 		{
 			ReleaseBuffer(st->buf);
 			st->buf = InvalidBuffer;
+		}
+		/* column tables (forward only): past their blocks' runs unread */
+		if (st->column && blkno != InvalidBlockNumber)
+		{
+			int			r;
+			bool		skip = false;
+
+			while ((r = run_of(st, blkno)) >= 0)
+			{
+				if (st->pscan)
+				{
+					skip = true;	/* the allocator hands out every page */
+					break;
+				}
+				blkno = st->runs[r].end < st->nblocks ? st->runs[r].end : InvalidBlockNumber;
+				if (blkno == InvalidBlockNumber)
+					break;
+			}
+			if (skip)
+				continue;
 		}
 		if (blkno == InvalidBlockNumber)
 		{
@@ -757,6 +814,7 @@ collect_worker_counts(QsScanState *st)
 		st->worker_counts[i].blocks_read += sh->w[i].blocks_read;
 		st->worker_counts[i].skipped_minmax += sh->w[i].skipped_minmax;
 		st->worker_counts[i].skipped_dict += sh->w[i].skipped_dict;
+		st->worker_counts[i].binary_searches += sh->w[i].binary_searches;
 	}
 	memset(sh->w, 0, sizeof(QsColCounts) * sh->nworkers);
 }
@@ -796,6 +854,7 @@ qs_shutdown(CustomScanState *node)
 			st->shared->w[w].blocks_read = st->push.blocks_read;
 			st->shared->w[w].skipped_minmax = st->push.skipped_minmax;
 			st->shared->w[w].skipped_dict = st->push.skipped_dict;
+			st->shared->w[w].binary_searches = st->push.binary_searches;
 		}
 	}
 	else
@@ -812,6 +871,10 @@ explain_col_counts(const QsColCounts *c, ExplainState *es)
 						   (int64) c->skipped_minmax, es);
 	ExplainPropertyInteger("Blocks Skipped by Dictionary", NULL,
 						   (int64) c->skipped_dict, es);
+	/* as "Rows Removed by Filter": in text only when it happened */
+	if (c->binary_searches > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyInteger("Blocks Narrowed by Binary Search", NULL,
+							   (int64) c->binary_searches, es);
 }
 
 static void
@@ -844,11 +907,13 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		total.blocks_read = st->push.blocks_read;
 		total.skipped_minmax = st->push.skipped_minmax;
 		total.skipped_dict = st->push.skipped_dict;
+		total.binary_searches = st->push.binary_searches;
 		for (int i = 0; i < st->nworkers; i++)
 		{
 			total.blocks_read += st->worker_counts[i].blocks_read;
 			total.skipped_minmax += st->worker_counts[i].skipped_minmax;
 			total.skipped_dict += st->worker_counts[i].skipped_dict;
+			total.binary_searches += st->worker_counts[i].binary_searches;
 		}
 		explain_col_counts(&total, es);
 		if (es->verbose && st->nworkers > 0)

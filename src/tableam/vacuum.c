@@ -69,7 +69,8 @@ typedef struct QsDeadTids
 	ItemPointerData *tids;
 	int			n;
 	int			cap;
-	uint32	   *ranges;			/* column tables: TID ranges dead whole */
+	uint32	   *ranges;			/* column tables: TID ranges dead */
+	uint32	   *range_first;	/* from this row on */
 	int			nranges;
 } QsDeadTids;
 
@@ -99,12 +100,13 @@ qs_tid_reaped(ItemPointer itemptr, void *state)
 
 	if (d->nranges > 0 && qs_tid_is_virtual(itemptr))
 	{
-		uint32		range = (ItemPointerGetBlockNumber(itemptr) - QS_VIRT_BASE) /
-			QS_VIRT_PAGES_PER_RANGE;
+		uint32		range,
+					row;
 
-		for (int i = 0; i < d->nranges; i++)
-			if (d->ranges[i] == range)
-				return true;
+		if (qs_virt_decode(itemptr, &range, &row))
+			for (int i = 0; i < d->nranges; i++)
+				if (d->ranges[i] == range && row >= d->range_first[i])
+					return true;
 	}
 	return bsearch(itemptr, d->tids, d->n, sizeof(ItemPointerData), tid_cmp) != NULL;
 }
@@ -704,7 +706,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	 * once (the entry is flagged).
 	 */
 	if (qs_is_column_rel(rel))
-		qs_coldir_retired_ranges(rel, &dead.ranges, &dead.nranges);
+		qs_coldir_retired_ranges(rel, &dead.ranges, &dead.range_first,
+								 &dead.nranges);
 
 	/* pass 2: indexes, then the records */
 	if (dead.n > 0 || dead.nranges > 0)

@@ -1,0 +1,247 @@
+/*-------------------------------------------------------------------------
+ *
+ * append.c
+ *	  The next version of an open block: its rows at their positions, then
+ *	  the rows a merge moves (src/merge/README.md section 5).
+ *
+ * The merge prefills its block builder with the open block's rows
+ * (qs_colappend_begin), collects the moved rows after them, and builds
+ * the image with qs_colappend_build.  Per column:
+ *
+ *  * a column the open block stores as a bit-packed dictionary (DICT) is
+ *	  merged with the codec's linear algorithm (paper 004 section 5.3,
+ *	  src/codec/merge.c): qs_merge_step1 sorts the moved values into a
+ *	  dictionary U_D and merges it with the block's U_M into U'_M, giving
+ *	  the translation tables X_M and X_D; qs_merge_step2 rewrites the old
+ *	  codes through X_M at the new width and appends the moved rows' codes
+ *	  through X_D.  The old rows' values are never decoded or compared
+ *	  (the prefill leaves them out of the builder); min/max are U'_M's
+ *	  ends.
+ *	* every other column goes through the chooser over the old values and
+ *	  the new (build.c), as a block of that many rows would: the cost is
+ *	  bounded by the block, never by the table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "executor/tuptable.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "codec/bitpack.h"
+#include "codec/merge.h"
+#include "column/append.h"
+#include "column/colstore.h"
+#include "column/options.h"
+
+/*
+ * qs_colappend_begin
+ *		Open version 'e' of an open block and add its rows to the (empty)
+ *		builder b: the columns merged by dictionary (ap->dict[c]) as NULLs,
+ *		the others decoded.  enc_mask as for qs_colbuilder_build_opts.
+ */
+void
+qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
+				   const QsColDirEntry *e, const unsigned *enc_mask)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleTableSlot *slot;
+	MemoryContext rowcxt;
+	bool	   *want;
+
+	Assert(b->nrows == 0);
+	ap->entry = *e;
+	ap->base = e->published;
+	ap->natts = b->natts;
+	ap->dict = palloc0(sizeof(bool) * Max(b->natts, 1));
+	want = palloc(sizeof(bool) * Max(b->natts, 1));
+	qs_colrows_open(rel, b->attrs, e, &ap->rr);
+	for (int c = 0; c < b->natts; c++)
+	{
+		unsigned	allowed = qs_colbuild_allowed(&b->attrs[c]);
+		QsColBlockColDesc d;
+
+		if (enc_mask && (enc_mask[c] & allowed) != 0)
+			allowed &= enc_mask[c];
+		ap->dict[c] = false;
+		if (c < ap->rr.h.blk.ncols && !TupleDescAttr(desc, c)->attisdropped &&
+			(allowed & QS_ENC_MASK(QS_ENC_DICT)) != 0)
+		{
+			qs_colblock_coldesc(&ap->rr.h.blk, c, &d);
+			ap->dict[c] = d.encoding == QS_ENC_DICT;
+		}
+		want[c] = !ap->dict[c];
+	}
+
+	/*
+	 * The old rows of the other columns, in their positions: column by
+	 * column straight from the block's readers (the codec's value format is
+	 * the builder's), unless a column was added after the block was written
+	 * (its missing value comes through a row).
+	 */
+	if (ap->rr.h.blk.ncols == b->natts)
+	{
+		for (int c = 0; c < b->natts; c++)
+		{
+			if (ap->dict[c] || TupleDescAttr(desc, c)->attisdropped)
+			{
+				/* NULLs: merged below, or dropped */
+				qs_colbuilder_add_column(b, c, NULL, 0, ap->base, rel, e->block_id);
+				continue;
+			}
+			qs_colbuilder_add_column(b, c, qs_colrows_reader(&ap->rr, c), 0,
+									 ap->base, rel, e->block_id);
+		}
+		qs_colbuilder_add_rows(b, ap->base);
+		pfree(want);
+		return;
+	}
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep append row",
+								   ALLOCSET_SMALL_SIZES);
+	for (uint32 row = 0; row < ap->base; row++)
+	{
+		MemoryContext old;
+
+		ExecClearTuple(slot);
+		MemoryContextReset(rowcxt);
+		old = MemoryContextSwitchTo(rowcxt);
+		qs_colrows_get(&ap->rr, row, want, slot->tts_values, slot->tts_isnull);
+		MemoryContextSwitchTo(old);
+		ExecStoreVirtualTuple(slot);
+		qs_colbuilder_add(b, slot);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	MemoryContextDelete(rowcxt);
+	pfree(want);
+}
+
+/*
+ * Column c by the linear dictionary merge: the old rows' codes and
+ * presence bits from the open block, the new rows' values and presence
+ * bits from the builder (rows base..nrows-1; its old rows are NULL here).
+ */
+static void
+merge_dict_column(QsColAppend *ap, QsColBuilder *b, Relation rel, int c,
+				  QsColBlockColumn *out)
+{
+	const QsCodecAllocator *alloc = qs_palloc_allocator();
+	QsColReader *r = qs_colrows_reader(&ap->rr, c);
+	QsColBuildCol *col = &b->cols[c];
+	QsColAttr  *a = &b->attrs[c];
+	QsValues	delta;
+	const uint8 **ptrs = NULL;
+	QsMergeStep1 s1;
+	QsCodecErr	err;
+	QsCodecStatus st;
+	size_t		n_main = r->codes.count;
+	size_t		total = n_main + col->n;
+	size_t		nwords = qs_bitmap_words(b->nrows);
+	uint64	   *nulls;
+	bool		anynull = false;
+	uint8	   *stripe;
+	size_t		stripe_len;
+	const uint8 *minp,
+			   *maxp;
+	size_t		minl,
+				maxl;
+
+	ptrs = qs_colbuilder_values(b, c, &delta);
+	err.msg[0] = '\0';
+	st = qs_merge_step1(&r->dict, &delta, alloc, &s1, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(rel, ap->entry.block_id, st, &err);
+	stripe_len = qs_bitpack_serialized_size(total, s1.new_width);
+	stripe = palloc_extended(stripe_len, MCXT_ALLOC_HUGE);
+	qs_bitpack_write_header(total, s1.new_width, stripe);
+	st = qs_merge_step2(r->codes.data, r->codes.width, n_main, &s1,
+						stripe + QS_BITPACK_HDRSZ, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(rel, ap->entry.block_id, st, &err);
+
+	/* presence: the old rows' from the block, the new rows' from the builder */
+	nulls = palloc0(sizeof(uint64) * Max(nwords, 1));
+	for (uint32 row = 0; row < b->nrows; row++)
+	{
+		bool		present;
+
+		if (row < ap->base)
+			present = r->nulls == NULL ||
+				((r->nulls[row / 8] >> (row % 8)) & 1) != 0;
+		else
+			present = ((col->nulls[row / 64] >> (row % 64)) & 1) != 0;
+		if (present)
+			nulls[row / 64] |= UINT64CONST(1) << (row % 64);
+		else
+			anynull = true;
+	}
+
+	memset(out, 0, sizeof(*out));
+	out->type = a->type;
+	out->encoding = QS_ENC_DICT;
+	out->nvalues = (uint32) total;
+	out->nulls = anynull ? nulls : NULL;
+	out->dict = s1.dict_blob;
+	out->dict_len = s1.dict_len;
+	out->stripe = stripe;
+	out->stripe_len = stripe_len;
+
+	/* min/max: the new dictionary's ends (it is sorted in the column's order) */
+	qs_dict_value(&s1.new_dict, 0, &minp, &minl);
+	qs_dict_value(&s1.new_dict, s1.new_dict.nvalues - 1, &maxp, &maxl);
+	if (minl <= QS_COLBLOCK_MAX_MINMAX && maxl <= QS_COLBLOCK_MAX_MINMAX)
+	{
+		uint8	   *m = palloc(Max(minl + maxl, 1));	/* max shares min's */
+
+		memcpy(m, minp, minl);
+		memcpy(m + minl, maxp, maxl);
+		out->min = m;
+		out->min_len = (uint32) minl;
+		out->max = m + minl;
+		out->max_len = (uint32) maxl;
+	}
+	ap->nulls[c] = nulls;
+
+	/* the dictionary blob is the column's now; the rest of step 1 goes */
+	s1.dict_blob = NULL;
+	qs_merge_step1_free(alloc, &s1);
+	if (ptrs)
+		pfree(ptrs);
+}
+
+/*
+ * qs_colappend_build
+ *		The image of the next version (block id of the open block): the
+ *		builder holds the open block's rows (qs_colappend_begin) and then
+ *		the moved ones.
+ */
+uint8 *
+qs_colappend_build(QsColAppend *ap, QsColBuilder *b, Relation rel,
+				   const unsigned *enc_mask, size_t *image_len)
+{
+	QsColBlockColumn *given = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
+	uint8	   *image;
+
+	Assert(b->nrows > ap->base);
+	ap->nulls = palloc0(sizeof(uint64 *) * Max(b->natts, 1));
+	for (int c = 0; c < b->natts; c++)
+		if (ap->dict[c])
+			merge_dict_column(ap, b, rel, c, &given[c]);
+	image = qs_colbuilder_build_given(b, rel, ap->entry.block_id, -1, enc_mask,
+									  image_len, NULL, ap->dict, given);
+	for (int c = 0; c < b->natts; c++)
+		if (ap->nulls[c])
+			pfree(ap->nulls[c]);
+	pfree(ap->nulls);
+	pfree(given);
+	return image;
+}
+
+void
+qs_colappend_end(QsColAppend *ap)
+{
+	qs_colrows_close(&ap->rr);
+	pfree(ap->dict);
+}
