@@ -1,22 +1,47 @@
 /*-------------------------------------------------------------------------
  *
  * shared_scan.h
- *	  Shared scans of quickstep row tables: the registry of members and the
- *	  circle each table's members ride (src/shared/README.md).
+ *	  Shared scans of quickstep row tables: the registry of members, the
+ *	  circle each table's members ride, and the chunks one member scans for
+ *	  the others (src/shared/README.md).
  *
  *-------------------------------------------------------------------------
  */
 #ifndef QS_SHARED_SCAN_H
 #define QS_SHARED_SCAN_H
 
+#include "lib/stringinfo.h"
+#include "page/layout.h"
+#include "scan/quals.h"
 #include "storage/block.h"
+#include "storage/bufmgr.h"
+#include "storage/shm_mq.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 
 /* GUC quickstep.enable_shared_scan (guc.c) */
 extern bool qs_enable_shared_scan;
 
-/* Pages a member walks between two reports of its position to the circle. */
-#define QS_SHARED_CHUNK_PAGES	16
+/*
+ * A chunk: the unit one member scans for every member that needs it next,
+ * QS_SHARED_CHUNK_PAGES pages from a multiple of it (about 2,500 rows of
+ * 300 bytes; paper 001 reads ~15,000 rows per step, which at our queue size
+ * would overflow a member's queue at high selectivity).
+ */
+#define QS_SHARED_CHUNK_PAGES	64
+
+/* Limits of what a member publishes for others to judge on its behalf. */
+#define QS_SHARED_SNAP_MAX		4096	/* serialized snapshot */
+#define QS_SHARED_MAX_QUALS		8		/* native quals shipped */
+#define QS_SHARED_MAX_ELEMS		64		/* their IN-list constants */
+#define QS_SHARED_QUEUE_SIZE	(32 * 1024) /* each of a member's two queues */
+
+/*
+ * How long a scanner waits for a member's full queue before it stops
+ * serving that member the chunk (the member then reads the chunk itself).
+ * Bounds the wait on a member parked in a cursor or busy elsewhere.
+ */
+#define QS_SHARED_SEND_PATIENCE_MS	100
 
 /* shared memory (registry.c), called from src/core/shmem.c */
 extern Size qs_sharedscan_shmem_size(void);
@@ -38,10 +63,62 @@ typedef struct QsSharedSlot
 
 #define QsSharedSlotIsValid(s)	((s).idx >= 0)
 
+/*
+ * What one scan of a chunk produces for one member: the member's rows of
+ * the chunk, judged under its snapshot and (shipped) quals, as a message of
+ * (TID, minimal tuple of its wanted columns) records.  The scanner is a
+ * recipient too (mqh NULL): its own rows go to its executor.
+ */
+typedef struct QsSharedRecipient
+{
+	Snapshot	snapshot;
+	QsQual	  **quals;
+	int			nquals;
+	bool	   *want;			/* [natts]: columns to put in its tuples */
+	BlockNumber nblocks;		/* its walk: blocks below this only */
+	StringInfoData msg;
+	uint64		rows;
+
+	/* delivery to another member */
+	int			idx;			/* its slot, generation, queue (0 or 1) */
+	uint64		gen;
+	int			area;
+	shm_mq_handle *mqh;
+	bool		done;
+} QsSharedRecipient;
+
+/* What a member does next (qs_shared_next). */
+typedef enum QsSharedNext
+{
+	QS_NEXT_DONE,				/* every chunk of its walk is done */
+	QS_NEXT_SCAN,				/* read a chunk (for itself and *others) */
+	QS_NEXT_ROWS				/* another member scanned one for it */
+} QsSharedNext;
+
+/* registry.c */
 extern QsSharedSlot qs_shared_join(Relation rel, BlockNumber nblocks,
-								   BlockNumber *start);
+								   BlockNumber *start, Snapshot snapshot,
+								   QsQual **quals, int nquals,
+								   const AttrNumber *needed, int nneeded,
+								   bool *shipped_all);
 extern void qs_shared_invalidate(QsSharedSlot *slot);
-extern void qs_shared_report(QsSharedSlot slot, BlockNumber next, uint64 chunks);
 extern void qs_shared_leave(QsSharedSlot slot);
+extern QsSharedNext qs_shared_next(QsSharedSlot slot, bool may_serve,
+								   int natts, MemoryContext cxt,
+								   StringInfo out, int64 *step,
+								   bool *taken_back,
+								   QsSharedRecipient **others, int *nothers);
+extern void qs_shared_poll(QsSharedSlot slot);
+extern void qs_shared_deliver(QsSharedRecipient *others, int nothers);
+
+/* chunk.c */
+extern void qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
+								 BufferAccessStrategy strategy,
+								 BlockNumber first, BlockNumber end,
+								 int64 step, QsSharedRecipient *r, int n,
+								 QsSharedSlot self);
+extern void qs_shared_msg_begin(StringInfo msg, int64 step);
+extern bool qs_shared_msg_next(StringInfo msg, int *pos, TupleDesc desc,
+							   ItemPointer tid, Datum *values, bool *isnull);
 
 #endif							/* QS_SHARED_SCAN_H */

@@ -136,9 +136,23 @@ typedef struct QsScanState
 	 */
 	const char *unshared_why;
 	QsSharedSlot member;
-	BlockNumber shared_start;
-	BlockNumber shared_done;
 	bool		shared_joined;	/* EXPLAIN ANALYZE: the last scan was shared */
+	bool		sh_active;		/* the member's walk is under way */
+	uint32		sh_first_chunk; /* the walk: chunks first, +1, ... mod n */
+	uint32		sh_nchunks;
+	BlockNumber sh_blk;			/* reading a chunk itself: next block, */
+	BlockNumber sh_blk_end;		/* and the chunk's end */
+	StringInfoData sh_rows;		/* or handing out a chunk's rows message */
+	int			sh_pos;
+	bool		sh_in_rows;
+	bool		sh_recheck;		/* some pushed qual did not travel */
+	bool	   *sh_want;		/* [natts] the needed columns */
+	MemoryContext sh_cxt;		/* one chunk's scan for others */
+	uint64		sh_alone;		/* EXPLAIN ANALYZE: chunks read alone, */
+	uint64		sh_served;		/* read for others too (how many), */
+	uint64		sh_served_members;
+	uint64		sh_received;	/* received from another member, */
+	uint64		sh_fallback;	/* given up by their scanner */
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -211,6 +225,9 @@ qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 		return "no MVCC snapshot";
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		return "the transaction has written";
+	/* predicate locks and conflict checks are the reader's own */
+	if (IsolationIsSerializable())
+		return "serializable transaction";
 	return NULL;
 }
 
@@ -282,6 +299,18 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 	st->started = false;
 	qs_shared_invalidate(&st->member);
 	st->unshared_why = qs_shared_scan_refusal(st, estate, eflags);
+	if (st->unshared_why == NULL)
+	{
+		int			natts = slot->tts_tupleDescriptor->natts;
+
+		st->sh_want = palloc0(sizeof(bool) * Max(natts, 1));
+		for (i = 0; i < st->nneeded; i++)
+			st->sh_want[st->needed[i] - 1] = true;
+		initStringInfo(&st->sh_rows);
+		st->sh_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										   "QuickstepScan shared chunk",
+										   ALLOCSET_DEFAULT_SIZES);
+	}
 }
 
 /* Start (or restart) the walk over the relation's pages. */
@@ -354,12 +383,22 @@ start_scan(QsScanState *st)
 	 * written since executor start (a data-modifying CTE): then unshared.
 	 */
 	st->shared_joined = false;
+	st->sh_active = false;
 	if (st->unshared_why == NULL && st->nblocks > 0 &&
 		!TransactionIdIsValid(GetTopTransactionIdIfAny()))
 	{
-		st->member = qs_shared_join(rel, st->nblocks, &st->shared_start);
-		st->shared_done = 0;
-		st->shared_joined = QsSharedSlotIsValid(st->member);
+		BlockNumber start;
+		bool		shipped_all;
+
+		st->member = qs_shared_join(rel, st->nblocks, &start, snapshot,
+									st->quals, st->nquals,
+									st->needed, st->nneeded, &shipped_all);
+		st->shared_joined = st->sh_active = QsSharedSlotIsValid(st->member);
+		st->sh_first_chunk = start / QS_SHARED_CHUNK_PAGES;
+		st->sh_nchunks = (st->nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
+		st->sh_blk = st->sh_blk_end = 0;
+		st->sh_in_rows = false;
+		st->sh_recheck = !shipped_all;
 	}
 	/*
 	 * As a heap sequential scan: SERIALIZABLE reads lock the relation, and
@@ -385,21 +424,6 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 	if (st->pscan)
 		return table_block_parallelscan_nextpage(st->css.ss.ss_currentRelation,
 												 &st->pwork, st->pscan);
-	if (QsSharedSlotIsValid(st->member))
-	{
-		/* a member goes forward only, once round from where it joined */
-		BlockNumber blkno;
-
-		Assert(ScanDirectionIsForward(dir));
-		if (st->shared_done >= st->nblocks)
-			return InvalidBlockNumber;
-		blkno = (st->shared_start + st->shared_done) % st->nblocks;
-		st->shared_done++;
-		if (st->shared_done % QS_SHARED_CHUNK_PAGES == 0)
-			qs_shared_report(st->member, (blkno + 1) % st->nblocks,
-							 st->shared_done / QS_SHARED_CHUNK_PAGES);
-		return blkno;
-	}
 	if (ScanDirectionIsForward(dir))
 	{
 		if (BufferIsValid(st->buf))
@@ -431,23 +455,72 @@ run_of(const QsScanState *st, BlockNumber blkno)
 }
 
 /*
+ * Read page blkno: its records visible to the snapshot that pass the
+ * pushed quals, and their needed columns.  False when none does.
+ */
+static bool
+load_page(QsScanState *st, BlockNumber blkno)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+	TupleDesc	desc = RelationGetDescr(rel);
+	Page		page;
+	const QsPageLayout *PL;
+	int			n,
+				visible;
+
+	if (BufferIsValid(st->buf))
+		ReleaseBuffer(st->buf);
+	CHECK_FOR_INTERRUPTS();
+
+	st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
+	st->blkno = blkno;
+	LockBuffer(st->buf, BUFFER_LOCK_SHARE);
+	n = visible = qs_page_visible(st->layout, rel, st->buf, snapshot,
+								  NULL, -1, false, st->offs);
+	LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
+	/* seq_tup_read: rows read from storage, before the storage filter */
+	qs_pgstat_count_heap_getnext_n(rel, visible);
+	page = BufferGetPage(st->buf);
+	/* an NSM page of a PAX/HPL table (records too big for the layout) */
+	PL = qs_page_layout(st->layout, page);
+
+	for (int i = 0; i < st->nquals && n > 0; i++)
+	{
+		QsQual	   *q = st->quals[i];
+
+		/* integer comparisons in place when the layout can */
+		if (qs_qual_filter_page(q, PL, page, desc, st->offs, &n))
+			continue;
+		PL->read_column(page, desc, q->attno, st->offs, n,
+						st->tmpvals, st->tmpnulls);
+		n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);
+	}
+	InstrCountFiltered2(st, visible - n);
+	st->nsel = n;
+	if (n == 0)
+		return false;
+
+	if (PL->read_columns && st->nneeded > 1)
+		PL->read_columns(page, desc, st->needed, st->nneeded,
+						 st->offs, n, st->colvals, st->colnulls);
+	else
+		for (int c = 0; c < st->nneeded; c++)
+			PL->read_column(page, desc, st->needed[c], st->offs, n,
+							st->colvals[c], st->colnulls[c]);
+	return true;
+}
+
+/*
  * Move to the adjacent page with selected rows in direction 'dir'; false
  * (and the position past that end) when there is none.
  */
 static bool
 next_page(QsScanState *st, ScanDirection dir)
 {
-	Relation	rel = st->css.ss.ss_currentRelation;
-	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
-	TupleDesc	desc = RelationGetDescr(rel);
-
 	for (;;)
 	{
 		BlockNumber blkno = adjacent_block(st, dir);
-		Page		page;
-		const QsPageLayout *PL;
-		int			n,
-					visible;
 
 		if (BufferIsValid(st->buf))
 		{
@@ -476,52 +549,15 @@ next_page(QsScanState *st, ScanDirection dir)
 		}
 		if (blkno == InvalidBlockNumber)
 		{
-			/* a member has seen every page once: it leaves the circle */
-			qs_shared_leave(st->member);
-			qs_shared_invalidate(&st->member);
 			st->at_end = ScanDirectionIsForward(dir);
 			st->nsel = st->cur = 0;
 			return false;
 		}
-		CHECK_FOR_INTERRUPTS();
-
-		st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
-		st->blkno = blkno;
-		LockBuffer(st->buf, BUFFER_LOCK_SHARE);
-		n = visible = qs_page_visible(st->layout, rel, st->buf, snapshot,
-									  NULL, -1, false, st->offs);
-		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
-		/* seq_tup_read: rows read from storage, before the storage filter */
-		qs_pgstat_count_heap_getnext_n(rel, visible);
-		page = BufferGetPage(st->buf);
-		/* an NSM page of a PAX/HPL table (records too big for the layout) */
-		PL = qs_page_layout(st->layout, page);
-
-		for (int i = 0; i < st->nquals && n > 0; i++)
+		if (load_page(st, blkno))
 		{
-			QsQual	   *q = st->quals[i];
-
-			/* integer comparisons in place when the layout can */
-			if (qs_qual_filter_page(q, PL, page, desc, st->offs, &n))
-				continue;
-			PL->read_column(page, desc, q->attno, st->offs, n,
-							st->tmpvals, st->tmpnulls);
-			n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);
+			st->cur = ScanDirectionIsForward(dir) ? -1 : st->nsel;
+			return true;
 		}
-		InstrCountFiltered2(st, visible - n);
-		if (n == 0)
-			continue;
-
-		if (PL->read_columns && st->nneeded > 1)
-			PL->read_columns(page, desc, st->needed, st->nneeded,
-							 st->offs, n, st->colvals, st->colnulls);
-		else
-			for (int c = 0; c < st->nneeded; c++)
-				PL->read_column(page, desc, st->needed[c], st->offs, n,
-								st->colvals[c], st->colnulls[c]);
-		st->nsel = n;
-		st->cur = ScanDirectionIsForward(dir) ? -1 : n;
-		return true;
 	}
 }
 
@@ -637,6 +673,171 @@ main_next(QsScanState *st)
 	return slot;
 }
 
+/* The current page's selected row st->cur as a virtual tuple. */
+static TupleTableSlot *
+page_row(QsScanState *st)
+{
+	TupleTableSlot *slot = st->css.ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(slot);
+	for (int c = 0; c < st->nneeded; c++)
+	{
+		int			a = st->needed[c] - 1;
+
+		slot->tts_values[a] = st->colvals[c][st->cur];
+		slot->tts_isnull[a] = st->colnulls[c][st->cur];
+	}
+	ExecStoreVirtualTuple(slot);
+	ItemPointerSet(&slot->tts_tid, st->blkno, st->offs[st->cur]);
+	slot->tts_tableOid = RelationGetRelid(st->css.ss.ss_currentRelation);
+	return slot;
+}
+
+/*
+ * A member's next chunk (src/shared/README.md): received from the member
+ * that scanned it, scanned for itself and the members that need it too,
+ * or read alone page by page.  False once the walk is done.
+ */
+static bool
+shared_next_chunk(QsScanState *st)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	int64		step;
+	uint32		chunk;
+	BlockNumber first,
+				end;
+	QsSharedRecipient *others;
+	int			nothers;
+	bool		may_serve,
+				taken_back;
+	QsSharedNext what;
+
+	/*
+	 * Judging rows for other snapshots needs a backend without an xid
+	 * (chunk.c); one that got one in a later node scans for itself only.
+	 */
+	may_serve = !TransactionIdIsValid(GetTopTransactionIdIfAny());
+	MemoryContextReset(st->sh_cxt);
+	what = qs_shared_next(st->member, may_serve, RelationGetDescr(rel)->natts,
+						  st->sh_cxt, &st->sh_rows, &step, &taken_back,
+						  &others, &nothers);
+	if (what == QS_NEXT_DONE)
+		return false;
+	if (what == QS_NEXT_ROWS)
+	{
+		st->sh_in_rows = true;
+		st->sh_pos = 0;
+		st->sh_received++;
+		return true;
+	}
+	chunk = (st->sh_first_chunk + (uint32) step) % st->sh_nchunks;
+	first = chunk * QS_SHARED_CHUNK_PAGES;
+	end = Min(first + QS_SHARED_CHUNK_PAGES, st->nblocks);
+	if (taken_back)
+		st->sh_fallback++;		/* its scanner gave up: read it ourselves */
+	else if (nothers > 0)
+	{
+		QsSharedRecipient *r;
+		MemoryContext old = MemoryContextSwitchTo(st->sh_cxt);
+
+		/* this member is recipient 0, with its own quals and snapshot */
+		r = palloc(sizeof(QsSharedRecipient) * (nothers + 1));
+		memcpy(&r[1], others, sizeof(QsSharedRecipient) * nothers);
+		memset(&r[0], 0, sizeof(QsSharedRecipient));
+		r[0].snapshot = st->css.ss.ps.state->es_snapshot;
+		r[0].quals = st->quals;
+		r[0].nquals = st->nquals;
+		r[0].want = st->sh_want;
+		r[0].nblocks = st->nblocks;
+		r[0].msg = st->sh_rows;
+		for (int i = 1; i <= nothers; i++)
+			end = Max(end, Min(first + QS_SHARED_CHUNK_PAGES, r[i].nblocks));
+		qs_shared_scan_chunk(rel, st->layout, st->strategy, first, end, step,
+							 r, nothers + 1, st->member);
+		MemoryContextSwitchTo(old);
+		st->sh_rows = r[0].msg;
+		qs_shared_deliver(&r[1], nothers);
+		for (int i = 1; i <= nothers; i++)
+			pfree(r[i].snapshot);	/* RestoreSnapshot's, in the transaction */
+		st->sh_in_rows = true;
+		st->sh_pos = 0;
+		st->sh_served++;
+		st->sh_served_members += nothers;
+		return true;
+	}
+	else
+		st->sh_alone++;
+	st->sh_blk = first;
+	st->sh_blk_end = end;
+	return true;
+}
+
+/* A member's next row: its chunks one after the other. */
+static TupleTableSlot *
+shared_next(QsScanState *st)
+{
+	ScanState  *ss = &st->css.ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+
+	for (;;)
+	{
+		if (st->sh_in_rows)
+		{
+			ExecClearTuple(slot);
+			if (qs_shared_msg_next(&st->sh_rows, &st->sh_pos, slot->tts_tupleDescriptor,
+								   &slot->tts_tid, slot->tts_values, slot->tts_isnull))
+			{
+				ExecStoreVirtualTuple(slot);
+				slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+				if (st->sh_recheck)
+				{
+					/* quals that did not travel: the member's own test */
+					ResetExprContext(econtext);
+					econtext->ecxt_scantuple = slot;
+					if (!ExecQual(st->recheck, econtext))
+					{
+						InstrCountFiltered2(st, 1);
+						continue;
+					}
+				}
+				return slot;
+			}
+			st->sh_in_rows = false;
+		}
+		if (BufferIsValid(st->buf) && st->cur + 1 < st->nsel)
+		{
+			st->cur++;
+			return page_row(st);
+		}
+		if (st->sh_blk < st->sh_blk_end)
+		{
+			/* take what others wrote for us meanwhile */
+			if (st->sh_blk % 8 == 0)
+				qs_shared_poll(st->member);
+			if (load_page(st, st->sh_blk++))
+				st->cur = -1;
+			continue;
+		}
+		if (BufferIsValid(st->buf))
+		{
+			ReleaseBuffer(st->buf);
+			st->buf = InvalidBuffer;
+		}
+		st->nsel = st->cur = 0;
+		if (!shared_next_chunk(st))
+		{
+			/* every chunk once: the member leaves the circle */
+			qs_shared_leave(st->member);
+			qs_shared_invalidate(&st->member);
+			st->sh_active = false;
+			st->at_end = true;
+			ExecClearTuple(slot);
+			return NULL;
+		}
+	}
+}
+
 static TupleTableSlot *
 qs_next(ScanState *ss)
 {
@@ -647,6 +848,8 @@ qs_next(ScanState *ss)
 
 	if (!st->started)
 		start_scan(st);
+	if (st->sh_active)
+		return shared_next(st);
 	if (st->in_main)
 		return main_next(st);
 	while (!BufferIsValid(st->buf) || st->cur + step < 0 || st->cur + step >= st->nsel)
@@ -661,19 +864,7 @@ qs_next(ScanState *ss)
 		}
 	}
 	st->cur += step;
-
-	ExecClearTuple(slot);
-	for (int c = 0; c < st->nneeded; c++)
-	{
-		int			a = st->needed[c] - 1;
-
-		slot->tts_values[a] = st->colvals[c][st->cur];
-		slot->tts_isnull[a] = st->colnulls[c][st->cur];
-	}
-	ExecStoreVirtualTuple(slot);
-	ItemPointerSet(&slot->tts_tid, st->blkno, st->offs[st->cur]);
-	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-	return slot;
+	return page_row(st);
 }
 
 /*
@@ -714,6 +905,8 @@ reset_position(QsScanState *st)
 	st->at_end = false;
 	qs_shared_leave(st->member);
 	qs_shared_invalidate(&st->member);
+	st->sh_active = false;
+	st->sh_in_rows = false;
 	if (st->colscan)
 		table_endscan(st->colscan);
 	st->colscan = NULL;
@@ -954,6 +1147,15 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		else
 			what = "possible";
 		ExplainPropertyText("Shared Scan", what, es);
+		/* chunk counts depend on the other members: VERBOSE only */
+		if (es->analyze && es->verbose && st->unshared_why == NULL)
+			ExplainPropertyText("Shared Chunks",
+								psprintf("alone " UINT64_FORMAT ", scanned for others "
+										 UINT64_FORMAT " (" UINT64_FORMAT " deliveries), received "
+										 UINT64_FORMAT ", taken back " UINT64_FORMAT,
+										 st->sh_alone, st->sh_served, st->sh_served_members,
+										 st->sh_received, st->sh_fallback),
+								es);
 	}
 	if (es->verbose && st->layout)
 		ExplainPropertyText("Page Layout", st->column ? "column" : st->layout->name, es);

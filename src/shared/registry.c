@@ -1,44 +1,100 @@
 /*-------------------------------------------------------------------------
  *
  * registry.c
- *	  The registry of shared-scan members and the position of each table's
- *	  circle (src/shared/README.md).
+ *	  The registry of shared-scan members, the position of each table's
+ *	  circle, and who scans which chunk for whom (src/shared/README.md).
  *
  * One fixed array of quickstep.max_shared_scans slots in the add-in shared
- * memory, under one LWLock.  A slot is one member: the backend scanning,
- * the table, and the block the member reads next.  A table's circle is the
- * set of slots naming it; its position is the one its member reported
- * last, which is where the next member joins.
+ * memory, under one LWLock, followed by two message queues per slot.  A
+ * slot is one member: the backend scanning, the table, its walk (the chunks
+ * it needs, from where it joined, once round), what another member needs
+ * to judge rows for it (its serialized snapshot, its native quals, the
+ * columns it wants), and its two queues.  A table's circle is the set of
+ * slots naming it; its position is the chunk after the one a member
+ * started last, which is where the next member joins.
  *
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
 #include "shared/shared_scan.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #define QS_SHARED_TRANCHE "quickstep_am shared scans"
+
+/* A native qual as another backend can evaluate it (quals.c's fast path). */
+typedef struct QsQualImage
+{
+	QsQualKind	kind;
+	QsCmp		fast_cmp;
+	AttrNumber	attno;
+	int			col_width;
+	int			arg_width;
+	bool		arg_isnull;
+	int64		arg_int;
+	int			nelems;			/* ANY/ALL: elems[first .. first+nelems-1] */
+	int			first;
+} QsQualImage;
+
+/*
+ * One of a member's two queues.  seq >= 0: step 'seq' of the member's walk
+ * was assigned to the scanner 'sender', which created the queue there;
+ * the member sets seq back to -1 once it has read (or given up) the
+ * message, the sender clears 'sender' once it has detached.  A queue is
+ * given out again only when both are clear, so that no queue is recreated
+ * while a sender may still write into it.
+ */
+typedef struct QsSharedArea
+{
+	int64		seq;
+	int			sender;
+} QsSharedArea;
+
+#define QS_WANT_BYTES	((MaxHeapAttributeNumber + 8) / 8)
 
 typedef struct QsSharedMember
 {
 	bool		in_use;
 	int			pid;			/* the member's backend */
+	PGPROC	   *proc;
 	uint64		gen;			/* bumped at every take and free */
 	Oid			dbid;
 	Oid			relid;
 	BlockNumber nblocks;		/* the table's size when the member joined */
 	BlockNumber next;			/* block the member reads next */
 	uint64		tick;			/* registry clock at the last report */
-	uint64		chunks;			/* chunks of QS_SHARED_CHUNK_PAGES read */
+	uint64		chunks;			/* chunks of its walk assigned so far */
 	TimestampTz joined_at;
+
+	/* the walk: steps 0 .. nchunks-1 are chunks first_chunk, +1, ... mod */
+	uint32		first_chunk;
+	uint32		nchunks;
+	int64		need;			/* first step not assigned to anyone yet */
+	QsSharedArea area[2];		/* step s goes to area s % 2 */
+
+	/* what a scanner needs to judge rows for it (servable only) */
+	bool		servable;
+	int			nquals;
+	QsQualImage quals[QS_SHARED_MAX_QUALS];
+	int64		elem_ints[QS_SHARED_MAX_ELEMS];
+	bool		elem_nulls[QS_SHARED_MAX_ELEMS];
+	uint8		want[QS_WANT_BYTES];	/* attno bitmap */
+	Size		snaplen;
+	char		snap[QS_SHARED_SNAP_MAX];
 } QsSharedMember;
 
 typedef struct QsSharedRegistry
@@ -52,18 +108,69 @@ typedef struct QsSharedRegistry
 bool		qs_enable_shared_scan = false;
 
 static QsSharedRegistry *registry = NULL;
+static char *queues = NULL;		/* 2 * nslots queues after the slots */
 
 /* this backend: does it hold a slot (cleanup has anything to do) */
 static bool holds_slots = false;
 static bool callbacks_registered = false;
 
+/*
+ * This backend's open queue ends, so that an error or exit detaches them:
+ * a member waiting on a queue this backend writes wakes up (and reads the
+ * chunk itself), a scanner writing into one this backend reads stops.
+ */
+typedef struct QsOpenSend
+{
+	shm_mq_handle *mqh;
+	int			idx;
+	int			area;
+} QsOpenSend;
+
+/*
+ * A member's reading ends of its two queues, per slot it holds: the handle
+ * attached to the queue of step seq[a] (kept across polls: a message is
+ * taken in pieces while the member scans other chunks, which frees the
+ * queue for its writer) and the message once complete.
+ */
+typedef struct QsReadyMsg
+{
+	int64		step;
+	int			len;			/* -1: its writer gave up */
+	char	   *data;
+} QsReadyMsg;
+
+typedef struct QsLocalReader
+{
+	shm_mq_handle *mqh[2];
+	int64		seq[2];
+	List	   *ready;			/* of QsReadyMsg, in mq_cxt */
+} QsLocalReader;
+
+static MemoryContext mq_cxt = NULL;
+static QsLocalReader *readers = NULL;	/* [nslots], in mq_cxt */
+static QsOpenSend *sending = NULL;	/* [2 * nslots], in mq_cxt */
+static int	nsending = 0;
+
 PG_FUNCTION_INFO_V1(qs_shared_scans);
+
+static Size
+slots_size(void)
+{
+	return MAXALIGN(add_size(offsetof(QsSharedRegistry, slots),
+							 mul_size(qs_max_shared_scans, sizeof(QsSharedMember))));
+}
 
 Size
 qs_sharedscan_shmem_size(void)
 {
-	return MAXALIGN(add_size(offsetof(QsSharedRegistry, slots),
-							 mul_size(qs_max_shared_scans, sizeof(QsSharedMember))));
+	return add_size(slots_size(),
+					mul_size(mul_size(qs_max_shared_scans, 2), QS_SHARED_QUEUE_SIZE));
+}
+
+static shm_mq *
+queue_of(int idx, int area)
+{
+	return (shm_mq *) (queues + ((Size) idx * 2 + area) * QS_SHARED_QUEUE_SIZE);
 }
 
 void
@@ -86,13 +193,78 @@ qs_sharedscan_shmem_init(void)
 		memset(registry, 0, qs_sharedscan_shmem_size());
 		registry->lock = &(GetNamedLWLockTranche(QS_SHARED_TRANCHE))->lock;
 		registry->nslots = qs_max_shared_scans;
+		for (int i = 0; i < registry->nslots; i++)
+			registry->slots[i].area[0].seq = registry->slots[i].area[1].seq = -1;
 	}
+	queues = (char *) registry + slots_size();
+}
+
+/*
+ * Detach every queue end this backend holds: a scanner it was serving
+ * stops writing (SHM_MQ_DETACHED), a member it was serving reads the chunk
+ * itself; then give the queues it was writing back.
+ */
+static void
+detach_reader(int idx)
+{
+	QsLocalReader *rd = &readers[idx];
+	ListCell   *lc;
+
+	for (int a = 0; a < 2; a++)
+	{
+		if (rd->mqh[a] != NULL)
+			shm_mq_detach(rd->mqh[a]);
+		rd->mqh[a] = NULL;
+		rd->seq[a] = -1;
+	}
+	foreach(lc, rd->ready)
+	{
+		QsReadyMsg *msg = lfirst(lc);
+
+		if (msg->data)
+			pfree(msg->data);
+	}
+	list_free_deep(rd->ready);
+	rd->ready = NIL;
+}
+
+static void
+detach_sends(void)
+{
+	if (nsending == 0 || registry == NULL)
+		return;
+	for (int i = 0; i < nsending; i++)
+		if (sending[i].mqh != NULL)
+		{
+			shm_mq_detach(sending[i].mqh);
+			sending[i].mqh = NULL;
+		}
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < nsending; i++)
+	{
+		QsSharedArea *a = &registry->slots[sending[i].idx].area[sending[i].area];
+
+		if (a->sender == MyProcPid)
+			a->sender = 0;
+	}
+	LWLockRelease(registry->lock);
+	nsending = 0;
+}
+
+static void
+detach_queues(void)
+{
+	if (readers != NULL)
+		for (int i = 0; i < registry->nslots; i++)
+			detach_reader(i);
+	detach_sends();
 }
 
 /* Free every slot this backend holds; stale handles become no-ops. */
 static void
 free_own_slots(void)
 {
+	detach_queues();
 	if (!holds_slots || registry == NULL)
 		return;
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
@@ -133,23 +305,104 @@ xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/*
+ * An error inside a subtransaction (a PL/pgSQL exception block) abandons
+ * its scans, which may have been writing or reading a queue: detach them
+ * now, not at the end of the top transaction, so that nobody waits on
+ * them.  Their slots stay until the top transaction ends; a slot whose
+ * queues hold unread messages is not given another chunk.
+ */
+static void
+subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+				 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		detach_queues();
+}
+
 static void
 exit_callback(int code, Datum arg)
 {
 	free_own_slots();
 }
 
+/* Publish what a scanner needs to judge rows for this member. */
+static bool
+publish(QsSharedMember *m, Snapshot snapshot, QsQual **quals, int nquals,
+		const AttrNumber *needed, int nneeded, bool *shipped_all)
+{
+	int			nelems = 0;
+	Size		snaplen = EstimateSnapshotSpace(snapshot);
+
+	*shipped_all = true;
+	m->nquals = 0;
+	memset(m->want, 0, sizeof(m->want));
+	if (snaplen > QS_SHARED_SNAP_MAX)
+		return false;
+	SerializeSnapshot(snapshot, m->snap);
+	m->snaplen = snaplen;
+	for (int i = 0; i < nneeded; i++)
+		m->want[needed[i] / 8] |= 1 << (needed[i] % 8);
+
+	/*
+	 * Native quals (integers, dates, timestamps; NULL tests) travel; the
+	 * others are left to the member, which rechecks every pushed qual on
+	 * the rows it receives.  The columns of all of them are wanted.
+	 */
+	for (int i = 0; i < nquals; i++)
+	{
+		QsQual	   *q = quals[i];
+		QsQualImage *img;
+		bool		native = (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
+							  q->fast_cmp != QS_CMP_NONE);
+
+		m->want[q->attno / 8] |= 1 << (q->attno % 8);
+		if (!native || m->nquals >= QS_SHARED_MAX_QUALS ||
+			(q->kind != QS_QUAL_OP && nelems + q->nelems > QS_SHARED_MAX_ELEMS))
+		{
+			*shipped_all = false;
+			continue;
+		}
+		img = &m->quals[m->nquals++];
+		img->kind = q->kind;
+		img->fast_cmp = q->fast_cmp;
+		img->attno = q->attno;
+		img->col_width = q->col_width;
+		img->arg_width = q->arg_width;
+		img->arg_isnull = q->arg_isnull;
+		img->arg_int = q->arg_int;
+		img->nelems = 0;
+		img->first = nelems;
+		if ((q->kind == QS_QUAL_ANY || q->kind == QS_QUAL_ALL) && !q->arg_isnull)
+		{
+			img->nelems = q->nelems;
+			for (int e = 0; e < q->nelems; e++)
+			{
+				m->elem_ints[nelems + e] = q->elem_ints[e];
+				m->elem_nulls[nelems + e] = q->elem_nulls[e];
+			}
+			nelems += q->nelems;
+		}
+	}
+	return true;
+}
+
 /*
  * qs_shared_join
  *		Take a slot for a scan of rel over nblocks blocks.
  *
- * *start receives the block to begin with: the position of the table's
- * circle (the block the member that reported last reads next), or 0 for a
- * new circle.  An invalid handle when the registry is full: the caller
- * scans unshared.
+ * *start receives the block to begin with: the first block of the chunk
+ * the table's circle scans next, or 0 for a new circle.  The member's
+ * snapshot, native quals (already prepared) and the columns it needs are
+ * published, so that other members can scan chunks for it; *shipped_all
+ * says whether every pushed qual travelled (if not, the member rechecks
+ * the rows it receives).  An invalid handle when the registry is full: the
+ * caller scans unshared.
  */
 QsSharedSlot
-qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start)
+qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
+			   Snapshot snapshot, QsQual **quals, int nquals,
+			   const AttrNumber *needed, int nneeded, bool *shipped_all)
 {
 	QsSharedSlot result = {-1, 0};
 	QsSharedMember *mine = NULL;
@@ -158,12 +411,20 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start)
 	Oid			relid = RelationGetRelid(rel);
 
 	*start = 0;
+	*shipped_all = true;
 	if (registry == NULL)
 		return result;
 	if (!callbacks_registered)
 	{
 		RegisterXactCallback(xact_callback, NULL);
+		RegisterSubXactCallback(subxact_callback, NULL);
 		before_shmem_exit(exit_callback, (Datum) 0);
+		mq_cxt = AllocSetContextCreate(TopMemoryContext, "quickstep shared scan queues",
+									   ALLOCSET_SMALL_SIZES);
+		sending = MemoryContextAllocZero(mq_cxt, sizeof(QsOpenSend) * 2 * registry->nslots);
+		readers = MemoryContextAllocZero(mq_cxt, sizeof(QsLocalReader) * registry->nslots);
+		for (int i = 0; i < registry->nslots; i++)
+			readers[i].seq[0] = readers[i].seq[1] = -1;
 		callbacks_registered = true;
 	}
 
@@ -174,7 +435,8 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start)
 
 		if (!m->in_use)
 		{
-			if (mine == NULL)
+			/* not while a scanner may still write into its queues */
+			if (mine == NULL && m->area[0].sender == 0 && m->area[1].sender == 0)
 			{
 				mine = m;
 				result.idx = i;
@@ -192,8 +454,10 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start)
 		/* the table may have shrunk (VACUUM truncation) since */
 		if (pos >= nblocks)
 			pos = 0;
+		pos -= pos % QS_SHARED_CHUNK_PAGES;
 		mine->in_use = true;
 		mine->pid = MyProcPid;
+		mine->proc = MyProc;
 		mine->gen++;
 		mine->dbid = MyDatabaseId;
 		mine->relid = relid;
@@ -202,6 +466,12 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start)
 		mine->tick = ++registry->clock;
 		mine->chunks = 0;
 		mine->joined_at = GetCurrentTimestamp();
+		mine->first_chunk = pos / QS_SHARED_CHUNK_PAGES;
+		mine->nchunks = (nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
+		mine->need = 0;
+		mine->area[0].seq = mine->area[1].seq = -1;
+		mine->servable = publish(mine, snapshot, quals, nquals, needed, nneeded,
+								 shipped_all);
 		result.gen = mine->gen;
 		holds_slots = true;
 		*start = pos;
@@ -224,22 +494,309 @@ slot_of(QsSharedSlot slot)
 	return m;
 }
 
-/* The member reads block 'next' next and has read 'chunks' chunks. */
-void
-qs_shared_report(QsSharedSlot slot, BlockNumber next, uint64 chunks)
+/* A scanner's copy of a member's published state, to judge rows for it. */
+static void
+load_recipient(QsSharedRecipient *r, QsSharedMember *m, int idx, int area,
+			   int natts)
 {
-	QsSharedMember *m;
+	char	   *snap = palloc(m->snaplen);
 
-	if (!QsSharedSlotIsValid(slot))
-		return;
-	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
-	if ((m = slot_of(slot)) != NULL)
+	memcpy(snap, m->snap, m->snaplen);
+	r->snapshot = RestoreSnapshot(snap);
+	r->nquals = m->nquals;
+	r->quals = palloc(sizeof(QsQual *) * Max(m->nquals, 1));
+	for (int i = 0; i < m->nquals; i++)
 	{
-		m->next = next;
-		m->chunks = chunks;
-		m->tick = ++registry->clock;
+		QsQualImage *img = &m->quals[i];
+		QsQual	   *q = palloc0(sizeof(QsQual));
+
+		q->kind = img->kind;
+		q->fast_cmp = img->fast_cmp;
+		q->attno = img->attno;
+		q->col_width = img->col_width;
+		q->arg_width = img->arg_width;
+		q->arg_isnull = img->arg_isnull;
+		q->arg_int = img->arg_int;
+		q->nelems = img->nelems;
+		if (img->nelems > 0)
+		{
+			q->elem_ints = palloc(sizeof(int64) * img->nelems);
+			q->elem_nulls = palloc(sizeof(bool) * img->nelems);
+			memcpy(q->elem_ints, &m->elem_ints[img->first], sizeof(int64) * img->nelems);
+			memcpy(q->elem_nulls, &m->elem_nulls[img->first], sizeof(bool) * img->nelems);
+		}
+		r->quals[i] = q;
 	}
+	r->want = palloc0(sizeof(bool) * Max(natts, 1));
+	for (int a = 1; a <= natts; a++)
+		r->want[a - 1] = (m->want[a / 8] & (1 << (a % 8))) != 0;
+	r->nblocks = m->nblocks;
+	initStringInfo(&r->msg);
+	r->rows = 0;
+	r->idx = idx;
+	r->gen = m->gen;
+	r->area = area;
+	r->mqh = NULL;
+	r->done = false;
+}
+
+/*
+ * Take what has arrived in the member's queues without waiting: each
+ * assigned queue is attached once, and whatever its writer has written is
+ * taken (into the handle until the message is whole), so that a writer
+ * never waits on this member while it scans something else.  A whole
+ * message (or a writer's giving up) is copied to the member's ready list
+ * and the queue given back at once, so that the next step can be assigned
+ * to it while this one waits to be handed out.
+ */
+void
+qs_shared_poll(QsSharedSlot slot)
+{
+	QsLocalReader *rd;
+	QsSharedMember *m;
+	int64		seq[2];
+
+	if (!QsSharedSlotIsValid(slot) || readers == NULL)
+		return;
+	rd = &readers[slot.idx];
+	LWLockAcquire(registry->lock, LW_SHARED);
+	m = slot_of(slot);
+	seq[0] = m ? m->area[0].seq : -1;
+	seq[1] = m ? m->area[1].seq : -1;
 	LWLockRelease(registry->lock);
+	for (int a = 0; a < 2; a++)
+	{
+		Size		len;
+		void	   *data;
+		shm_mq_result res;
+		QsReadyMsg *msg;
+		MemoryContext old;
+
+		if (seq[a] < 0)
+			continue;
+		old = MemoryContextSwitchTo(mq_cxt);
+		if (rd->mqh[a] == NULL || rd->seq[a] != seq[a])
+		{
+			if (rd->mqh[a] != NULL)
+				shm_mq_detach(rd->mqh[a]);
+			rd->mqh[a] = shm_mq_attach(queue_of(slot.idx, a), NULL, NULL);
+			rd->seq[a] = seq[a];
+		}
+		res = shm_mq_receive(rd->mqh[a], &len, &data, true);
+		if (res == SHM_MQ_WOULD_BLOCK)
+		{
+			MemoryContextSwitchTo(old);
+			continue;
+		}
+		msg = palloc(sizeof(QsReadyMsg));
+		msg->step = seq[a];
+		msg->len = -1;			/* detached: the writer gave up */
+		msg->data = NULL;
+		if (res == SHM_MQ_SUCCESS)
+		{
+			msg->len = (int) len;
+			msg->data = palloc(Max(len, 1));
+			memcpy(msg->data, data, len);
+		}
+		rd->ready = lappend(rd->ready, msg);
+		shm_mq_detach(rd->mqh[a]);
+		rd->mqh[a] = NULL;
+		rd->seq[a] = -1;
+		MemoryContextSwitchTo(old);
+		LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+		if ((m = slot_of(slot)) != NULL && m->area[a].seq == seq[a])
+			m->area[a].seq = -1;
+		LWLockRelease(registry->lock);
+	}
+}
+
+/*
+ * qs_shared_next
+ *		What the member does next in its walk.
+ *
+ * QS_NEXT_ROWS: another member scanned step *step for it; its rows are in
+ * out.  QS_NEXT_SCAN: the member reads step *step itself -- a step nobody
+ * took yet, or one whose writer gave up (*taken_back) -- and when
+ * may_serve, also for every other member of the circle that needs the
+ * same chunk next and has a free queue: those are given out to it
+ * (*others, allocated in cxt, their queues created with this backend as
+ * their writer), and it must deliver them (qs_shared_deliver) before it
+ * does anything else.  QS_NEXT_DONE: every step is done.
+ *
+ * A member takes the first step nobody took before it waits for one that
+ * is being scanned for it, so that members work on different chunks at
+ * once rather than in a convoy behind one scanner.  The wait is on the
+ * latch (a writer sets it with every write, and when it detaches), with
+ * CHECK_FOR_INTERRUPTS.
+ */
+QsSharedNext
+qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
+			   MemoryContext cxt, StringInfo out, int64 *step,
+			   bool *taken_back, QsSharedRecipient **others, int *nothers)
+{
+	QsLocalReader *rd = &readers[slot.idx];
+
+	*others = NULL;
+	*nothers = 0;
+	*taken_back = false;
+	for (;;)
+	{
+		QsSharedMember *m;
+		MemoryContext old;
+
+		qs_shared_poll(slot);
+
+		/* a whole message (or a writer that gave up) */
+		if (rd->ready != NIL)
+		{
+			QsReadyMsg *msg = linitial(rd->ready);
+
+			rd->ready = list_delete_first(rd->ready);
+			*step = msg->step;
+			if (msg->len < 0)
+			{
+				pfree(msg);
+				*taken_back = true;
+				return QS_NEXT_SCAN;
+			}
+			resetStringInfo(out);
+			appendBinaryStringInfo(out, msg->data, msg->len);
+			pfree(msg->data);
+			pfree(msg);
+			return QS_NEXT_ROWS;
+		}
+
+		old = MemoryContextSwitchTo(cxt);
+		LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+		m = slot_of(slot);
+		if (m == NULL)
+			elog(ERROR, "shared scan member lost its registry slot");
+		if (m->need < m->nchunks)
+		{
+			uint32		chunk = (m->first_chunk + (uint32) m->need) % m->nchunks;
+
+			*step = m->need++;
+			m->chunks++;
+			/* where the next member joins: the chunk after this one */
+			m->next = (BlockNumber) Min((uint64) (chunk + 1) * QS_SHARED_CHUNK_PAGES,
+										(uint64) m->nblocks);
+			if (m->next >= m->nblocks)
+				m->next = 0;
+			m->tick = ++registry->clock;
+			for (int i = 0; may_serve && i < registry->nslots; i++)
+			{
+				QsSharedMember *o = &registry->slots[i];
+				QsSharedArea *a;
+				QsSharedRecipient *r;
+				shm_mq	   *q;
+
+				if (!o->in_use || o == m || !o->servable || o->dbid != m->dbid ||
+					o->relid != m->relid || o->need >= o->nchunks ||
+					(o->first_chunk + o->need) % o->nchunks != chunk)
+					continue;
+				a = &o->area[o->need % 2];
+				if (a->seq >= 0 || a->sender != 0)
+					continue;	/* its previous message is still unread */
+				if (*others == NULL)
+					*others = palloc(sizeof(QsSharedRecipient) * registry->nslots);
+				r = &(*others)[(*nothers)++];
+				load_recipient(r, o, i, o->need % 2, natts);
+				a->seq = o->need;
+				a->sender = MyProcPid;
+				o->need++;
+				o->chunks++;
+				q = shm_mq_create(queue_of(i, r->area), QS_SHARED_QUEUE_SIZE);
+				shm_mq_set_sender(q, MyProc);
+				shm_mq_set_receiver(q, o->proc);
+				MemoryContextSwitchTo(mq_cxt);
+				r->mqh = shm_mq_attach(q, NULL, NULL);
+				MemoryContextSwitchTo(cxt);
+				sending[nsending].mqh = r->mqh;
+				sending[nsending].idx = i;
+				sending[nsending].area = r->area;
+				nsending++;
+			}
+			LWLockRelease(registry->lock);
+			MemoryContextSwitchTo(old);
+			return QS_NEXT_SCAN;
+		}
+		if (m->area[0].seq < 0 && m->area[1].seq < 0)
+		{
+			LWLockRelease(registry->lock);
+			MemoryContextSwitchTo(old);
+			return QS_NEXT_DONE;
+		}
+		LWLockRelease(registry->lock);
+		MemoryContextSwitchTo(old);
+
+		/* every step left is being scanned by others: wait for a write */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * qs_shared_deliver
+ *		Send each recipient its message, then give its queue back.
+ *
+ * Without blocking on any one queue: a full queue is retried after the
+ * others, while the latch is waited on (a reader that reads sets it).  A
+ * recipient that left (its slot freed or retaken) or whose queue stayed
+ * full for QS_SHARED_SEND_PATIENCE_MS is given up: detaching tells it to
+ * read the chunk itself.
+ */
+void
+qs_shared_deliver(QsSharedRecipient *others, int nothers)
+{
+	TimestampTz started = GetCurrentTimestamp();
+	int			left = nothers;
+
+	while (left > 0)
+	{
+		bool		give_up;
+
+		for (int i = 0; i < nothers; i++)
+		{
+			QsSharedRecipient *r = &others[i];
+			shm_mq_result res;
+
+			if (r->done)
+				continue;
+			res = shm_mq_send(r->mqh, r->msg.len, r->msg.data, true, true);
+			if (res != SHM_MQ_WOULD_BLOCK)
+			{
+				r->done = true;
+				left--;
+			}
+		}
+		if (left == 0)
+			break;
+		give_up = TimestampDifferenceExceeds(started, GetCurrentTimestamp(),
+											 QS_SHARED_SEND_PATIENCE_MS);
+		LWLockAcquire(registry->lock, LW_SHARED);
+		for (int i = 0; i < nothers; i++)
+		{
+			QsSharedRecipient *r = &others[i];
+			QsSharedMember *o = &registry->slots[r->idx];
+
+			if (!r->done && (give_up || !o->in_use || o->gen != r->gen))
+			{
+				r->done = true;
+				left--;
+			}
+		}
+		LWLockRelease(registry->lock);
+		if (left == 0)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	/* a recipient given up reads a partial message as a detach */
+	detach_sends();
 }
 
 /* The member has seen every page once (or its scan ends early). */
@@ -250,6 +807,8 @@ qs_shared_leave(QsSharedSlot slot)
 
 	if (!QsSharedSlotIsValid(slot))
 		return;
+	if (readers != NULL)
+		detach_reader(slot.idx);
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	if ((m = slot_of(slot)) != NULL)
 	{
