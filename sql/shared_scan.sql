@@ -123,6 +123,65 @@ SELECT 1 / 0;
 ROLLBACK;
 SELECT count(*) AS circles_left FROM quickstep.shared_scans;
 
+-- One member scans a chunk for another (step 2): two cursors of one
+-- backend read the same table in turns, each chunk being read once for
+-- both (the second cursor joins where the first goes next, so each of them
+-- takes a chunk the other needs too).  Different quals, one of them not
+-- native (text: the receiving member rechecks it), different columns.
+CREATE FUNCTION ss_two(tab text, OUT n1 bigint, OUT s1 numeric, OUT n2 bigint, OUT s2 numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+	c1 refcursor;
+	c2 refcursor;
+	r1 record;
+	r2 record;
+	more1 boolean := true;
+	more2 boolean := true;
+BEGIN
+	n1 := 0; s1 := 0; n2 := 0; s2 := 0;
+	OPEN c1 NO SCROLL FOR EXECUTE format('SELECT id, b FROM %I WHERE a < 100', tab);
+	OPEN c2 NO SCROLL FOR EXECUTE format('SELECT id, c, d FROM %I WHERE a BETWEEN 50 AND 149 AND c > ''8''', tab);
+	WHILE more1 OR more2 LOOP
+		IF more1 THEN
+			FETCH c1 INTO r1;
+			IF FOUND THEN
+				n1 := n1 + 1; s1 := s1 + r1.id + r1.b;
+			ELSE
+				more1 := false;
+			END IF;
+		END IF;
+		IF more2 THEN
+			FETCH c2 INTO r2;
+			IF FOUND THEN
+				n2 := n2 + 1; s2 := s2 + r2.id + hashtext(r2.c) + (r2.d - date '2020-01-01');
+			ELSE
+				more2 := false;
+			END IF;
+		END IF;
+	END LOOP;
+END
+$$;
+CREATE TEMP TABLE stats0 AS SELECT * FROM quickstep.shared_scan_backend_stats();
+SELECT tab, (ss_two(tab)).* FROM unnest(ARRAY['ss_nsm', 'ss_pax', 'ss_hpl']) AS tab ORDER BY 1;
+SELECT s.chunks_received > b.chunks_received AS received,
+       s.deliveries > b.deliveries AS delivered,
+       s.chunks_served > b.chunks_served AS served,
+       s.chunks_taken_back = b.chunks_taken_back AS none_taken_back
+  FROM quickstep.shared_scan_backend_stats() s, stats0 b;
+DROP TABLE stats0;
+-- heap's answers (heap scans do not share)
+SELECT (SELECT count(*) FROM ss_heap WHERE a < 100) AS n1,
+       (SELECT sum(id + b) FROM ss_heap WHERE a < 100) AS s1,
+       (SELECT count(*) FROM ss_heap WHERE a BETWEEN 50 AND 149 AND c > '8') AS n2,
+       (SELECT sum(id + hashtext(c) + (d - date '2020-01-01')) FROM ss_heap
+         WHERE a BETWEEN 50 AND 149 AND c > '8') AS s2;
+
+-- a serializable transaction's scan does not join: its predicate locks
+-- and conflict checks are its own
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'Shared Scan');
+ROLLBACK;
+
 -- Fallbacks, each shown by EXPLAIN.
 SELECT ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'Shared Scan');
 -- a scrollable cursor may go back: it does not join (EXPLAIN DECLARE plans
@@ -159,4 +218,4 @@ RESET quickstep.enable_shared_scan;
 RESET cpu_operator_cost;
 
 DROP TABLE ss_heap, ss_nsm, ss_pax, ss_hpl;
-DROP FUNCTION ss_sum(text, text), ss_explain(text, text), ss_check(text, text);
+DROP FUNCTION ss_sum(text, text), ss_explain(text, text), ss_check(text, text), ss_two(text);

@@ -95,6 +95,21 @@ typedef enum QsSharedNext
 	QS_NEXT_ROWS				/* another member scanned one for it */
 } QsSharedNext;
 
+/*
+ * This backend's shared-scan chunks since it started (EXPLAIN shows a
+ * node's; quickstep.shared_scan_backend_stats() these).
+ */
+typedef struct QsSharedStats
+{
+	uint64		alone;			/* read by the member alone */
+	uint64		served;			/* read for itself and others */
+	uint64		deliveries;		/* messages sent to others */
+	uint64		received;		/* scanned for it by another member */
+	uint64		taken_back;		/* given up by their scanner: read again */
+} QsSharedStats;
+
+extern QsSharedStats qs_shared_stats;
+
 /* registry.c */
 extern QsSharedSlot qs_shared_join(Relation rel, BlockNumber nblocks,
 								   BlockNumber *start, Snapshot snapshot,

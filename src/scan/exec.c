@@ -145,6 +145,7 @@ typedef struct QsScanState
 	StringInfoData sh_rows;		/* or handing out a chunk's rows message */
 	int			sh_pos;
 	bool		sh_in_rows;
+	bool		sh_rows_own;	/* the rows are this member's own scan's */
 	bool		sh_recheck;		/* some pushed qual did not travel */
 	bool	   *sh_want;		/* [natts] the needed columns */
 	MemoryContext sh_cxt;		/* one chunk's scan for others */
@@ -726,15 +727,20 @@ shared_next_chunk(QsScanState *st)
 	if (what == QS_NEXT_ROWS)
 	{
 		st->sh_in_rows = true;
+		st->sh_rows_own = false;
 		st->sh_pos = 0;
 		st->sh_received++;
+		qs_shared_stats.received++;
 		return true;
 	}
 	chunk = (st->sh_first_chunk + (uint32) step) % st->sh_nchunks;
 	first = chunk * QS_SHARED_CHUNK_PAGES;
 	end = Min(first + QS_SHARED_CHUNK_PAGES, st->nblocks);
 	if (taken_back)
+	{
 		st->sh_fallback++;		/* its scanner gave up: read it ourselves */
+		qs_shared_stats.taken_back++;
+	}
 	else if (nothers > 0)
 	{
 		QsSharedRecipient *r;
@@ -760,13 +766,19 @@ shared_next_chunk(QsScanState *st)
 		for (int i = 1; i <= nothers; i++)
 			pfree(r[i].snapshot);	/* RestoreSnapshot's, in the transaction */
 		st->sh_in_rows = true;
+		st->sh_rows_own = true;
 		st->sh_pos = 0;
 		st->sh_served++;
 		st->sh_served_members += nothers;
+		qs_shared_stats.served++;
+		qs_shared_stats.deliveries += nothers;
 		return true;
 	}
 	else
+	{
 		st->sh_alone++;
+		qs_shared_stats.alone++;
+	}
 	st->sh_blk = first;
 	st->sh_blk_end = end;
 	return true;
@@ -790,9 +802,13 @@ shared_next(QsScanState *st)
 			{
 				ExecStoreVirtualTuple(slot);
 				slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-				if (st->sh_recheck)
+				if (st->sh_recheck && !st->sh_rows_own)
 				{
-					/* quals that did not travel: the member's own test */
+					/*
+					 * Quals that did not travel: the member's own test (its
+					 * own scan ran them all, and read only the needed
+					 * columns).
+					 */
 					ResetExprContext(econtext);
 					econtext->ecxt_scantuple = slot;
 					if (!ExecQual(st->recheck, econtext))

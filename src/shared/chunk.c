@@ -131,8 +131,10 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 	OffsetNumber cand[MaxHeapTuplesPerPage];
 	OffsetNumber **sel = palloc(sizeof(OffsetNumber *) * n);
 	int		   *nsel = palloc(sizeof(int) * n);
-	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));
+	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));	/* a row */
 	bool	   *isnull = palloc(sizeof(bool) * Max(natts, 1));
+	Datum	   *tmpvals = palloc(sizeof(Datum) * MaxHeapTuplesPerPage); /* a column */
+	bool	   *tmpnulls = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
 	Datum	  **colvals = palloc(sizeof(Datum *) * Max(natts, 1));
 	bool	  **colnulls = palloc(sizeof(bool *) * Max(natts, 1));
 	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(n, 1));
@@ -201,8 +203,8 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				}
 				if (qs_qual_filter_page(q, PL, page, desc, cand, &k))
 					continue;
-				PL->read_column(page, desc, q->attno, cand, k, values, isnull);
-				k = qs_qual_filter(q, values, isnull, cand, k);
+				PL->read_column(page, desc, q->attno, cand, k, tmpvals, tmpnulls);
+				k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
 			}
 			if (k > 0)
 				k = qs_page_visible(layout, rel, buf, r[i].snapshot, cand, k,

@@ -151,7 +151,10 @@ static QsLocalReader *readers = NULL;	/* [nslots], in mq_cxt */
 static QsOpenSend *sending = NULL;	/* [2 * nslots], in mq_cxt */
 static int	nsending = 0;
 
+QsSharedStats qs_shared_stats;
+
 PG_FUNCTION_INFO_V1(qs_shared_scans);
+PG_FUNCTION_INFO_V1(qs_shared_scan_backend_stats);
 
 static Size
 slots_size(void)
@@ -880,4 +883,22 @@ qs_shared_scans(PG_FUNCTION_ARGS)
 	}
 	LWLockRelease(registry->lock);
 	return (Datum) 0;
+}
+
+/* quickstep.shared_scan_backend_stats(): this backend's chunk counts */
+Datum
+qs_shared_scan_backend_stats(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[5];
+	bool		nulls[5] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int64GetDatum((int64) qs_shared_stats.alone);
+	values[1] = Int64GetDatum((int64) qs_shared_stats.served);
+	values[2] = Int64GetDatum((int64) qs_shared_stats.deliveries);
+	values[3] = Int64GetDatum((int64) qs_shared_stats.received);
+	values[4] = Int64GetDatum((int64) qs_shared_stats.taken_back);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -19,3 +19,13 @@ SELECT relid::regclass AS relid,
   FROM quickstep._shared_scans();
 COMMENT ON VIEW quickstep.shared_scans IS
 	'one row per table being scanned by shared-scan members: members, next_block (where the next member joins), chunks read, chunks per second';
+
+CREATE FUNCTION quickstep.shared_scan_backend_stats(
+	OUT chunks_alone bigint,
+	OUT chunks_served bigint,
+	OUT deliveries bigint,
+	OUT chunks_received bigint,
+	OUT chunks_taken_back bigint)
+	AS 'MODULE_PATHNAME', 'qs_shared_scan_backend_stats' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION quickstep.shared_scan_backend_stats() IS
+	'this backend''s shared-scan chunks: read alone, read for itself and others, messages sent to others, chunks received from another member, chunks given up by their scanner and read again';
