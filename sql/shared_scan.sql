@@ -176,6 +176,66 @@ SELECT (SELECT count(*) FROM ss_heap WHERE a < 100) AS n1,
        (SELECT sum(id + hashtext(c) + (d - date '2020-01-01')) FROM ss_heap
          WHERE a BETWEEN 50 AND 149 AND c > '8') AS s2;
 
+-- A restart does not rejoin: it reads the chunks of its first walk again
+-- in the same order.  A WITH HOLD cursor is rewound at commit and skips
+-- the rows it returned before, so a new order would return some rows
+-- twice and others never.  (The cursors are read by a function that
+-- writes nothing: a transaction with an xid does not join.)
+CREATE FUNCTION ss_take(cur text, n int, OUT cnt bigint, OUT s numeric, OUT s2 numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := cur;
+	r record;
+BEGIN
+	cnt := 0; s := 0; s2 := 0;
+	LOOP
+		EXIT WHEN n >= 0 AND cnt >= n;
+		FETCH c INTO r;
+		EXIT WHEN NOT FOUND;
+		cnt := cnt + 1; s := s + r.id; s2 := s2 + r.id::numeric * r.id;
+	END LOOP;
+END
+$$;
+BEGIN;
+DECLARE b NO SCROLL CURSOR FOR SELECT id FROM ss_nsm WHERE a >= 0;
+MOVE FORWARD 10000 IN b;
+DECLARE h NO SCROLL CURSOR WITH HOLD FOR SELECT id FROM ss_nsm WHERE a >= 0;
+SELECT cnt AS cnt1, s AS s1, s2 AS s21 FROM ss_take('h', 3000) \gset
+SELECT members AS circle_members FROM quickstep.shared_scans;
+CLOSE b;
+COMMIT;
+SELECT cnt + :cnt1 AS cnt, s + :s1 = (SELECT sum(id) FROM ss_heap WHERE a >= 0) AS same_sum,
+       s2 + :s21 = (SELECT sum(id::numeric * id) FROM ss_heap WHERE a >= 0) AS same_sum2,
+       (SELECT count(*) FROM ss_heap WHERE a >= 0) AS expected
+  FROM ss_take('h', -1);
+CLOSE h;
+
+-- Slots taken in a subtransaction are freed when it aborts (a loop of
+-- caught errors must not fill the registry); a cursor opened before the
+-- subtransaction and read inside it goes on alone, with every row.
+BEGIN;
+DO $$
+BEGIN
+	FOR i IN 1..70 LOOP
+		BEGIN
+			PERFORM 1 / (a - a) FROM ss_nsm WHERE a >= 0;
+		EXCEPTION WHEN division_by_zero THEN
+		END;
+	END LOOP;
+END
+$$;
+SELECT count(*) AS circles_left FROM quickstep.shared_scans;
+DECLARE k NO SCROLL CURSOR FOR SELECT id FROM ss_pax WHERE a >= 0;
+SAVEPOINT s;
+SELECT cnt FROM ss_take('k', 7000);
+SELECT count(*) AS circles FROM quickstep.shared_scans;
+ROLLBACK TO s;
+SELECT count(*) AS circles_left FROM quickstep.shared_scans;
+SELECT t.cnt + 7000 = (SELECT count(*) FROM ss_heap WHERE a >= 0) AS all_rows
+  FROM ss_take('k', -1) t;
+COMMIT;
+DROP FUNCTION ss_take(text, int);
+
 -- a serializable transaction's scan does not join: its predicate locks
 -- and conflict checks are its own
 BEGIN ISOLATION LEVEL SERIALIZABLE;

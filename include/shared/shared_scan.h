@@ -92,7 +92,8 @@ typedef enum QsSharedNext
 {
 	QS_NEXT_DONE,				/* every chunk of its walk is done */
 	QS_NEXT_SCAN,				/* read a chunk (for itself and *others) */
-	QS_NEXT_ROWS				/* another member scanned one for it */
+	QS_NEXT_ROWS,				/* another member scanned one for it */
+	QS_NEXT_LOST				/* its slot was freed (subtransaction abort) */
 } QsSharedNext;
 
 /*
@@ -116,6 +117,7 @@ extern QsSharedSlot qs_shared_join(Relation rel, BlockNumber nblocks,
 								   QsQual **quals, int nquals,
 								   const AttrNumber *needed, int nneeded,
 								   bool *shipped_all);
+extern bool qs_shared_available(void);
 extern void qs_shared_invalidate(QsSharedSlot *slot);
 extern void qs_shared_leave(QsSharedSlot slot);
 extern QsSharedNext qs_shared_next(QsSharedSlot slot, bool may_serve,

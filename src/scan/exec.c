@@ -154,6 +154,20 @@ typedef struct QsScanState
 	uint64		sh_served_members;
 	uint64		sh_received;	/* received from another member, */
 	uint64		sh_fallback;	/* given up by their scanner */
+
+	/*
+	 * The chunks in the order this node started them.  A restart (rescan,
+	 * or the rewind of a WITH HOLD cursor at commit, which skips the rows
+	 * it already returned and expects them in the same order) does not
+	 * rejoin: it reads these chunks again in this order, alone, then the
+	 * others (sh_replay).  So does a member whose slot was freed under it
+	 * (a subtransaction abort), after the chunks it has started.
+	 */
+	uint32	   *sh_order;
+	int			sh_norder;
+	int			sh_order_cap;
+	int			sh_replay_pos;	/* next entry of sh_order to read */
+	const char *sh_not_joined;	/* EXPLAIN ANALYZE: why it ran unshared */
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -222,8 +236,14 @@ qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 		return "EvalPlanQual recheck";
 	if (ExecRelationIsTargetRelation(estate, cscan->scan.scanrelid))
 		return "the statement writes the table";
-	if (estate->es_snapshot == NULL || !IsMVCCSnapshot(estate->es_snapshot))
+	/* (a historic MVCC snapshot would be restored as a plain one) */
+	if (estate->es_snapshot == NULL ||
+		estate->es_snapshot->snapshot_type != SNAPSHOT_MVCC)
 		return "no MVCC snapshot";
+	if (IsParallelWorker())
+		return "parallel worker";
+	if (!qs_shared_available())
+		return "quickstep_am is not in shared_preload_libraries";
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		return "the transaction has written";
 	/* predicate locks and conflict checks are the reader's own */
@@ -314,6 +334,49 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 }
 
+/* Note that the walk started chunk 'chunk' (restarts replay the order). */
+static void
+record_chunk(QsScanState *st, uint32 chunk)
+{
+	if (st->sh_norder >= st->sh_order_cap)
+	{
+		int			cap = Max(16, st->sh_order_cap * 2);
+
+		if (st->sh_order == NULL)
+			st->sh_order = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+											  sizeof(uint32) * cap);
+		else
+			st->sh_order = repalloc(st->sh_order, sizeof(uint32) * cap);
+		st->sh_order_cap = cap;
+	}
+	st->sh_order[st->sh_norder++] = chunk;
+}
+
+/*
+ * Append to the recorded order every chunk of the table (as it is now)
+ * the walk has not started, circularly from where it joined: the rest of a
+ * walk read alone.
+ */
+static void
+add_missing_chunks(QsScanState *st)
+{
+	uint32		nchunks = (st->nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
+	int			nrecorded = st->sh_norder;
+	bool	   *seen = palloc0(sizeof(bool) * Max(nchunks, 1));
+
+	for (int i = 0; i < nrecorded; i++)
+		if (st->sh_order[i] < nchunks)
+			seen[st->sh_order[i]] = true;
+	for (uint32 i = 0; i < nchunks; i++)
+	{
+		uint32		c = (st->sh_first_chunk + i) % nchunks;
+
+		if (!seen[c])
+			record_chunk(st, c);
+	}
+	pfree(seen);
+}
+
 /* Start (or restart) the walk over the relation's pages. */
 static void
 start_scan(QsScanState *st)
@@ -385,8 +448,24 @@ start_scan(QsScanState *st)
 	 */
 	st->shared_joined = false;
 	st->sh_active = false;
-	if (st->unshared_why == NULL && st->nblocks > 0 &&
-		!TransactionIdIsValid(GetTopTransactionIdIfAny()))
+	st->sh_not_joined = NULL;
+	if (st->unshared_why != NULL)
+		;
+	else if (st->sh_norder > 0)
+	{
+		/* a restart: the first walk's chunks in its order, then the rest */
+		add_missing_chunks(st);
+		st->sh_replay_pos = 0;
+		st->sh_active = true;
+		st->sh_in_rows = false;
+		st->sh_blk = st->sh_blk_end = 0;
+		st->sh_not_joined = "restarted scan";
+	}
+	else if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		st->sh_not_joined = "the transaction has written";	/* since start */
+	else if (st->nblocks < 2 * QS_SHARED_CHUNK_PAGES)
+		st->sh_not_joined = "table too small";
+	else
 	{
 		BlockNumber start;
 		bool		shipped_all;
@@ -395,11 +474,15 @@ start_scan(QsScanState *st)
 									st->quals, st->nquals,
 									st->needed, st->nneeded, &shipped_all);
 		st->shared_joined = st->sh_active = QsSharedSlotIsValid(st->member);
+		if (!st->shared_joined)
+			st->sh_not_joined = "registry full";
 		st->sh_first_chunk = start / QS_SHARED_CHUNK_PAGES;
 		st->sh_nchunks = (st->nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
 		st->sh_blk = st->sh_blk_end = 0;
 		st->sh_in_rows = false;
 		st->sh_recheck = !shipped_all;
+		st->sh_norder = 0;
+		st->sh_replay_pos = 0;
 	}
 	/*
 	 * As a heap sequential scan: SERIALIZABLE reads lock the relation, and
@@ -713,6 +796,17 @@ shared_next_chunk(QsScanState *st)
 				taken_back;
 	QsSharedNext what;
 
+	if (!QsSharedSlotIsValid(st->member))
+	{
+		/* a restart, or a member that lost its slot: the recorded order */
+		if (st->sh_replay_pos >= st->sh_norder)
+			return false;
+		chunk = st->sh_order[st->sh_replay_pos++];
+		st->sh_blk = chunk * QS_SHARED_CHUNK_PAGES;
+		st->sh_blk_end = Min(st->sh_blk + QS_SHARED_CHUNK_PAGES, st->nblocks);
+		return true;
+	}
+
 	/*
 	 * Judging rows for other snapshots needs a backend without an xid
 	 * (chunk.c); one that got one in a later node scans for itself only.
@@ -724,6 +818,16 @@ shared_next_chunk(QsScanState *st)
 						  &others, &nothers);
 	if (what == QS_NEXT_DONE)
 		return false;
+	if (what == QS_NEXT_LOST)
+	{
+		/* freed by a subtransaction's abort: the rest alone */
+		qs_shared_invalidate(&st->member);
+		st->sh_replay_pos = st->sh_norder;
+		add_missing_chunks(st);
+		return shared_next_chunk(st);
+	}
+	chunk = (st->sh_first_chunk + (uint32) step) % st->sh_nchunks;
+	record_chunk(st, chunk);
 	if (what == QS_NEXT_ROWS)
 	{
 		st->sh_in_rows = true;
@@ -733,7 +837,6 @@ shared_next_chunk(QsScanState *st)
 		qs_shared_stats.received++;
 		return true;
 	}
-	chunk = (st->sh_first_chunk + (uint32) step) % st->sh_nchunks;
 	first = chunk * QS_SHARED_CHUNK_PAGES;
 	end = Min(first + QS_SHARED_CHUNK_PAGES, st->nblocks);
 	if (taken_back)
@@ -923,6 +1026,7 @@ reset_position(QsScanState *st)
 	qs_shared_invalidate(&st->member);
 	st->sh_active = false;
 	st->sh_in_rows = false;
+	st->sh_blk = st->sh_blk_end = 0;
 	if (st->colscan)
 		table_endscan(st->colscan);
 	st->colscan = NULL;
@@ -1159,7 +1263,8 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (st->unshared_why != NULL)
 			what = psprintf("not possible (%s)", st->unshared_why);
 		else if (es->analyze && st->started)
-			what = st->shared_joined ? "joined" : "possible (registry full)";
+			what = st->shared_joined ? "joined" :
+				psprintf("possible (%s)", st->sh_not_joined ? st->sh_not_joined : "not joined");
 		else
 			what = "possible";
 		ExplainPropertyText("Shared Scan", what, es);

@@ -148,6 +148,7 @@ typedef struct QsLocalReader
 
 static MemoryContext mq_cxt = NULL;
 static QsLocalReader *readers = NULL;	/* [nslots], in mq_cxt */
+static SubTransactionId *slot_subid = NULL; /* [nslots]: who took it */
 static QsOpenSend *sending = NULL;	/* [2 * nslots], in mq_cxt */
 static int	nsending = 0;
 
@@ -280,6 +281,7 @@ free_own_slots(void)
 			m->in_use = false;
 			m->gen++;
 		}
+		slot_subid[i] = InvalidSubTransactionId;
 	}
 	LWLockRelease(registry->lock);
 	holds_slots = false;
@@ -319,8 +321,37 @@ static void
 subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 				 SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	if (!holds_slots || registry == NULL)
+		return;
+	if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		for (int i = 0; i < registry->nslots; i++)
+			if (slot_subid[i] == mySubid)
+				slot_subid[i] = parentSubid;
+	}
+	else if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
 		detach_queues();
+
+		/*
+		 * Free the slots the subtransaction took: a cursor opened before
+		 * it and still open goes on alone (QS_NEXT_LOST).
+		 */
+		LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+		for (int i = 0; i < registry->nslots; i++)
+		{
+			QsSharedMember *m = &registry->slots[i];
+
+			if (slot_subid[i] == mySubid && m->in_use && m->pid == MyProcPid)
+			{
+				m->in_use = false;
+				m->gen++;
+			}
+			if (slot_subid[i] == mySubid)
+				slot_subid[i] = InvalidSubTransactionId;
+		}
+		LWLockRelease(registry->lock);
+	}
 }
 
 static void
@@ -426,6 +457,7 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 									   ALLOCSET_SMALL_SIZES);
 		sending = MemoryContextAllocZero(mq_cxt, sizeof(QsOpenSend) * 2 * registry->nslots);
 		readers = MemoryContextAllocZero(mq_cxt, sizeof(QsLocalReader) * registry->nslots);
+		slot_subid = MemoryContextAllocZero(mq_cxt, sizeof(SubTransactionId) * registry->nslots);
 		for (int i = 0; i < registry->nslots; i++)
 			readers[i].seq[0] = readers[i].seq[1] = -1;
 		callbacks_registered = true;
@@ -477,6 +509,7 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 								 shipped_all);
 		result.gen = mine->gen;
 		holds_slots = true;
+		slot_subid[result.idx] = GetCurrentSubTransactionId();
 		*start = pos;
 	}
 	LWLockRelease(registry->lock);
@@ -673,7 +706,11 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 		LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 		m = slot_of(slot);
 		if (m == NULL)
-			elog(ERROR, "shared scan member lost its registry slot");
+		{
+			LWLockRelease(registry->lock);
+			MemoryContextSwitchTo(old);
+			return QS_NEXT_LOST;
+		}
 		if (m->need < m->nchunks)
 		{
 			uint32		chunk = (m->first_chunk + (uint32) m->need) % m->nchunks;
@@ -819,6 +856,13 @@ qs_shared_leave(QsSharedSlot slot)
 		m->gen++;
 	}
 	LWLockRelease(registry->lock);
+}
+
+/* Is there a registry (quickstep_am in shared_preload_libraries)? */
+bool
+qs_shared_available(void)
+{
+	return registry != NULL;
 }
 
 void
