@@ -34,14 +34,25 @@ extern bool qs_enable_shared_scan;
 #define QS_SHARED_SNAP_MAX		4096	/* serialized snapshot */
 #define QS_SHARED_MAX_QUALS		8		/* native quals shipped */
 #define QS_SHARED_MAX_ELEMS		64		/* their IN-list constants */
-#define QS_SHARED_QUEUE_SIZE	(32 * 1024) /* each of a member's two queues */
+#define QS_SHARED_AREAS			8		/* queues per member */
+#define QS_SHARED_QUEUE_SIZE	(8 * 1024)	/* each of them */
+
+/*
+ * A member's walk is a set of chunks, not a sequence: any member may take
+ * any chunk another member has not had yet (a bitmap per member), so one
+ * read of a chunk serves every member of the circle that still needs it.
+ * Tables of more chunks than the bitmap holds (8 GB at 8 kB pages) run
+ * unshared.
+ */
+#define QS_SHARED_MAP_BYTES		2048
+#define QS_SHARED_MAX_CHUNKS	(QS_SHARED_MAP_BYTES * 8)
 
 /*
  * How long a scanner waits for a member's full queue before it stops
  * serving that member the chunk (the member then reads the chunk itself).
  * Bounds the wait on a member parked in a cursor or busy elsewhere.
  */
-#define QS_SHARED_SEND_PATIENCE_MS	100
+#define QS_SHARED_SEND_PATIENCE_MS	10
 
 /* shared memory (registry.c), called from src/core/shmem.c */
 extern Size qs_sharedscan_shmem_size(void);

@@ -465,6 +465,8 @@ start_scan(QsScanState *st)
 		st->sh_not_joined = "the transaction has written";	/* since start */
 	else if (st->nblocks < 2 * QS_SHARED_CHUNK_PAGES)
 		st->sh_not_joined = "table too small";
+	else if (st->nblocks / QS_SHARED_CHUNK_PAGES >= QS_SHARED_MAX_CHUNKS)
+		st->sh_not_joined = "table too large";
 	else
 	{
 		BlockNumber start;
@@ -826,7 +828,7 @@ shared_next_chunk(QsScanState *st)
 		add_missing_chunks(st);
 		return shared_next_chunk(st);
 	}
-	chunk = (st->sh_first_chunk + (uint32) step) % st->sh_nchunks;
+	chunk = (uint32) step;		/* the walk's steps are chunk numbers */
 	record_chunk(st, chunk);
 	if (what == QS_NEXT_ROWS)
 	{

@@ -80,11 +80,17 @@ typedef struct QsSharedMember
 	uint64		chunks;			/* chunks of its walk assigned so far */
 	TimestampTz joined_at;
 
-	/* the walk: steps 0 .. nchunks-1 are chunks first_chunk, +1, ... mod */
+	/*
+	 * The walk: every chunk 0 .. nchunks-1 once, in any order; the member
+	 * itself takes them circularly from first_chunk (cursor: how far it
+	 * looked), others may take any it has not had (taken).
+	 */
 	uint32		first_chunk;
 	uint32		nchunks;
-	int64		need;			/* first step not assigned to anyone yet */
-	QsSharedArea area[2];		/* step s goes to area s % 2 */
+	uint32		cursor;
+	uint32		ntaken;
+	uint8		taken[QS_SHARED_MAP_BYTES];
+	QsSharedArea area[QS_SHARED_AREAS]; /* seq: the chunk sent there */
 
 	/* what a scanner needs to judge rows for it (servable only) */
 	bool		servable;
@@ -141,15 +147,15 @@ typedef struct QsReadyMsg
 
 typedef struct QsLocalReader
 {
-	shm_mq_handle *mqh[2];
-	int64		seq[2];
+	shm_mq_handle *mqh[QS_SHARED_AREAS];
+	int64		seq[QS_SHARED_AREAS];
 	List	   *ready;			/* of QsReadyMsg, in mq_cxt */
 } QsLocalReader;
 
 static MemoryContext mq_cxt = NULL;
 static QsLocalReader *readers = NULL;	/* [nslots], in mq_cxt */
 static SubTransactionId *slot_subid = NULL; /* [nslots]: who took it */
-static QsOpenSend *sending = NULL;	/* [2 * nslots], in mq_cxt */
+static QsOpenSend *sending = NULL;	/* [nslots], in mq_cxt */
 static int	nsending = 0;
 
 QsSharedStats qs_shared_stats;
@@ -168,13 +174,27 @@ Size
 qs_sharedscan_shmem_size(void)
 {
 	return add_size(slots_size(),
-					mul_size(mul_size(qs_max_shared_scans, 2), QS_SHARED_QUEUE_SIZE));
+					mul_size(mul_size(qs_max_shared_scans, QS_SHARED_AREAS),
+							 QS_SHARED_QUEUE_SIZE));
 }
 
 static shm_mq *
 queue_of(int idx, int area)
 {
-	return (shm_mq *) (queues + ((Size) idx * 2 + area) * QS_SHARED_QUEUE_SIZE);
+	return (shm_mq *) (queues + ((Size) idx * QS_SHARED_AREAS + area) * QS_SHARED_QUEUE_SIZE);
+}
+
+#define TAKEN(m, c)		(((m)->taken[(c) / 8] >> ((c) % 8)) & 1)
+#define SET_TAKEN(m, c)	((m)->taken[(c) / 8] |= 1 << ((c) % 8), (m)->ntaken++)
+
+/* A queue of member m nobody uses, or -1. */
+static int
+free_area(QsSharedMember *m)
+{
+	for (int a = 0; a < QS_SHARED_AREAS; a++)
+		if (m->area[a].seq < 0 && m->area[a].sender == 0)
+			return a;
+	return -1;
 }
 
 void
@@ -198,7 +218,8 @@ qs_sharedscan_shmem_init(void)
 		registry->lock = &(GetNamedLWLockTranche(QS_SHARED_TRANCHE))->lock;
 		registry->nslots = qs_max_shared_scans;
 		for (int i = 0; i < registry->nslots; i++)
-			registry->slots[i].area[0].seq = registry->slots[i].area[1].seq = -1;
+			for (int a = 0; a < QS_SHARED_AREAS; a++)
+				registry->slots[i].area[a].seq = -1;
 	}
 	queues = (char *) registry + slots_size();
 }
@@ -214,7 +235,7 @@ detach_reader(int idx)
 	QsLocalReader *rd = &readers[idx];
 	ListCell   *lc;
 
-	for (int a = 0; a < 2; a++)
+	for (int a = 0; a < QS_SHARED_AREAS; a++)
 	{
 		if (rd->mqh[a] != NULL)
 			shm_mq_detach(rd->mqh[a]);
@@ -455,11 +476,12 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 		before_shmem_exit(exit_callback, (Datum) 0);
 		mq_cxt = AllocSetContextCreate(TopMemoryContext, "quickstep shared scan queues",
 									   ALLOCSET_SMALL_SIZES);
-		sending = MemoryContextAllocZero(mq_cxt, sizeof(QsOpenSend) * 2 * registry->nslots);
+		sending = MemoryContextAllocZero(mq_cxt, sizeof(QsOpenSend) * registry->nslots);
 		readers = MemoryContextAllocZero(mq_cxt, sizeof(QsLocalReader) * registry->nslots);
 		slot_subid = MemoryContextAllocZero(mq_cxt, sizeof(SubTransactionId) * registry->nslots);
 		for (int i = 0; i < registry->nslots; i++)
-			readers[i].seq[0] = readers[i].seq[1] = -1;
+			for (int a = 0; a < QS_SHARED_AREAS; a++)
+				readers[i].seq[a] = -1;
 		callbacks_registered = true;
 	}
 
@@ -470,8 +492,12 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 
 		if (!m->in_use)
 		{
+			bool		busy = false;
+
 			/* not while a scanner may still write into its queues */
-			if (mine == NULL && m->area[0].sender == 0 && m->area[1].sender == 0)
+			for (int a = 0; a < QS_SHARED_AREAS; a++)
+				busy |= (m->area[a].sender != 0);
+			if (mine == NULL && !busy)
 			{
 				mine = m;
 				result.idx = i;
@@ -503,8 +529,11 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 		mine->joined_at = GetCurrentTimestamp();
 		mine->first_chunk = pos / QS_SHARED_CHUNK_PAGES;
 		mine->nchunks = (nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
-		mine->need = 0;
-		mine->area[0].seq = mine->area[1].seq = -1;
+		mine->cursor = 0;
+		mine->ntaken = 0;
+		memset(mine->taken, 0, (mine->nchunks + 7) / 8);
+		for (int a = 0; a < QS_SHARED_AREAS; a++)
+			mine->area[a].seq = -1;
 		mine->servable = publish(mine, snapshot, quals, nquals, needed, nneeded,
 								 shipped_all);
 		result.gen = mine->gen;
@@ -590,17 +619,17 @@ qs_shared_poll(QsSharedSlot slot)
 {
 	QsLocalReader *rd;
 	QsSharedMember *m;
-	int64		seq[2];
+	int64		seq[QS_SHARED_AREAS];
 
 	if (!QsSharedSlotIsValid(slot) || readers == NULL)
 		return;
 	rd = &readers[slot.idx];
 	LWLockAcquire(registry->lock, LW_SHARED);
 	m = slot_of(slot);
-	seq[0] = m ? m->area[0].seq : -1;
-	seq[1] = m ? m->area[1].seq : -1;
+	for (int a = 0; a < QS_SHARED_AREAS; a++)
+		seq[a] = m ? m->area[a].seq : -1;
 	LWLockRelease(registry->lock);
-	for (int a = 0; a < 2; a++)
+	for (int a = 0; a < QS_SHARED_AREAS; a++)
 	{
 		Size		len;
 		void	   *data;
@@ -650,11 +679,12 @@ qs_shared_poll(QsSharedSlot slot)
  * qs_shared_next
  *		What the member does next in its walk.
  *
- * QS_NEXT_ROWS: another member scanned step *step for it; its rows are in
- * out.  QS_NEXT_SCAN: the member reads step *step itself -- a step nobody
- * took yet, or one whose writer gave up (*taken_back) -- and when
- * may_serve, also for every other member of the circle that needs the
- * same chunk next and has a free queue: those are given out to it
+ * QS_NEXT_ROWS: another member scanned chunk *step for it; its rows are in
+ * out.  QS_NEXT_SCAN: the member reads chunk *step itself -- the next one
+ * of its walk nobody took for it yet, or one whose writer gave up
+ * (*taken_back) -- and when may_serve, also for every other member of the
+ * circle that has not had this chunk and has a free queue: those are given
+ * out to it
  * (*others, allocated in cxt, their queues created with this backend as
  * their writer), and it must deliver them (qs_shared_deliver) before it
  * does anything else.  QS_NEXT_DONE: every step is done.
@@ -711,11 +741,16 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			MemoryContextSwitchTo(old);
 			return QS_NEXT_LOST;
 		}
-		if (m->need < m->nchunks)
+		while (m->cursor < m->nchunks &&
+			   TAKEN(m, (m->first_chunk + m->cursor) % m->nchunks))
+			m->cursor++;
+		if (m->cursor < m->nchunks)
 		{
-			uint32		chunk = (m->first_chunk + (uint32) m->need) % m->nchunks;
+			uint32		chunk = (m->first_chunk + m->cursor) % m->nchunks;
 
-			*step = m->need++;
+			*step = chunk;
+			SET_TAKEN(m, chunk);
+			m->cursor++;
 			m->chunks++;
 			/* where the next member joins: the chunk after this one */
 			m->next = (BlockNumber) Min((uint64) (chunk + 1) * QS_SHARED_CHUNK_PAGES,
@@ -723,29 +758,29 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			if (m->next >= m->nblocks)
 				m->next = 0;
 			m->tick = ++registry->clock;
+
+			/* every other member that has not had this chunk */
 			for (int i = 0; may_serve && i < registry->nslots; i++)
 			{
 				QsSharedMember *o = &registry->slots[i];
-				QsSharedArea *a;
 				QsSharedRecipient *r;
 				shm_mq	   *q;
+				int			a;
 
 				if (!o->in_use || o == m || !o->servable || o->dbid != m->dbid ||
-					o->relid != m->relid || o->need >= o->nchunks ||
-					(o->first_chunk + o->need) % o->nchunks != chunk)
+					o->relid != m->relid || chunk >= o->nchunks || TAKEN(o, chunk))
 					continue;
-				a = &o->area[o->need % 2];
-				if (a->seq >= 0 || a->sender != 0)
-					continue;	/* its previous message is still unread */
+				if ((a = free_area(o)) < 0)
+					continue;	/* its messages are still unread */
 				if (*others == NULL)
 					*others = palloc(sizeof(QsSharedRecipient) * registry->nslots);
 				r = &(*others)[(*nothers)++];
-				load_recipient(r, o, i, o->need % 2, natts);
-				a->seq = o->need;
-				a->sender = MyProcPid;
-				o->need++;
+				load_recipient(r, o, i, a, natts);
+				o->area[a].seq = chunk;
+				o->area[a].sender = MyProcPid;
+				SET_TAKEN(o, chunk);
 				o->chunks++;
-				q = shm_mq_create(queue_of(i, r->area), QS_SHARED_QUEUE_SIZE);
+				q = shm_mq_create(queue_of(i, a), QS_SHARED_QUEUE_SIZE);
 				shm_mq_set_sender(q, MyProc);
 				shm_mq_set_receiver(q, o->proc);
 				MemoryContextSwitchTo(mq_cxt);
@@ -753,18 +788,24 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 				MemoryContextSwitchTo(cxt);
 				sending[nsending].mqh = r->mqh;
 				sending[nsending].idx = i;
-				sending[nsending].area = r->area;
+				sending[nsending].area = a;
 				nsending++;
 			}
 			LWLockRelease(registry->lock);
 			MemoryContextSwitchTo(old);
 			return QS_NEXT_SCAN;
 		}
-		if (m->area[0].seq < 0 && m->area[1].seq < 0)
 		{
-			LWLockRelease(registry->lock);
-			MemoryContextSwitchTo(old);
-			return QS_NEXT_DONE;
+			bool		pending = false;
+
+			for (int a = 0; a < QS_SHARED_AREAS; a++)
+				pending |= (m->area[a].seq >= 0);
+			if (!pending)
+			{
+				LWLockRelease(registry->lock);
+				MemoryContextSwitchTo(old);
+				return QS_NEXT_DONE;
+			}
 		}
 		LWLockRelease(registry->lock);
 		MemoryContextSwitchTo(old);
@@ -831,7 +872,7 @@ qs_shared_deliver(QsSharedRecipient *others, int nothers)
 		if (left == 0)
 			break;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 10, PG_WAIT_EXTENSION);
+						 1, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}
