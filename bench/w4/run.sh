@@ -10,7 +10,8 @@
 #   heap_btree heap with a btree index on (flight_no, flight_date): the baseline
 # Writes bench/results/w4.csv.
 # Environment: PGVER (18), PG18_BIN/PG15_BIN, W4_PORT (56300), W4_DIR,
-# W4_CLIENTS ("1 4 16 64"), W4_SECONDS (5), W4_NOBUILD=1 to skip the build.
+# W4_CLIENTS ("1 4 16 64"; up to 128), W4_SECONDS (5), W4_NOBUILD=1 to skip
+# the build.  Then bench/w4/plot.py draws bench/results/w4.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/env.sh
@@ -30,7 +31,8 @@ psql_() { "$bindir/psql" -X -q -At -h /tmp -p "$port" -U postgres -d postgres -v
 bash scripts/cluster.sh stop "$ver" "$dir/data" 2>/dev/null || true
 rm -rf "$dir"
 QS_EXTRA_CONF="shared_buffers = 512MB
-max_connections = 100
+max_connections = 150
+quickstep.max_shared_scans = 256
 max_parallel_workers_per_gather = 0
 quickstep.merge_workers = 0
 jit = off" bash scripts/cluster.sh start "$ver" "$dir/data" "$port" >/dev/null
@@ -87,3 +89,4 @@ for c in $clients; do
 	run nsm_on nsm on "$c"
 	run heap_btree heap off "$c"
 done
+python3 bench/w4/plot.py || echo "w4: no plot (matplotlib missing?)" >&2

@@ -5,11 +5,11 @@
  *	  circle, and who scans which chunk for whom (src/shared/README.md).
  *
  * One fixed array of quickstep.max_shared_scans slots in the add-in shared
- * memory, under one LWLock, followed by two message queues per slot.  A
+ * memory, under one LWLock, followed by eight message queues per slot.  A
  * slot is one member: the backend scanning, the table, its walk (the chunks
- * it needs, from where it joined, once round), what another member needs
+ * it needs, and which of them it has had), what another member needs
  * to judge rows for it (its serialized snapshot, its native quals, the
- * columns it wants), and its two queues.  A table's circle is the set of
+ * columns it wants), and its queues.  A table's circle is the set of
  * slots naming it; its position is the chunk after the one a member
  * started last, which is where the next member joins.
  *
@@ -51,7 +51,7 @@ typedef struct QsQualImage
 } QsQualImage;
 
 /*
- * One of a member's two queues.  seq >= 0: step 'seq' of the member's walk
+ * One of a member's queues.  seq >= 0: chunk 'seq' of the member's walk
  * was assigned to the scanner 'sender', which created the queue there;
  * the member sets seq back to -1 once it has read (or given up) the
  * message, the sender clears 'sender' once it has detached.  A queue is
@@ -133,7 +133,7 @@ typedef struct QsOpenSend
 } QsOpenSend;
 
 /*
- * A member's reading ends of its two queues, per slot it holds: the handle
+ * A member's reading ends of its queues, per slot it holds: the handle
  * attached to the queue of step seq[a] (kept across polls: a message is
  * taken in pieces while the member scans other chunks, which frees the
  * queue for its writer) and the message once complete.
