@@ -918,20 +918,51 @@ qs_shared_invalidate(QsSharedSlot *slot)
  * the current database: members, the circle's position, chunks read by its
  * members and since when the oldest member rides it.
  */
+typedef struct QsMemberCopy
+{
+	Oid			relid;
+	uint64		chunks;
+	uint64		tick;
+	BlockNumber next;
+	TimestampTz joined_at;
+} QsMemberCopy;
+
 Datum
 qs_shared_scans(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	QsMemberCopy *copy;
 	bool	   *done;
+	int			n = 0;
 
 	qs_require_preload("quickstep.shared_scans");
 	InitMaterializedSRF(fcinfo, 0);
+	copy = palloc(sizeof(QsMemberCopy) * registry->nslots);
 	done = palloc0(sizeof(bool) * registry->nslots);
 
+	/*
+	 * Copy the members of this database under the lock, aggregate and
+	 * write the rows after it: nothing that allocates, or is quadratic in
+	 * the slots, holds off joins and chunk hand-outs.
+	 */
 	LWLockAcquire(registry->lock, LW_SHARED);
 	for (int i = 0; i < registry->nslots; i++)
 	{
 		QsSharedMember *m = &registry->slots[i];
+
+		if (!m->in_use || m->dbid != MyDatabaseId)
+			continue;
+		copy[n].relid = m->relid;
+		copy[n].chunks = m->chunks;
+		copy[n].tick = m->tick;
+		copy[n].next = m->next;
+		copy[n].joined_at = m->joined_at;
+		n++;
+	}
+	LWLockRelease(registry->lock);
+
+	for (int i = 0; i < n; i++)
+	{
 		Datum		values[5];
 		bool		nulls[5] = {false};
 		int64		members = 0;
@@ -940,13 +971,13 @@ qs_shared_scans(PG_FUNCTION_ARGS)
 		BlockNumber pos = 0;
 		TimestampTz since = 0;
 
-		if (done[i] || !m->in_use || m->dbid != MyDatabaseId)
+		if (done[i])
 			continue;
-		for (int j = i; j < registry->nslots; j++)
+		for (int j = i; j < n; j++)
 		{
-			QsSharedMember *o = &registry->slots[j];
+			QsMemberCopy *o = &copy[j];
 
-			if (!o->in_use || o->dbid != m->dbid || o->relid != m->relid)
+			if (o->relid != copy[i].relid)
 				continue;
 			done[j] = true;
 			members++;
@@ -959,14 +990,13 @@ qs_shared_scans(PG_FUNCTION_ARGS)
 			if (since == 0 || o->joined_at < since)
 				since = o->joined_at;
 		}
-		values[0] = ObjectIdGetDatum(m->relid);
+		values[0] = ObjectIdGetDatum(copy[i].relid);
 		values[1] = Int64GetDatum(members);
 		values[2] = Int64GetDatum((int64) pos);
 		values[3] = Int64GetDatum((int64) chunks);
 		values[4] = TimestampTzGetDatum(since);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	LWLockRelease(registry->lock);
 	return (Datum) 0;
 }
 
