@@ -3,6 +3,9 @@
 -- row comes out exactly once, as in the serial scan without pushdown.
 CREATE SCHEMA column_parallel;
 SET search_path = column_parallel, public;
+-- the scan's own rows: aggregates over it stay PostgreSQL's (aggregate
+-- pushdown into the scan is sql/column_agg.sql's)
+SET quickstep.enable_agg_pushdown = off;
 
 -- run(query): its rows through RETURN QUERY, which may run parallel (EXECUTE
 -- ... INTO runs with a tuple count, and then PostgreSQL starts no workers)

@@ -1,9 +1,8 @@
 -- test/sql/row_maint.sql on quickstep_hpl, in a schema of its own.
--- Differs from expected/nsm_maint.out only physically: page counts (a dead
--- slot keeps its fixed fields, 34 B here, until VACUUM, against NSM's 4-byte
--- line pointer, so the pruning test needs more than 40 pages), the
--- pageinspect queries (heap_page_items cannot read HPL pages), and the HINT
--- text of check.c, which names quickstep_nsm.
+-- Differs from expected/nsm_maint.out only physically: page counts, the
+-- pageinspect queries (heap_page_items cannot read HPL pages: their counts
+-- are of bytes read as line pointers), and the HINT text of check.c, which
+-- names quickstep_nsm.
 \set am quickstep_hpl
 CREATE SCHEMA hpl_maint;
 SET search_path = hpl_maint, public;

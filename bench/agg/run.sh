@@ -55,7 +55,7 @@ for q in "${queries[@]}"; do
 			for ((i = 0; i < runs; i++)); do
 				times+=("$(psql -At -c "$set" -c "EXPLAIN (ANALYZE, TIMING OFF) $sql" | sed -n 's/^Execution Time: \(.*\) ms$/\1/p')")
 			done
-			shape=$(psql -At -c "$set" -c "EXPLAIN (COSTS OFF) $sql" | grep -o -E '(Parallel )?(Seq Scan|Custom Scan \(QuickstepScan\)|Gather( Merge)?|(Finalize |Partial )?(Hash|Group)?Aggregate)' | tr '\n' '/')
+			shape=$(psql -At -c "$set" -c "EXPLAIN (COSTS OFF) $sql" | grep -v 'Aggregates Pushed' | grep -o -E '(Parallel )?(Seq Scan|Custom Scan \(QuickstepScan\)|Gather( Merge)?|(Finalize |Partial )?(Hash|Group)?Aggregate)' | tr '\n' '/')
 			printf '%-10s w=%-7s %-72s ms: %s | %s\n' "$t" "$w" "$sql" "${times[*]}" "$shape"
 		done
 	done

@@ -33,7 +33,9 @@
  *		QS_CHOOSE_SAMPLE_CHUNKS runs of QS_CHOOSE_SAMPLE_RUN consecutive
  *		values spread over the input, and measure in full only PLAIN, FOR,
  *		FOR_DELTA (one pass, always) and the candidates whose sample size
- *		is within QS_CHOOSE_SAMPLE_SLACK of the sample's smallest.  The
+ *		is within QS_CHOOSE_SAMPLE_SLACK of the sample's smallest
+ *		(dictionaries also when QS_CHOOSE_SAMPLE_RECUR of as many scattered
+ *		values recur: runs hide a cycle of values longer than a run).  The
  *		choice is then the smallest of those: a heuristic (an encoding
  *		ruled out by the sample could have been smaller over all values),
  *		used by bulk loads, where an LZ4 trial and a distinct count of
@@ -104,6 +106,7 @@ extern const char *qs_encoding_name(QsEncoding e);
 #define QS_CHOOSE_SAMPLE_CHUNKS	8
 #define QS_CHOOSE_SAMPLE_RUN	1024
 #define QS_CHOOSE_SAMPLE_SLACK	1.25
+#define QS_CHOOSE_SAMPLE_RECUR	0.05
 
 extern QsCodecStatus qs_choose_encoding(const QsValues *vals, bool is_int,
 										QsCmpFn cmp, void *cmp_arg,

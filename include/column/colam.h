@@ -26,7 +26,9 @@ extern void qs_col_tuple_insert(Relation rel, TupleTableSlot *slot,
 								struct BulkInsertStateData *bistate);
 extern void qs_col_finish_bulk_insert(Relation rel, int options);
 extern void qs_colload_flush_rel(Relation rel);
+extern void qs_colload_flush_tid(Relation rel, ItemPointer tid);
 extern void qs_colload_flush_all(void);
+extern uint64 qs_colload_flushes(void);
 extern void qs_colload_forget_rel(Relation rel);
 
 /* am.c */

@@ -62,6 +62,7 @@ typedef struct ColScanDescData
 	TableScanDescData base;
 	TableScanDesc delta;
 	bool		delta_done;
+	bool		delta_skips_set;	/* the delta scan passes the runs unread */
 	bool		main_inited;
 	QsColDirectory dir;
 	uint32		next;			/* next directory entry (serial scans) */
@@ -124,6 +125,7 @@ qs_is_col_scan(TableScanDesc sscan)
 	return (sscan->rs_flags & QS_SO_COLUMN_SCAN) != 0;
 }
 
+extern void qs_colscan_delta_skip_runs(ColScanDesc s);
 extern void qs_colscan_init_main(ColScanDesc s);
 extern void qs_colscan_open_block(ColScanDesc s, uint32 idx);
 extern void qs_colscan_close_block(ColScanDesc s);

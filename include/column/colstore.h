@@ -35,6 +35,7 @@
 #include "utils/snapshot.h"
 
 #include "column/colblock.h"
+#include "tableam/pagerange.h"
 
 /* special-space magics ("QSCP" is QS_COLPAGE_MAGIC, colblock.h) */
 #define QS_COLMETA_MAGIC		0x4D435351	/* "QSCM" metapage */
@@ -222,14 +223,8 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
-/* a block's pages, [start, end) */
-typedef struct QsColRun
-{
-	BlockNumber start;
-	BlockNumber end;
-} QsColRun;
-
-extern QsColRun *qs_coldir_runs(Relation rel, int *nruns);
+/* the blocks' pages, one [start, end) per block */
+extern QsPageRange *qs_coldir_runs(Relation rel, int *nruns);
 extern bool qs_coldir_lookup(Relation rel, ItemPointer vtid,
 							 QsColDirEntry *entry, uint32 *row);
 extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges,

@@ -85,5 +85,10 @@ extern void qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals,
 extern bool qs_colpush_block(QsColPush *p, ColScanDesc s);
 extern int	qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start,
 							 int nrows, OffsetNumber *sel);
+extern void qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
+							  const OffsetNumber *sel, int n);
+extern bool qs_colpush_ints(QsColPush *p, ColScanDesc s, int c, int width,
+							uint32 start, int nrows, const OffsetNumber *sel,
+							int n);
 
 #endif							/* QS_COLUMN_PUSHDOWN_H */

@@ -186,10 +186,12 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #define QS_AM_SET_NEW_FILELOCATOR relation_set_new_filenode
 #define QS_UPDATE_INDEXES_T bool
 #define QS_SET_UPDATE_ALL(p) (*(p) = true)
+/* a HOT update: no index entries (PG 15 has no summarizing indexes) */
+#define QS_SET_UPDATE_HOT(p, summarized) ((void) (summarized), *(p) = false)
 #define QS_HeapTupleHeaderAdvanceConflictHorizon HeapTupleHeaderAdvanceLatestRemovedXid
 #define qs_tuplesort_getdatum(st, fwd, val, isnull) \
 	tuplesort_getdatum((st), (fwd), (val), (isnull), NULL)
-#define qs_pgstat_count_heap_update(rel, newpage) ((void) (newpage), pgstat_count_heap_update((rel), false))
+#define qs_pgstat_count_heap_update(rel, hot, newpage) ((void) (newpage), pgstat_count_heap_update((rel), (hot)))
 /* pgstat_count_heap_getnext n times at once (PG 16 renamed the counter) */
 #define qs_pgstat_count_heap_getnext_n(rel, n) \
 	do { \
@@ -200,10 +202,12 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #define QS_AM_SET_NEW_FILELOCATOR relation_set_new_filelocator
 #define QS_UPDATE_INDEXES_T TU_UpdateIndexes
 #define QS_SET_UPDATE_ALL(p) (*(p) = TU_All)
+/* a HOT update: entries only in summarizing indexes whose columns changed */
+#define QS_SET_UPDATE_HOT(p, summarized) (*(p) = (summarized) ? TU_Summarizing : TU_None)
 #define QS_HeapTupleHeaderAdvanceConflictHorizon HeapTupleHeaderAdvanceConflictHorizon
 #define qs_tuplesort_getdatum(st, fwd, val, isnull) \
 	tuplesort_getdatum((st), (fwd), false, (val), (isnull), NULL)
-#define qs_pgstat_count_heap_update(rel, newpage) pgstat_count_heap_update((rel), false, (newpage))
+#define qs_pgstat_count_heap_update(rel, hot, newpage) pgstat_count_heap_update((rel), (hot), (newpage))
 #define qs_pgstat_count_heap_getnext_n(rel, n) \
 	do { \
 		if (pgstat_should_count_relation(rel)) \
@@ -391,5 +395,25 @@ typedef HeapTuple QsRBTuple;
 #define qs_rb_alloc_change(rb) ReorderBufferAllocChange(rb)
 #endif
 /* ---- end wal ---- */
+
+
+/* ---- aggregate pushdown (src/scan/aggplan.c, aggexec.c) ---- */
+#include "executor/executor.h"
+
+/* PG 18 asks whether the relation is a result relation. */
+#if PG_VERSION_NUM < 180000
+#define qs_exec_rt_relation(estate, rti) ExecGetRangeTableRelation((estate), (rti))
+#else
+#define qs_exec_rt_relation(estate, rti) ExecGetRangeTableRelation((estate), (rti), false)
+#endif
+
+/* PG 16 plans grouping with the GROUP BY clauses left after redundancy. */
+#if PG_VERSION_NUM < 160000
+#define QS_GROUP_CLAUSE(root) ((root)->parse->groupClause)
+#else
+#define QS_GROUP_CLAUSE(root) ((root)->processed_groupClause)
+#endif
+
+/* ---- end aggregate pushdown ---- */
 
 #endif							/* QS_COMPAT_H */

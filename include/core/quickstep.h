@@ -18,6 +18,7 @@
 
 /* GUCs (guc.c) */
 extern bool qs_enable_pushdown;
+extern bool qs_enable_agg_pushdown;
 extern int	qs_column_delta_rows;
 extern int	qs_column_fetch_cache;	/* kB, readcache.c */
 extern int	qs_max_shared_scans;

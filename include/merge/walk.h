@@ -22,7 +22,7 @@ typedef struct QsQuietWalk
 	const QsPageLayout *L;
 	TransactionId oldest;		/* GetOldestNonRemovableTransactionId */
 	BufferAccessStrategy strategy;
-	QsColRun   *runs;			/* the blocks' pages, skipped unread */
+	QsPageRange *runs;			/* the blocks' pages, skipped unread */
 	int			nruns;
 	int			nextrun;
 	BlockNumber nblocks;		/* pages when the walk began */

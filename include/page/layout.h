@@ -46,7 +46,11 @@ typedef enum QsRecordState
 {
 	QS_REC_UNUSED,				/* free slot, or offset beyond the page */
 	QS_REC_DEAD,				/* slot kept for index pointers, no data */
-	QS_REC_NORMAL				/* a record with header and attributes */
+	QS_REC_NORMAL,				/* a record with header and attributes */
+	QS_REC_REDIRECT				/* root of a HOT chain whose first versions
+								 * were pruned: index entries point here,
+								 * redirect_target names the chain's next
+								 * member (heap's LP_REDIRECT) */
 } QsRecordState;
 
 typedef struct QsPageLayout
@@ -86,6 +90,14 @@ typedef struct QsPageLayout
 	 * free space is split among areas: record_fits decides.
 	 */
 	Size		(*free_space) (Page page);
+
+	/*
+	 * Optional (NULL: free_space alone decides): true when the page is near
+	 * a limit free_space does not show, so that opportunistic pruning
+	 * (prune.c) runs before an update finds no room.  PAX: few free slots
+	 * left in its capacity, while make_room could still find bytes.
+	 */
+	bool		(*prune_wanted) (Page page);
 
 	/*
 	 * Would put_record succeed for this tuple, leaving at least 'reserve'
@@ -190,6 +202,17 @@ typedef struct QsPageLayout
 	/* Mark records dead (keep slot for index pointers) or unused. */
 	void		(*mark_dead) (Page page, const OffsetNumber *offs, int n);
 	void		(*mark_unused) (Page page, const OffsetNumber *offs, int n);
+
+	/*
+	 * Optional (NULL: the layout has no HOT chains, and the engine never
+	 * makes a heap-only version on its pages).  mark_redirect turns the
+	 * slots from[i] into REDIRECTs to to[i] (their storage is dropped, as
+	 * by mark_dead); redirect_target reads the target of a REDIRECT slot.
+	 * Part of the WAL format, as mark_dead (PRUNE replays it).
+	 */
+	void		(*mark_redirect) (Page page, const OffsetNumber *from,
+								  const OffsetNumber *to, int n);
+	OffsetNumber (*redirect_target) (Page page, OffsetNumber off);
 
 	/*
 	 * Reclaim the space of dead/unused records.  Moves record bytes: the

@@ -84,6 +84,7 @@ typedef struct QsQual
 } QsQual;
 
 /* Planner side: can this clause run in storage for relation 'relid'? */
+extern int64 qs_datum_to_int64(Datum d, int width);
 extern bool qs_qual_pushable(Expr *clause, Index relid, AttrNumber *attno);
 
 /* Executor side. */

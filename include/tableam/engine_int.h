@@ -15,6 +15,7 @@
 #include "access/tableam.h"
 #include "nodes/tidbitmap.h"
 #include "page/layout.h"
+#include "tableam/pagerange.h"
 
 typedef struct QsScanDescData
 {
@@ -37,6 +38,9 @@ typedef struct QsScanDescData
 
 	ParallelBlockTableScanWorkerData *pwork;
 
+	const QsPageRange *skip;	/* pages passed unread (qs_scan_skip_pages) */
+	int			nskip;
+
 	ItemPointerData mintid;		/* TID range scans */
 	ItemPointerData maxtid;
 
@@ -57,6 +61,8 @@ extern TableScanDesc qs_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 extern void qs_scan_rescan(TableScanDesc sscan, ScanKey key, bool set_params,
 						   bool allow_strat, bool allow_sync, bool allow_pagemode);
 extern void qs_scan_end(TableScanDesc sscan);
+extern void qs_scan_skip_pages(TableScanDesc sscan, const QsPageRange *skip,
+							   int nskip);
 extern void qs_scan_set_limits(TableScanDesc sscan, BlockNumber start,
 							   BlockNumber num);
 extern bool qs_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
@@ -195,11 +201,21 @@ extern TransactionId qs_index_delete_tuples(Relation rel,
 extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
 extern void qs_prune_clear_hints(const QsPageLayout *L, Page page,
 								 const OffsetNumber *offs, int n);
+extern int	qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
+						  struct GlobalVisState *vistest,
+						  TransactionId oldest_xmin);
+extern void qs_hot_root_map(const QsPageLayout *L, Page page,
+							BlockNumber blkno, OffsetNumber *root_offsets);
+extern void qs_prune_execute(const QsPageLayout *L, Page page,
+							 const OffsetNumber *redirected, int nredirected,
+							 const OffsetNumber *dead, int ndead,
+							 const OffsetNumber *unused, int nunused);
 
 /* wal.c */
 extern void qs_log_conflict(Relation rel, TransactionId horizon);
 extern void qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon);
 extern void qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
+						 const OffsetNumber *redirected, int nredirected,
 						 const OffsetNumber *dead, int ndead,
 						 const OffsetNumber *unused, int nunused);
 extern void qs_log_vm_clear(Relation rel, BlockNumber heapblk, Buffer vmbuf,

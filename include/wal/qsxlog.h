@@ -42,6 +42,8 @@
 #define XLOG_QS_PRUNE		0x40	/* src/tableam/wal.c: records made dead or
 									 * unused and the page compacted, replayed
 									 * by the page's layout */
+#define XLOG_QS_PRUNE_HOT	0x50	/* src/tableam/wal.c: PRUNE with HOT chain
+									 * roots redirected as well */
 
 /*
  * Logical decoding reads only XLOG_QS_LOGICAL records (decode.c); every

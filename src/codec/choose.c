@@ -159,45 +159,36 @@ dict_sizes_counted(const QsValues *vals, unsigned allowed, bool prune,
 }
 
 /*
- * QS_CHOOSE_SAMPLE: which allowed encodings are worth measuring in full
- * (*keep), from their exact sizes over QS_CHOOSE_SAMPLE_CHUNKS runs of
- * consecutive values spread evenly over vals (runs, not single values, so
- * that LZ4 and FOR_DELTA see neighbours as they will).  The cheap ones
- * (PLAIN, FOR, FOR_DELTA: one pass) are always kept.
+ * A sample of vals: nchunks runs of runlen consecutive values spread evenly
+ * over vals, in *sv (its arrays from alloc: free them with sample_free).
  */
 static QsCodecStatus
-screen_on_sample(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
-				 unsigned flags, unsigned allowed,
-				 const QsCodecAllocator *alloc, unsigned *keep, QsCodecErr *err)
+sample_take(const QsValues *vals, size_t nchunks, size_t runlen,
+			const QsCodecAllocator *alloc, QsValues *sv, QsCodecErr *err)
 {
-	size_t		m = (size_t) QS_CHOOSE_SAMPLE_CHUNKS * QS_CHOOSE_SAMPLE_RUN;
-	size_t		stride = vals->n / QS_CHOOSE_SAMPLE_CHUNKS;
-	QsValues	sv;
-	QsChoice	sc;
-	uint8_t    *data = NULL;
-	const uint8_t **ptrs = NULL;
-	uint32_t   *lens = NULL;
-	QsCodecStatus st;
-	size_t		best = SIZE_MAX;
+	size_t		m = nchunks * runlen;
+	size_t		stride = vals->n / nchunks;
 
-	memset(&sv, 0, sizeof(sv));
-	sv.n = m;
-	sv.width = vals->width;
+	memset(sv, 0, sizeof(*sv));
+	sv->n = m;
+	sv->width = vals->width;
 	if (vals->width > 0)
 	{
-		data = alloc->alloc(alloc->ctx, m * vals->width);
+		uint8_t    *data = alloc->alloc(alloc->ctx, m * vals->width);
+
 		if (data == NULL)
 			return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
-		for (int k = 0; k < QS_CHOOSE_SAMPLE_CHUNKS; k++)
-			memcpy(data + (size_t) k * QS_CHOOSE_SAMPLE_RUN * vals->width,
-				   vals->data + (size_t) k * stride * vals->width,
-				   (size_t) QS_CHOOSE_SAMPLE_RUN * vals->width);
-		sv.data = data;
+		for (size_t k = 0; k < nchunks; k++)
+			memcpy(data + k * runlen * vals->width,
+				   vals->data + k * stride * vals->width,
+				   runlen * vals->width);
+		sv->data = data;
 	}
 	else
 	{
-		ptrs = alloc->alloc(alloc->ctx, m * sizeof(*ptrs));
-		lens = alloc->alloc(alloc->ctx, m * sizeof(*lens));
+		const uint8_t **ptrs = alloc->alloc(alloc->ctx, m * sizeof(*ptrs));
+		uint32_t   *lens = alloc->alloc(alloc->ctx, m * sizeof(*lens));
+
 		if (ptrs == NULL || lens == NULL)
 		{
 			if (ptrs)
@@ -206,29 +197,68 @@ screen_on_sample(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
 				alloc->free(alloc->ctx, lens);
 			return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory");
 		}
-		for (int k = 0; k < QS_CHOOSE_SAMPLE_CHUNKS; k++)
+		for (size_t k = 0; k < nchunks; k++)
 		{
-			memcpy(ptrs + (size_t) k * QS_CHOOSE_SAMPLE_RUN,
-				   vals->ptrs + (size_t) k * stride,
-				   QS_CHOOSE_SAMPLE_RUN * sizeof(*ptrs));
-			memcpy(lens + (size_t) k * QS_CHOOSE_SAMPLE_RUN,
-				   vals->lens + (size_t) k * stride,
-				   QS_CHOOSE_SAMPLE_RUN * sizeof(*lens));
+			memcpy(ptrs + k * runlen, vals->ptrs + k * stride,
+				   runlen * sizeof(*ptrs));
+			memcpy(lens + k * runlen, vals->lens + k * stride,
+				   runlen * sizeof(*lens));
 		}
-		sv.ptrs = ptrs;
-		sv.lens = lens;
+		sv->ptrs = ptrs;
+		sv->lens = lens;
 	}
+	return QS_CODEC_OK;
+}
+
+static void
+sample_free(QsValues *sv, const QsCodecAllocator *alloc)
+{
+	if (sv->data)
+		alloc->free(alloc->ctx, (void *) sv->data);
+	if (sv->ptrs)
+	{
+		alloc->free(alloc->ctx, (void *) sv->ptrs);
+		alloc->free(alloc->ctx, (void *) sv->lens);
+	}
+}
+
+/*
+ * QS_CHOOSE_SAMPLE: which allowed encodings are worth measuring in full
+ * (*keep), from their exact sizes over QS_CHOOSE_SAMPLE_CHUNKS runs of
+ * consecutive values spread evenly over vals (runs, not single values, so
+ * that LZ4 and FOR_DELTA see neighbours as they will).  The cheap ones
+ * (PLAIN, FOR, FOR_DELTA: one pass) are always kept.
+ *
+ * Dictionaries are also kept when values recur in a scattered sample (as
+ * many single values, evenly spaced): a dictionary's size depends on how
+ * often values recur over the whole input, which runs can hide — a cycle
+ * of 5,000 names in turn makes each run all distinct, and the runs'
+ * dictionary as big as the runs, while the input's holds 5,000 values.
+ * Their count over all values then decides (it stops early once the
+ * dictionary loses: dict_loses).
+ */
+static QsCodecStatus
+screen_on_sample(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
+				 unsigned flags, unsigned allowed,
+				 const QsCodecAllocator *alloc, unsigned *keep, QsCodecErr *err)
+{
+	size_t		m = (size_t) QS_CHOOSE_SAMPLE_CHUNKS * QS_CHOOSE_SAMPLE_RUN;
+	QsValues	sv;
+	QsChoice	sc;
+	QsDistinct	d;
+	QsCodecStatus st;
+	size_t		best = SIZE_MAX;
+	unsigned	dicts = QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED);
+
+	st = sample_take(vals, QS_CHOOSE_SAMPLE_CHUNKS, QS_CHOOSE_SAMPLE_RUN,
+					 alloc, &sv, err);
+	if (st != QS_CODEC_OK)
+		return st;
 	/* every size exact on the sample: no pruning, no stripe kept */
 	st = qs_choose_encoding(&sv, is_int, cmp, cmp_arg,
 							flags & QS_CHOOSE_IMAGE_EQUAL, allowed,
 							alloc, &sc, err);
-	if (data)
-		alloc->free(alloc->ctx, data);
-	if (ptrs)
-	{
-		alloc->free(alloc->ctx, ptrs);
-		alloc->free(alloc->ctx, lens);
-	}
+	sample_free(&sv, alloc);
 	if (st != QS_CODEC_OK)
 		return st;
 	for (int e = 0; e < QS_ENC_COUNT; e++)
@@ -240,6 +270,18 @@ screen_on_sample(const QsValues *vals, bool is_int, QsCmpFn cmp, void *cmp_arg,
 		if (sc.considered[e] &&
 			(double) sc.size[e] <= (double) best * QS_CHOOSE_SAMPLE_SLACK)
 			*keep |= QS_ENC_MASK(e);
+
+	if ((allowed & dicts & ~*keep) == 0)
+		return QS_CODEC_OK;
+	st = sample_take(vals, m, 1, alloc, &sv, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	st = qs_distinct_count(&sv, NULL, NULL, alloc, &d, err);
+	sample_free(&sv, alloc);
+	if (st != QS_CODEC_OK)
+		return st;
+	if ((double) (m - d.ndistinct) >= (double) m * QS_CHOOSE_SAMPLE_RECUR)
+		*keep |= dicts;
 	return QS_CODEC_OK;
 }
 

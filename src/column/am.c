@@ -544,6 +544,36 @@ col_prev_main(ColScanDesc s, TupleTableSlot *slot)
 }
 
 /*
+ * A sequential scan's delta pass skips the pages of the blocks' runs
+ * unread: they are most of the table's pages, and the engine read each to
+ * find no record.  The runs are listed after the scan's snapshot was taken
+ * (its first row), as QuickstepScan's delta pass does: a run listed then
+ * holds no delta row for as long as the snapshot can read it (its pages go
+ * back to the delta only when no snapshot can see its block: dir.c), and
+ * rows the snapshot sees were there before it.  MVCC snapshots only: a
+ * dirty or non-MVCC scan sees rows inserted after its start.  Also for
+ * QuickstepScan's aggregate mode, which reads the delta scan itself
+ * (src/scan/aggexec.c).
+ */
+void
+qs_colscan_delta_skip_runs(ColScanDesc s)
+{
+	Snapshot	snapshot = s->base.rs_snapshot;
+	MemoryContext old;
+	QsPageRange *runs;
+	int			nruns;
+
+	s->delta_skips_set = true;
+	if (!(s->base.rs_flags & SO_TYPE_SEQSCAN) || snapshot == NULL ||
+		!IsMVCCSnapshot(snapshot))
+		return;
+	old = MemoryContextSwitchTo(s->cxt);
+	runs = qs_coldir_runs(s->base.rs_rd, &nruns);
+	MemoryContextSwitchTo(old);
+	qs_scan_skip_pages(s->delta, runs, nruns);
+}
+
+/*
  * Delta rows, then main rows; backward (a scrollable cursor) the other
  * way round.  The engine's delta scan restarts from its last row when
  * asked backward after its end, as heap's does.
@@ -555,6 +585,8 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	ColScanDesc s = (ColScanDesc) sscan;
 
 	qs_colscan_slot_desc(s, slot);
+	if (!s->delta_skips_set)
+		qs_colscan_delta_skip_runs(s);
 	if (ScanDirectionIsForward(direction))
 	{
 		if (!s->delta_done)
@@ -794,13 +826,95 @@ col_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 typedef struct ColFetchCache
 {
 	MemoryContext rowcxt;		/* the last row's values */
+
+	/*
+	 * An index scan's directory as its MVCC snapshot sees it, read at its
+	 * first fetch of a main row (it was read per fetch: a third of the
+	 * cost of a main row's fetch beyond heap's).  The directory part such
+	 * a snapshot sees does not change while the snapshot exists: new
+	 * entries and versions are invisible to it, VACUUM retires no version
+	 * it can see, and a block's delete-map root, once made, stays; a root
+	 * made after the read only holds changes of writers the snapshot does
+	 * not see (a change it sees was made before the snapshot, or by an
+	 * earlier command of its transaction, before the scan).  This
+	 * backend's own load buffer is the exception: any flush of it (this
+	 * fetch's, a scan's, a subtransaction's commit...) publishes a block
+	 * an earlier command loaded, which the snapshot sees: the read is
+	 * dropped when the backend's count of flushes moved.  Other snapshot
+	 * kinds read the directory per fetch, and so do SERIALIZABLE
+	 * transactions: their reads must meet the writers they do not see
+	 * (a block published or a delete map made after the read) for SSI.
+	 */
+	MemoryContext dircxt;		/* NULL: no directory kept */
+	bool		have_dir;
+	QsColDirectory dir;
+	SnapshotData dir_snap;		/* the snapshot it was read for (fields) */
+	uint64		dir_flushes;	/* qs_colload_flushes() when it was read */
 } ColFetchCache;
 
 static void
-cache_init(ColFetchCache *c, MemoryContext parent)
+cache_init(ColFetchCache *c, MemoryContext parent, bool keep_dir)
 {
 	c->rowcxt = AllocSetContextCreate(parent, "quickstep column row",
 									  ALLOCSET_DEFAULT_SIZES);
+	c->dircxt = keep_dir ?
+		AllocSetContextCreate(parent, "quickstep column directory",
+							  ALLOCSET_SMALL_SIZES) : NULL;
+	c->have_dir = false;
+}
+
+/*
+ * Was c's directory read for a snapshot equal to 'snapshot' (the same
+ * in-progress transactions, bounds and command)?  Executor snapshots are
+ * copies, without snapXactCompletionCount: compared field by field.
+ */
+static bool
+cache_dir_valid(const ColFetchCache *c, Snapshot snapshot)
+{
+	const SnapshotData *d = &c->dir_snap;
+
+	return c->have_dir && c->dir_flushes == qs_colload_flushes() &&
+		d->xmin == snapshot->xmin && d->xmax == snapshot->xmax &&
+		d->curcid == snapshot->curcid &&
+		d->xcnt == snapshot->xcnt && d->subxcnt == snapshot->subxcnt &&
+		d->suboverflowed == snapshot->suboverflowed &&
+		d->takenDuringRecovery == snapshot->takenDuringRecovery &&
+		(d->xcnt == 0 ||
+		 memcmp(d->xip, snapshot->xip, sizeof(TransactionId) * d->xcnt) == 0) &&
+		(d->subxcnt <= 0 ||
+		 memcmp(d->subxip, snapshot->subxip, sizeof(TransactionId) * d->subxcnt) == 0);
+}
+
+/* the directory snapshot sees: c's, read now if it has none for it */
+static const QsColDirectory *
+cache_dir(ColFetchCache *c, Relation rel, Snapshot snapshot,
+		  QsColDirectory *own)
+{
+	MemoryContext old;
+
+	if (c->dircxt == NULL || snapshot == NULL ||
+		snapshot->snapshot_type != SNAPSHOT_MVCC || IsolationIsSerializable())
+	{
+		qs_coldir_read_visible(rel, snapshot, own);
+		return own;
+	}
+	if (cache_dir_valid(c, snapshot))
+		return &c->dir;
+	MemoryContextReset(c->dircxt);
+	c->have_dir = false;
+	old = MemoryContextSwitchTo(c->dircxt);
+	qs_coldir_read_visible(rel, snapshot, &c->dir);
+	c->dir_flushes = qs_colload_flushes();
+	c->dir_snap = *snapshot;
+	c->dir_snap.xip = snapshot->xcnt > 0 ?
+		memcpy(palloc(sizeof(TransactionId) * snapshot->xcnt), snapshot->xip,
+			   sizeof(TransactionId) * snapshot->xcnt) : NULL;
+	c->dir_snap.subxip = snapshot->subxcnt > 0 ?
+		memcpy(palloc(sizeof(TransactionId) * snapshot->subxcnt), snapshot->subxip,
+			   sizeof(TransactionId) * snapshot->subxcnt) : NULL;
+	MemoryContextSwitchTo(old);
+	c->have_dir = true;
+	return &c->dir;
 }
 
 /*
@@ -814,7 +928,7 @@ row_fetch_cache(void)
 	static ColFetchCache cache;
 
 	if (cache.rowcxt == NULL)
-		cache_init(&cache, TopMemoryContext);
+		cache_init(&cache, TopMemoryContext, false);
 	return &cache;
 }
 
@@ -828,19 +942,21 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			   Snapshot snapshot, TupleTableSlot *slot,
 			   const HeapTupleHeaderData *hdr)
 {
-	QsColDirectory dir;
+	QsColDirectory own = {0};
+	const QsColDirectory *dir;
 	const QsColDirEntry *e;
 	uint32		range,
 				row;
 	bool		found = false;
 
 	/* with 'hdr', the engine's DML holds the row's delete-map page: no flush */
+	/* a flush moves qs_colload_flushes(): the kept directory is read again */
 	if (hdr == NULL)
-		qs_colload_flush_rel(rel);
+		qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
-	qs_coldir_read_visible(rel, snapshot, &dir);
-	e = qs_coldir_find_range(&dir, range);
+	dir = cache_dir(c, rel, snapshot, &own);
+	e = qs_coldir_find_range(dir, range);
 
 	/*
 	 * A row another backend's load still buffers (its block is not written
@@ -870,7 +986,8 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			if (slot->tts_ops == table_slot_callbacks(rel))
 				qs_colmain_default_header(&pe, tid, &rs->hdr);
 			ExecStoreVirtualTuple(slot);
-			pfree(dir.entries);
+			if (own.entries)
+				pfree(own.entries);
 			return true;
 		}
 	}
@@ -896,7 +1013,8 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			found = true;
 		}
 	}
-	pfree(dir.entries);
+	if (own.entries)
+		pfree(own.entries);
 	return found;
 }
 
@@ -1017,10 +1135,10 @@ col_index_fetch_begin(Relation rel)
 {
 	ColIndexFetchData *f = palloc0(sizeof(ColIndexFetchData));
 
-	qs_colload_flush_rel(rel);
+	/* buffered rows are flushed when one of them is fetched (col_fetch_main) */
 	f->base.rel = rel;
 	f->delta = qs_index_fetch_begin(rel);
-	cache_init(&f->cache, CurrentMemoryContext);
+	cache_init(&f->cache, CurrentMemoryContext, true);
 	return &f->base;
 }
 
@@ -1037,6 +1155,7 @@ col_index_fetch_end(IndexFetchTableData *scan)
 
 	qs_index_fetch_end(f->delta);
 	MemoryContextDelete(f->cache.rowcxt);
+	MemoryContextDelete(f->cache.dircxt);
 	pfree(f);
 }
 
@@ -1243,7 +1362,7 @@ col_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	bool		followed = false;
 	TM_Result	result;
 
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, tid);
 	for (;;)
 	{
 		/* old values (logical decoding) read before the engine locks the row */
@@ -1279,7 +1398,7 @@ col_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		followed = false;
 	TM_Result	result;
 
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, otid);
 	for (;;)
 	{
 		/* old values (key change, TOAST, decoding) read before the row is locked */
@@ -1308,7 +1427,7 @@ col_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 			   TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
 			   LockWaitPolicy wait_policy, uint8 flags, TM_FailureData *tmfd)
 {
-	qs_colload_flush_rel(rel);
+	qs_colload_flush_tid(rel, tid);
 	return qs_tuple_lock(rel, tid, snapshot, slot, cid, mode, wait_policy,
 						 flags, tmfd);
 }

@@ -1119,8 +1119,8 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 static int
 colrun_cmp(const void *a, const void *b)
 {
-	BlockNumber x = ((const QsColRun *) a)->start;
-	BlockNumber y = ((const QsColRun *) b)->start;
+	BlockNumber x = ((const QsPageRange *) a)->start;
+	BlockNumber y = ((const QsPageRange *) b)->start;
 
 	return x < y ? -1 : x > y ? 1 : 0;
 }
@@ -1132,15 +1132,15 @@ colrun_cmp(const void *a, const void *b)
  *		(the merge's collection, the worker's count), so that its cost is
  *		the delta's pages, not the table's.
  */
-QsColRun *
+QsPageRange *
 qs_coldir_runs(Relation rel, int *nruns)
 {
 	QsColDirectory dir;
-	QsColRun   *runs;
+	QsPageRange   *runs;
 	int			n = 0;
 
 	qs_coldir_read_all(rel, &dir);
-	runs = palloc(sizeof(QsColRun) * Max(dir.nentries, 1));
+	runs = palloc(sizeof(QsPageRange) * Max(dir.nentries, 1));
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];
@@ -1153,7 +1153,7 @@ qs_coldir_runs(Relation rel, int *nruns)
 		n++;
 	}
 	pfree(dir.entries);
-	qsort(runs, n, sizeof(QsColRun), colrun_cmp);
+	qsort(runs, n, sizeof(QsPageRange), colrun_cmp);
 	*nruns = n;
 	return runs;
 }

@@ -20,9 +20,11 @@
  * reserved when buffering starts), because COPY inserts index entries and
  * queues AFTER ROW triggers right after multi_insert returns.  Everything
  * that could read this backend's buffered rows goes through the AM, which
- * flushes them first (qs_colload_flush_rel): scans, index fetches, row
- * fetches (trigger tuples, unique checks).  Other backends cannot see them
- * (they are not committed).  The buffer is also flushed when the load
+ * flushes them first: scans (qs_colload_flush_rel), and fetches by TID
+ * (trigger tuples, unique checks, DML's old rows: qs_colload_flush_tid,
+ * only when the TID is one of the buffered rows; every flush moves
+ * qs_colload_flushes(), which tells a kept directory it is out of date).
+ * Other backends cannot see them (they are not committed).  The buffer is also flushed when the load
  * moves to another table or command, at subtransaction commit and before
  * commit or PREPARE; it is dropped at (sub)transaction abort and by
  * TRUNCATE of the table.  An aborted load leaves a run and a directory
@@ -92,6 +94,7 @@ typedef struct ColLoad
 
 static ColLoad load;
 static bool callbacks_registered = false;
+static uint64 load_flushes = 0;		/* blocks this backend published */
 
 static void
 load_reset(void)
@@ -127,6 +130,7 @@ load_flush(Relation rel)
 	uint32		nrows = load.builder.nrows;
 
 	Assert(load.active && RelationGetRelid(rel) == load.relid);
+	load_flushes++;
 	if (nrows == 0)
 	{
 		/* nothing to publish: the pending entry is retired */
@@ -221,6 +225,35 @@ qs_colload_flush_rel(Relation rel)
 {
 	if (load.active && load.relid == RelationGetRelid(rel))
 		load_flush(rel);
+}
+
+/*
+ * Only if the row at 'tid' is one this backend still buffers: a fetch by TID
+ * reads that one row, and the load's other rows must not be written early.
+ * (A load's unique checks fetch every conflicting index entry: flushing the
+ * whole buffer for each wrote one block per row when a load's keys collided
+ * with a rolled-back load's index entries.)
+ */
+void
+qs_colload_flush_tid(Relation rel, ItemPointer tid)
+{
+	uint32		range,
+				row;
+
+	if (load.active && load.relid == RelationGetRelid(rel) &&
+		qs_virt_decode(tid, &range, &row) && range == load.range)
+		load_flush(rel);
+}
+
+/*
+ * How many times this backend published a loaded block (or retired its
+ * empty reservation): a directory read before a change of the count may
+ * miss a block of this transaction's own that it sees now.
+ */
+uint64
+qs_colload_flushes(void)
+{
+	return load_flushes;
 }
 
 /*

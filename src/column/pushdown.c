@@ -1018,3 +1018,67 @@ qs_colpush_chunk(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 	}
 	return n;
 }
+
+/*
+ * qs_colpush_values
+ *		Column c of rows start + sel[0..n-1] of the open block (n <=
+ *		QS_COLPUSH_CHUNK) into p->vals / p->nulls, decoded as the quals'
+ *		per-row path decodes them (a column added after the block: its
+ *		missing value).  By-reference values live until the next chunk.
+ *		For the aggregate mode of QuickstepScan (src/scan/aggexec.c).
+ */
+void
+qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
+				  const OffsetNumber *sel, int n)
+{
+	read_values(p, s, c, start, sel, n);
+}
+
+/*
+ * qs_colpush_ints
+ *		Column c of rows start + sel[0..n-1] of the open block as integers
+ *		(a by-value integer-like column of 'width' bytes) into p->ints,
+ *		NULLs in p->nulls, read from its FOR or plain stripe as the
+ *		integer quals read it, without Datums: the chunk (rows start ..
+ *		start + nrows - 1) unpacked at once when most of it is selected.
+ *		False, nothing read, when the column is stored otherwise
+ *		(dictionary, added after the block): qs_colpush_values then.
+ */
+bool
+qs_colpush_ints(QsColPush *p, ColScanDesc s, int c, int width, uint32 start,
+				int nrows, const OffsetNumber *sel, int n)
+{
+	QsColBlockColDesc d;
+	QsColReader *r;
+
+	if (c >= s->rr.h.blk.ncols)
+		return false;
+	qs_colblock_coldesc(&s->rr.h.blk, c, &d);
+	if (!(((d.encoding == QS_ENC_FOR || d.encoding == QS_ENC_FOR_DELTA) &&
+		   (width == 4 || width == 8)) ||
+		  (d.encoding == QS_ENC_PLAIN && d.type.typlen == width)))
+		return false;
+	r = column_reader(p, s, c);
+	if (r->nulls == NULL && r->d.encoding == QS_ENC_FOR && !r->decoded &&
+		n >= nrows / 4)
+	{
+		/* in place: sel[] ascends, so sel[i] >= i */
+		qs_for_decode64(&r->forv, start, nrows, p->ints);
+		for (int i = 0; i < n; i++)
+		{
+			int64		v = p->ints[sel[i]];
+
+			p->ints[i] = width == 4 ? (int64) (int32) v : v;
+			p->nulls[i] = false;
+		}
+		return true;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		uint32		row = start + sel[i];
+
+		p->nulls[i] = !row_present(r, row);
+		p->ints[i] = p->nulls[i] ? 0 : reader_int(r, width, value_index(r, row));
+	}
+	return true;
+}

@@ -17,6 +17,7 @@
 #include "utils/guc.h"
 
 bool		qs_enable_pushdown = true;
+bool		qs_enable_agg_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
 int			qs_column_delta_rows = 1000;
@@ -37,6 +38,15 @@ qs_define_gucs(bool at_preload)
 							 "Lets the planner use QuickstepScan, which evaluates restrictions inside quickstep storage.",
 							 "When off, quickstep tables are scanned by the ordinary executor nodes.",
 							 &qs_enable_pushdown,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("quickstep.enable_agg_pushdown",
+							 "Lets the planner compute partial aggregates inside QuickstepScan over column tables.",
+							 "When off (or when quickstep.enable_pushdown is off), aggregates over quickstep_column tables are PostgreSQL's over a scan's rows.",
+							 &qs_enable_agg_pushdown,
 							 true,
 							 PGC_USERSET,
 							 0,

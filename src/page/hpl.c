@@ -14,7 +14,9 @@
  * attribute the offset of its null bits, 0 for none: see below).
  *
  * Fixed-size fields.  Every record has the fields
- *	 used bit, live bit (the ghost bits: unused = 00, dead = 10, normal = 11),
+ *	 used bit, live bit (the ghost bits: unused = 00, dead = 10, normal = 11;
+ *	 a dead slot of logical length 0 is a REDIRECT, its target in the ctid
+ *	 offset field: hpl_mark_redirect),
  *	 xmin 4, xmax 4, cid/xvac 4, ctid block 4, ctid offset 2, infomask 2,
  *	 infomask2 2 (holds the record's natts), logical length 2,
  *	 per attribute: the value (pass-by-value types of 1, 2, 4, 8 bytes) or a
@@ -100,6 +102,9 @@
 #define HPL_MAX_FIELDS	64
 #define HPL_MAX_UNITS	((HPL_MAX_RECS + 7) / 8)	/* of an 8-byte field */
 #define HPL_NULL_BYTES	((HPL_MAX_RECS + 7) / 8)	/* a null bit chunk */
+
+/* the length field of a DEAD slot that was a REDIRECT (see hpl_mark_redirect) */
+#define HPL_DEAD_LEN	0xFFFF
 
 /* page flags */
 #define HPL_PAGE_WIDE	0x01
@@ -1277,9 +1282,15 @@ hpl_record_state(Page page, OffsetNumber off)
 		int			k = off - 1;
 		const uint8 *p = (const uint8 *) page;
 
+		uint16		len;
+
 		if (!((p[g->hoff[k][F_USED]] >> (k & 7)) & 1))
 			return QS_REC_UNUSED;
-		return ((p[g->hoff[k][F_LIVE]] >> (k & 7)) & 1) ? QS_REC_NORMAL : QS_REC_DEAD;
+		if ((p[g->hoff[k][F_LIVE]] >> (k & 7)) & 1)
+			return QS_REC_NORMAL;
+		/* a REDIRECT is a dead slot of length 0 (hpl_mark_redirect) */
+		memcpy(&len, p + g->hoff[k][F_LEN], 2);
+		return len == 0 ? QS_REC_REDIRECT : QS_REC_DEAD;
 	}
 }
 
@@ -1687,8 +1698,12 @@ hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
 	for (int i = 0; i < n; i++)
 	{
 		Assert(offs[i] >= FirstOffsetNumber && offs[i] <= nrecs);
-		if (offs[i] >= FirstOffsetNumber && offs[i] <= nrecs)
-			hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+		if (offs[i] < FirstOffsetNumber || offs[i] > nrecs)
+			continue;
+		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
+		/* a REDIRECT becoming DEAD: no longer of length 0 */
+		if (hpl_get16(page, FLD(g, F_LEN), offs[i] - 1) == 0)
+			hpl_put16(page, FLD(g, F_LEN), offs[i] - 1, HPL_DEAD_LEN);
 	}
 }
 
@@ -1706,6 +1721,49 @@ hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 		hpl_setbit(page, FLD(g, F_LIVE), offs[i] - 1, false);
 		hpl_setbit(page, FLD(g, F_USED), offs[i] - 1, false);
 	}
+}
+
+/*
+ * REDIRECT: a used, not live slot whose length field is 0 (no formed tuple
+ * is that short; a DEAD slot keeps its record's length, or HPL_DEAD_LEN
+ * once it was a REDIRECT) and whose ctid offset field holds the target.
+ * Its other MVCC fields are zeroed, so the page's bytes depend on the
+ * target alone (PRUNE redo is byte-exact); its values go at the next
+ * compaction, as a dead record's.
+ */
+static void
+hpl_mark_redirect(Page page, const OffsetNumber *from, const OffsetNumber *to,
+				  int n)
+{
+	HplGeom    *g = hpl_hgeom(page);
+	int			nrecs = HplDirOf(page)->nrecs;
+
+	for (int i = 0; i < n; i++)
+	{
+		int			k = from[i] - 1;
+
+		Assert(from[i] >= FirstOffsetNumber && from[i] <= nrecs &&
+			   to[i] >= FirstOffsetNumber && to[i] <= nrecs &&
+			   to[i] != from[i]);
+		if (from[i] < FirstOffsetNumber || from[i] > nrecs)
+			continue;
+		hpl_setbit(page, FLD(g, F_LIVE), k, false);
+		hpl_put32(page, FLD(g, F_XMIN), k, 0);
+		hpl_put32(page, FLD(g, F_XMAX), k, 0);
+		hpl_put32(page, FLD(g, F_CID), k, 0);
+		hpl_put32(page, FLD(g, F_CTIDBLK), k, 0);
+		hpl_put16(page, FLD(g, F_CTIDOFF), k, to[i]);
+		hpl_put16(page, FLD(g, F_INFOMASK), k, 0);
+		hpl_put16(page, FLD(g, F_INFOMASK2), k, 0);
+		hpl_put16(page, FLD(g, F_LEN), k, 0);
+	}
+}
+
+static OffsetNumber
+hpl_redirect_target(Page page, OffsetNumber off)
+{
+	Assert(hpl_record_state(page, off) == QS_REC_REDIRECT);
+	return hpl_get16(page, FLD(hpl_hgeom(page), F_CTIDOFF), off - 1);
 }
 
 /*
@@ -2244,6 +2302,27 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			snprintf(errbuf, errlen, "block %u, item %d: live bit set on an unused slot", blkno, k + 1);
 			return false;
 		}
+		if (used && !live && hpl_get16(page, FLD(g, F_LEN), k) == 0)
+		{
+			/* a REDIRECT (the root of a pruned HOT chain): to a heap-only record */
+			int			to = hpl_get16(page, FLD(g, F_CTIDOFF), k);
+
+			if (to < FirstOffsetNumber || to > dir->nrecs || to == k + 1)
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: redirect to item %d outside the page's %u slots",
+						 blkno, k + 1, to, dir->nrecs);
+				return false;
+			}
+			if (!hpl_bit(page, FLD(g, F_USED), to - 1) ||
+				!hpl_bit(page, FLD(g, F_LIVE), to - 1) ||
+				!(hpl_get16(page, FLD(g, F_INFOMASK2), to - 1) & HEAP_ONLY_TUPLE))
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: redirect to item %d, which is not a heap-only record",
+						 blkno, k + 1, to);
+				return false;
+			}
+			continue;
+		}
 		if (!live)
 			continue;
 		hpl_fill_header(page, g, k, &h, &len);
@@ -2345,6 +2424,8 @@ const QsPageLayout qs_hpl_layout = {
 	.filter_range = hpl_filter_range,
 	.mark_dead = hpl_mark_dead,
 	.mark_unused = hpl_mark_unused,
+	.mark_redirect = hpl_mark_redirect,
+	.redirect_target = hpl_redirect_target,
 	.compact = hpl_compact,
 	.prepare_compact = hpl_prepare_compact,
 	.check_page = hpl_check_page,

@@ -105,6 +105,8 @@ nsm_record_state(Page page, OffsetNumber off)
 		return QS_REC_NORMAL;
 	if (ItemIdIsDead(lp))
 		return QS_REC_DEAD;
+	if (ItemIdIsRedirected(lp))
+		return QS_REC_REDIRECT;
 	return QS_REC_UNUSED;
 }
 
@@ -282,6 +284,23 @@ nsm_mark_unused(Page page, const OffsetNumber *offs, int n)
 }
 
 static void
+nsm_mark_redirect(Page page, const OffsetNumber *from, const OffsetNumber *to,
+				  int n)
+{
+	for (int i = 0; i < n; i++)
+		ItemIdSetRedirect(PageGetItemId(page, from[i]), to[i]);
+}
+
+static OffsetNumber
+nsm_redirect_target(Page page, OffsetNumber off)
+{
+	ItemId		lp = PageGetItemId(page, off);
+
+	Assert(ItemIdIsRedirected(lp));
+	return ItemIdGetRedirect(lp);
+}
+
+static void
 nsm_compact(Page page)
 {
 	PageRepairFragmentation(page);
@@ -323,9 +342,27 @@ nsm_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 
 		if (ItemIdIsRedirected(lp))
 		{
-			snprintf(errbuf, errlen, "block %u, item %u: redirect line pointer on an NSM page",
-					 blkno, off);
-			return false;
+			/* the root of a pruned HOT chain: to a heap-only record */
+			OffsetNumber to = ItemIdGetRedirect(lp);
+			ItemId		tlp;
+
+			if (lplen != 0 || to < FirstOffsetNumber || to > maxoff || to == off)
+			{
+				snprintf(errbuf, errlen, "block %u, item %u: redirect to item %u (length %u) outside the page's %u items",
+						 blkno, off, to, lplen, maxoff);
+				return false;
+			}
+			tlp = PageGetItemId(page, to);
+			if (!ItemIdIsNormal(tlp) || ItemIdGetLength(tlp) < SizeofHeapTupleHeader ||
+				ItemIdGetOffset(tlp) < ph->pd_upper ||
+				ItemIdGetOffset(tlp) + ItemIdGetLength(tlp) > ph->pd_special ||
+				!HeapTupleHeaderIsHeapOnly((HeapTupleHeader) PageGetItem(page, tlp)))
+			{
+				snprintf(errbuf, errlen, "block %u, item %u: redirect to item %u, which is not a heap-only record",
+						 blkno, off, to);
+				return false;
+			}
+			continue;
 		}
 		if (!ItemIdIsNormal(lp))
 		{
@@ -403,6 +440,8 @@ const QsPageLayout qs_nsm_layout = {
 	.read_columns = nsm_read_columns,
 	.mark_dead = nsm_mark_dead,
 	.mark_unused = nsm_mark_unused,
+	.mark_redirect = nsm_mark_redirect,
+	.redirect_target = nsm_redirect_target,
 	.compact = nsm_compact,
 	.check_page = nsm_check_page,
 };

@@ -13,7 +13,8 @@
  *					data-area size and bytes used (variable width)
  *	 -- pd_lower = pd_upper: the directory ends here (no single hole) --
  *	 PaxRecHdr[capacity]  xmin, xmax, cid/xvac, ctid, infomask, infomask2
- *					and the slot state (unused/dead/normal) of each record
+ *					and the slot state (unused/dead/normal/redirect) of each
+ *					record (a redirect's target in ctid's offset)
  *	 per attribute: presence bits[capacity]; then either
  *					 fixed width: attlen-byte values[capacity] (aligned), or
  *					 variable width: uint16 offsets[capacity] + a data area
@@ -72,6 +73,10 @@
 #define PAX_UNUSED		0
 #define PAX_DEAD		1
 #define PAX_NORMAL		2
+#define PAX_REDIRECT	3		/* root of a pruned HOT chain: no values, the
+								 * target offset in ctid's offset (heap's
+								 * LP_REDIRECT); the other header fields
+								 * are zero */
 
 typedef struct PaxMini
 {
@@ -302,6 +307,18 @@ pax_fits_now(Page page, PaxPageHeader *h, char **ptr, int natts,
 	if (slot_out)
 		*slot_out = slot;
 	return true;
+}
+
+/* does some slot in use hold no live record (dead, redirect)? */
+static bool
+pax_has_nonnormal(Page page, PaxPageHeader *h)
+{
+	PaxRecHdr  *recs = PaxRecs(page, h);
+
+	for (int i = 0; i < h->nslots; i++)
+		if (recs[i].state == PAX_DEAD || recs[i].state == PAX_REDIRECT)
+			return true;
+	return false;
 }
 
 /* number of live (non-unused) slots, highest non-unused slot */
@@ -654,14 +671,16 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
 		PaxPageHeader *tmp;
 		char		buf[sizeof(PaxPageHeader) + MaxHeapAttributeNumber * sizeof(PaxMini)];
 		int			nrec = nnormal + (tuple ? 1 : 0);
+		Size		avgvar = nrec > 0 ? varbytes / nrec + 1 : 0;
 
 		tmp = (PaxPageHeader *) buf;
 		memcpy(tmp, h, offsetof(PaxPageHeader, mini) + h->natts * sizeof(PaxMini));
 		fixed0 = pax_place(tmp, h->natts, 0, pax_zero);
-		per = (pax_place(tmp, h->natts, 64, pax_zero) - fixed0) / 64;
-		if (nrec > 0)
-			per += varbytes / nrec + 1;
-		cap_hint = per > 0 ? (BLCKSZ - fixed0) / per : PAX_MAXSLOTS;
+		per = (pax_place(tmp, h->natts, 64, pax_zero) - fixed0) / 64 + avgvar;
+		/* dead and redirect slots cost their fixed fields only */
+		cap_hint = per > 0 ?
+			(BLCKSZ - fixed0 + (Size) (highest - nnormal) * avgvar) / per :
+			PAX_MAXSLOTS;
 	}
 	return pax_plan(h, h->natts, need_slots, need, weight, cap_hint, cap, dsize);
 }
@@ -836,6 +855,29 @@ pax_free_space(Page page)
 	if (PageIsNew(page))
 		return BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - sizeof(PaxRecHdr);
 	return pax_free_bytes(page, PaxHeaderOf(page));
+}
+
+/*
+ * Pruning is wanted when a tenth or less of the capacity's slots is free
+ * (heap prunes below a tenth of free bytes): HOT versions need a slot, and
+ * pruning frees the dead heap-only ones' slots and grows the capacity
+ * (pax_compact) before an update has to leave the page.
+ */
+static bool
+pax_short_of_slots(Page page, PaxPageHeader *h)
+{
+	PaxRecHdr  *recs = PaxRecs(page, h);
+	int			nfree = h->capacity - h->nslots;
+
+	for (int i = 0; i < h->nslots; i++)
+		nfree += (recs[i].state == PAX_UNUSED);
+	return nfree <= h->capacity / 10;
+}
+
+static bool
+pax_prune_wanted(Page page)
+{
+	return !PageIsNew(page) && pax_short_of_slots(page, PaxHeaderOf(page));
 }
 
 /* does the page hold no record at all (then it may be laid out anew)? */
@@ -1041,6 +1083,8 @@ pax_record_state(Page page, OffsetNumber off)
 		return QS_REC_NORMAL;
 	if (r->state == PAX_DEAD)
 		return QS_REC_DEAD;
+	if (r->state == PAX_REDIRECT)
+		return QS_REC_REDIRECT;
 	return QS_REC_UNUSED;
 }
 
@@ -1400,6 +1444,41 @@ pax_mark_unused(Page page, const OffsetNumber *offs, int n)
 		pax_rec_for_write(page, h, offs[i])->state = PAX_UNUSED;
 }
 
+/*
+ * A REDIRECT slot keeps nothing of its record: its header is zeroed except
+ * the target, so the page's bytes depend on the target alone (PRUNE redo is
+ * byte-exact).  Its values, like a dead record's, go at the next compaction.
+ */
+static void
+pax_mark_redirect(Page page, const OffsetNumber *from, const OffsetNumber *to,
+				  int n)
+{
+	PaxPageHeader *h = PaxHeaderOf(page);
+
+	for (int i = 0; i < n; i++)
+	{
+		PaxRecHdr  *r = pax_rec_for_write(page, h, from[i]);
+
+		Assert(to[i] >= FirstOffsetNumber && to[i] <= h->nslots &&
+			   to[i] != from[i]);
+		memset(r, 0, sizeof(PaxRecHdr));
+		ItemPointerSetOffsetNumber(&r->ctid, to[i]);
+		r->state = PAX_REDIRECT;
+	}
+}
+
+static OffsetNumber
+pax_redirect_target(Page page, OffsetNumber off)
+{
+	PaxPageHeader *h = PaxHeaderOf(page);
+	PaxRecHdr  *r;
+
+	Assert(off >= FirstOffsetNumber && off <= h->nslots);
+	r = &PaxRecs(page, h)[off - 1];
+	Assert(r->state == PAX_REDIRECT);
+	return ItemPointerGetOffsetNumberNoCheck(&r->ctid);
+}
+
 static void
 pax_compact(Page page)
 {
@@ -1413,6 +1492,21 @@ pax_compact(Page page)
 	 * records marked dead or unused stay so, their space is just not
 	 * reclaimed.
 	 */
+	int			cap;
+
+	/*
+	 * Short of slots, and dead or redirect slots hold capacity that only
+	 * VACUUM frees (index entries name them): turn the values' bytes this
+	 * compaction frees into new slots, as make_room would, so that an
+	 * update can put its new version on the page (HOT) before VACUUM, as
+	 * heap reuses a dead tuple's bytes at once and keeps only its line
+	 * pointer.  From the page bytes alone (pax_plan_room), so redo grows the
+	 * page alike; a plan no larger than now keeps the areas.
+	 */
+	if (pax_short_of_slots(page, h) && pax_has_nonnormal(page, h) &&
+		pax_plan_room(page, h, NULL, &cap, dsize) && cap > h->capacity &&
+		pax_relayout(page, cap, dsize))
+		return;
 	for (int i = 0; i < h->natts; i++)
 		dsize[i] = h->mini[i].dsize;
 	(void) pax_relayout(page, h->capacity, dsize);
@@ -1579,11 +1673,31 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	{
 		PaxRecHdr  *r = &recs[s];
 
-		if (r->state > PAX_NORMAL)
+		if (r->state > PAX_REDIRECT)
 		{
 			snprintf(errbuf, errlen, "block %u, item %d: bad slot state %u",
 					 blkno, s + 1, r->state);
 			return false;
+		}
+		if (r->state == PAX_REDIRECT)
+		{
+			/* the root of a pruned HOT chain: to a heap-only record */
+			OffsetNumber to = ItemPointerGetOffsetNumberNoCheck(&r->ctid);
+
+			if (to < FirstOffsetNumber || to > h->nslots || to == s + 1)
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: redirect to item %u outside the page's %u slots",
+						 blkno, s + 1, to, h->nslots);
+				return false;
+			}
+			if (recs[to - 1].state != PAX_NORMAL ||
+				!(recs[to - 1].infomask2 & HEAP_ONLY_TUPLE))
+			{
+				snprintf(errbuf, errlen, "block %u, item %d: redirect to item %u, which is not a heap-only record",
+						 blkno, s + 1, to);
+				return false;
+			}
+			continue;
 		}
 		if (r->state != PAX_NORMAL)
 			continue;
@@ -1677,6 +1791,9 @@ const QsPageLayout qs_pax_layout = {
 	.filter_range = pax_filter_range,
 	.mark_dead = pax_mark_dead,
 	.mark_unused = pax_mark_unused,
+	.prune_wanted = pax_prune_wanted,
+	.mark_redirect = pax_mark_redirect,
+	.redirect_target = pax_redirect_target,
 	.compact = pax_compact,
 	.check_page = pax_check_page,
 };

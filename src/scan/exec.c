@@ -53,13 +53,6 @@
  * adds the slots to its own copy when it shuts down or the Gather restarts
  * its workers, and zeroes them.
  */
-typedef struct QsColCounts
-{
-	uint64		blocks_read;
-	uint64		skipped_minmax;
-	uint64		skipped_dict;
-	uint64		binary_searches;
-} QsColCounts;
 
 typedef struct QsSharedCounts
 {
@@ -108,7 +101,7 @@ typedef struct QsScanState
 	 * evaluate; rows[0..nsel-1] are the open block's selected rows.
 	 */
 	bool		column;
-	QsColRun   *runs;			/* its blocks' page runs: not delta pages */
+	QsPageRange *runs;			/* its blocks' page runs: not delta pages */
 	int			nruns;
 	TableScanDesc colscan;
 	QsColPush	push;
@@ -198,8 +191,12 @@ static const CustomExecMethods qs_exec_methods = {
 Node *
 qs_scan_create_state(CustomScan *cscan)
 {
-	QsScanState *st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
+	QsScanState *st;
 
+	/* partial aggregates of a column table (aggexec.c) */
+	if (cscan->scan.scanrelid == 0)
+		return qs_aggscan_create_state(cscan);
+	st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
 	st->css.methods = &qs_exec_methods;
 	return (Node *) st;
 }
@@ -521,25 +518,6 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 	return (st->at_end && st->nblocks > 0) ? st->nblocks - 1 : InvalidBlockNumber;
 }
 
-/* The index of the run holding page blkno, or -1 (runs are sorted). */
-static int
-run_of(const QsScanState *st, BlockNumber blkno)
-{
-	int			lo = 0,
-				hi = st->nruns;
-
-	while (lo < hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-
-		if (st->runs[mid].end <= blkno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < st->nruns && st->runs[lo].start <= blkno ? lo : -1;
-}
-
 /*
  * Read page blkno: its records visible to the snapshot that pass the
  * pushed quals, and their needed columns.  False when none does.
@@ -619,7 +597,7 @@ next_page(QsScanState *st, ScanDirection dir)
 			int			r;
 			bool		skip = false;
 
-			while ((r = run_of(st, blkno)) >= 0)
+			while ((r = qs_page_range_find(st->runs, st->nruns, blkno)) >= 0)
 			{
 				if (st->pscan)
 				{
@@ -1178,8 +1156,9 @@ qs_shutdown(CustomScanState *node)
 	st->shared = NULL;
 }
 
-static void
-explain_col_counts(const QsColCounts *c, ExplainState *es)
+/* the block counters as EXPLAIN ANALYZE shows them (aggexec.c too) */
+void
+qs_scan_explain_col_counts(const QsColCounts *c, ExplainState *es)
 {
 	ExplainPropertyInteger("Column Blocks Read", NULL, (int64) c->blocks_read, es);
 	ExplainPropertyInteger("Blocks Skipped by Min/Max", NULL,
@@ -1230,7 +1209,7 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			total.skipped_dict += st->worker_counts[i].skipped_dict;
 			total.binary_searches += st->worker_counts[i].binary_searches;
 		}
-		explain_col_counts(&total, es);
+		qs_scan_explain_col_counts(&total, es);
 		if (es->verbose && st->nworkers > 0)
 		{
 			ExplainOpenGroup("Workers", "Workers", false, es);
@@ -1251,7 +1230,7 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				}
 				ExplainOpenGroup("Worker", NULL, true, es);
 				ExplainPropertyInteger("Worker Number", NULL, i, es);
-				explain_col_counts(c, es);
+				qs_scan_explain_col_counts(c, es);
 				ExplainCloseGroup("Worker", NULL, true, es);
 			}
 			ExplainCloseGroup("Workers", "Workers", false, es);

@@ -457,4 +457,31 @@ qs_scan_init(void)
 	RegisterCustomScanMethods(&qs_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = qs_set_rel_pathlist;
+	qs_aggplan_init();
+}
+
+/*
+ * For the aggregate mode's paths (aggplan.c): the clauses pushed into the
+ * storage, the shares of a column table's rows and pages a scan with them
+ * reads, and PostgreSQL's parallel divisor, as the scan's own path costs
+ * them.
+ */
+void
+qs_scan_split_clauses(List *rinfos, Index relid, List **pushed, List **rest)
+{
+	split_clauses(rinfos, relid, pushed, rest);
+}
+
+void
+qs_scan_column_shares(PlannerInfo *root, RelOptInfo *rel, Oid relid,
+					  List *pushed, double *rows, double *pages)
+{
+	column_visit_shares(rel, relid, column_visit_fraction(root, rel, pushed),
+						rows, pages);
+}
+
+double
+qs_scan_parallel_divisor(int workers)
+{
+	return parallel_divisor(workers);
 }

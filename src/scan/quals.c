@@ -160,8 +160,9 @@ static const FastCmpEntry fast_cmps[] = {
 	FAST6(DATE_, 4, 4), FAST6(TIMESTAMP_, 8, 8), FAST6(TIMESTAMPTZ_, 8, 8),
 };
 
-static int64
-datum_to_int64(Datum d, int width)
+/* A by-value integer-like Datum of width bytes as int64 (aggexec.c too). */
+int64
+qs_datum_to_int64(Datum d, int width)
 {
 	switch (width)
 	{
@@ -234,7 +235,7 @@ qs_qual_prepare(QsQual *q, ExprContext *econtext, MemoryContext argcxt)
 	if (q->kind == QS_QUAL_OP)
 	{
 		if (q->fast_cmp != QS_CMP_NONE && !isnull)
-			q->arg_int = datum_to_int64(q->arg, q->arg_width);
+			q->arg_int = qs_datum_to_int64(q->arg, q->arg_width);
 	}
 	else if (!isnull)
 	{
@@ -252,7 +253,7 @@ qs_qual_prepare(QsQual *q, ExprContext *econtext, MemoryContext argcxt)
 			q->elem_ints = palloc(sizeof(int64) * Max(q->nelems, 1));
 			for (int i = 0; i < q->nelems; i++)
 				q->elem_ints[i] = q->elem_nulls[i] ? 0 :
-					datum_to_int64(q->elems[i], q->arg_width);
+					qs_datum_to_int64(q->elems[i], q->arg_width);
 		}
 	}
 	MemoryContextSwitchTo(old);
@@ -318,7 +319,7 @@ eval_array(QsQual *q, Datum v)
 			continue;
 		}
 		if (q->fast_cmp != QS_CMP_NONE)
-			r = cmp_int(q->fast_cmp, datum_to_int64(v, q->col_width), q->elem_ints[j]);
+			r = cmp_int(q->fast_cmp, qs_datum_to_int64(v, q->col_width), q->elem_ints[j]);
 		else
 			r = call_bool(q, v, q->elems[j]);
 		if (r == any)

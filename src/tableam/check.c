@@ -48,6 +48,7 @@
 
 #include "column/colam.h"
 #include "tableam/engine.h"
+#include "tableam/engine_int.h"
 
 PG_FUNCTION_INFO_V1(qs_check_table);
 PG_FUNCTION_INFO_V1(qs_page_visibility);
@@ -59,6 +60,88 @@ PG_FUNCTION_INFO_V1(qs_page_visibility);
  *		hints VACUUM set before flagging the page are not WAL-logged, so a
  *		standby or a recovered primary may lack them.
  */
+/*
+ * A HOT-updated record whose updater committed: its next version is on the
+ * same page, a heap-only record the updater inserted (pruning removes a
+ * chain's members from its start only, so the next one is still there).
+ * Only layouts with HOT chains have such records.
+ */
+static const char *
+hot_chain_violation(const QsPageLayout *L, Page page, BlockNumber blk,
+					OffsetNumber off)
+{
+	HeapTupleHeaderData scratch;
+	HeapTupleHeaderData nscratch;
+	HeapTupleHeader h = qs_page_get_header(L, page, off, &scratch, NULL);
+	HeapTupleHeader nh;
+	TransactionId xid;
+	OffsetNumber next;
+
+	if (!HeapTupleHeaderIsHotUpdated(h))
+		return NULL;
+	if (qs_page_layout(L, page)->mark_redirect == NULL)
+		return "HOT-updated record in a layout without HOT chains";
+	if ((h->t_infomask & HEAP_XMAX_INVALID) ||
+		HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask))
+		return NULL;			/* an aborted updater's flag */
+	xid = HeapTupleHeaderGetUpdateXid(h);
+	if (!TransactionIdIsNormal(xid) || TransactionIdIsInProgress(xid) ||
+		!TransactionIdDidCommit(xid))
+		return NULL;
+	if (ItemPointerGetBlockNumber(&h->t_ctid) != blk)
+		return "HOT-updated record whose next version is on another page";
+	next = ItemPointerGetOffsetNumber(&h->t_ctid);
+
+	/*
+	 * The next version may be gone, its slot even reused: pruning goes in
+	 * offset order (as PG 15's heap_page_prune), so a dead heap-only
+	 * version below its recently dead predecessor is freed first.  Legal:
+	 * every chain walk compares xmin with the updater (review of hot3, M2;
+	 * amcheck's verify_heapam checks only a successor whose xmin matches).
+	 */
+	if (qs_page_record_state(L, page, next) != QS_REC_NORMAL)
+		return NULL;
+	nh = qs_page_get_header(L, page, next, &nscratch, NULL);
+	if (!TransactionIdEquals(HeapTupleHeaderGetRawXmin(nh), xid))
+		return NULL;
+	if (!HeapTupleHeaderIsHeapOnly(nh))
+		return "HOT-updated record whose next version is not heap-only";
+	return NULL;
+}
+
+/*
+ * A live heap-only record must be reachable from a chain root (a record
+ * index entries name, or a REDIRECT): else no index scan finds it and the
+ * next prune can drop its root's entries (review of hot3, M2; C1 made
+ * such records).  Live: its inserter committed, no committed updater or
+ * deleter.  'roots' is qs_hot_root_map's map of the page.
+ */
+static const char *
+hot_orphan_violation(const QsPageLayout *L, Page page, OffsetNumber off,
+					 const OffsetNumber *roots)
+{
+	HeapTupleHeaderData scratch;
+	HeapTupleHeader h = qs_page_get_header(L, page, off, &scratch, NULL);
+	TransactionId xmin = HeapTupleHeaderGetRawXmin(h);
+	TransactionId xmax;
+
+	if (!HeapTupleHeaderIsHeapOnly(h) || OffsetNumberIsValid(roots[off - 1]))
+		return NULL;
+	if (!HeapTupleHeaderXminFrozen(h) &&
+		(!TransactionIdIsNormal(xmin) || TransactionIdIsInProgress(xmin) ||
+		 !TransactionIdDidCommit(xmin)))
+		return NULL;			/* an aborted (or running) update's version */
+	if (!(h->t_infomask & HEAP_XMAX_INVALID) &&
+		!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask))
+	{
+		xmax = HeapTupleHeaderGetUpdateXid(h);
+		if (TransactionIdIsNormal(xmax) && !TransactionIdIsInProgress(xmax) &&
+			TransactionIdDidCommit(xmax))
+			return NULL;		/* dead or dying: pruning's business */
+	}
+	return "live heap-only record that no chain root reaches";
+}
+
 static const char *
 all_visible_violation(HeapTupleHeader h)
 {
@@ -262,6 +345,8 @@ qs_check_table(PG_FUNCTION_ARGS)
 	{
 		Buffer		buf;
 		char		msg[256];
+		OffsetNumber roots[MaxHeapTuplesPerPage];
+		bool		have_roots;
 		OffsetNumber maxoff;
 		uint8		vmstatus;
 		const char *vmwhy = NULL;
@@ -300,6 +385,7 @@ qs_check_table(PG_FUNCTION_ARGS)
 							RelationGetRelationName(rel)),
 					 errdetail("%s", msg)));
 		maxoff = qs_page_max_offset(L, (Page) page_copy);
+		have_roots = false;
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 		{
 			HeapTupleHeaderData scratch;
@@ -320,6 +406,23 @@ qs_check_table(PG_FUNCTION_ARGS)
 				continue;
 			}
 			records++;
+			why = hot_chain_violation(L, (Page) page_copy, blk, off);
+			if (why == NULL &&
+				qs_page_layout(L, (Page) page_copy)->mark_redirect != NULL)
+			{
+				if (!have_roots)
+				{
+					qs_hot_root_map(L, (Page) page_copy, blk, roots);
+					have_roots = true;
+				}
+				why = hot_orphan_violation(L, (Page) page_copy, off, roots);
+			}
+			if (why)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("quickstep table \"%s\" is corrupt",
+								RelationGetRelationName(rel)),
+						 errdetail("block %u, record %u: %s", blk, off, why)));
 			tup = qs_page_copy_record(L, rel, (Page) page_copy, blk, off);
 			why = record_value_violation(RelationGetDescr(rel), tup,
 										 rel->rd_rel->reltoastrelid, &attnum);

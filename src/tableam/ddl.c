@@ -207,6 +207,8 @@ qs_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 			/* the copy must not carry chains or speculative tokens */
 			ItemPointerSetInvalid(&copy->t_data->t_ctid);
 			copy->t_data->t_ctid = copy->t_self;
+			HeapTupleHeaderClearHotUpdated(copy->t_data);
+			HeapTupleHeaderClearHeapOnly(copy->t_data);
 			if (HeapTupleHasExternal(copy) &&
 				(OldTable->rd_rel->relkind == RELKIND_RELATION ||
 				 OldTable->rd_rel->relkind == RELKIND_MATVIEW))

@@ -54,6 +54,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "column/colam.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "merge/moved.h"
@@ -1757,6 +1758,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		logical = qs_logical_wanted(rel);
 	HeapTuple	oldkey = NULL;
 	uint16		logflags = 0;
+	bool		hot_ok = false;
+	bool		hot_summarized = false;
+	bool		use_hot = false;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -1766,6 +1770,28 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	key_changed = qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
 								   INDEX_ATTR_BITMAP_KEY, false);
 	*lockmode = key_changed ? LockTupleExclusive : LockTupleNoKeyExclusive;
+
+	/*
+	 * HOT (heap_update's test): a layout with HOT chains, and no column an
+	 * index depends on changed (PG 16+: none but those of summarizing
+	 * indexes, which then get entries for the new version).  Whether the
+	 * new version stays on the page is decided below.
+	 */
+	if (L->mark_redirect != NULL && !qs_is_column_rel(rel))
+	{
+#if PG_VERSION_NUM >= 160000
+		hot_ok = !qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
+								   INDEX_ATTR_BITMAP_HOT_BLOCKING, false);
+		if (hot_ok)
+			hot_summarized = qs_attrs_changed(rel, L, BufferGetPage(buf), off,
+											  newtup,
+											  INDEX_ATTR_BITMAP_SUMMARIZED,
+											  false);
+#else
+		hot_ok = !qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
+								   INDEX_ATTR_BITMAP_ALL, false);
+#endif
+	}
 	result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
 							!key_changed, &have_tuple_lock, &checked_lockers,
 							&locker_remains, &tp, &scratch, &tmfd->ctid,
@@ -1871,6 +1897,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		/* same page: one WAL record */
 		OffsetNumber noff;
 
+		use_hot = hot_ok && RL == L;
+		if (use_hot)
+			HeapTupleHeaderSetHeapOnly(newtup->t_data);
 		state = qs_genxlog_start(rel);
 		page = qs_genxlog_register(state, buf, 0);
 		noff = RL->put_record(page, RelationGetDescr(rel), oblk, newtup);
@@ -1878,6 +1907,8 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			elog(PANIC, "record does not fit although it should");
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &newtup->t_self);
+		if (use_hot)
+			HeapTupleHeaderSetHotUpdated(hdr);
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
@@ -1983,6 +2014,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		{
 			OffsetNumber noff;
 
+			use_hot = hot_ok && RL == L;
+			if (use_hot)
+				HeapTupleHeaderSetHeapOnly(heaptup->t_data);
 			page = qs_genxlog_register(state, buf, 0);
 			noff = RL->put_record(page, RelationGetDescr(rel), oblk, heaptup);
 			if (noff == InvalidOffsetNumber)
@@ -2002,9 +2036,19 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			if (RL->put_record(npage, RelationGetDescr(rel), BufferGetBlockNumber(newbuf), heaptup) == InvalidOffsetNumber)
 				elog(PANIC, "record does not fit although it should");
 			newpage = true;
+
+			/*
+			 * heap_update's hint that the old page could use pruning: the
+			 * next read prunes it whatever its free space says (a PAX page
+			 * out of slots can have bytes to spare), so that its later
+			 * updates can stay on it (HOT).  Pruning clears it.
+			 */
+			PageSetFull(page);
 		}
 		hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 		qs_set_update_xmax(hdr, uxmax, uim, uim2, ocid, iscombo, &heaptup->t_self);
+		if (use_hot)
+			HeapTupleHeaderSetHotUpdated(hdr);
 		qs_page_set_header(L, page, off, hdr);
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);	/* new version, old one's xmax */
@@ -2026,7 +2070,9 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 	if (have_tuple_lock)
 		qs_unlock_tuplock(rel, otid, *lockmode);
-	qs_pgstat_count_heap_update(rel, newpage);
+	if (use_hot)
+		QS_SET_UPDATE_HOT(update_indexes, hot_summarized);
+	qs_pgstat_count_heap_update(rel, use_hot, newpage);
 
 	slot->tts_tid = heaptup->t_self;
 	newtup->t_self = heaptup->t_self;

@@ -4,8 +4,10 @@
  *	  Engine callbacks for indexes: CREATE INDEX (range build scan), CREATE
  *	  INDEX CONCURRENTLY validation, and index entry deletion checks.
  *
- * The engine has no HOT chains: every version has its own index entries,
- * so the root of a version is the version itself.
+ * A layout with HOT chains (NSM) indexes a heap-only version under the TID
+ * of its chain's root (qs_hot_root_map), as heap does with
+ * heap_get_root_tuples; in other layouts every version has its own index
+ * entries, and is its own root.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,8 +26,26 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "column/colam.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
+
+/*
+ * *roottid: the TID under which the heap-only version at (blkno, off) is
+ * indexed, its chain's root in root_offsets (qs_hot_root_map), as in
+ * heapam_index_build_range_scan; a version without a root is corruption.
+ */
+static void
+hot_root_tid(Relation rel, BlockNumber blkno, OffsetNumber off,
+			 const OffsetNumber *root_offsets, ItemPointer roottid)
+{
+	if (!OffsetNumberIsValid(root_offsets[off - 1]))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg_internal("failed to find parent tuple for heap-only tuple at (%u,%u) in table \"%s\"",
+								 blkno, off, RelationGetRelationName(rel))));
+	ItemPointerSet(roottid, blkno, root_offsets[off - 1]);
+}
 
 double
 qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
@@ -99,6 +119,8 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 	{
 		Buffer		buf;
 		OffsetNumber maxoff;
+		OffsetNumber root_offsets[MaxHeapTuplesPerPage];
+		bool		hot;
 
 		if (scan != NULL && scan->rs_parallel != NULL)
 		{
@@ -117,6 +139,9 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 								 RBM_NORMAL, NULL);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		maxoff = qs_page_max_offset(L, BufferGetPage(buf));
+		hot = qs_page_layout(L, BufferGetPage(buf))->mark_redirect != NULL;
+		if (hot)
+			qs_hot_root_map(L, BufferGetPage(buf), blkno, root_offsets);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
@@ -126,6 +151,8 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 			HeapTupleHeaderData scratch;
 			bool		indexIt = false;
 			bool		tupleIsAlive = false;
+			bool		heaponly = false;
+			ItemPointerData roottid;
 
 	recheck:
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -155,7 +182,14 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 						reltuples += 1;
 						break;
 					case HEAPTUPLE_RECENTLY_DEAD:
-						indexIt = true;
+						/*
+						 * Of a HOT chain only the live end is indexed (under
+						 * the root's TID): the index is then unusable for
+						 * older snapshots, as heap marks it.
+						 */
+						indexIt = !HeapTupleHeaderIsHotUpdated(tup.t_data);
+						if (!indexIt)
+							indexInfo->ii_BrokenHotChain = true;
 						tupleIsAlive = false;
 						reltuples += 1;
 						break;
@@ -190,7 +224,9 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 						xwait = HeapTupleHeaderGetUpdateXid(tup.t_data);
 						if (!TransactionIdIsCurrentTransactionId(xwait))
 						{
-							if (checking_uniqueness)
+							/* a HOT update: wait to know which end is live */
+							if (checking_uniqueness ||
+								HeapTupleHeaderIsHotUpdated(tup.t_data))
 							{
 								if (tup.t_data == &scratch)
 									qs_page_set_header(L, page, off, &scratch);
@@ -202,8 +238,15 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 								goto recheck;
 							}
 							reltuples += 1;
+							indexIt = true;
 						}
-						indexIt = true;
+						else if (HeapTupleHeaderIsHotUpdated(tup.t_data))
+						{
+							indexIt = false;
+							indexInfo->ii_BrokenHotChain = true;
+						}
+						else
+							indexIt = true;
 						tupleIsAlive = false;
 						break;
 					default:
@@ -220,6 +263,14 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 				if (indexIt)
 					reltuples += 1;
 			}
+			if (indexIt && hot && HeapTupleHeaderIsHeapOnly(tup.t_data))
+			{
+				heaponly = true;
+				/* a chain that grew since the map was made: make it again */
+				if (!OffsetNumberIsValid(root_offsets[off - 1]))
+					qs_hot_root_map(L, page, blkno, root_offsets);
+				hot_root_tid(tableRelation, blkno, off, root_offsets, &roottid);
+			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			if (!indexIt)
 				continue;
@@ -229,8 +280,8 @@ qs_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 			if (predicate != NULL && !ExecQual(predicate, econtext))
 				continue;
 			FormIndexDatum(indexInfo, slot, estate, values, isnull);
-			callback(indexRelation, &slot->tts_tid, values, isnull,
-					 tupleIsAlive, callback_state);
+			callback(indexRelation, heaponly ? &roottid : &slot->tts_tid,
+					 values, isnull, tupleIsAlive, callback_state);
 		}
 		ReleaseBuffer(buf);
 	}
@@ -262,6 +313,14 @@ qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
 	ItemPointer indexcursor = NULL;
 	ItemPointerData decoded;
 	bool		tuplesort_empty = false;
+	const QsPageLayout *L = qs_layout_of(tableRelation);
+	OffsetNumber root_offsets[MaxHeapTuplesPerPage];
+	BlockNumber root_blkno = InvalidBlockNumber;
+	ItemPointerData roottid;
+	bool		in_index[MaxHeapTuplesPerPage];
+	BlockNumber cur_blkno = InvalidBlockNumber;
+	bool		hot = L->mark_redirect != NULL &&
+		!qs_is_column_rel(tableRelation);
 
 	estate = CreateExecutorState();
 	econtext = GetPerTupleExprContext(estate);
@@ -276,12 +335,54 @@ qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
 		ItemPointer tid = &slot->tts_tid;
 
 		CHECK_FOR_INTERRUPTS();
+		if (ItemPointerGetBlockNumber(tid) != cur_blkno)
+		{
+			cur_blkno = ItemPointerGetBlockNumber(tid);
+			memset(in_index, 0, sizeof(in_index));
+		}
+
+		/*
+		 * A heap-only version is known to the index under its root's TID
+		 * (heapam_index_validate_scan): compare and insert that one.  Not
+		 * in column tables: no HOT there, and main rows' TIDs are virtual
+		 * (no block to read; review of hot3, H1).
+		 */
+		if (hot)
+		{
+			BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+			OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+			Buffer		buf = ReadBuffer(tableRelation, blkno);
+			HeapTupleHeaderData scratch;
+			Page		page = BufferGetPage(buf);
+			bool		heaponly;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			heaponly = qs_page_record_state(L, page, off) == QS_REC_NORMAL &&
+				HeapTupleHeaderIsHeapOnly(qs_page_get_header(L, page, off,
+															 &scratch, NULL));
+			if (heaponly &&
+				(blkno != root_blkno || !OffsetNumberIsValid(root_offsets[off - 1])))
+			{
+				qs_hot_root_map(L, page, blkno, root_offsets);
+				root_blkno = blkno;
+			}
+			UnlockReleaseBuffer(buf);
+			if (heaponly)
+			{
+				hot_root_tid(tableRelation, blkno, off, root_offsets, &roottid);
+				tid = &roottid;
+			}
+		}
 		while (!tuplesort_empty &&
 			   (!indexcursor || ItemPointerCompare(indexcursor, tid) < 0))
 		{
 			Datum		ts_val;
 			bool		ts_isnull;
 
+			/* entries passed on this page: roots come in no order */
+			if (indexcursor &&
+				ItemPointerGetBlockNumber(indexcursor) == cur_blkno)
+				in_index[ItemPointerGetOffsetNumber(indexcursor) - 1] = true;
 			tuplesort_empty = !qs_tuplesort_getdatum(state->tuplesort, true,
 													 &ts_val, &ts_isnull);
 			if (!tuplesort_empty)
@@ -292,8 +393,9 @@ qs_index_validate_scan(Relation tableRelation, Relation indexRelation,
 			else
 				indexcursor = NULL;
 		}
-		if (tuplesort_empty || indexcursor == NULL ||
-			ItemPointerCompare(indexcursor, tid) > 0)
+		if ((tuplesort_empty || indexcursor == NULL ||
+			 ItemPointerCompare(indexcursor, tid) > 0) &&
+			!in_index[ItemPointerGetOffsetNumber(tid) - 1])
 		{
 			MemoryContextReset(econtext->ecxt_per_tuple_memory);
 			if (predicate != NULL && !ExecQual(predicate, econtext))
@@ -354,21 +456,49 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			continue;
 		}
-		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+		/*
+		 * The entry names a HOT chain's root (heap_index_delete_tuples):
+		 * deletable when every member is dead to everyone; a REDIRECT leads
+		 * to the first member pruning kept.
+		 */
+		if (qs_page_record_state(L, page, off) == QS_REC_REDIRECT)
+			off = qs_page_layout(L, page)->redirect_target(page, off);
 		{
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			continue;
+			TransactionId prev_xmax = InvalidTransactionId;
+			TransactionId chain_horizon = InvalidTransactionId;
+			bool		alldead = true;
+			int			nmembers = 0;
+
+			while (off >= FirstOffsetNumber &&
+				   off <= qs_page_max_offset(L, page) &&
+				   qs_page_record_state(L, page, off) == QS_REC_NORMAL)
+			{
+				tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+				tup.t_len = len;
+				ItemPointerSet(&tup.t_self, blkno, off);
+				tup.t_tableOid = RelationGetRelid(rel);
+				if (TransactionIdIsValid(prev_xmax) &&
+					!TransactionIdEquals(prev_xmax, HeapTupleHeaderGetXmin(tup.t_data)))
+					break;
+				nmembers++;
+				if (!st->knowndeletable && !HeapTupleIsSurelyDead(&tup, vistest))
+					alldead = false;
+				QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &chain_horizon);
+				if (tup.t_data == &scratch)
+					qs_page_set_header(L, page, off, &scratch);
+				if (!alldead || !HeapTupleHeaderIsHotUpdated(tup.t_data) ||
+					ItemPointerGetBlockNumber(&tup.t_data->t_ctid) != blkno)
+					break;
+				prev_xmax = HeapTupleHeaderGetUpdateXid(tup.t_data);
+				off = ItemPointerGetOffsetNumber(&tup.t_data->t_ctid);
+			}
+			if (nmembers > 0 && alldead)
+				st->knowndeletable = true;
+			if (st->knowndeletable && TransactionIdIsValid(chain_horizon) &&
+				(!TransactionIdIsValid(horizon) ||
+				 TransactionIdFollows(chain_horizon, horizon)))
+				horizon = chain_horizon;
 		}
-		tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
-		tup.t_len = len;
-		tup.t_self = d->tid;
-		tup.t_tableOid = RelationGetRelid(rel);
-		if (!st->knowndeletable && HeapTupleIsSurelyDead(&tup, vistest))
-			st->knowndeletable = true;
-		if (st->knowndeletable)
-			QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &horizon);
-		if (tup.t_data == &scratch)
-			qs_page_set_header(L, page, off, &scratch);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	}
 	if (BufferIsValid(buf))

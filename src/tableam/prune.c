@@ -59,6 +59,321 @@ qs_prune_clear_hints(const QsPageLayout *L, Page page,
 	}
 }
 
+/*
+ * Per-page state of a chain prune: what becomes of each slot.
+ */
+typedef struct QsPruneState
+{
+	GlobalVisState *vistest;	/* opportunistic: removable by this */
+	TransactionId oldest_xmin;	/* VACUUM: removable before this */
+	TransactionId horizon;		/* newest xid removed */
+	TransactionId newhint;		/* oldest updater not yet removable */
+	int			nredirected;
+	int			ndead;
+	int			nunused;
+	OffsetNumber redirected[MaxHeapTuplesPerPage * 2];
+	OffsetNumber nowdead[MaxHeapTuplesPerPage];
+	OffsetNumber nowunused[MaxHeapTuplesPerPage];
+	bool		marked[MaxHeapTuplesPerPage + 1];
+	int8		htsv[MaxHeapTuplesPerPage + 1]; /* -1: not a record */
+} QsPruneState;
+
+static void
+prune_record_redirect(QsPruneState *ps, OffsetNumber from, OffsetNumber to)
+{
+	ps->redirected[ps->nredirected * 2] = from;
+	ps->redirected[ps->nredirected * 2 + 1] = to;
+	ps->nredirected++;
+	ps->marked[from] = true;
+}
+
+static void
+prune_record_dead(QsPruneState *ps, OffsetNumber off)
+{
+	ps->nowdead[ps->ndead++] = off;
+	ps->marked[off] = true;
+}
+
+static void
+prune_record_unused(QsPruneState *ps, OffsetNumber off)
+{
+	ps->nowunused[ps->nunused++] = off;
+	ps->marked[off] = true;
+}
+
+/*
+ * The status of every record, once, before any chain is followed (as
+ * heap_page_prune computes prstate.htsv first): RECENTLY_DEAD records the
+ * horizon test allows to remove count as DEAD.  Records whose update is not
+ * removable yet give the page its next prune hint.
+ */
+static void
+prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
+			   OffsetNumber maxoff, QsPruneState *ps)
+{
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleData tup;
+		HeapTupleHeaderData scratch;
+		uint32		len;
+		HTSV_Result res;
+
+		ps->htsv[off] = -1;
+		if (L->record_state(page, off) != QS_REC_NORMAL)
+			continue;
+		tup.t_data = L->get_header(page, off, &scratch, &len);
+		tup.t_len = len;
+		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
+		tup.t_tableOid = RelationGetRelid(rel);
+		if (ps->vistest != NULL)
+		{
+			TransactionId dead_after = InvalidTransactionId;
+
+			res = HeapTupleSatisfiesVacuumHorizon(&tup, buf, &dead_after);
+			if (res == HEAPTUPLE_RECENTLY_DEAD &&
+				GlobalVisTestIsRemovableXid(ps->vistest, dead_after))
+				res = HEAPTUPLE_DEAD;
+		}
+		else
+			res = HeapTupleSatisfiesVacuum(&tup, ps->oldest_xmin, buf);
+		ps->htsv[off] = (int8) res;
+		if (res != HEAPTUPLE_DEAD &&
+			!(tup.t_data->t_infomask & HEAP_XMAX_INVALID) &&
+			!HEAP_XMAX_IS_LOCKED_ONLY(tup.t_data->t_infomask))
+		{
+			/* deleted or updated, not removable yet: keep a hint */
+			TransactionId x = HeapTupleHeaderGetUpdateXid(tup.t_data);
+
+			if (TransactionIdIsNormal(x) &&
+				(!TransactionIdIsValid(ps->newhint) ||
+				 TransactionIdPrecedes(x, ps->newhint)))
+				ps->newhint = x;
+		}
+		if (tup.t_data == &scratch)
+			L->set_header(page, off, &scratch);
+	}
+}
+
+/*
+ * prune_chain
+ *		heap_prune_chain (pruneheap.c, PG 15) on the layout: follow the HOT
+ *		chain from the root 'root' (a record that is not heap-only, or a
+ *		REDIRECT); the dead versions at its start lose their storage: the
+ *		heap-only ones become UNUSED (no index entry names them), the root
+ *		becomes a REDIRECT to the first member still needed, or DEAD when
+ *		none is (its index entries remain until VACUUM).  A dead heap-only
+ *		record reached from no root (its inserter aborted) becomes UNUSED.
+ */
+static void
+prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
+			OffsetNumber maxoff, OffsetNumber root, QsPruneState *ps)
+{
+	OffsetNumber chain[MaxHeapTuplesPerPage];
+	int			nchain = 0;
+	OffsetNumber off = root;
+	OffsetNumber latestdead = InvalidOffsetNumber;
+	TransactionId priorxmax = InvalidTransactionId;
+	QsRecordState rootst = L->record_state(page, root);
+	int			i;
+
+	if (rootst == QS_REC_NORMAL)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h = L->get_header(page, root, &scratch, NULL);
+
+		if (HeapTupleHeaderIsHeapOnly(h))
+		{
+			/* reached through its root, or an orphan: see above */
+			if (ps->htsv[root] == HEAPTUPLE_DEAD &&
+				!HeapTupleHeaderIsHotUpdated(h))
+			{
+				prune_record_unused(ps, root);
+				QS_HeapTupleHeaderAdvanceConflictHorizon(h, &ps->horizon);
+			}
+			return;
+		}
+	}
+
+	for (;;)
+	{
+		QsRecordState st;
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		bool		tupdead = false;
+		bool		recentdead = false;
+
+		if (off < FirstOffsetNumber || off > maxoff)
+			break;
+		if (ps->marked[off])
+			break;				/* already handled: not this chain */
+		st = L->record_state(page, off);
+		if (st == QS_REC_UNUSED || st == QS_REC_DEAD)
+			break;
+		if (st == QS_REC_REDIRECT)
+		{
+			if (nchain > 0)
+				break;			/* only a root redirects */
+			chain[nchain++] = off;
+			off = L->redirect_target(page, off);
+			continue;
+		}
+		h = L->get_header(page, off, &scratch, NULL);
+		if (TransactionIdIsValid(priorxmax) &&
+			!TransactionIdEquals(HeapTupleHeaderGetXmin(h), priorxmax))
+			break;				/* not the version the chain goes on to */
+		chain[nchain++] = off;
+		switch ((HTSV_Result) ps->htsv[off])
+		{
+			case HEAPTUPLE_DEAD:
+				tupdead = true;
+				break;
+			case HEAPTUPLE_RECENTLY_DEAD:
+				recentdead = true;
+				break;
+			default:
+				break;
+		}
+		if (tupdead)
+		{
+			latestdead = off;
+			QS_HeapTupleHeaderAdvanceConflictHorizon(h, &ps->horizon);
+		}
+		else if (!recentdead)
+			break;
+		if (!HeapTupleHeaderIsHotUpdated(h))
+			break;
+		if (ItemPointerGetBlockNumber(&h->t_ctid) != blkno)
+			break;				/* HOT never leaves the page */
+		off = ItemPointerGetOffsetNumber(&h->t_ctid);
+		priorxmax = HeapTupleHeaderGetUpdateXid(h);
+	}
+
+	if (OffsetNumberIsValid(latestdead))
+	{
+		/* members after the root, up to the last dead one: unused */
+		for (i = 1; i < nchain; i++)
+		{
+			if (chain[i - 1] == latestdead)
+				break;
+			prune_record_unused(ps, chain[i]);
+		}
+		if (i >= nchain)
+			prune_record_dead(ps, root);
+		else
+			prune_record_redirect(ps, root, chain[i]);
+	}
+	else if (nchain < 2 && rootst == QS_REC_REDIRECT)
+	{
+		/* a redirect whose chain ends at once: its target is gone */
+		prune_record_dead(ps, root);
+	}
+}
+
+/*
+ * qs_prune_execute
+ *		Apply a prune to the page (primary and redo, the same calls in the
+ *		same order: part of the WAL format): redirects, dead, unused, then
+ *		compaction.  Inside a critical section, after prepare_compact.
+ */
+void
+qs_prune_execute(const QsPageLayout *L, Page page,
+				 const OffsetNumber *redirected, int nredirected,
+				 const OffsetNumber *dead, int ndead,
+				 const OffsetNumber *unused, int nunused)
+{
+	for (int i = 0; i < nredirected; i++)
+	{
+		qs_prune_clear_hints(L, page, &redirected[i * 2], 1);
+		L->mark_redirect(page, &redirected[i * 2], &redirected[i * 2 + 1], 1);
+	}
+	if (ndead > 0)
+	{
+		qs_prune_clear_hints(L, page, dead, ndead);
+		L->mark_dead(page, dead, ndead);
+	}
+	if (nunused > 0)
+	{
+		qs_prune_clear_hints(L, page, unused, nunused);
+		L->mark_unused(page, unused, nunused);
+	}
+	L->compact(page);
+}
+
+/*
+ * qs_prune_page
+ *		Prune the page the caller holds a cleanup lock on: every HOT chain
+ *		(prune_chain) and every dead record outside one, against 'vistest'
+ *		(opportunistic pruning) or, when it is NULL, 'oldest_xmin' (VACUUM,
+ *		whose pass 1 then classifies the records that remain with the same
+ *		cutoff).  WAL-logs what it did; returns the number of slots changed.
+ */
+int
+qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
+			  GlobalVisState *vistest, TransactionId oldest_xmin)
+{
+	Page		page = BufferGetPage(buf);
+	QsPruneState *ps = palloc(sizeof(QsPruneState));
+	OffsetNumber maxoff;
+	TransactionId hint = ((PageHeader) page)->pd_prune_xid;
+	int			nchanged;
+
+	/* the format cannot change under the cleanup lock: resolve it once */
+	L = qs_page_layout(L, page);
+	memset(ps->marked, 0, sizeof(ps->marked));
+	ps->vistest = vistest;
+	ps->oldest_xmin = oldest_xmin;
+	ps->horizon = InvalidTransactionId;
+	ps->newhint = InvalidTransactionId;
+	ps->nredirected = ps->ndead = ps->nunused = 0;
+	maxoff = L->max_offset(page);
+	prune_classify(rel, L, buf, page, maxoff, ps);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		QsRecordState st;
+
+		if (ps->marked[off])
+			continue;
+		st = L->record_state(page, off);
+		if (st == QS_REC_NORMAL || st == QS_REC_REDIRECT)
+			prune_chain(L, page, BufferGetBlockNumber(buf), maxoff, off, ps);
+	}
+	nchanged = ps->nredirected + ps->ndead + ps->nunused;
+
+	if (nchanged > 0)
+	{
+		/* record bytes move: redo repeats it under a cleanup lock */
+		if (L->prepare_compact)
+			L->prepare_compact(page);
+		START_CRIT_SECTION();
+		qs_prune_execute(L, page, ps->redirected, ps->nredirected,
+						 ps->nowdead, ps->ndead, ps->nowunused, ps->nunused);
+		/* heap_page_prune's PageClearFull: the update that set it may fit */
+		PageClearFull(page);
+		PageClearPrunable(page);
+		if (TransactionIdIsValid(ps->newhint))
+			PageSetPrunable(page, ps->newhint);
+		MarkBufferDirty(buf);
+		qs_log_prune(rel, buf, ps->horizon, ps->redirected, ps->nredirected,
+					 ps->nowdead, ps->ndead, ps->nowunused, ps->nunused);
+		END_CRIT_SECTION();
+	}
+	else if ((ps->newhint != hint || PageIsFull(page)) && vistest != NULL)
+	{
+		QsGenXLogState *state;
+		Page		wpage;
+
+		state = qs_genxlog_start(rel);
+		wpage = qs_genxlog_register(state, buf, 0);
+		PageClearPrunable(wpage);
+		PageClearFull(wpage);
+		if (TransactionIdIsValid(ps->newhint))
+			PageSetPrunable(wpage, ps->newhint);
+		qs_genxlog_finish(state);
+	}
+	pfree(ps);
+	return nchanged;
+}
+
 void
 qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 {
@@ -67,11 +382,6 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	GlobalVisState *vistest;
 	Size		minfree;
 	Size		freespace;
-	OffsetNumber dead[MaxHeapTuplesPerPage];
-	int			ndead = 0;
-	TransactionId horizon = InvalidTransactionId;
-	TransactionId newhint = InvalidTransactionId;
-	OffsetNumber maxoff;
 
 	if (RecoveryInProgress())
 		return;
@@ -93,92 +403,81 @@ qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf)
 	 * holds no record (another layout, new geometry) under the exclusive
 	 * lock, so read it under a share lock.
 	 */
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	freespace = qs_page_free_space(L, page);
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	if (freespace >= minfree)
-		return;
+	if (!PageIsFull(page))
+	{
+		/* unless an update found no room here (dml.c), as heap's test */
+		const QsPageLayout *PL;
+		bool		wanted;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		PL = qs_page_layout(L, page);
+		freespace = PL->free_space(page);
+		wanted = PL->prune_wanted != NULL && PL->prune_wanted(page);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (freespace >= minfree && !wanted)
+			return;
+	}
 	if (!ConditionalLockBufferForCleanup(buf))
 		return;
+	qs_prune_page(rel, L, buf, vistest, InvalidTransactionId);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+}
 
-	/* the format cannot change under the cleanup lock: resolve it once */
+/*
+ * qs_hot_root_map
+ *		heap_get_root_tuples on a layout: root_offsets[off - 1] gets the
+ *		offset of the root (the record or REDIRECT index entries name) of
+ *		the HOT chain record 'off' belongs to; InvalidOffsetNumber for slots
+ *		that are no record or belong to no chain found.  Index builds index
+ *		a version under its root's TID.  The caller holds a lock on the page.
+ */
+void
+qs_hot_root_map(const QsPageLayout *L, Page page, BlockNumber blkno,
+				OffsetNumber *root_offsets)
+{
+	OffsetNumber maxoff;
+
+	memset(root_offsets, 0, MaxHeapTuplesPerPage * sizeof(OffsetNumber));
 	L = qs_page_layout(L, page);
 	maxoff = L->max_offset(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
-		HeapTupleData tup;
+		QsRecordState st = L->record_state(page, off);
+		TransactionId prev_xmax = InvalidTransactionId;
+		OffsetNumber next;
 		HeapTupleHeaderData scratch;
-		uint32		len;
-		bool		is_dead;
+		HeapTupleHeader h;
 
-		if (L->record_state(page, off) != QS_REC_NORMAL)
+		if (st == QS_REC_NORMAL)
+		{
+			h = L->get_header(page, off, &scratch, NULL);
+			if (HeapTupleHeaderIsHeapOnly(h))
+				continue;		/* reached from its root */
+			root_offsets[off - 1] = off;
+			if (!HeapTupleHeaderIsHotUpdated(h) ||
+				ItemPointerGetBlockNumber(&h->t_ctid) != blkno)
+				continue;
+			next = ItemPointerGetOffsetNumber(&h->t_ctid);
+			prev_xmax = HeapTupleHeaderGetUpdateXid(h);
+		}
+		else if (st == QS_REC_REDIRECT)
+			next = L->redirect_target(page, off);
+		else
 			continue;
-		tup.t_data = L->get_header(page, off, &scratch, &len);
-		tup.t_len = len;
-		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
-		tup.t_tableOid = RelationGetRelid(rel);
+
+		while (next >= FirstOffsetNumber && next <= maxoff &&
+			   L->record_state(page, next) == QS_REC_NORMAL)
 		{
-			TransactionId dead_after = InvalidTransactionId;
-
-			switch (HeapTupleSatisfiesVacuumHorizon(&tup, buf, &dead_after))
-			{
-				case HEAPTUPLE_DEAD:
-					is_dead = true;
-					break;
-				case HEAPTUPLE_RECENTLY_DEAD:
-					is_dead = GlobalVisTestIsRemovableXid(vistest, dead_after);
-					break;
-				default:
-					is_dead = false;
-					break;
-			}
+			h = L->get_header(page, next, &scratch, NULL);
+			if (TransactionIdIsValid(prev_xmax) &&
+				!TransactionIdEquals(prev_xmax, HeapTupleHeaderGetXmin(h)))
+				break;
+			root_offsets[next - 1] = off;
+			if (!HeapTupleHeaderIsHotUpdated(h) ||
+				ItemPointerGetBlockNumber(&h->t_ctid) != blkno)
+				break;
+			next = ItemPointerGetOffsetNumber(&h->t_ctid);
+			prev_xmax = HeapTupleHeaderGetUpdateXid(h);
 		}
-		if (is_dead)
-		{
-			QS_HeapTupleHeaderAdvanceConflictHorizon(tup.t_data, &horizon);
-			dead[ndead++] = off;
-		}
-		else if (!(tup.t_data->t_infomask & HEAP_XMAX_INVALID) &&
-				 !HEAP_XMAX_IS_LOCKED_ONLY(tup.t_data->t_infomask))
-		{
-			/* deleted or updated, not removable yet: keep a hint */
-			TransactionId x = HeapTupleHeaderGetUpdateXid(tup.t_data);
-
-			if (TransactionIdIsNormal(x) &&
-				(!TransactionIdIsValid(newhint) || TransactionIdPrecedes(x, newhint)))
-				newhint = x;
-		}
-		if (tup.t_data == &scratch)
-			L->set_header(page, off, &scratch);
 	}
-
-	if (ndead > 0)
-	{
-		/* record bytes move: redo repeats it under a cleanup lock */
-		if (L->prepare_compact)
-			L->prepare_compact(page);
-		START_CRIT_SECTION();
-		qs_prune_clear_hints(L, page, dead, ndead);
-		L->mark_dead(page, dead, ndead);
-		L->compact(page);
-		PageClearPrunable(page);
-		if (TransactionIdIsValid(newhint))
-			PageSetPrunable(page, newhint);
-		MarkBufferDirty(buf);
-		qs_log_prune(rel, buf, horizon, dead, ndead, NULL, 0);
-		END_CRIT_SECTION();
-	}
-	else if (newhint != hint)
-	{
-		QsGenXLogState *state;
-		Page		wpage;
-
-		state = qs_genxlog_start(rel);
-		wpage = qs_genxlog_register(state, buf, 0);
-		PageClearPrunable(wpage);
-		if (TransactionIdIsValid(newhint))
-			PageSetPrunable(wpage, newhint);
-		qs_genxlog_finish(state);
-	}
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 }

@@ -95,6 +95,64 @@ qs_predicate_lock_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
  *		snapshots which still miss an insert).  Serializable transactions
  *		still check every record for a conflict out, as heap does.
  */
+/*
+ * hot_chain_members
+ *		The members of the HOT chains whose roots are offs[0..noffs-1] (a
+ *		bitmap's TIDs of one page), ascending, into out[] (room for
+ *		MaxHeapTuplesPerPage); returns how many.  As heap's bitmap scan
+ *		follows each TID with heap_hot_search_buffer: the snapshot sees at
+ *		most one member of a chain, which the caller then finds by testing
+ *		them all.  A root that is a heap-only record is no root: skipped.
+ */
+static int
+hot_chain_members(const QsPageLayout *L, Page page, BlockNumber blkno,
+				  OffsetNumber maxoff, const OffsetNumber *offs, int noffs,
+				  OffsetNumber *out)
+{
+	bool		seen[MaxHeapTuplesPerPage + 1] = {0};
+	int			n;
+
+	for (int i = 0; i < noffs; i++)
+	{
+		OffsetNumber off = offs[i];
+		TransactionId prev_xmax = InvalidTransactionId;
+		bool		at_start = true;
+
+		while (off >= FirstOffsetNumber && off <= maxoff && !seen[off])
+		{
+			QsRecordState st = L->record_state(page, off);
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h;
+
+			if (st == QS_REC_REDIRECT && at_start)
+			{
+				off = L->redirect_target(page, off);
+				at_start = false;
+				continue;
+			}
+			if (st != QS_REC_NORMAL)
+				break;
+			h = L->get_header(page, off, &scratch, NULL);
+			if ((at_start && HeapTupleHeaderIsHeapOnly(h)) ||
+				(TransactionIdIsValid(prev_xmax) &&
+				 !TransactionIdEquals(prev_xmax, HeapTupleHeaderGetXmin(h))))
+				break;
+			seen[off] = true;
+			if (!HeapTupleHeaderIsHotUpdated(h) ||
+				ItemPointerGetBlockNumber(&h->t_ctid) != blkno)
+				break;
+			prev_xmax = HeapTupleHeaderGetUpdateXid(h);
+			off = ItemPointerGetOffsetNumber(&h->t_ctid);
+			at_start = false;
+		}
+	}
+	n = 0;
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		if (seen[off])
+			out[n++] = off;
+	return n;
+}
+
 int
 qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				Snapshot snapshot, const OffsetNumber *offs, int noffs,
@@ -106,6 +164,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	bool		ssi = CheckForSerializableConflictOutNeeded(rel, snapshot);
 	ItemPointerData links[MaxHeapTuplesPerPage];
 	int			nlinks = 0;
+	OffsetNumber members[MaxHeapTuplesPerPage];
 	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC && !ssi;
 	bool		all_visible = snapshot->snapshot_type == SNAPSHOT_MVCC &&
 		!snapshot->takenDuringRecovery && PageIsAllVisible(page);
@@ -113,6 +172,14 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	/* an NSM page of a PAX/HPL table: resolved once, called directly */
 	L = qs_page_layout(L, page);
 	maxoff = L->max_offset(page);
+
+	/* a bitmap's TIDs name HOT chains: their members are tested */
+	if (noffs >= 0 && L->mark_redirect != NULL)
+	{
+		noffs = hot_chain_members(L, page, BufferGetBlockNumber(buf), maxoff,
+								  offs, noffs, members);
+		offs = members;
+	}
 
 	/*
 	 * The common case of a whole all-visible page: no per-record test.
@@ -390,9 +457,50 @@ qs_scan_set_limits(TableScanDesc sscan, BlockNumber start, BlockNumber num)
 	scan->numblocks = num;
 }
 
+/*
+ * A sequential scan passes the pages of 'skip' (sorted, disjoint; the
+ * caller's memory, kept until the scan ends) unread: a column table's block
+ * runs, which hold no record of the engine's.  The caller vouches that no
+ * page of them can gain a record the scan's snapshot sees while it runs.
+ */
+void
+qs_scan_skip_pages(TableScanDesc sscan, const QsPageRange *skip, int nskip)
+{
+	QsScanDesc	scan = (QsScanDesc) sscan;
+
+	scan->skip = skip;
+	scan->nskip = nskip;
+}
+
+static BlockNumber qs_scan_adjacent_block(QsScanDesc scan, ScanDirection dir);
+
 /* next block of a sequential scan, InvalidBlockNumber at the end */
 static BlockNumber
 qs_scan_next_block(QsScanDesc scan, ScanDirection dir)
+{
+	BlockNumber next = qs_scan_adjacent_block(scan, dir);
+	int			r;
+
+	while (next != InvalidBlockNumber &&
+		   (r = qs_page_range_find(scan->skip, scan->nskip, next)) >= 0)
+	{
+		/* the parallel allocator hands out every page: take the next one */
+		if (scan->base.rs_parallel != NULL)
+			next = qs_scan_adjacent_block(scan, dir);
+		else
+		{
+			/* from the range's last (first) page, the adjacent one */
+			scan->cblock = ScanDirectionIsForward(dir) ?
+				scan->skip[r].end - 1 : scan->skip[r].start;
+			next = qs_scan_adjacent_block(scan, dir);
+		}
+	}
+	return next;
+}
+
+/* the block after (before) the current one, InvalidBlockNumber at the end */
+static BlockNumber
+qs_scan_adjacent_block(QsScanDesc scan, ScanDirection dir)
 {
 	BlockNumber endblock;
 
@@ -1153,8 +1261,12 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	bool		valid = false;
 	bool		moved_pending = false;
 	ItemPointerData link;
+	bool		first_call = !*call_again;
+	bool		at_chain_start = first_call;
+	bool		skip = !first_call;
+	TransactionId prev_xmax = InvalidTransactionId;
+	OffsetNumber maxoff;
 
-	*call_again = false;
 	if (all_dead)
 		*all_dead = false;
 
@@ -1165,25 +1277,100 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	}
 	LockBuffer(f->buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(f->buf);
-	if (qs_page_record_state(L, page, off) == QS_REC_DEAD && all_dead)
-		*all_dead = true;		/* pruned: dead to everyone */
-	else if (qs_page_record_state(L, page, off) == QS_REC_NORMAL)
+	maxoff = qs_page_max_offset(L, page);
+
+	/*
+	 * heap_hot_search_buffer: from the root the index entry names (or,
+	 * when called again, from the member returned last) along the HOT
+	 * chain to the member the snapshot sees.  *all_dead when every member
+	 * is dead to everyone (the index entry can be killed).  A layout
+	 * without HOT chains has one member per entry.
+	 */
+	for (;;)
 	{
-		valid = qs_record_visible(L, rel, f->buf, page, off, snapshot, &tup, &scratch);
-		HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
-		if (valid)
-			qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-							 HeapTupleHeaderGetXmin(tup.t_data));
-		else if (all_dead)
-			*all_dead = HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(rel));
-		moved_pending = CheckForSerializableConflictOutNeeded(rel, snapshot) &&
-			qs_moved_conflict_pending(tup.t_data, valid, &link);
+		QsRecordState st;
+
+		if (off < FirstOffsetNumber || off > maxoff)
+			break;
+		st = qs_page_record_state(L, page, off);
+		if (st == QS_REC_REDIRECT && at_chain_start)
+		{
+			off = qs_page_layout(L, page)->redirect_target(page, off);
+			at_chain_start = false;
+			if (all_dead)
+				*all_dead = true;
+			continue;
+		}
+		if (st == QS_REC_DEAD && at_chain_start && all_dead)
+			*all_dead = true;	/* pruned: dead to everyone */
+		if (st != QS_REC_NORMAL)
+			break;				/* the end of the chain */
+		if (at_chain_start && all_dead)
+			*all_dead = true;
+		if (skip)
+		{
+			uint32		len;
+
+			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, blkno, off);
+			tup.t_tableOid = RelationGetRelid(rel);
+		}
+		else
+			valid = qs_record_visible(L, rel, f->buf, page, off, snapshot,
+									  &tup, &scratch);
+		/* an index entry never names a heap-only record */
+		if (at_chain_start && HeapTupleHeaderIsHeapOnly(tup.t_data))
+		{
+			valid = false;
+			if (all_dead)
+				*all_dead = false;
+			break;
+		}
+		if (TransactionIdIsValid(prev_xmax) &&
+			!TransactionIdEquals(prev_xmax, HeapTupleHeaderGetXmin(tup.t_data)))
+		{
+			valid = false;
+			break;
+		}
+		if (!skip)
+		{
+			HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
+			moved_pending = CheckForSerializableConflictOutNeeded(rel, snapshot) &&
+				qs_moved_conflict_pending(tup.t_data, valid, &link);
+			if (valid)
+			{
+				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
+									  HeapTupleHeaderGetXmin(tup.t_data));
+				if (all_dead)
+					*all_dead = false;
+				break;
+			}
+		}
+		skip = false;
+		if (all_dead && *all_dead &&
+			!HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(rel)))
+			*all_dead = false;
+		if (!HeapTupleHeaderIsHotUpdated(tup.t_data) ||
+			ItemPointerGetBlockNumber(&tup.t_data->t_ctid) != blkno)
+			break;
+		off = ItemPointerGetOffsetNumber(&tup.t_data->t_ctid);
+		at_chain_start = false;
+		prev_xmax = HeapTupleHeaderGetUpdateXid(tup.t_data);
 	}
 	LockBuffer(f->buf, BUFFER_LOCK_UNLOCK);
 	if (moved_pending)
 		qs_moved_conflict_out(rel, &link, snapshot);
+	/*
+	 * heap's: a non-MVCC snapshot may see more members of the chain (none
+	 * in a column table's delta: review of hot3, L5)
+	 */
+	*call_again = valid && !IsMVCCSnapshot(snapshot) &&
+		qs_page_layout(L, page)->mark_redirect != NULL &&
+		!qs_is_column_rel(rel);
 	if (!valid)
 		return false;
+	ItemPointerSetOffsetNumber(tid, off);
 	pgstat_count_heap_fetch(rel);
 	qs_page_store_record(L, rel, f->buf, page, off, slot, NULL);
 	return true;

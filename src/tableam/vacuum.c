@@ -125,14 +125,25 @@ track_multi(MultiXactId multi, MultiXactId *newminmxid)
 		*newminmxid = multi;
 }
 
-/* a record that stays as it is: its xids bound relfrozenxid/relminmxid */
+/*
+ * A record that stays as it is: its xids bound relfrozenxid/relminmxid,
+ * whatever the hint bits say (an xmax hinted invalid still holds its
+ * xid, and the hint is not WAL-logged: after a crash or on a promoted
+ * standby the xid shows again), as heap_tuple_would_freeze reads it.
+ */
 static void
 track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxid)
 {
 	if (!HeapTupleHeaderXminFrozen(h))
 		track_xid(HeapTupleHeaderGetRawXmin(h), newfrozen);
 	if (h->t_infomask & HEAP_XMAX_INVALID)
+	{
+		if (h->t_infomask & HEAP_XMAX_IS_MULTI)
+			track_multi(HeapTupleHeaderGetRawXmax(h), newminmxid);
+		else
+			track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
 		return;
+	}
 	if (h->t_infomask & HEAP_XMAX_IS_MULTI)
 	{
 		track_multi(HeapTupleHeaderGetRawXmax(h), newminmxid);
@@ -141,6 +152,45 @@ track_header(HeapTupleHeader h, TransactionId *newfrozen, MultiXactId *newminmxi
 	}
 	else
 		track_xid(HeapTupleHeaderGetRawXmax(h), newfrozen);
+}
+
+/*
+ * Would pass 1 freeze something on this page (an xmin, or an old xmax to
+ * clear)?  heap_tuple_would_freeze's question, answered conservatively (a
+ * yes that pass 1 would not act on only makes an aggressive VACUUM wait
+ * for the cleanup lock).  The caller holds the page's lock.
+ */
+static bool
+page_would_freeze(Relation rel, const QsPageLayout *L, Page page,
+				  const QsVacuumCutoffs *cut)
+{
+	OffsetNumber maxoff = qs_page_max_offset(L, page);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader h;
+		TransactionId xmax;
+
+		if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+			continue;
+		h = qs_page_get_header(L, page, off, &scratch, NULL);
+		if (!HeapTupleHeaderXminFrozen(h) &&
+			TransactionIdIsNormal(HeapTupleHeaderGetRawXmin(h)) &&
+			TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), cut->FreezeLimit))
+			return true;
+		xmax = HeapTupleHeaderGetRawXmax(h);
+		if (h->t_infomask & HEAP_XMAX_IS_MULTI)
+		{
+			if (MultiXactIdIsValid(xmax) &&
+				MultiXactIdPrecedes(xmax, cut->MultiXactCutoff))
+				return true;
+		}
+		else if (TransactionIdIsNormal(xmax) &&
+				 TransactionIdPrecedes(xmax, cut->FreezeLimit))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -199,8 +249,9 @@ page_all_visible(const QsPageLayout *L, Page page, TransactionId OldestXmin,
 		HeapTupleHeader h;
 		QsRecordState st = L->record_state(page, off);
 
-		if (st == QS_REC_UNUSED)
+		if (st == QS_REC_UNUSED || st == QS_REC_REDIRECT)
 		{
+			/* a redirect is no record: scans must read the slots */
 			*dense = false;
 			continue;
 		}
@@ -316,6 +367,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	TransactionId rm_horizon = InvalidTransactionId;
 	TimestampTz starttime = GetCurrentTimestamp();
 	bool		aggressive;
+	bool		hot;
+	bool		noprune;
 	bool		skipping;
 	bool		skipped_allvis = false; /* skipped a page not all-frozen */
 	BlockNumber scanned = 0;
@@ -327,6 +380,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	Buffer		vmbuf = InvalidBuffer;
 
 	aggressive = qs_vacuum_get_cutoffs(rel, params, &cut);
+	/* HOT chains: row tables of a layout with them (never column tables) */
+	hot = L->mark_redirect != NULL && !qs_is_column_rel(rel);
 	skipping = !(params->options & VACOPT_DISABLE_PAGE_SKIPPING);
 	newfrozen = cut.OldestXmin;
 	newminmxid = cut.OldestMxact;
@@ -406,8 +461,44 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		/* the map page, before the lock: this may read or extend the map */
 		visibilitymap_pin(rel, blk, &vmbuf);
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, bstrategy);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
+
+		/*
+		 * A layout with HOT chains: prune them first (lazy_scan_prune), with
+		 * the cutoff the records are classified by below, so that dead
+		 * chain members are gone (heap-only ones UNUSED, roots REDIRECT or
+		 * DEAD) and no HOT chain is cut in pass 2.  Only with a free cleanup
+		 * lock; otherwise the chains stay as they are (lazy_scan_noprune):
+		 * dead records in them are left for a later pass.
+		 */
+		noprune = false;
+		if (hot && ConditionalLockBufferForCleanup(buf))
+		{
+			if (!PageIsNew(page) && !qs_is_column_page(page))
+				qs_prune_page(rel, L, buf, NULL, cut.OldestXmin);
+		}
+		else
+		{
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			noprune = hot && !PageIsNew(page) && !qs_is_column_page(page);
+
+			/*
+			 * Not pruned: nothing is frozen either (lazy_scan_noprune), since
+			 * a chain's dead start stays while its live heap-only member
+			 * would get a frozen xmin, which no chain walk would match with
+			 * the start's updater any more (review of hot3, C1).  An
+			 * aggressive VACUUM that has something to freeze waits for the
+			 * cleanup lock instead, as PG 15's lazy_scan_noprune makes
+			 * heap's do (review M1).
+			 */
+			if (noprune && aggressive && page_would_freeze(rel, L, page, &cut))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				LockBufferForCleanup(buf);
+				qs_prune_page(rel, L, buf, NULL, cut.OldestXmin);
+				noprune = false;
+			}
+		}
 		if (PageIsNew(page))
 		{
 			UnlockReleaseBuffer(buf);
@@ -457,6 +548,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					dead_add(&dead, tblk, off);
 				continue;
 			}
+			if (st == QS_REC_REDIRECT)
+			{
+				/* index entries point here: kept, never vacuumed */
+				nonempty = true;
+				pv_dense = false;
+				continue;
+			}
 			if (st != QS_REC_NORMAL)
 			{
 				pv_dense = false;
@@ -484,6 +582,20 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			switch (status)
 			{
 				case HEAPTUPLE_DEAD:
+					if (HeapTupleHeaderIsHeapOnly(h) ||
+						HeapTupleHeaderIsHotUpdated(h))
+					{
+						/*
+						 * Part of a HOT chain pruning could not reach (no
+						 * cleanup lock): a heap-only record has no index
+						 * entry to remove, and a chain's dead start must
+						 * become a redirect, not a free slot.  Left for a
+						 * later prune.
+						 */
+						pv_ok = false;
+						track_header(h, &newfrozen, &newminmxid);
+						break;
+					}
 					QS_HeapTupleHeaderAdvanceConflictHorizon(h, &rm_horizon);
 					if (do_index)
 						dead_add(&dead, tblk, off);
@@ -568,6 +680,17 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					break;
 			}
 
+			if (noprune && freeze)
+			{
+				/*
+				 * Not pruned: not frozen (above); the xids left bound
+				 * relfrozenxid, a hinted-invalid xmax that would have been
+				 * cleared included (review of hotpax, M-A)
+				 */
+				frz_xmin[off] = clr_xmax[off] = freeze = false;
+				track_header(h, &newfrozen, &newminmxid);
+			}
+
 			/*
 			 * Visible to all: inserted by a committed transaction (LIVE says
 			 * so, from the commit log) older than every snapshot, and no xmax
@@ -650,6 +773,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					h->t_infomask &= ~HEAP_XMAX_BITS;
 					h->t_infomask |= HEAP_XMAX_INVALID;
 					h->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+					/* an aborted updater's HOT link goes with it */
+					HeapTupleHeaderClearHotUpdated(h);
 					HeapTupleHeaderSetXmax(h, InvalidTransactionId);
 				}
 				qs_page_set_header(PL, wpage, off, h);
@@ -769,7 +894,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				/* its dead records gone, the page may be all-visible now */
 				vmflags = set_all_visible(L, page, cut.OldestXmin, &vmcutoff);
 				MarkBufferDirty(buf);
-				qs_log_prune(rel, buf, rm_horizon, NULL, 0, offs, n);
+				qs_log_prune(rel, buf, rm_horizon, NULL, 0, NULL, 0, offs, n);
 				END_CRIT_SECTION();
 			}
 			else

@@ -30,6 +30,8 @@
  *	   (REGBUF_STANDARD), not on every prune: pruning's full images were
  *	   88-90 % of the WAL of the TPC-B workload (bench W2).  XLOG_QS_CLEANUP
  *	   is left to PAX's make_room, whose moves depend on the tuple inserted.
+ *	 - XLOG_QS_PRUNE_HOT: PRUNE with HOT chain roots made REDIRECTs too
+ *	   (NSM; prune.c), replayed by qs_prune_execute as the primary ran it.
  *
  * Nor can generic WAL change the visibility map fork (the map lies in what
  * it takes for the page's hole), so:
@@ -106,13 +108,26 @@ typedef struct xl_qs_vm_clear
 typedef struct xl_qs_prune
 {
 	TransactionId prune_xid;	/* the page's pd_prune_xid afterwards */
-	uint16		pd_flags;		/* its PD_HAS_FREE_LINES | PD_ALL_VISIBLE */
+	uint16		pd_flags;		/* its QS_PRUNE_FLAGS */
 	uint16		ndead;
 	uint16		nunused;
 } xl_qs_prune;
 
 #define SizeOfQsPrune (offsetof(xl_qs_prune, nunused) + sizeof(uint16))
-#define QS_PRUNE_FLAGS (PD_HAS_FREE_LINES | PD_ALL_VISIBLE)
+
+/*
+ * XLOG_QS_PRUNE_HOT: the same, with nredirected (from, to) pairs before the
+ * dead offsets, in a uint16 after the xl_qs_prune header.  A prune that
+ * redirects nothing is still written as XLOG_QS_PRUNE, which a standby on
+ * a build without HOT replays, except on a PAX page (qs_log_prune).
+ */
+#define SizeOfQsPruneHot (SizeOfQsPrune + sizeof(uint16))
+/*
+ * The page flags a PRUNE record carries (the page's, after the change) and
+ * its redo sets: PD_PAGE_FULL too, which pruning clears and VACUUM's second
+ * pass leaves as it was (dml.c sets it in an update's generic record).
+ */
+#define QS_PRUNE_FLAGS (PD_HAS_FREE_LINES | PD_ALL_VISIBLE | PD_PAGE_FULL)
 
 static void
 qs_resolve_conflict(const xl_qs_conflict *xlrec)
@@ -182,25 +197,37 @@ qs_layout_of_page(Page page)
 }
 
 static void
-qs_redo_prune(XLogReaderState *record, const xl_qs_conflict *conflict)
+qs_redo_prune(XLogReaderState *record, const xl_qs_conflict *conflict,
+			  bool hot)
 {
 	XLogRecPtr	lsn = record->EndRecPtr;
 	const char *data = XLogRecGetData(record);
 	Size		len = XLogRecGetDataLen(record);
+	Size		hdrlen = SizeOfQsConflict + (hot ? SizeOfQsPruneHot : SizeOfQsPrune);
 	xl_qs_prune xlrec;
-	OffsetNumber offs[MaxHeapTuplesPerPage];
+	uint16		nredirected = 0;
+	OffsetNumber offs[MaxHeapTuplesPerPage * 3];
+	Size		noffs;
+	const OffsetNumber *redirected,
+			   *dead,
+			   *unused;
 	Buffer		buf;
 
-	if (len < SizeOfQsConflict + SizeOfQsPrune)
+	if (len < hdrlen)
 		elog(PANIC, "quickstep redo: prune record too short (%zu bytes)", len);
 	memcpy(&xlrec, data + SizeOfQsConflict, SizeOfQsPrune);
-	if ((Size) xlrec.ndead + xlrec.nunused > MaxHeapTuplesPerPage ||
-		len != SizeOfQsConflict + SizeOfQsPrune +
-		((Size) xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber))
-		elog(PANIC, "quickstep redo: prune record of %zu bytes for %u + %u offsets",
-			 len, xlrec.ndead, xlrec.nunused);
-	memcpy(offs, data + SizeOfQsConflict + SizeOfQsPrune,
-		   ((Size) xlrec.ndead + xlrec.nunused) * sizeof(OffsetNumber));
+	if (hot)
+		memcpy(&nredirected, data + SizeOfQsConflict + SizeOfQsPrune,
+			   sizeof(uint16));
+	noffs = (Size) nredirected * 2 + xlrec.ndead + xlrec.nunused;
+	if ((Size) nredirected + xlrec.ndead + xlrec.nunused > MaxHeapTuplesPerPage ||
+		len != hdrlen + noffs * sizeof(OffsetNumber))
+		elog(PANIC, "quickstep redo: prune record of %zu bytes for %u + %u + %u offsets",
+			 len, nredirected, xlrec.ndead, xlrec.nunused);
+	memcpy(offs, data + hdrlen, noffs * sizeof(OffsetNumber));
+	redirected = offs;
+	dead = offs + nredirected * 2;
+	unused = dead + xlrec.ndead;
 
 	/* cancel conflicting snapshots before the records disappear */
 	qs_resolve_conflict(conflict);
@@ -214,26 +241,26 @@ qs_redo_prune(XLogReaderState *record, const xl_qs_conflict *conflict)
 
 		if (L == NULL)
 			elog(PANIC, "quickstep redo: prune record for a page without records");
-		/* the primary marked only records of this page, dead ones NORMAL */
+		if (nredirected > 0 && L->mark_redirect == NULL)
+			elog(PANIC, "quickstep redo: redirect on a %s page", L->name);
+		/* the primary marked only slots of this page, dead ones not free */
 		maxoff = L->max_offset(page);
-		for (int i = 0; i < xlrec.ndead + xlrec.nunused; i++)
+		for (Size i = 0; i < noffs; i++)
 			if (offs[i] < FirstOffsetNumber || offs[i] > maxoff ||
-				(i < xlrec.ndead && L->record_state(page, offs[i]) != QS_REC_NORMAL))
+				(i < (Size) nredirected * 2 + xlrec.ndead &&
+				 L->record_state(page, offs[i]) == QS_REC_UNUSED))
 				elog(PANIC, "quickstep redo: prune record names offset %u of a page of %u",
 					 offs[i], maxoff);
+		/* a redirect goes to another slot that holds a record (review L3) */
+		for (int i = 0; i < nredirected; i++)
+			if (redirected[i * 2 + 1] == redirected[i * 2] ||
+				L->record_state(page, redirected[i * 2 + 1]) != QS_REC_NORMAL)
+				elog(PANIC, "quickstep redo: prune record redirects offset %u to %u, which holds no record",
+					 redirected[i * 2], redirected[i * 2 + 1]);
 		if (L->prepare_compact)
 			L->prepare_compact(page);
-		if (xlrec.ndead > 0)
-		{
-			qs_prune_clear_hints(L, page, offs, xlrec.ndead);
-			L->mark_dead(page, offs, xlrec.ndead);
-		}
-		if (xlrec.nunused > 0)
-		{
-			qs_prune_clear_hints(L, page, offs + xlrec.ndead, xlrec.nunused);
-			L->mark_unused(page, offs + xlrec.ndead, xlrec.nunused);
-		}
-		L->compact(page);
+		qs_prune_execute(L, page, redirected, nredirected, dead, xlrec.ndead,
+						 unused, xlrec.nunused);
 		((PageHeader) page)->pd_flags &= ~QS_PRUNE_FLAGS;
 		((PageHeader) page)->pd_flags |= xlrec.pd_flags & QS_PRUNE_FLAGS;
 		((PageHeader) page)->pd_prune_xid = xlrec.prune_xid;
@@ -271,7 +298,8 @@ qs_rmgr_redo(XLogReaderState *record)
 			qs_resolve_conflict(&xlrec);
 			break;
 		case XLOG_QS_PRUNE:
-			qs_redo_prune(record, &xlrec);
+		case XLOG_QS_PRUNE_HOT:
+			qs_redo_prune(record, &xlrec, info == XLOG_QS_PRUNE_HOT);
 			break;
 		case XLOG_QS_CLEANUP:
 			/* cancel conflicting snapshots before the records disappear */
@@ -313,14 +341,21 @@ qs_rmgr_desc(StringInfo buf, XLogReaderState *record)
 	memcpy(&xlrec, XLogRecGetData(record), SizeOfQsConflict);
 	appendStringInfo(buf, "horizon %u%s", xlrec.horizon,
 					 xlrec.is_catalog ? " (catalog)" : "");
-	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_PRUNE &&
+	if (((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_PRUNE ||
+		 (XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_PRUNE_HOT) &&
 		XLogRecGetDataLen(record) >= SizeOfQsConflict + SizeOfQsPrune)
 	{
 		xl_qs_prune prec;
+		uint16		nredirected = 0;
 
 		memcpy(&prec, XLogRecGetData(record) + SizeOfQsConflict, SizeOfQsPrune);
-		appendStringInfo(buf, ", %u dead, %u unused, flags 0x%04X, prune xid %u",
-						 prec.ndead, prec.nunused, prec.pd_flags, prec.prune_xid);
+		if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_QS_PRUNE_HOT &&
+			XLogRecGetDataLen(record) >= SizeOfQsConflict + SizeOfQsPruneHot)
+			memcpy(&nredirected, XLogRecGetData(record) + SizeOfQsConflict + SizeOfQsPrune,
+				   sizeof(uint16));
+		appendStringInfo(buf, ", %u redirected, %u dead, %u unused, flags 0x%04X, prune xid %u",
+						 nredirected, prec.ndead, prec.nunused, prec.pd_flags,
+						 prec.prune_xid);
 	}
 }
 
@@ -339,6 +374,8 @@ qs_rmgr_identify(uint8 info)
 			return "VM_CLEAR";
 		case XLOG_QS_PRUNE:
 			return "PRUNE";
+		case XLOG_QS_PRUNE_HOT:
+			return "PRUNE_HOT";
 	}
 	return NULL;
 }
@@ -466,14 +503,15 @@ qs_log_cleanup(Relation rel, Buffer buf, TransactionId horizon)
 /*
  * qs_log_prune
  *		WAL-log a page on which the caller, under a cleanup lock and inside
- *		a critical section, after its layout's prepare_compact, marked
- *		'dead' dead and 'unused' unused, compacted it and set its flags and
+ *		a critical section, after its layout's prepare_compact, ran
+ *		qs_prune_execute (redirects, dead, unused, compaction) and set its flags and
  *		prune hint, then called MarkBufferDirty: redo repeats exactly that
  *		(qs_redo_prune).  'horizon' is the newest xid of the removed records
  *		(InvalidTransactionId: none).
  */
 void
 qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
+			 const OffsetNumber *redirected, int nredirected,
 			 const OffsetNumber *dead, int ndead,
 			 const OffsetNumber *unused, int nunused)
 {
@@ -481,6 +519,15 @@ qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
 	xl_qs_conflict conflict;
 	xl_qs_prune xlrec;
 	XLogRecPtr	recptr;
+
+	/*
+	 * PRUNE_HOT also for every PAX page: since HOT, PAX's compaction may
+	 * grow the page's capacity (pax_compact), which a build that only
+	 * knows PRUNE would not replay alike; it stops at the unknown op code
+	 * instead of diverging.
+	 */
+	bool		hotfmt = nredirected > 0 ||
+		qs_layout_of_page(page) == &qs_pax_layout;
 
 	Assert(CritSectionCount > 0);
 	if (!RelationNeedsWAL(rel))
@@ -494,12 +541,21 @@ qs_log_prune(Relation rel, Buffer buf, TransactionId horizon,
 	XLogBeginInsert();
 	XLogRegisterData((char *) &conflict, SizeOfQsConflict);
 	XLogRegisterData((char *) &xlrec, SizeOfQsPrune);
+	if (hotfmt)
+	{
+		uint16		nred = nredirected;
+
+		XLogRegisterData((char *) &nred, sizeof(uint16));
+		XLogRegisterData((char *) redirected,
+						 nredirected * 2 * sizeof(OffsetNumber));
+	}
 	if (ndead > 0)
 		XLogRegisterData((char *) dead, ndead * sizeof(OffsetNumber));
 	if (nunused > 0)
 		XLogRegisterData((char *) unused, nunused * sizeof(OffsetNumber));
 	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-	recptr = XLogInsert(QS_RMGR_ID, XLOG_QS_PRUNE);
+	recptr = XLogInsert(QS_RMGR_ID,
+						hotfmt ? XLOG_QS_PRUNE_HOT : XLOG_QS_PRUNE);
 	PageSetLSN(page, recptr);
 }
 

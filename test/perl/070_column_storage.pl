@@ -248,8 +248,16 @@ is($node->safe_psql('postgres', qq{
 	my $s1 = $size->();
 	$node->safe_psql('postgres', qq{BEGIN; COPY cr FROM '$copyfile'; ROLLBACK;});
 	my $s2 = $size->();
-	$node->safe_psql('postgres', 'VACUUM cr');
-	my $s3 = $size->();
+	# an autovacuum ANALYZE of another table may hold the horizon back for
+	# a moment (the reclaim waits for it): VACUUM again until it passed
+	my $s3;
+	for my $try (1 .. 60)
+	{
+		$node->safe_psql('postgres', 'VACUUM cr');
+		$s3 = $size->();
+		last if $s3 < $s1 + ($s2 - $s1) / 4;
+		sleep 1;
+	}
 	ok($s2 > $s1 * 1.5 && $s3 < $s1 + ($s2 - $s1) / 4,
 		"VACUUM reclaims an aborted load's run ($s1 -> $s2 -> $s3 bytes)");
 	same_as_heap($node, 'and the table keeps its rows', 'cr');

@@ -306,7 +306,7 @@ test_sampled(void)
 	int32_t    *a = malloc(n * 4);
 	int			nscreened = 0;
 
-	for (int kind = 0; kind < 4; kind++)
+	for (int kind = 0; kind < 5; kind++)
 	{
 		QsValues	qv = {0};
 		QsChoice	s,
@@ -316,7 +316,9 @@ test_sampled(void)
 			a[i] = kind == 0 ? (int32_t) (ut_rand(&seed) % 100000000) :
 				kind == 1 ? (int32_t) (ut_rand(&seed) % 7) * 1000003 :
 				kind == 2 ? (int32_t) (i / 5000) * 77777 :
-				(int32_t) ut_rand(&seed);
+				kind == 3 ? (int32_t) ut_rand(&seed) :
+		/* a cycle longer than a sample run: each run all distinct */
+				(int32_t) (i % 20000) * 77777;
 		qv.n = n;
 		qv.width = 4;
 		qv.data = (const uint8_t *) a;

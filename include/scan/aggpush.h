@@ -1,0 +1,59 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggpush.h
+ *	  QuickstepScan's aggregate mode: the aggregates it computes as partial
+ *	  states inside a scan of a column table (src/scan/aggplan.c decides,
+ *	  src/scan/aggexec.c computes; src/scan/README.md "Aggregate pushdown").
+ *
+ * include/scan/aggpush.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_SCAN_AGGPUSH_H
+#define QS_SCAN_AGGPUSH_H
+
+#include "core/compat.h"
+#include "nodes/primnodes.h"
+
+typedef enum QsAggOp
+{
+	QS_AGG_COUNT_STAR,			/* count(*) */
+	QS_AGG_COUNT,				/* count(col) */
+	QS_AGG_SUM,
+	QS_AGG_AVG,
+	QS_AGG_MIN,
+	QS_AGG_MAX
+} QsAggOp;
+
+/* how the argument's values are accumulated */
+typedef enum QsAggIn
+{
+	QS_AGGIN_NONE,				/* count(*) */
+	QS_AGGIN_ANY,				/* count(col): NULL or not */
+	QS_AGGIN_INT,				/* int2/int4/int8, date, timestamp[tz] */
+	QS_AGGIN_FLOAT4,
+	QS_AGGIN_FLOAT8
+} QsAggIn;
+
+typedef struct QsAggSpec
+{
+	QsAggOp		op;
+	QsAggIn		in;
+	Oid			intype;			/* the argument's type */
+	int			width;			/* QS_AGGIN_INT: 2, 4 or 8 bytes */
+	AttrNumber	attno;			/* the argument column (0: count(*)) */
+} QsAggSpec;
+
+/*
+ * Is agg (as the query has it, or marked partial) one the scan computes,
+ * over a plain column of relation relid?  Fills *spec.
+ */
+extern bool qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec);
+
+/* int2/int4/int8, date, timestamp[tz]: their width, else 0 */
+extern int	qs_agg_int_width(Oid typid);
+
+/* May column values of this type be a pushed GROUP BY key (eqop its =)? */
+extern bool qs_agg_group_type_ok(Oid typid, Oid collid, Oid eqop);
+
+#endif							/* QS_SCAN_AGGPUSH_H */

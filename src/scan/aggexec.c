@@ -1,0 +1,1069 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggexec.c
+ *	  Executor side of QuickstepScan's aggregate mode: partial aggregate
+ *	  states of a column table's rows, computed inside the scan.
+ *
+ * The node reads the rows the plain QuickstepScan would return (the column
+ * AM's own scan: its delta rows under the snapshot, then the main blocks of
+ * its directory view, each skipped or its pushed quals evaluated a chunk
+ * at a time by src/column/pushdown.c, then the delete map), and instead of
+ * handing them out accumulates them: per group (the pushed GROUP BY
+ * columns' values) one accumulator per aggregate, in C.  A block with no
+ * deleted row, no qual and all its rows published to the snapshot answers
+ * count(*), count(col), min and max from its header without reading a
+ * stripe.  At the end the node returns one row per group: the grouping
+ * columns and each aggregate's partial state exactly as PostgreSQL's
+ * Partial Aggregate emits it (its transition state, or the serial
+ * function's bytea), which the Finalize Aggregate above combines.
+ *
+ * Parallel: each participant claims delta pages and main blocks from the
+ * column AM's parallel scan state (as the plain scan does) and returns its
+ * own groups; the Finalize node combines them.
+ *
+ * The states are PostgreSQL's, row by row in scan order:
+ *	count			int8
+ *	sum(int2|int4)	int8 (int2_sum, int4_sum: no overflow check, as there)
+ *	avg(int2|int4)	int8[2] {count, sum} (int4_avg_accum)
+ *	sum/avg(int8)	int8_avg_serialize's bytea: int8 N, then sumX
+ *					(send_int128_numericvar)
+ *	sum(float4)		float4 (float4pl), sum(float8) float8 (float8pl)
+ *	min/max			the column's type (int4smaller, float8larger, ...)
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "scan/qscan.h"
+#include "scan/aggpush.h"
+#include "scan/quals.h"
+#include "column/colam.h"
+#include "column/colblock.h"
+#include "column/pushdown.h"
+#include "tableam/engine_int.h"
+
+#include "access/parallel.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/array.h"
+#include "utils/float.h"
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
+
+/* One aggregate's accumulator in one group. */
+typedef struct QsAggAcc
+{
+	int64		n;				/* rows (count(*)) or non-NULL values */
+	uint64		isum;			/* int2/int4 sums: wrap as int8 does there */
+#ifdef HAVE_INT128
+	int128		bigsum;			/* int8 sums */
+#endif
+	float4		f4;				/* sum(float4) */
+	float8		f8;				/* sum(float8) */
+	Datum		m;				/* min/max so far (n > 0) */
+} QsAggAcc;
+
+/*
+ * Parallel scans: the workers' EXPLAIN ANALYZE counters, added up in the
+ * node's DSM segment after the column AM's parallel scan state.  A worker
+ * adds its own when it has accumulated (before it returns a row, so before
+ * its tuple queue detaches); the leader adds the totals to its own when it
+ * shuts its node down.
+ */
+typedef struct QsAggShared
+{
+	pg_atomic_uint64 blocks_read;
+	pg_atomic_uint64 skipped_minmax;
+	pg_atomic_uint64 skipped_dict;
+	pg_atomic_uint64 binary_searches;
+	pg_atomic_uint64 header_blocks;
+} QsAggShared;
+
+typedef struct QsAggScanState
+{
+	CustomScanState css;
+	Relation	rel;
+	Index		relid;			/* the quals' varno */
+
+	int			nquals;
+	QsQual	  **quals;
+	MemoryContext argcxt;
+
+	int			natts;			/* output columns */
+	int			ngroup;
+	int		   *gpos;			/* ngroup: output column */
+	int		   *gcol;			/* ngroup: table column (attno - 1) */
+	int		   *gwidth;			/* ngroup: typlen (-1: text, by its id) */
+	int		   *gslot;			/* ngroup: index into cols[] */
+	int			naggs;
+	int		   *apos;			/* naggs: output column */
+	QsAggSpec  *aggs;
+	int		   *aslot;			/* naggs: index into cols[] of the arg */
+
+	/* the columns read per row: distinct grouping and argument columns */
+	int			ncols;
+	int		   *cols;			/* attno - 1 */
+	int		   *colwidth;		/* integer-like by-value columns: bytes, else 0 */
+	Datum	  **colvals;		/* [ncols][QS_COLPUSH_CHUNK] */
+	bool	  **colnulls;
+
+	/* groups */
+	MemoryContext aggcxt;
+	QsAggAcc   *single;			/* no GROUP BY */
+	HTAB	   *groups;
+	HTAB	   *texts;			/* text keys: value -> id */
+	Datum	   *textvals;		/* id -> value */
+	int64		ntexts;
+	int64		textcap;
+	Size		keysize;
+	char	   *key;			/* scratch key */
+
+	/* scan */
+	bool		done;			/* accumulated; emitting */
+	HASH_SEQ_STATUS iter;
+	bool		iterating;		/* iter is open */
+	bool		emitted_single;
+	TableScanDesc colscan;
+	TupleTableSlot *dslot;		/* delta rows */
+	QsColPush	push;
+	OffsetNumber *sel;
+	ParallelTableScanDesc pscan;
+	QsAggShared *shared;		/* in DSM, after pscan */
+	uint64		header_blocks;	/* EXPLAIN ANALYZE */
+} QsAggScanState;
+
+static void agg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *agg_exec(CustomScanState *node);
+static void agg_end(CustomScanState *node);
+static void agg_rescan(CustomScanState *node);
+static Size agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void agg_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void agg_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void agg_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+static void agg_shutdown(CustomScanState *node);
+static void agg_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomExecMethods qs_agg_exec_methods = {
+	.CustomName = QS_SCAN_NAME,
+	.BeginCustomScan = agg_begin,
+	.ExecCustomScan = agg_exec,
+	.EndCustomScan = agg_end,
+	.ReScanCustomScan = agg_rescan,
+	.EstimateDSMCustomScan = agg_estimate_dsm,
+	.InitializeDSMCustomScan = agg_init_dsm,
+	.ReInitializeDSMCustomScan = agg_reinit_dsm,
+	.InitializeWorkerCustomScan = agg_init_worker,
+	.ShutdownCustomScan = agg_shutdown,
+	.ExplainCustomScan = agg_explain,
+};
+
+Node *
+qs_aggscan_create_state(CustomScan *cscan)
+{
+	QsAggScanState *st = (QsAggScanState *) newNode(sizeof(QsAggScanState),
+													T_CustomScanState);
+
+	st->css.methods = &qs_agg_exec_methods;
+	return (Node *) st;
+}
+
+static inline Datum
+int_datum(int64 v, int width)
+{
+	switch (width)
+	{
+		case 2:
+			return Int16GetDatum((int16) v);
+		case 4:
+			return Int32GetDatum((int32) v);
+		default:
+			return Int64GetDatum(v);
+	}
+}
+
+/* index of table column c in st->cols, added if new */
+static int
+col_slot(QsAggScanState *st, int c)
+{
+	for (int i = 0; i < st->ncols; i++)
+		if (st->cols[i] == c)
+			return i;
+	st->cols[st->ncols] = c;
+	return st->ncols++;
+}
+
+static void
+agg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *quals = linitial(cscan->custom_private);
+	ListCell   *lc;
+	int			i;
+
+	st->relid = (Index) intVal(lsecond(cscan->custom_private));
+	st->rel = qs_exec_rt_relation(estate, bms_singleton_member(cscan->custom_relids));
+	if (!qs_is_column_rel(st->rel))
+		elog(ERROR, "QuickstepScan: aggregates pushed into \"%s\", not a column table",
+			 RelationGetRelationName(st->rel));
+
+	st->nquals = list_length(quals);
+	st->quals = palloc(sizeof(QsQual *) * Max(st->nquals, 1));
+	i = 0;
+	foreach(lc, quals)
+		st->quals[i++] = qs_qual_compile(lfirst(lc), st->relid, &node->ss.ps);
+	st->argcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan values",
+									   ALLOCSET_SMALL_SIZES);
+
+	st->natts = list_length(cscan->custom_scan_tlist);
+	st->gpos = palloc(sizeof(int) * st->natts);
+	st->gcol = palloc(sizeof(int) * st->natts);
+	st->gwidth = palloc(sizeof(int) * st->natts);
+	st->gslot = palloc(sizeof(int) * st->natts);
+	st->apos = palloc(sizeof(int) * st->natts);
+	st->aggs = palloc(sizeof(QsAggSpec) * st->natts);
+	st->aslot = palloc(sizeof(int) * st->natts);
+	st->cols = palloc(sizeof(int) * st->natts);
+	i = 0;
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+
+		if (IsA(expr, Var))
+		{
+			Var		   *var = (Var *) expr;
+
+			st->gpos[st->ngroup] = i;
+			st->gcol[st->ngroup] = var->varattno - 1;
+			st->gwidth[st->ngroup] = get_typlen(var->vartype);
+			st->gslot[st->ngroup] = col_slot(st, var->varattno - 1);
+			st->ngroup++;
+		}
+		else
+		{
+			QsAggSpec  *spec = &st->aggs[st->naggs];
+
+			/* setrefs moved the Var to the table's final range table index */
+			if (!IsA(expr, Aggref) ||
+				!qs_agg_classify((Aggref *) expr,
+								 bms_singleton_member(cscan->custom_relids), spec))
+				elog(ERROR, "QuickstepScan: output column %d is not a pushed aggregate",
+					 i + 1);
+			st->apos[st->naggs] = i;
+			st->aslot[st->naggs] = spec->attno > 0 ? col_slot(st, spec->attno - 1) : -1;
+			st->naggs++;
+		}
+		i++;
+	}
+	st->colwidth = palloc0(sizeof(int) * Max(st->ncols, 1));
+	for (i = 0; i < st->ncols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(st->rel), st->cols[i]);
+
+		st->colwidth[i] = qs_agg_int_width(att->atttypid);
+	}
+	st->colvals = palloc(sizeof(Datum *) * Max(st->ncols, 1));
+	st->colnulls = palloc(sizeof(bool *) * Max(st->ncols, 1));
+	for (i = 0; i < st->ncols; i++)
+	{
+		st->colvals[i] = palloc(sizeof(Datum) * QS_COLPUSH_CHUNK);
+		st->colnulls[i] = palloc(sizeof(bool) * QS_COLPUSH_CHUNK);
+	}
+	st->sel = palloc(sizeof(OffsetNumber) * QS_COLPUSH_CHUNK);
+	st->aggcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan groups",
+									   ALLOCSET_DEFAULT_SIZES);
+	st->keysize = MAXALIGN(Max(st->ngroup, 1) * (sizeof(Datum) + 1));
+	st->key = palloc0(st->keysize);
+	st->dslot = table_slot_create(st->rel, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Accumulating
+ * ------------------------------------------------------------------------
+ */
+
+static void
+reset_groups(QsAggScanState *st)
+{
+	MemoryContextReset(st->aggcxt);
+	st->groups = NULL;
+	st->single = NULL;
+	st->texts = NULL;
+	st->textvals = NULL;		/* it was in the context just reset */
+	st->ntexts = st->textcap = 0;
+	if (st->ngroup == 0)
+		st->single = MemoryContextAllocZero(st->aggcxt,
+											sizeof(QsAggAcc) * Max(st->naggs, 1));
+	else
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = st->keysize;
+		ctl.entrysize = st->keysize + sizeof(QsAggAcc) * Max(st->naggs, 1);
+		ctl.hcxt = st->aggcxt;
+		st->groups = hash_create("QuickstepScan groups", 64, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+}
+
+/*
+ * Text grouping keys: each distinct value gets an id, the key's image.
+ * Equal under a deterministic collation exactly when the bytes are
+ * (aggplan.c allows no other), so the table hashes and compares bytes.
+ */
+typedef struct TextKey
+{
+	text	   *value;			/* the key: a pointer to a detoasted copy */
+	int64		id;
+} TextKey;
+
+static uint32
+textkey_hash(const void *key, Size keysize)
+{
+	const text *t = *(text *const *) key;
+
+	return DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(t),
+								   VARSIZE_ANY_EXHDR(t)));
+}
+
+static int
+textkey_match(const void *key1, const void *key2, Size keysize)
+{
+	const text *a = *(text *const *) key1;
+	const text *b = *(text *const *) key2;
+	Size		len = VARSIZE_ANY_EXHDR(a);
+
+	return len == VARSIZE_ANY_EXHDR(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
+}
+
+static int64
+text_id(QsAggScanState *st, Datum d)
+{
+	text	   *t = (text *) PG_DETOAST_DATUM_PACKED(d);
+	TextKey    *e;
+	bool		found;
+
+	if (st->texts == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(text *);
+		ctl.entrysize = sizeof(TextKey);
+		ctl.hash = textkey_hash;
+		ctl.match = textkey_match;
+		ctl.hcxt = st->aggcxt;
+		st->texts = hash_create("QuickstepScan text keys", 64, &ctl,
+								HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	}
+	e = hash_search(st->texts, &t, HASH_ENTER, &found);
+	if (!found)
+	{
+		/* the entry keeps a copy that lives as long as the groups */
+		e->value = (text *) MemoryContextAlloc(st->aggcxt, VARSIZE_ANY(t));
+		memcpy(e->value, t, VARSIZE_ANY(t));
+		if (st->ntexts == st->textcap)
+		{
+			st->textcap = Max(64, st->textcap * 2);
+			st->textvals = st->textvals == NULL ?
+				MemoryContextAlloc(st->aggcxt, sizeof(Datum) * st->textcap) :
+				repalloc(st->textvals, sizeof(Datum) * st->textcap);
+		}
+		e->id = st->ntexts;
+		st->textvals[st->ntexts++] = PointerGetDatum(e->value);
+	}
+	return e->id;
+}
+
+/* The accumulators of the group whose keys are vals[]/nulls[] at row i. */
+static QsAggAcc *
+group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
+{
+	char	   *k = st->key;
+	bool		found;
+	char	   *entry;
+
+	if (st->ngroup == 0)
+		return st->single;
+	memset(k, 0, st->keysize);
+	for (int g = 0; g < st->ngroup; g++)
+	{
+		int			c = st->gslot[g];
+		bool		isnull = nulls[c][i];
+		int64		v = isnull ? 0 :
+			st->gwidth[g] < 0 ? text_id(st, vals[c][i]) :
+			qs_datum_to_int64(vals[c][i], st->gwidth[g]);
+
+		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
+		k[st->ngroup * sizeof(Datum) + g] = isnull;
+	}
+	entry = hash_search(st->groups, k, HASH_ENTER, &found);
+	if (!found)
+		memset(entry + st->keysize, 0, sizeof(QsAggAcc) * Max(st->naggs, 1));
+	return (QsAggAcc *) (entry + st->keysize);
+}
+
+/* float4pl, float8pl: PostgreSQL's overflow check included */
+static inline void
+acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
+{
+	switch (a->op)
+	{
+		case QS_AGG_COUNT:
+			break;
+		case QS_AGG_SUM:
+		case QS_AGG_AVG:
+			if (a->in == QS_AGGIN_FLOAT4)
+				acc->f4 = acc->n == 0 ? DatumGetFloat4(v) :
+					float4_pl(acc->f4, DatumGetFloat4(v));
+			else if (a->in == QS_AGGIN_FLOAT8)
+				acc->f8 = acc->n == 0 ? DatumGetFloat8(v) :
+					float8_pl(acc->f8, DatumGetFloat8(v));
+#ifdef HAVE_INT128
+			else if (a->width == 8)
+				acc->bigsum += DatumGetInt64(v);
+#endif
+			else
+				acc->isum += (uint64) qs_datum_to_int64(v, a->width);
+			break;
+		case QS_AGG_MIN:
+		case QS_AGG_MAX:
+			if (acc->n == 0)
+				acc->m = v;
+			else if (a->in == QS_AGGIN_INT)
+			{
+				int64		x = qs_datum_to_int64(v, a->width);
+				int64		m = qs_datum_to_int64(acc->m, a->width);
+
+				if (a->op == QS_AGG_MIN ? x < m : x > m)
+					acc->m = v;
+			}
+			else
+			{
+				/*
+				 * float8smaller(m, x) is m < x ? m : x (NaN larger than every
+				 * number): of equal values (0 and -0) the later one wins
+				 */
+				float8		x = a->in == QS_AGGIN_FLOAT4 ? DatumGetFloat4(v) : DatumGetFloat8(v);
+				float8		m = a->in == QS_AGGIN_FLOAT4 ? DatumGetFloat4(acc->m) : DatumGetFloat8(acc->m);
+
+				if (!(a->op == QS_AGG_MIN ? float8_lt(m, x) : float8_gt(m, x)))
+					acc->m = v;
+			}
+			break;
+		case QS_AGG_COUNT_STAR:
+			break;
+	}
+	acc->n++;
+}
+
+/* rows 0..n-1 of st->colvals/colnulls */
+static void
+acc_rows(QsAggScanState *st, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		QsAggAcc   *accs = group_accs(st, st->colvals, st->colnulls, i);
+
+		for (int j = 0; j < st->naggs; j++)
+		{
+			const QsAggSpec *a = &st->aggs[j];
+
+			if (a->op == QS_AGG_COUNT_STAR)
+				accs[j].n++;
+			else if (!st->colnulls[st->aslot[j]][i])
+				acc_value(a, &accs[j], st->colvals[st->aslot[j]][i]);
+		}
+	}
+}
+
+/* Do the pushed quals pass the delta row in the slot? */
+static bool
+delta_row_passes(QsAggScanState *st, TupleTableSlot *slot)
+{
+	for (int i = 0; i < st->nquals; i++)
+	{
+		QsQual	   *q = st->quals[i];
+		bool		isnull;
+		Datum		v = slot_getattr(slot, q->attno, &isnull);
+		OffsetNumber sel = 0;
+
+		if (qs_qual_filter(q, &v, &isnull, &sel, 1) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* The delta's rows (this participant's pages of them) under the snapshot. */
+static void
+acc_delta(QsAggScanState *st)
+{
+	ColScanDesc s = (ColScanDesc) st->colscan;
+	TupleTableSlot *slot = st->dslot;
+
+	/* past the blocks' runs unread, as the AM's sequential scan */
+	if (!s->delta_skips_set)
+		qs_colscan_delta_skip_runs(s);
+	while (qs_scan_getnextslot(s->delta, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(st->css.ss.ps.ps_ExprContext);
+		if (!delta_row_passes(st, slot))
+			continue;
+		for (int c = 0; c < st->ncols; c++)
+			st->colvals[c][0] = slot_getattr(slot, st->cols[c] + 1,
+											 &st->colnulls[c][0]);
+		acc_rows(st, 1);
+	}
+	ExecClearTuple(slot);
+}
+
+/* A by-value integer or float of the block header (host order). */
+static Datum
+header_datum(const uint8 *p, int len)
+{
+	int16		i2;
+	int32		i4;
+	int64		i8;
+
+	switch (len)
+	{
+		case 2:
+			memcpy(&i2, p, 2);
+			return Int16GetDatum(i2);
+		case 4:
+			memcpy(&i4, p, 4);
+			return Int32GetDatum(i4);
+		default:
+			memcpy(&i8, p, 8);
+			return Int64GetDatum(i8);
+	}
+}
+
+/*
+ * Answer every aggregate from the open block's header, if it can: count(*)
+ * from its rows, count(col) from the column's value count, min/max from
+ * the header's min/max.  Only for a block whose rows are all the scan's:
+ * no qual, no delete map, every row of its image published to the
+ * snapshot's version of the block (an open block's later versions add
+ * rows the header's min/max and counts include), and no grouping.  False
+ * (nothing accumulated) when some aggregate needs the rows.
+ */
+static bool
+acc_header(QsAggScanState *st, ColScanDesc s)
+{
+	const QsColBlock *blk = &s->rr.h.blk;
+	QsColBlockColDesc d;
+
+	if (st->ngroup > 0 || st->nquals > 0 || s->filter.root.n != 0 ||
+		!IsMVCCSnapshot(s->base.rs_snapshot) ||
+		s->row != 0 || s->row_end != blk->nrows)
+		return false;
+	for (int j = 0; j < st->naggs; j++)
+	{
+		const QsAggSpec *a = &st->aggs[j];
+
+		if (a->op == QS_AGG_COUNT_STAR)
+			continue;
+		if (a->attno - 1 >= blk->ncols)
+			return false;		/* added after the block: its missing value */
+		if (a->op == QS_AGG_COUNT)
+			continue;
+		/*
+		 * integers only: of a float column's equal values (0 and -0) the
+		 * header holds one, PostgreSQL's min/max the last one read
+		 */
+		if ((a->op != QS_AGG_MIN && a->op != QS_AGG_MAX) || a->in != QS_AGGIN_INT)
+			return false;
+		qs_colblock_coldesc(blk, a->attno - 1, &d);
+		if (d.nvalues > 0 &&
+			(d.min == NULL || d.min_len != (uint32) a->width ||
+			 d.max_len != (uint32) a->width))
+			return false;
+	}
+	for (int j = 0; j < st->naggs; j++)
+	{
+		const QsAggSpec *a = &st->aggs[j];
+		QsAggAcc   *acc = &st->single[j];
+
+		if (a->op == QS_AGG_COUNT_STAR)
+		{
+			acc->n += blk->nrows;
+			continue;
+		}
+		qs_colblock_coldesc(blk, a->attno - 1, &d);
+		if (a->op == QS_AGG_COUNT)
+			acc->n += d.nvalues;
+		else if (d.nvalues > 0)
+			acc_value(a, acc, header_datum(a->op == QS_AGG_MIN ? d.min : d.max,
+										   a->width));
+	}
+	return true;
+}
+
+/* The main blocks of the scan's directory view this participant claims. */
+static void
+acc_main(QsAggScanState *st)
+{
+	ColScanDesc s = (ColScanDesc) st->colscan;
+	Relation	rel = st->rel;
+	uint32		next_idx = 0;
+
+	qs_colscan_init_main(s);
+	qs_colpush_begin(&st->push, s, st->quals, st->nquals,
+					 st->css.ss.ps.state->es_query_cxt);
+	for (;;)
+	{
+		/* parallel scans claim blocks from the AM's shared counter */
+		uint32		idx = s->pnext ? pg_atomic_fetch_add_u32(s->pnext, 1) : next_idx++;
+
+		if (idx >= s->dir.nentries)
+			break;
+		qs_colscan_open_block(s, idx);
+		if (!qs_colpush_block(&st->push, s))
+		{
+			qs_colscan_close_block(s);
+			continue;
+		}
+		if (acc_header(st, s))
+		{
+			st->header_blocks++;
+			qs_colscan_close_block(s);
+			continue;
+		}
+		for (uint32 start = s->row; start < s->row_end;)
+		{
+			int			len = (int) Min((uint32) QS_COLPUSH_CHUNK, s->row_end - start);
+			int			n,
+						k = 0;
+
+			CHECK_FOR_INTERRUPTS();
+			n = qs_colpush_chunk(&st->push, s, start, len, st->sel);
+			InstrCountFiltered2(st, len - n);
+			/* the rows of the snapshot (the delete map), as the plain scan */
+			for (int i = 0; i < n; i++)
+			{
+				const HeapTupleHeaderData *hdr;
+				int			vis = true;
+
+				if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
+									 start + st->sel[i], s->base.rs_snapshot,
+									 InvalidTransactionId, &hdr, &vis) && vis)
+					st->sel[k++] = st->sel[i];
+			}
+			if (k > 0)
+			{
+				for (int c = 0; c < st->ncols; c++)
+				{
+					int			w = st->colwidth[c];
+
+					/* integers straight from FOR or plain stripes */
+					if (w > 0 && qs_colpush_ints(&st->push, s, st->cols[c], w,
+												 start, len, st->sel, k))
+					{
+						for (int i = 0; i < k; i++)
+							st->colvals[c][i] = int_datum(st->push.ints[i], w);
+						memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+						continue;
+					}
+					qs_colpush_values(&st->push, s, st->cols[c], start, st->sel, k);
+					memcpy(st->colvals[c], st->push.vals, sizeof(Datum) * k);
+					memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+				}
+				acc_rows(st, k);
+			}
+			start += len;
+		}
+		qs_colscan_close_block(s);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Emitting partial states
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * int8_avg_serialize's sumX (the state of sum(int8) and avg(int8)):
+ * numericvar_serialize's NumericVar of the int128 sum, its ndigits,
+ * weight, sign (0x0000, or 0x4000 negative) and dscale (0) as int32, then
+ * its base-10000 digits as int16.  PostgreSQL 15 and later (REL_15 commit
+ * "Prevent numeric overflows in parallel numeric aggregates"; 14 sent
+ * numeric_send's output).  int128_to_numericvar keeps trailing zero digits
+ * and we strip them; numericvar_deserialize takes either.
+ */
+#ifdef HAVE_INT128
+static void
+send_int128_numericvar(StringInfo buf, int128 v)
+{
+	uint128		u = v < 0 ? -(uint128) v : (uint128) v;
+	int16		digits[10];		/* 2^127 has 39 decimal digits */
+	int			n = 0,
+				first;
+
+	while (u > 0)
+	{
+		digits[n++] = (int16) (u % 10000);
+		u /= 10000;
+	}
+	/* digits[] is least significant first */
+	for (first = 0; first < n && digits[first] == 0; first++)
+		;
+	pq_sendint32(buf, (uint32) (n - first));
+	pq_sendint32(buf, (uint32) (n > 0 ? n - 1 : 0));
+	pq_sendint32(buf, v < 0 ? 0x4000 : 0x0000);
+	pq_sendint32(buf, 0);
+	for (int i = n - 1; i >= first; i--)
+		pq_sendint16(buf, (uint16) digits[i]);
+}
+#endif
+
+static Datum
+int8_array2(int64 a, int64 b)
+{
+	Datum		d[2];
+
+	d[0] = Int64GetDatum(a);
+	d[1] = Int64GetDatum(b);
+	return PointerGetDatum(construct_array(d, 2, INT8OID, sizeof(int64),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* The partial state of aggregate a from acc; *isnull as PostgreSQL's. */
+static Datum
+partial_state(const QsAggSpec *a, const QsAggAcc *acc, bool *isnull)
+{
+	*isnull = false;
+	switch (a->op)
+	{
+		case QS_AGG_COUNT_STAR:
+		case QS_AGG_COUNT:
+			return Int64GetDatum(acc->n);
+		case QS_AGG_AVG:
+			if (a->in == QS_AGGIN_INT && a->width < 8)
+				return int8_array2(acc->n, (int64) acc->isum);
+			/* FALLTHROUGH */
+		case QS_AGG_SUM:
+			if (acc->n == 0)
+				break;
+			switch (a->in)
+			{
+				case QS_AGGIN_FLOAT4:
+					return Float4GetDatum(acc->f4);
+				case QS_AGGIN_FLOAT8:
+					return Float8GetDatum(acc->f8);
+				default:
+					break;
+			}
+#ifdef HAVE_INT128
+			if (a->width == 8)
+			{
+				StringInfoData buf;
+
+				/* int8_avg_serialize */
+				pq_begintypsend(&buf);
+				pq_sendint64(&buf, acc->n);
+				send_int128_numericvar(&buf, acc->bigsum);
+				return PointerGetDatum(pq_endtypsend(&buf));
+			}
+#endif
+			return Int64GetDatum((int64) acc->isum);
+		case QS_AGG_MIN:
+		case QS_AGG_MAX:
+			if (acc->n == 0)
+				break;
+			return acc->m;
+	}
+	*isnull = true;
+	return (Datum) 0;
+}
+
+static void
+fill_slot(QsAggScanState *st, TupleTableSlot *slot, const char *key,
+		  const QsAggAcc *accs)
+{
+	ExecClearTuple(slot);
+	for (int g = 0; g < st->ngroup; g++)
+	{
+		int64		v;
+		int			p = st->gpos[g];
+
+		memcpy(&v, key + g * sizeof(Datum), sizeof(int64));
+		slot->tts_isnull[p] = key[st->ngroup * sizeof(Datum) + g] != 0;
+		if (slot->tts_isnull[p])
+			slot->tts_values[p] = (Datum) 0;
+		else if (st->gwidth[g] < 0)
+			slot->tts_values[p] = st->textvals[v];
+		else if (st->gwidth[g] == 1)
+			slot->tts_values[p] = BoolGetDatum(v != 0);
+		else
+			slot->tts_values[p] = int_datum(v, st->gwidth[g]);
+	}
+	for (int j = 0; j < st->naggs; j++)
+		slot->tts_values[st->apos[j]] =
+			partial_state(&st->aggs[j], &accs[j], &slot->tts_isnull[st->apos[j]]);
+	ExecStoreVirtualTuple(slot);
+}
+
+static void
+accumulate(QsAggScanState *st)
+{
+	EState	   *estate = st->css.ss.ps.state;
+	Relation	rel = st->rel;
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	MemoryContext old;
+
+	MemoryContextReset(st->argcxt);
+	for (int i = 0; i < st->nquals; i++)
+		qs_qual_prepare(st->quals[i], econtext, st->argcxt);
+	reset_groups(st);
+
+	if (st->pscan)
+		st->colscan = rel->rd_tableam->scan_begin(rel, estate->es_snapshot, 0, NULL,
+												  st->pscan,
+												  SO_TYPE_SEQSCAN | SO_ALLOW_STRAT |
+												  SO_ALLOW_SYNC | SO_ALLOW_PAGEMODE);
+	else
+		st->colscan = table_beginscan(rel, estate->es_snapshot, 0, NULL);
+	if (!qs_is_col_scan(st->colscan))
+		elog(ERROR, "QuickstepScan: \"%s\" gave no column scan",
+			 RelationGetRelationName(rel));
+	qs_colscan_slot_desc((ColScanDesc) st->colscan, st->dslot);
+
+	/* minimum and maximum Datums (by value) and states live in aggcxt */
+	old = MemoryContextSwitchTo(st->aggcxt);
+	acc_delta(st);
+	acc_main(st);
+	MemoryContextSwitchTo(old);
+
+	table_endscan(st->colscan);
+	st->colscan = NULL;
+	if (st->shared && IsParallelWorker())
+	{
+		pg_atomic_fetch_add_u64(&st->shared->blocks_read, st->push.blocks_read);
+		pg_atomic_fetch_add_u64(&st->shared->skipped_minmax, st->push.skipped_minmax);
+		pg_atomic_fetch_add_u64(&st->shared->skipped_dict, st->push.skipped_dict);
+		pg_atomic_fetch_add_u64(&st->shared->binary_searches, st->push.binary_searches);
+		pg_atomic_fetch_add_u64(&st->shared->header_blocks, st->header_blocks);
+	}
+	if (st->groups)
+	{
+		hash_seq_init(&st->iter, st->groups);
+		st->iterating = true;
+	}
+	st->emitted_single = false;
+	st->done = true;
+}
+
+static TupleTableSlot *
+agg_next(ScanState *ss)
+{
+	QsAggScanState *st = (QsAggScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+
+	if (!st->done)
+		accumulate(st);
+	if (st->ngroup == 0)
+	{
+		if (st->emitted_single)
+			return ExecClearTuple(slot);
+		st->emitted_single = true;
+		fill_slot(st, slot, st->key, st->single);
+		return slot;
+	}
+	else
+	{
+		char	   *entry = hash_seq_search(&st->iter);
+
+		if (entry == NULL)
+		{
+			st->iterating = false;	/* hash_seq_search ended it */
+			return ExecClearTuple(slot);
+		}
+		fill_slot(st, slot, entry, (QsAggAcc *) (entry + st->keysize));
+		return slot;
+	}
+}
+
+static bool
+agg_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+agg_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, agg_next, agg_recheck);
+}
+
+static void
+agg_reset(QsAggScanState *st)
+{
+	if (st->colscan)
+		table_endscan(st->colscan);
+	st->colscan = NULL;
+	if (st->iterating)
+		hash_seq_term(&st->iter);
+	st->iterating = false;
+	st->done = false;
+}
+
+static void
+agg_end(CustomScanState *node)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+
+	agg_reset(st);
+	ExecDropSingleTupleTableSlot(st->dslot);
+}
+
+static void
+agg_rescan(CustomScanState *node)
+{
+	agg_reset((QsAggScanState *) node);
+}
+
+/* ------------------------------------------------------------------------
+ * Parallel scans: the column AM's parallel scan state in the DSM segment
+ * ------------------------------------------------------------------------
+ */
+
+static Size
+pscan_size(Relation rel)
+{
+	return MAXALIGN(rel->rd_tableam->parallelscan_estimate(rel));
+}
+
+static Size
+agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(pscan_size(((QsAggScanState *) node)->rel), sizeof(QsAggShared));
+}
+
+static void
+attach_dsm(QsAggScanState *st, void *coordinate)
+{
+	st->pscan = coordinate;
+	st->shared = (QsAggShared *) ((char *) coordinate + pscan_size(st->rel));
+}
+
+static void
+agg_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+
+	attach_dsm(st, coordinate);
+	st->rel->rd_tableam->parallelscan_initialize(st->rel, st->pscan);
+	pg_atomic_init_u64(&st->shared->blocks_read, 0);
+	pg_atomic_init_u64(&st->shared->skipped_minmax, 0);
+	pg_atomic_init_u64(&st->shared->skipped_dict, 0);
+	pg_atomic_init_u64(&st->shared->binary_searches, 0);
+	pg_atomic_init_u64(&st->shared->header_blocks, 0);
+}
+
+static void
+agg_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+
+	/* the workers' counters accumulate over the Gather's restarts */
+	attach_dsm(st, coordinate);
+	st->rel->rd_tableam->parallelscan_reinitialize(st->rel, coordinate);
+}
+
+static void
+agg_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	attach_dsm((QsAggScanState *) node, coordinate);
+}
+
+/* The leader: the workers' totals into its own counters, once. */
+static void
+agg_shutdown(CustomScanState *node)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+
+	if (st->shared == NULL)
+		return;
+	if (!IsParallelWorker())
+	{
+		st->push.blocks_read += pg_atomic_read_u64(&st->shared->blocks_read);
+		st->push.skipped_minmax += pg_atomic_read_u64(&st->shared->skipped_minmax);
+		st->push.skipped_dict += pg_atomic_read_u64(&st->shared->skipped_dict);
+		st->push.binary_searches += pg_atomic_read_u64(&st->shared->binary_searches);
+		st->header_blocks += pg_atomic_read_u64(&st->shared->header_blocks);
+	}
+	/* the segment goes away with the Gather's shutdown */
+	st->shared = NULL;
+	st->pscan = NULL;
+}
+
+static void
+agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	QsAggScanState *st = (QsAggScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	List	   *quals = linitial(cscan->custom_private);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	/* the aggregates as the query wrote them, not as PARTIAL ones */
+	initStringInfo(&buf);
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+		Aggref	   *agg;
+
+		if (!IsA(expr, Aggref))
+			continue;
+		agg = copyObject((Aggref *) expr);
+		agg->aggsplit = AGGSPLIT_SIMPLE;
+		if (buf.len > 0)
+			appendStringInfoString(&buf, ", ");
+		appendStringInfoString(&buf, deparse_expression((Node *) agg, context,
+														es->verbose, false));
+	}
+	ExplainPropertyText("Partial Aggregates Pushed", buf.data, es);
+	if (quals != NIL)
+	{
+		/* the quals' Vars as setrefs would have moved them */
+		quals = copyObject(quals);
+		ChangeVarNodes((Node *) quals, st->relid,
+					   bms_singleton_member(cscan->custom_relids), 0);
+		ExplainPropertyText("Storage Filter",
+							deparse_expression((Node *) make_ands_explicit(quals),
+											   context, es->verbose, false),
+							es);
+	}
+	/* as the plain scan shows them (exec.c); a Gather's: its workers' too */
+	if (es->analyze && node->ss.ps.instrument)
+	{
+		Instrumentation *instr = node->ss.ps.instrument;
+		double		removed = instr->nfiltered2;
+		QsColCounts c;
+
+		if (instr->nloops > 0)
+			removed /= instr->nloops;
+
+		c.blocks_read = st->push.blocks_read;
+		c.skipped_minmax = st->push.skipped_minmax;
+		c.skipped_dict = st->push.skipped_dict;
+		c.binary_searches = st->push.binary_searches;
+		ExplainPropertyFloat("Rows Removed by Storage Filter", NULL, removed, 0, es);
+		qs_scan_explain_col_counts(&c, es);
+		ExplainPropertyInteger("Blocks Answered from Headers", NULL,
+							   (int64) st->header_blocks, es);
+	}
+}
