@@ -145,6 +145,7 @@ extern void qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 								 BlockNumber first, BlockNumber end,
 								 int64 step, QsSharedRecipient *r, int n,
 								 QsSharedSlot self);
+extern bool qs_shared_qual_native(const QsQual *q);
 extern void qs_shared_msg_begin(StringInfo msg, int64 step);
 extern bool qs_shared_msg_next(StringInfo msg, int *pos, TupleDesc desc,
 							   ItemPointer tid, Datum *values, bool *isnull);

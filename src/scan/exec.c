@@ -161,6 +161,7 @@ typedef struct QsScanState
 	int			sh_order_cap;
 	int			sh_replay_pos;	/* next entry of sh_order to read */
 	const char *sh_not_joined;	/* EXPLAIN ANALYZE: why it ran unshared */
+	bool		sh_walked;		/* a walk has started: restarts never join */
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -458,6 +459,17 @@ start_scan(QsScanState *st)
 		st->sh_blk = st->sh_blk_end = 0;
 		st->sh_not_joined = "restarted scan";
 	}
+	else if (st->sh_walked)
+	{
+		/*
+		 * A restart of a walk that ran unshared (registry full, table too
+		 * small then, the transaction had written) or started no chunk:
+		 * from block 0, as that walk went.  Joining would start
+		 * mid-circle, and a WITH HOLD cursor's rewind would skip rows of
+		 * another order.
+		 */
+		st->sh_not_joined = "restarted scan";
+	}
 	else if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		st->sh_not_joined = "the transaction has written";	/* since start */
 	else if (st->nblocks < 2 * QS_SHARED_CHUNK_PAGES)
@@ -493,6 +505,7 @@ start_scan(QsScanState *st)
 		pgstat_count_heap_scan(rel);
 	}
 	st->started = true;
+	st->sh_walked = true;
 }
 
 /*

@@ -174,6 +174,7 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		for (int i = 0; i < n; i++)
 		{
 			int			k = nall;
+			bool		first = true;	/* the first native qual */
 
 			nsel[i] = 0;
 			if (blkno >= r[i].nblocks || nall == 0)
@@ -183,7 +184,15 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 			{
 				QsQual	   *q = r[i].quals[j];
 
-				if (j == 0 && q->kind != QS_QUAL_ISNULL && q->kind != QS_QUAL_NOTNULL)
+				/*
+				 * Only native quals before visibility: the others (fmgr
+				 * operators, the scanner's own: recipient 0) run on the
+				 * visible rows only, after the lock, as the unshared scan
+				 * runs them.
+				 */
+				if (!qs_shared_qual_native(q))
+					continue;
+				if (first && q->kind != QS_QUAL_ISNULL && q->kind != QS_QUAL_NOTNULL)
 				{
 					/* the first qual: over the page's column, read once */
 					QsPageColumn *c = NULL;
@@ -199,8 +208,10 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 										c->values, c->isnull);
 					}
 					k = qs_qual_filter(q, c->values, c->isnull, cand, k);
+					first = false;
 					continue;
 				}
+				first = false;
 				if (qs_qual_filter_page(q, PL, page, desc, cand, &k))
 					continue;
 				PL->read_column(page, desc, q->attno, cand, k, tmpvals, tmpnulls);
@@ -218,6 +229,19 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		{
 			int			k = nsel[i];
 
+			/* the quals left: the visible rows only (the pin holds them) */
+			for (int j = 0; j < r[i].nquals && k > 0; j++)
+			{
+				QsQual	   *q = r[i].quals[j];
+
+				if (qs_shared_qual_native(q))
+					continue;
+				if (qs_qual_filter_page(q, PL, page, desc, sel[i], &k))
+					continue;
+				PL->read_column(page, desc, q->attno, sel[i], k, tmpvals, tmpnulls);
+				k = qs_qual_filter(q, tmpvals, tmpnulls, sel[i], k);
+			}
+			nsel[i] = k;
 			if (k == 0)
 				continue;
 			for (int a = 0; a < natts; a++)

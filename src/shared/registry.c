@@ -27,6 +27,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
+#include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -157,6 +158,8 @@ static QsLocalReader *readers = NULL;	/* [nslots], in mq_cxt */
 static SubTransactionId *slot_subid = NULL; /* [nslots]: who took it */
 static QsOpenSend *sending = NULL;	/* [nslots], in mq_cxt */
 static int	nsending = 0;
+static bool may_have_sent = false;	/* an area named this backend since the
+									 * last sweep */
 
 QsSharedStats qs_shared_stats;
 
@@ -253,17 +256,34 @@ detach_reader(int idx)
 	rd->ready = NIL;
 }
 
+/*
+ * Detach every queue this backend writes, then give them back.  A send
+ * recorded before its handle was made (an error in between) is detached
+ * through a handle made here: the reader must see SHM_MQ_DETACHED, or it
+ * would wait for a message nobody writes.  After an error (sweep) every
+ * area naming this backend as its sender is given back, recorded or not,
+ * so that no slot stays unusable (qs_shared_join takes a slot only when
+ * none of its areas has a sender).
+ */
 static void
-detach_sends(void)
+detach_sends(bool sweep)
 {
-	if (nsending == 0 || registry == NULL)
+	sweep &= may_have_sent;
+	if (registry == NULL || sending == NULL || (nsending == 0 && !sweep))
 		return;
 	for (int i = 0; i < nsending; i++)
-		if (sending[i].mqh != NULL)
+	{
+		if (sending[i].mqh == NULL)
 		{
-			shm_mq_detach(sending[i].mqh);
-			sending[i].mqh = NULL;
+			MemoryContext old = MemoryContextSwitchTo(mq_cxt);
+
+			sending[i].mqh = shm_mq_attach(queue_of(sending[i].idx, sending[i].area),
+										   NULL, NULL);
+			MemoryContextSwitchTo(old);
 		}
+		shm_mq_detach(sending[i].mqh);
+		sending[i].mqh = NULL;
+	}
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < nsending; i++)
 	{
@@ -272,8 +292,14 @@ detach_sends(void)
 		if (a->sender == MyProcPid)
 			a->sender = 0;
 	}
+	for (int i = 0; sweep && i < registry->nslots; i++)
+		for (int a = 0; a < QS_SHARED_AREAS; a++)
+			if (registry->slots[i].area[a].sender == MyProcPid)
+				registry->slots[i].area[a].sender = 0;
 	LWLockRelease(registry->lock);
 	nsending = 0;
+	if (sweep)
+		may_have_sent = false;
 }
 
 static void
@@ -282,7 +308,7 @@ detach_queues(void)
 	if (readers != NULL)
 		for (int i = 0; i < registry->nslots; i++)
 			detach_reader(i);
-	detach_sends();
+	detach_sends(true);
 }
 
 /* Free every slot this backend holds; stale handles become no-ops. */
@@ -333,10 +359,20 @@ xact_callback(XactEvent event, void *arg)
 
 /*
  * An error inside a subtransaction (a PL/pgSQL exception block) abandons
- * its scans, which may have been writing or reading a queue: detach them
- * now, not at the end of the top transaction, so that nobody waits on
- * them.  Their slots stay until the top transaction ends; a slot whose
- * queues hold unread messages is not given another chunk.
+ * the scans it started, which may have been reading a queue, and whatever
+ * this backend was sending: detach those now, not at the end of the top
+ * transaction, so that nobody waits on them.
+ *
+ * Only the readers of the slots the subtransaction took are detached.  A
+ * member of an enclosing (sub)transaction (a cursor opened before the
+ * savepoint) goes on after the rollback, and its reader state is part of
+ * its walk: the complete messages in its ready list were already given
+ * back in the registry (area.seq = -1, the chunk marked taken), so
+ * dropping them would lose their rows; and a handle that has taken part of
+ * a message cannot be replaced by a new one (the new one would read the
+ * ring from mid-message).  Sends are synchronous (qs_shared_deliver
+ * detaches them before it returns), so any left here were interrupted:
+ * their recipients read those chunks themselves.
  */
 static void
 subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -352,7 +388,10 @@ subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	}
 	else if (event == SUBXACT_EVENT_ABORT_SUB)
 	{
-		detach_queues();
+		detach_sends(true);
+		for (int i = 0; i < registry->nslots; i++)
+			if (slot_subid[i] == mySubid)
+				detach_reader(i);
 
 		/*
 		 * Free the slots the subtransaction took: a cursor opened before
@@ -381,6 +420,18 @@ exit_callback(int code, Datum arg)
 	free_own_slots();
 }
 
+/*
+ * A qual quals.c evaluates in C without fmgr (integer/date/timestamp
+ * comparisons and IN lists, NULL tests): it cannot fail, has no side
+ * effect, and may be run by another backend or on rows no snapshot sees.
+ */
+bool
+qs_shared_qual_native(const QsQual *q)
+{
+	return q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
+		q->fast_cmp != QS_CMP_NONE;
+}
+
 /* Publish what a scanner needs to judge rows for this member. */
 static bool
 publish(QsSharedMember *m, Snapshot snapshot, QsQual **quals, int nquals,
@@ -393,6 +444,20 @@ publish(QsSharedMember *m, Snapshot snapshot, QsQual **quals, int nquals,
 	m->nquals = 0;
 	memset(m->want, 0, sizeof(m->want));
 	if (snaplen > QS_SHARED_SNAP_MAX)
+		return false;
+
+	/*
+	 * A sub-overflowed snapshot (a backend had more than
+	 * PGPROC_MAX_CACHED_SUBXIDS subtransaction xids when it was taken, or a
+	 * standby's KnownAssignedXids overflowed) makes XidInMVCCSnapshot map a
+	 * subxid to its top xid through pg_subtrans, which stops at the
+	 * reading backend's TransactionXmin.  Another backend's TransactionXmin
+	 * is not held back by this member (it has no xid) and may be past the
+	 * subxids: it would take a running subxid for a finished one.  Parallel
+	 * workers install the leader's xmin for that; a scanner cannot, so such
+	 * a member is served by nobody (it reads every chunk itself).
+	 */
+	if (snapshot->suboverflowed)
 		return false;
 	SerializeSnapshot(snapshot, m->snap);
 	m->snaplen = snaplen;
@@ -408,8 +473,7 @@ publish(QsSharedMember *m, Snapshot snapshot, QsQual **quals, int nquals,
 	{
 		QsQual	   *q = quals[i];
 		QsQualImage *img;
-		bool		native = (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL ||
-							  q->fast_cmp != QS_CMP_NONE);
+		bool		native = qs_shared_qual_native(q);
 
 		m->want[q->attno / 8] |= 1 << (q->attno % 8);
 		if (!native || m->nquals >= QS_SHARED_MAX_QUALS ||
@@ -676,6 +740,53 @@ qs_shared_poll(QsSharedSlot slot)
 }
 
 /*
+ * Give up step seq of queue a, assigned to a writer that is gone: the
+ * queue back to the registry, and a "writer gave up" entry in the ready
+ * list, so that the member reads the chunk itself.  False when the area
+ * changed meanwhile (the writer detached after all, or the slot is gone).
+ */
+static bool
+take_back(QsSharedSlot slot, int a, int64 seq, int sender)
+{
+	QsLocalReader *rd = &readers[slot.idx];
+	QsSharedMember *m;
+	QsReadyMsg *msg;
+	bool		mine = false;
+
+	/* allocated first: once the area is given back the entry must exist */
+	{
+		MemoryContext old = MemoryContextSwitchTo(mq_cxt);
+
+		msg = palloc(sizeof(QsReadyMsg));
+		msg->step = seq;
+		msg->len = -1;
+		msg->data = NULL;
+		rd->ready = lappend(rd->ready, msg);
+		MemoryContextSwitchTo(old);
+	}
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	if ((m = slot_of(slot)) != NULL && m->area[a].seq == seq &&
+		m->area[a].sender == sender)
+	{
+		m->area[a].seq = -1;
+		m->area[a].sender = 0;
+		mine = true;
+	}
+	LWLockRelease(registry->lock);
+	if (!mine)
+	{
+		rd->ready = list_delete_last(rd->ready);
+		pfree(msg);
+		return false;
+	}
+	if (rd->mqh[a] != NULL)
+		shm_mq_detach(rd->mqh[a]);
+	rd->mqh[a] = NULL;
+	rd->seq[a] = -1;
+	return true;
+}
+
+/*
  * qs_shared_next
  *		What the member does next in its walk.
  *
@@ -701,6 +812,10 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			   bool *taken_back, QsSharedRecipient **others, int *nothers)
 {
 	QsLocalReader *rd = &readers[slot.idx];
+	int64		wait_seq[QS_SHARED_AREAS];
+	int			wait_sender[QS_SHARED_AREAS];
+	bool		timed_out = false;
+	int			rc;
 
 	*others = NULL;
 	*nothers = 0;
@@ -772,10 +887,24 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 					continue;
 				if ((a = free_area(o)) < 0)
 					continue;	/* its messages are still unread */
+
+				/*
+				 * What can fail (allocations, the snapshot's restore)
+				 * comes before the step is given out, and the send is
+				 * recorded before its queue is made: an error from here
+				 * on leaves an entry detach_sends finds, which tells o to
+				 * read the chunk itself.
+				 */
 				if (*others == NULL)
 					*others = palloc(sizeof(QsSharedRecipient) * registry->nslots);
-				r = &(*others)[(*nothers)++];
+				r = &(*others)[*nothers];
 				load_recipient(r, o, i, a, natts);
+				(*nothers)++;
+				sending[nsending].mqh = NULL;
+				sending[nsending].idx = i;
+				sending[nsending].area = a;
+				nsending++;
+				may_have_sent = true;
 				o->area[a].seq = chunk;
 				o->area[a].sender = MyProcPid;
 				SET_TAKEN(o, chunk);
@@ -786,10 +915,7 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 				MemoryContextSwitchTo(mq_cxt);
 				r->mqh = shm_mq_attach(q, NULL, NULL);
 				MemoryContextSwitchTo(cxt);
-				sending[nsending].mqh = r->mqh;
-				sending[nsending].idx = i;
-				sending[nsending].area = a;
-				nsending++;
+				sending[nsending - 1].mqh = r->mqh;
 			}
 			LWLockRelease(registry->lock);
 			MemoryContextSwitchTo(old);
@@ -799,7 +925,11 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			bool		pending = false;
 
 			for (int a = 0; a < QS_SHARED_AREAS; a++)
+			{
 				pending |= (m->area[a].seq >= 0);
+				wait_seq[a] = m->area[a].seq;
+				wait_sender[a] = m->area[a].seq >= 0 ? m->area[a].sender : 0;
+			}
 			if (!pending)
 			{
 				LWLockRelease(registry->lock);
@@ -810,9 +940,26 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 		LWLockRelease(registry->lock);
 		MemoryContextSwitchTo(old);
 
+		/*
+		 * A writer gone without detaching (it would have had to die
+		 * without its exit callback) never writes: after a quiet second,
+		 * take its steps back.
+		 */
+		if (timed_out)
+		{
+			bool		gave_up = false;
+
+			for (int a = 0; a < QS_SHARED_AREAS; a++)
+				if (wait_sender[a] != 0 && BackendPidGetProc(wait_sender[a]) == NULL)
+					gave_up |= take_back(slot, a, wait_seq[a], wait_sender[a]);
+			if (gave_up)
+				continue;
+		}
+
 		/* every step left is being scanned by others: wait for a write */
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 1000, PG_WAIT_EXTENSION);
+		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					   1000, PG_WAIT_EXTENSION);
+		timed_out = (rc & WL_TIMEOUT) != 0;
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -877,7 +1024,7 @@ qs_shared_deliver(QsSharedRecipient *others, int nothers)
 		CHECK_FOR_INTERRUPTS();
 	}
 	/* a recipient given up reads a partial message as a detach */
-	detach_sends();
+	detach_sends(false);
 }
 
 /* The member has seen every page once (or its scan ends early). */
