@@ -1,6 +1,7 @@
 # Shared scans under load (src/shared/README.md): 60 pgbench clients run
 # selective QuickstepScans of one table with quickstep.enable_shared_scan
-# on, each answer checked against the answer an unshared scan gave; then
+# on, each answer checked against the answer an unshared scan gave; PL/pgSQL
+# loops with exception blocks among them count their rows; then
 # the same with writers moving value between rows (every snapshot must see
 # the same total) at READ COMMITTED and REPEATABLE READ; a member that is
 # terminated, or killed with kill -9, while others share its chunks, does
@@ -70,6 +71,34 @@ $node->pgbench("-n -c 60 -j 4 -T 10 -f $check $conn", 0,
 	[qr/number of failed transactions: 0 /, qr/processed: [1-9]/],
 	[qr/^$/],
 	'60 clients: every shared answer equals the unshared one', {}, 'postgres');
+
+# PL/pgSQL loops with an exception block per row (a subtransaction abort
+# every seventh row) while others scan: the loop's query is a member whose
+# received messages must survive each abort (review H1)
+$node->safe_psql('postgres', q{
+	CREATE FUNCTION loop_count(kk int) RETURNS bigint LANGUAGE plpgsql AS $$
+	DECLARE
+		n bigint := 0;
+		r record;
+	BEGIN
+		FOR r IN SELECT id FROM t WHERE k = kk LOOP
+			BEGIN
+				PERFORM 1 / (r.id % 7);
+			EXCEPTION WHEN division_by_zero THEN
+			END;
+			n := n + 1;
+		END LOOP;
+		RETURN n;
+	END $$});
+my $loop = script('loop', q{
+\set k random(0, 499)
+SELECT 1 / (SELECT CASE WHEN loop_count(:k) = a.n THEN 1 ELSE 0 END FROM ans a WHERE a.k = :k);
+});
+$node->pgbench("-n -c 30 -j 4 -T 8 -f $check\@1 -f $loop\@1 $conn", 0,
+	[qr/number of failed transactions: 0 /, qr/processed: [1-9]/],
+	[qr/^$/],
+	'30 clients, half of them PL/pgSQL loops with exception blocks: every loop counts every row',
+	{}, 'postgres');
 
 # the sharing happened: a few more clients, each reporting its chunks
 my $stats = script('stats', q{
