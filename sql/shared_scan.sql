@@ -277,5 +277,113 @@ SELECT count(*) AS lines FROM ss_explain('SELECT * FROM ss_nsm WHERE a < 10', 'S
 RESET quickstep.enable_shared_scan;
 RESET cpu_operator_cost;
 
+-- HOT chains in served chunks (review shared3 N1): a scanner judges
+-- visibility over every record of a page, as the unshared scan does, and
+-- keeps the visible ones among those that passed a recipient's quals.  Rows
+-- updated out of the predicate (a: 0 -> 1000) and into it (1 -> 0), HOT
+-- (fillfactor), then after VACUUM (roots pruned to redirects).  A self hash
+-- join (the inner scan serves the outer one) and a query serving a cursor
+-- must give the unshared answer, heap's, with max(a) = 0.
+CREATE TABLE ss_hh_heap (id int, a int, pad text) WITH (fillfactor = 50);
+CREATE TABLE ss_hh_nsm (LIKE ss_hh_heap) USING quickstep_nsm WITH (fillfactor = 50);
+CREATE TABLE ss_hh_pax (LIKE ss_hh_heap) USING quickstep_pax WITH (fillfactor = 50);
+CREATE TABLE ss_hh_hpl (LIKE ss_hh_heap) USING quickstep_hpl WITH (fillfactor = 50);
+CREATE FUNCTION ss_hh_fill(tab text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('INSERT INTO %I SELECT g, g %% 100, repeat(''x'', 40) FROM generate_series(1, 20000) g', tab);
+	EXECUTE format('UPDATE %I SET a = 1000 WHERE a = 0 AND id %% 200 = 0', tab);
+	EXECUTE format('UPDATE %I SET a = 0 WHERE a = 1 AND id %% 400 = 1', tab);
+END
+$$;
+SELECT ss_hh_fill(tab) FROM unnest(ARRAY['ss_hh_heap', 'ss_hh_nsm', 'ss_hh_pax', 'ss_hh_hpl']) AS tab;
+CREATE FUNCTION ss_hot(tab text, OUT unshared text, OUT self_join text,
+					   OUT served text, OUT cursor_rows text, OUT shared boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor;
+	r record;
+	n bigint;
+	s bigint;
+	m int;
+	q text := format('SELECT count(*) || '':'' || sum(id) || '':'' || max(a) FROM %I WHERE a < 1', tab);
+	got0 bigint;
+BEGIN
+	SET LOCAL cpu_operator_cost = 1;
+	SET LOCAL enable_mergejoin = off;
+	SET LOCAL quickstep.enable_shared_scan = off;
+	EXECUTE q INTO unshared;
+	SET LOCAL quickstep.enable_shared_scan = on;
+	SELECT chunks_received INTO got0 FROM quickstep.shared_scan_backend_stats();
+	EXECUTE format('SELECT count(*) || '':'' || sum(x.id) || '':'' || max(x.a) FROM %I x JOIN %I y ON x.id = y.id WHERE x.a < 1 AND y.a < 1',
+				   tab, tab) INTO self_join;
+	OPEN c NO SCROLL FOR EXECUTE format('SELECT id, a FROM %I WHERE a < 1', tab);
+	FETCH c INTO r;
+	n := 1; s := r.id; m := r.a;
+	EXECUTE q INTO served;
+	LOOP
+		FETCH c INTO r;
+		EXIT WHEN NOT FOUND;
+		n := n + 1; s := s + r.id; m := greatest(m, r.a);
+	END LOOP;
+	CLOSE c;
+	cursor_rows := n || ':' || s || ':' || m;
+	SELECT chunks_received > got0 INTO shared FROM quickstep.shared_scan_backend_stats();
+END
+$$;
+SELECT tab, (ss_hot(tab)).*
+  FROM unnest(ARRAY['ss_hh_heap', 'ss_hh_nsm', 'ss_hh_pax', 'ss_hh_hpl']) AS tab ORDER BY 1;
+VACUUM ss_hh_heap, ss_hh_nsm, ss_hh_pax, ss_hh_hpl;
+SELECT tab, (ss_hot(tab)).*
+  FROM unnest(ARRAY['ss_hh_heap', 'ss_hh_nsm', 'ss_hh_pax', 'ss_hh_hpl']) AS tab ORDER BY 1;
+DROP TABLE ss_hh_heap, ss_hh_nsm, ss_hh_pax, ss_hh_hpl;
+DROP FUNCTION ss_hh_fill(text), ss_hot(text);
+
+-- A shared scan nested in a scanner's chunk (review shared3 N2(a)): the
+-- scanner's own fmgr quals run while it has handed out steps, and this one
+-- runs a query over another table that a cursor of the same backend reads.
+-- The nested scan must not serve: its delivery would detach the outer
+-- scan's pending sends (freed queue handles: SIGSEGV on PG 18).
+CREATE FUNCTION ss_nest_q(int, int) RETURNS bool STABLE STRICT
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	IF $1 % 4 = 0 THEN
+		SELECT count(*) INTO n FROM ss_pax WHERE a < 100;
+		IF n <> (SELECT count(*) FROM ss_heap WHERE a < 100) THEN
+			RAISE EXCEPTION 'nested count %', n;
+		END IF;
+		PERFORM set_config('ss.nested', (current_setting('ss.nested')::int + 1)::text, false);
+	END IF;
+	RETURN $1 >= $2;
+END
+$$;
+CREATE OPERATOR >=== (LEFTARG = int, RIGHTARG = int, FUNCTION = ss_nest_q);
+SET quickstep.enable_shared_scan = on;
+SET cpu_operator_cost = 1;
+SET ss.nested = 0;
+CREATE TEMP TABLE stats0 AS SELECT * FROM quickstep.shared_scan_backend_stats();
+BEGIN;
+DECLARE c NO SCROLL CURSOR FOR SELECT id FROM ss_nsm WHERE a < 100;
+FETCH 1 FROM c;
+DECLARE d NO SCROLL CURSOR FOR SELECT id FROM ss_pax WHERE a < 100;
+FETCH 1 FROM d;
+SELECT count(*), sum(id) FROM ss_nsm WHERE a < 100 AND id >=== 0;
+MOVE FORWARD ALL IN c;
+MOVE FORWARD ALL IN d;
+COMMIT;
+SELECT count(*), sum(id) FROM ss_heap WHERE a < 100;
+SELECT current_setting('ss.nested')::int > 0 AS nested_ran,
+       s.chunks_served > b.chunks_served AS served,
+       s.chunks_taken_back = b.chunks_taken_back AS none_taken_back
+  FROM quickstep.shared_scan_backend_stats() s, stats0 b;
+DROP TABLE stats0;
+RESET ss.nested;
+RESET quickstep.enable_shared_scan;
+RESET cpu_operator_cost;
+DROP OPERATOR >=== (int, int);
+DROP FUNCTION ss_nest_q(int, int);
+
 DROP TABLE ss_heap, ss_nsm, ss_pax, ss_hpl;
 DROP FUNCTION ss_sum(text, text), ss_explain(text, text), ss_check(text, text), ss_two(text);

@@ -112,6 +112,38 @@ typedef struct QsPageColumn
 } QsPageColumn;
 
 /*
+ * keep_visible
+ *		Those of cand[0..ncand-1] (ascending: they passed the native quals)
+ *		that 'snapshot' sees, into out[]; returns how many.
+ *
+ *		Visibility is judged over every record of the page, as the unshared
+ *		scan judges it (load_page in scan/exec.c: no offsets), and only then
+ *		intersected with the candidates.  qs_page_visible given offsets takes
+ *		them as a bitmap's TIDs naming HOT chains: it would follow a passing
+ *		root to its heap-only successor, which may fail the quals (they are
+ *		not rechecked), and skip a passing heap-only version whose root
+ *		failed them or was pruned to a redirect (review shared3 N1).
+ */
+static int
+keep_visible(const QsPageLayout *layout, Relation rel, Buffer buf,
+			 Snapshot snapshot, const OffsetNumber *cand, int ncand,
+			 OffsetNumber *out)
+{
+	OffsetNumber vis[MaxHeapTuplesPerPage];
+	bool		want[MaxHeapTuplesPerPage + 1] = {0};
+	int			nvis;
+	int			n = 0;
+
+	for (int x = 0; x < ncand; x++)
+		want[cand[x]] = true;
+	nvis = qs_page_visible(layout, rel, buf, snapshot, NULL, -1, false, vis);
+	for (int x = 0; x < nvis; x++)
+		if (want[vis[x]])
+			out[n++] = vis[x];
+	return n;
+}
+
+/*
  * qs_shared_scan_chunk
  *		Read blocks first .. end-1 once and append to each recipient's
  *		message the rows it would have found there itself.
@@ -218,8 +250,8 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
 			}
 			if (k > 0)
-				k = qs_page_visible(layout, rel, buf, r[i].snapshot, cand, k,
-									false, sel[i]);
+				k = keep_visible(layout, rel, buf, r[i].snapshot, cand, k,
+								 sel[i]);
 			nsel[i] = k;
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);

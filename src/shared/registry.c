@@ -820,6 +820,17 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 	*others = NULL;
 	*nothers = 0;
 	*taken_back = false;
+
+	/*
+	 * A scan nested inside another scan's chunk (the scanner's fmgr quals run
+	 * between hand-out and delivery, and may run a query) must not serve: its
+	 * qs_shared_deliver would detach every entry of the backend-wide
+	 * sending[], freeing the outer scan's pending queue handles, which the
+	 * outer deliver then writes through (review shared3 N2(a)).  It may still
+	 * read and take steps for itself.
+	 */
+	if (nsending > 0)
+		may_serve = false;
 	for (;;)
 	{
 		QsSharedMember *m;
