@@ -161,6 +161,15 @@ extern StrategyNumber csb_translate_cmptype(CompareType cmptype, Oid opfamily);
 #endif
 /* ---- end csbtree ---- */
 
+/* PG 18 gave heap_form_minimal_tuple room for a prefix (extra) */
+#if PG_VERSION_NUM >= 180000
+#define qs_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull), 0)
+#else
+#define qs_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull))
+#endif
+
 /* ---- tableam ---- */
 /*
  * Table access method differences (src/tableam/, src/page/).

@@ -10,6 +10,7 @@
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
+#include "shared/shared_scan.h"
 
 #include "merge/worker.h"
 
@@ -132,6 +133,15 @@ qs_define_gucs(bool at_preload)
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("quickstep.enable_shared_scan",
+							 "Lets QuickstepScan scans of row tables join the table's shared-scan circle.",
+							 "Off by default until a lone query is measured to pay nothing for it (src/shared/README.md).",
+							 &qs_enable_shared_scan,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	if (at_preload)
 		DefineCustomIntVariable("quickstep.max_shared_scans",

@@ -12,6 +12,7 @@
  */
 #include "core/quickstep.h"
 #include "merge/worker.h"
+#include "shared/shared_scan.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -24,7 +25,10 @@ QsSharedState *QsShared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
-/* the struct; the merge counters (src/merge/stats.c) are requested beside it */
+/*
+ * the struct; the merge counters (src/merge/stats.c) and the shared-scan
+ * registry (src/shared/registry.c) are requested beside it
+ */
 static Size
 qs_struct_size(void)
 {
@@ -34,7 +38,8 @@ qs_struct_size(void)
 Size
 qs_shmem_size(void)
 {
-	return add_size(qs_struct_size(), qs_mergestats_shmem_size());
+	return add_size(add_size(qs_struct_size(), qs_mergestats_shmem_size()),
+					qs_sharedscan_shmem_size());
 }
 
 static void
@@ -46,6 +51,7 @@ qs_shmem_request(void)
 	RequestAddinShmemSpace(qs_struct_size());
 	RequestNamedLWLockTranche(QS_LWLOCK_TRANCHE, 1);
 	qs_mergestats_shmem_request();
+	qs_sharedscan_shmem_request();
 }
 
 static void
@@ -65,6 +71,7 @@ qs_shmem_startup(void)
 		QsShared->max_shared_scans = qs_max_shared_scans;
 	}
 	qs_mergestats_shmem_init();
+	qs_sharedscan_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -26,12 +26,14 @@
 #include "scan/quals.h"
 #include "column/colam.h"
 #include "column/pushdown.h"
+#include "shared/shared_scan.h"
 #include "tableam/engine.h"
 
 #include "access/heapam.h"
 #include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -41,6 +43,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
 
 /*
  * Parallel scans of column tables: what each worker counted for EXPLAIN
@@ -118,6 +121,47 @@ typedef struct QsScanState
 	QsSharedCounts *shared;		/* in DSM */
 	int			nworkers;		/* leader: worker_counts[] */
 	QsColCounts *worker_counts;
+
+	/*
+	 * Shared scans (src/shared/README.md): why this scan may not join a
+	 * circle (NULL: it may), the member's slot while it rides one, the
+	 * block it started at and the pages it has been handed.
+	 */
+	const char *unshared_why;
+	QsSharedSlot member;
+	bool		shared_joined;	/* EXPLAIN ANALYZE: the last scan was shared */
+	bool		sh_active;		/* the member's walk is under way */
+	uint32		sh_first_chunk; /* the walk: chunks first, +1, ... mod n */
+	uint32		sh_nchunks;
+	BlockNumber sh_blk;			/* reading a chunk itself: next block, */
+	BlockNumber sh_blk_end;		/* and the chunk's end */
+	StringInfoData sh_rows;		/* or handing out a chunk's rows message */
+	int			sh_pos;
+	bool		sh_in_rows;
+	bool		sh_rows_own;	/* the rows are this member's own scan's */
+	bool		sh_recheck;		/* some pushed qual did not travel */
+	bool	   *sh_want;		/* [natts] the needed columns */
+	MemoryContext sh_cxt;		/* one chunk's scan for others */
+	uint64		sh_alone;		/* EXPLAIN ANALYZE: chunks read alone, */
+	uint64		sh_served;		/* read for others too (how many), */
+	uint64		sh_served_members;
+	uint64		sh_received;	/* received from another member, */
+	uint64		sh_fallback;	/* given up by their scanner */
+
+	/*
+	 * The chunks in the order this node started them.  A restart (rescan,
+	 * or the rewind of a WITH HOLD cursor at commit, which skips the rows
+	 * it already returned and expects them in the same order) does not
+	 * rejoin: it reads these chunks again in this order, alone, then the
+	 * others (sh_replay).  So does a member whose slot was freed under it
+	 * (a subtransaction abort), after the chunks it has started.
+	 */
+	uint32	   *sh_order;
+	int			sh_norder;
+	int			sh_order_cap;
+	int			sh_replay_pos;	/* next entry of sh_order to read */
+	const char *sh_not_joined;	/* EXPLAIN ANALYZE: why it ran unshared */
+	bool		sh_walked;		/* a walk has started: restarts never join */
 } QsScanState;
 
 static void qs_begin(CustomScanState *node, EState *estate, int eflags);
@@ -166,6 +210,44 @@ prepare_quals(QsScanState *st)
 	MemoryContextReset(st->argcxt);
 	for (int i = 0; i < st->nquals; i++)
 		qs_qual_prepare(st->quals[i], econtext, st->argcxt);
+}
+
+/*
+ * Why this scan cannot be a shared-scan member, or NULL.  Each reason is a
+ * case where a member's rows could differ from its own plain scan or where
+ * the walk must be able to go back or be split (src/shared/README.md).
+ */
+static const char *
+qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+
+	if (!qs_enable_shared_scan)
+		return "quickstep.enable_shared_scan is off";
+	if (st->column)
+		return "column table";
+	if (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK))
+		return "backward scan";
+	if (cscan->scan.plan.parallel_aware)
+		return "parallel plan";
+	if (estate->es_epq_active != NULL)
+		return "EvalPlanQual recheck";
+	if (ExecRelationIsTargetRelation(estate, cscan->scan.scanrelid))
+		return "the statement writes the table";
+	/* (a historic MVCC snapshot would be restored as a plain one) */
+	if (estate->es_snapshot == NULL ||
+		estate->es_snapshot->snapshot_type != SNAPSHOT_MVCC)
+		return "no MVCC snapshot";
+	if (IsParallelWorker())
+		return "parallel worker";
+	if (!qs_shared_available())
+		return "quickstep_am is not in shared_preload_libraries";
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		return "the transaction has written";
+	/* predicate locks and conflict checks are the reader's own */
+	if (IsolationIsSerializable())
+		return "serializable transaction";
+	return NULL;
 }
 
 static void
@@ -234,6 +316,63 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 
 	st->buf = InvalidBuffer;
 	st->started = false;
+	qs_shared_invalidate(&st->member);
+	st->unshared_why = qs_shared_scan_refusal(st, estate, eflags);
+	if (st->unshared_why == NULL)
+	{
+		int			natts = slot->tts_tupleDescriptor->natts;
+
+		st->sh_want = palloc0(sizeof(bool) * Max(natts, 1));
+		for (i = 0; i < st->nneeded; i++)
+			st->sh_want[st->needed[i] - 1] = true;
+		initStringInfo(&st->sh_rows);
+		st->sh_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										   "QuickstepScan shared chunk",
+										   ALLOCSET_DEFAULT_SIZES);
+	}
+}
+
+/* Note that the walk started chunk 'chunk' (restarts replay the order). */
+static void
+record_chunk(QsScanState *st, uint32 chunk)
+{
+	if (st->sh_norder >= st->sh_order_cap)
+	{
+		int			cap = Max(16, st->sh_order_cap * 2);
+
+		if (st->sh_order == NULL)
+			st->sh_order = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+											  sizeof(uint32) * cap);
+		else
+			st->sh_order = repalloc(st->sh_order, sizeof(uint32) * cap);
+		st->sh_order_cap = cap;
+	}
+	st->sh_order[st->sh_norder++] = chunk;
+}
+
+/*
+ * Append to the recorded order every chunk of the table (as it is now)
+ * the walk has not started, circularly from where it joined: the rest of a
+ * walk read alone.
+ */
+static void
+add_missing_chunks(QsScanState *st)
+{
+	uint32		nchunks = (st->nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
+	int			nrecorded = st->sh_norder;
+	bool	   *seen = palloc0(sizeof(bool) * Max(nchunks, 1));
+
+	for (int i = 0; i < nrecorded; i++)
+		if (st->sh_order[i] < nchunks)
+			seen[st->sh_order[i]] = true;
+	for (uint32 i = 0; i < nchunks; i++)
+	{
+		uint32		c = (st->sh_first_chunk + i) % nchunks;
+
+		if (!seen[c])
+			record_chunk(st, c);
+	}
+	pfree(seen);
 }
 
 /* Start (or restart) the walk over the relation's pages. */
@@ -300,6 +439,62 @@ start_scan(QsScanState *st)
 		st->strategy = GetAccessStrategy(BAS_BULKREAD);
 	if (st->pscan)
 		table_block_parallelscan_startblock_init(rel, &st->pwork, st->pscan);
+
+	/*
+	 * Join the table's circle where it is.  The transaction may have
+	 * written since executor start (a data-modifying CTE): then unshared.
+	 */
+	st->shared_joined = false;
+	st->sh_active = false;
+	st->sh_not_joined = NULL;
+	if (st->unshared_why != NULL)
+		;
+	else if (st->sh_norder > 0)
+	{
+		/* a restart: the first walk's chunks in its order, then the rest */
+		add_missing_chunks(st);
+		st->sh_replay_pos = 0;
+		st->sh_active = true;
+		st->sh_in_rows = false;
+		st->sh_blk = st->sh_blk_end = 0;
+		st->sh_not_joined = "restarted scan";
+	}
+	else if (st->sh_walked)
+	{
+		/*
+		 * A restart of a walk that ran unshared (registry full, table too
+		 * small then, the transaction had written) or started no chunk:
+		 * from block 0, as that walk went.  Joining would start
+		 * mid-circle, and a WITH HOLD cursor's rewind would skip rows of
+		 * another order.
+		 */
+		st->sh_not_joined = "restarted scan";
+	}
+	else if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		st->sh_not_joined = "the transaction has written";	/* since start */
+	else if (st->nblocks < 2 * QS_SHARED_CHUNK_PAGES)
+		st->sh_not_joined = "table too small";
+	else if (st->nblocks / QS_SHARED_CHUNK_PAGES >= QS_SHARED_MAX_CHUNKS)
+		st->sh_not_joined = "table too large";
+	else
+	{
+		BlockNumber start;
+		bool		shipped_all;
+
+		st->member = qs_shared_join(rel, st->nblocks, &start, snapshot,
+									st->quals, st->nquals,
+									st->needed, st->nneeded, &shipped_all);
+		st->shared_joined = st->sh_active = QsSharedSlotIsValid(st->member);
+		if (!st->shared_joined)
+			st->sh_not_joined = "registry full";
+		st->sh_first_chunk = start / QS_SHARED_CHUNK_PAGES;
+		st->sh_nchunks = (st->nblocks + QS_SHARED_CHUNK_PAGES - 1) / QS_SHARED_CHUNK_PAGES;
+		st->sh_blk = st->sh_blk_end = 0;
+		st->sh_in_rows = false;
+		st->sh_recheck = !shipped_all;
+		st->sh_norder = 0;
+		st->sh_replay_pos = 0;
+	}
 	/*
 	 * As a heap sequential scan: SERIALIZABLE reads lock the relation, and
 	 * the scan counts in pg_stat_*_tables.seq_scan.
@@ -310,6 +505,7 @@ start_scan(QsScanState *st)
 		pgstat_count_heap_scan(rel);
 	}
 	st->started = true;
+	st->sh_walked = true;
 }
 
 /*
@@ -336,23 +532,72 @@ adjacent_block(QsScanState *st, ScanDirection dir)
 }
 
 /*
+ * Read page blkno: its records visible to the snapshot that pass the
+ * pushed quals, and their needed columns.  False when none does.
+ */
+static bool
+load_page(QsScanState *st, BlockNumber blkno)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
+	TupleDesc	desc = RelationGetDescr(rel);
+	Page		page;
+	const QsPageLayout *PL;
+	int			n,
+				visible;
+
+	if (BufferIsValid(st->buf))
+		ReleaseBuffer(st->buf);
+	CHECK_FOR_INTERRUPTS();
+
+	st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
+	st->blkno = blkno;
+	LockBuffer(st->buf, BUFFER_LOCK_SHARE);
+	n = visible = qs_page_visible(st->layout, rel, st->buf, snapshot,
+								  NULL, -1, false, st->offs);
+	LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
+	/* seq_tup_read: rows read from storage, before the storage filter */
+	qs_pgstat_count_heap_getnext_n(rel, visible);
+	page = BufferGetPage(st->buf);
+	/* an NSM page of a PAX/HPL table (records too big for the layout) */
+	PL = qs_page_layout(st->layout, page);
+
+	for (int i = 0; i < st->nquals && n > 0; i++)
+	{
+		QsQual	   *q = st->quals[i];
+
+		/* integer comparisons in place when the layout can */
+		if (qs_qual_filter_page(q, PL, page, desc, st->offs, &n))
+			continue;
+		PL->read_column(page, desc, q->attno, st->offs, n,
+						st->tmpvals, st->tmpnulls);
+		n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);
+	}
+	InstrCountFiltered2(st, visible - n);
+	st->nsel = n;
+	if (n == 0)
+		return false;
+
+	if (PL->read_columns && st->nneeded > 1)
+		PL->read_columns(page, desc, st->needed, st->nneeded,
+						 st->offs, n, st->colvals, st->colnulls);
+	else
+		for (int c = 0; c < st->nneeded; c++)
+			PL->read_column(page, desc, st->needed[c], st->offs, n,
+							st->colvals[c], st->colnulls[c]);
+	return true;
+}
+
+/*
  * Move to the adjacent page with selected rows in direction 'dir'; false
  * (and the position past that end) when there is none.
  */
 static bool
 next_page(QsScanState *st, ScanDirection dir)
 {
-	Relation	rel = st->css.ss.ss_currentRelation;
-	Snapshot	snapshot = st->css.ss.ps.state->es_snapshot;
-	TupleDesc	desc = RelationGetDescr(rel);
-
 	for (;;)
 	{
 		BlockNumber blkno = adjacent_block(st, dir);
-		Page		page;
-		const QsPageLayout *PL;
-		int			n,
-					visible;
 
 		if (BufferIsValid(st->buf))
 		{
@@ -385,45 +630,11 @@ next_page(QsScanState *st, ScanDirection dir)
 			st->nsel = st->cur = 0;
 			return false;
 		}
-		CHECK_FOR_INTERRUPTS();
-
-		st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
-		st->blkno = blkno;
-		LockBuffer(st->buf, BUFFER_LOCK_SHARE);
-		n = visible = qs_page_visible(st->layout, rel, st->buf, snapshot,
-									  NULL, -1, false, st->offs);
-		LockBuffer(st->buf, BUFFER_LOCK_UNLOCK);
-		/* seq_tup_read: rows read from storage, before the storage filter */
-		qs_pgstat_count_heap_getnext_n(rel, visible);
-		page = BufferGetPage(st->buf);
-		/* an NSM page of a PAX/HPL table (records too big for the layout) */
-		PL = qs_page_layout(st->layout, page);
-
-		for (int i = 0; i < st->nquals && n > 0; i++)
+		if (load_page(st, blkno))
 		{
-			QsQual	   *q = st->quals[i];
-
-			/* integer comparisons in place when the layout can */
-			if (qs_qual_filter_page(q, PL, page, desc, st->offs, &n))
-				continue;
-			PL->read_column(page, desc, q->attno, st->offs, n,
-							st->tmpvals, st->tmpnulls);
-			n = qs_qual_filter(q, st->tmpvals, st->tmpnulls, st->offs, n);
+			st->cur = ScanDirectionIsForward(dir) ? -1 : st->nsel;
+			return true;
 		}
-		InstrCountFiltered2(st, visible - n);
-		if (n == 0)
-			continue;
-
-		if (PL->read_columns && st->nneeded > 1)
-			PL->read_columns(page, desc, st->needed, st->nneeded,
-							 st->offs, n, st->colvals, st->colnulls);
-		else
-			for (int c = 0; c < st->nneeded; c++)
-				PL->read_column(page, desc, st->needed[c], st->offs, n,
-								st->colvals[c], st->colnulls[c]);
-		st->nsel = n;
-		st->cur = ScanDirectionIsForward(dir) ? -1 : n;
-		return true;
 	}
 }
 
@@ -545,6 +756,206 @@ main_next(QsScanState *st)
 	return slot;
 }
 
+/* The current page's selected row st->cur as a virtual tuple. */
+static TupleTableSlot *
+page_row(QsScanState *st)
+{
+	TupleTableSlot *slot = st->css.ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(slot);
+	for (int c = 0; c < st->nneeded; c++)
+	{
+		int			a = st->needed[c] - 1;
+
+		slot->tts_values[a] = st->colvals[c][st->cur];
+		slot->tts_isnull[a] = st->colnulls[c][st->cur];
+	}
+	ExecStoreVirtualTuple(slot);
+	ItemPointerSet(&slot->tts_tid, st->blkno, st->offs[st->cur]);
+	slot->tts_tableOid = RelationGetRelid(st->css.ss.ss_currentRelation);
+	return slot;
+}
+
+/*
+ * A member's next chunk (src/shared/README.md): received from the member
+ * that scanned it, scanned for itself and the members that need it too,
+ * or read alone page by page.  False once the walk is done.
+ */
+static bool
+shared_next_chunk(QsScanState *st)
+{
+	Relation	rel = st->css.ss.ss_currentRelation;
+	int64		step;
+	uint32		chunk;
+	BlockNumber first,
+				end;
+	QsSharedRecipient *others;
+	int			nothers;
+	bool		may_serve,
+				taken_back;
+	QsSharedNext what;
+
+	if (!QsSharedSlotIsValid(st->member))
+	{
+		/* a restart, or a member that lost its slot: the recorded order */
+		if (st->sh_replay_pos >= st->sh_norder)
+			return false;
+		chunk = st->sh_order[st->sh_replay_pos++];
+		st->sh_blk = chunk * QS_SHARED_CHUNK_PAGES;
+		st->sh_blk_end = Min(st->sh_blk + QS_SHARED_CHUNK_PAGES, st->nblocks);
+		return true;
+	}
+
+	/*
+	 * Judging rows for other snapshots needs a backend without an xid
+	 * (chunk.c); one that got one in a later node scans for itself only.
+	 */
+	may_serve = !TransactionIdIsValid(GetTopTransactionIdIfAny());
+	MemoryContextReset(st->sh_cxt);
+	what = qs_shared_next(st->member, may_serve, RelationGetDescr(rel)->natts,
+						  st->sh_cxt, &st->sh_rows, &step, &taken_back,
+						  &others, &nothers);
+	if (what == QS_NEXT_DONE)
+		return false;
+	if (what == QS_NEXT_LOST)
+	{
+		/* freed by a subtransaction's abort: the rest alone */
+		qs_shared_invalidate(&st->member);
+		st->sh_replay_pos = st->sh_norder;
+		add_missing_chunks(st);
+		return shared_next_chunk(st);
+	}
+	chunk = (uint32) step;		/* the walk's steps are chunk numbers */
+	record_chunk(st, chunk);
+	if (what == QS_NEXT_ROWS)
+	{
+		st->sh_in_rows = true;
+		st->sh_rows_own = false;
+		st->sh_pos = 0;
+		st->sh_received++;
+		qs_shared_stats.received++;
+		return true;
+	}
+	first = chunk * QS_SHARED_CHUNK_PAGES;
+	end = Min(first + QS_SHARED_CHUNK_PAGES, st->nblocks);
+	if (taken_back)
+	{
+		st->sh_fallback++;		/* its scanner gave up: read it ourselves */
+		qs_shared_stats.taken_back++;
+	}
+	else if (nothers > 0)
+	{
+		QsSharedRecipient *r;
+		MemoryContext old = MemoryContextSwitchTo(st->sh_cxt);
+
+		/* this member is recipient 0, with its own quals and snapshot */
+		r = palloc(sizeof(QsSharedRecipient) * (nothers + 1));
+		memcpy(&r[1], others, sizeof(QsSharedRecipient) * nothers);
+		memset(&r[0], 0, sizeof(QsSharedRecipient));
+		r[0].snapshot = st->css.ss.ps.state->es_snapshot;
+		r[0].quals = st->quals;
+		r[0].nquals = st->nquals;
+		r[0].want = st->sh_want;
+		r[0].nblocks = st->nblocks;
+		r[0].msg = st->sh_rows;
+		for (int i = 1; i <= nothers; i++)
+			end = Max(end, Min(first + QS_SHARED_CHUNK_PAGES, r[i].nblocks));
+		qs_shared_scan_chunk(rel, st->layout, st->strategy, first, end, step,
+							 r, nothers + 1, st->member);
+		MemoryContextSwitchTo(old);
+		st->sh_rows = r[0].msg;
+		qs_shared_deliver(&r[1], nothers);
+		for (int i = 1; i <= nothers; i++)
+			pfree(r[i].snapshot);	/* RestoreSnapshot's, in the transaction */
+		st->sh_in_rows = true;
+		st->sh_rows_own = true;
+		st->sh_pos = 0;
+		st->sh_served++;
+		st->sh_served_members += nothers;
+		qs_shared_stats.served++;
+		qs_shared_stats.deliveries += nothers;
+		return true;
+	}
+	else
+	{
+		st->sh_alone++;
+		qs_shared_stats.alone++;
+	}
+	st->sh_blk = first;
+	st->sh_blk_end = end;
+	return true;
+}
+
+/* A member's next row: its chunks one after the other. */
+static TupleTableSlot *
+shared_next(QsScanState *st)
+{
+	ScanState  *ss = &st->css.ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+
+	for (;;)
+	{
+		if (st->sh_in_rows)
+		{
+			ExecClearTuple(slot);
+			if (qs_shared_msg_next(&st->sh_rows, &st->sh_pos, slot->tts_tupleDescriptor,
+								   &slot->tts_tid, slot->tts_values, slot->tts_isnull))
+			{
+				ExecStoreVirtualTuple(slot);
+				slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
+				if (st->sh_recheck && !st->sh_rows_own)
+				{
+					/*
+					 * Quals that did not travel: the member's own test (its
+					 * own scan ran them all, and read only the needed
+					 * columns).
+					 */
+					ResetExprContext(econtext);
+					econtext->ecxt_scantuple = slot;
+					if (!ExecQual(st->recheck, econtext))
+					{
+						InstrCountFiltered2(st, 1);
+						continue;
+					}
+				}
+				return slot;
+			}
+			st->sh_in_rows = false;
+		}
+		if (BufferIsValid(st->buf) && st->cur + 1 < st->nsel)
+		{
+			st->cur++;
+			return page_row(st);
+		}
+		if (st->sh_blk < st->sh_blk_end)
+		{
+			/* take what others wrote for us meanwhile */
+			if (st->sh_blk % 8 == 0)
+				qs_shared_poll(st->member);
+			if (load_page(st, st->sh_blk++))
+				st->cur = -1;
+			continue;
+		}
+		if (BufferIsValid(st->buf))
+		{
+			ReleaseBuffer(st->buf);
+			st->buf = InvalidBuffer;
+		}
+		st->nsel = st->cur = 0;
+		if (!shared_next_chunk(st))
+		{
+			/* every chunk once: the member leaves the circle */
+			qs_shared_leave(st->member);
+			qs_shared_invalidate(&st->member);
+			st->sh_active = false;
+			st->at_end = true;
+			ExecClearTuple(slot);
+			return NULL;
+		}
+	}
+}
+
 static TupleTableSlot *
 qs_next(ScanState *ss)
 {
@@ -555,6 +966,8 @@ qs_next(ScanState *ss)
 
 	if (!st->started)
 		start_scan(st);
+	if (st->sh_active)
+		return shared_next(st);
 	if (st->in_main)
 		return main_next(st);
 	while (!BufferIsValid(st->buf) || st->cur + step < 0 || st->cur + step >= st->nsel)
@@ -569,19 +982,7 @@ qs_next(ScanState *ss)
 		}
 	}
 	st->cur += step;
-
-	ExecClearTuple(slot);
-	for (int c = 0; c < st->nneeded; c++)
-	{
-		int			a = st->needed[c] - 1;
-
-		slot->tts_values[a] = st->colvals[c][st->cur];
-		slot->tts_isnull[a] = st->colnulls[c][st->cur];
-	}
-	ExecStoreVirtualTuple(slot);
-	ItemPointerSet(&slot->tts_tid, st->blkno, st->offs[st->cur]);
-	slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-	return slot;
+	return page_row(st);
 }
 
 /*
@@ -620,6 +1021,11 @@ reset_position(QsScanState *st)
 	st->nsel = st->cur = 0;
 	st->started = false;
 	st->at_end = false;
+	qs_shared_leave(st->member);
+	qs_shared_invalidate(&st->member);
+	st->sh_active = false;
+	st->sh_in_rows = false;
+	st->sh_blk = st->sh_blk_end = 0;
 	if (st->colscan)
 		table_endscan(st->colscan);
 	st->colscan = NULL;
@@ -848,6 +1254,29 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			}
 			ExplainCloseGroup("Workers", "Workers", false, es);
 		}
+	}
+	/* only when the feature is on, so that plain plans stay as they were */
+	if (qs_enable_shared_scan && !st->column)
+	{
+		const char *what;
+
+		if (st->unshared_why != NULL)
+			what = psprintf("not possible (%s)", st->unshared_why);
+		else if (es->analyze && st->started)
+			what = st->shared_joined ? "joined" :
+				psprintf("possible (%s)", st->sh_not_joined ? st->sh_not_joined : "not joined");
+		else
+			what = "possible";
+		ExplainPropertyText("Shared Scan", what, es);
+		/* chunk counts depend on the other members: VERBOSE only */
+		if (es->analyze && es->verbose && st->unshared_why == NULL)
+			ExplainPropertyText("Shared Chunks",
+								psprintf("alone " UINT64_FORMAT ", scanned for others "
+										 UINT64_FORMAT " (" UINT64_FORMAT " deliveries), received "
+										 UINT64_FORMAT ", taken back " UINT64_FORMAT,
+										 st->sh_alone, st->sh_served, st->sh_served_members,
+										 st->sh_received, st->sh_fallback),
+								es);
 	}
 	if (es->verbose && st->layout)
 		ExplainPropertyText("Page Layout", st->column ? "column" : st->layout->name, es);

@@ -1,0 +1,310 @@
+/*-------------------------------------------------------------------------
+ *
+ * chunk.c
+ *	  One member scans a chunk of a row table for several members at once
+ *	  (src/shared/README.md, paper 001).
+ *
+ * Each page of the chunk is read once.  Under its share lock: the page's
+ * records are listed once, then for each recipient its native quals run
+ * over them (each column read once per page for the first qual of every
+ * recipient that filters on it: the rows of the page against all members'
+ * constants), and only the rows left are tested for visibility under that
+ * recipient's snapshot -- most rows of a selective query are never judged
+ * for visibility at all.  After the lock is released (the pin keeps record
+ * bytes in place, include/page/layout.h), the columns each recipient wants
+ * are read for its rows and appended to its message as (TID, minimal
+ * tuple) records.
+ *
+ * Judging visibility for another backend's snapshot here is exactly what
+ * its own scan would do: members never hold an xid while they are served
+ * or serve (TransactionIdIsCurrentTransactionId is false for every xid a
+ * row can carry, in both backends), serializable transactions do not
+ * join, and hint bits are the same for everyone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "core/quickstep.h"
+#include "shared/shared_scan.h"
+#include "tableam/engine.h"
+
+#include "access/htup_details.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/*
+ * Message layout: an int64 step, then per row a record header and the
+ * minimal tuple, each MAXALIGNed so that the tuple can be deformed where
+ * it lies once the message is copied into palloc'd memory.
+ */
+typedef struct QsRowHeader
+{
+	BlockNumber blkno;
+	OffsetNumber offnum;
+	uint16		pad;
+	uint32		len;			/* of the minimal tuple */
+} QsRowHeader;
+
+#define QS_MSG_HEADER	MAXALIGN(sizeof(int64))
+
+void
+qs_shared_msg_begin(StringInfo msg, int64 step)
+{
+	resetStringInfo(msg);
+	appendBinaryStringInfo(msg, (const char *) &step, sizeof(int64));
+	while (msg->len < QS_MSG_HEADER)
+		appendStringInfoChar(msg, '\0');
+}
+
+static void
+msg_add_row(StringInfo msg, BlockNumber blkno, OffsetNumber off,
+			MinimalTuple mtup)
+{
+	QsRowHeader h;
+
+	h.blkno = blkno;
+	h.offnum = off;
+	h.pad = 0;
+	h.len = mtup->t_len;
+	appendBinaryStringInfo(msg, (const char *) &h, sizeof(h));
+	while (msg->len % MAXIMUM_ALIGNOF != 0)
+		appendStringInfoChar(msg, '\0');
+	appendBinaryStringInfo(msg, (const char *) mtup, mtup->t_len);
+	while (msg->len % MAXIMUM_ALIGNOF != 0)
+		appendStringInfoChar(msg, '\0');
+}
+
+/*
+ * The next row of a message at *pos (start with *pos = 0): its TID and
+ * every column deformed into values/isnull (columns it does not carry are
+ * NULL).  By-reference values point into the message.  False at its end.
+ */
+bool
+qs_shared_msg_next(StringInfo msg, int *pos, TupleDesc desc, ItemPointer tid,
+				   Datum *values, bool *isnull)
+{
+	QsRowHeader h;
+	HeapTupleData htup;
+	MinimalTuple mtup;
+
+	if (*pos < QS_MSG_HEADER)
+		*pos = QS_MSG_HEADER;
+	if (*pos >= msg->len)
+		return false;
+	memcpy(&h, msg->data + *pos, sizeof(h));
+	*pos += MAXALIGN(sizeof(h));
+	mtup = (MinimalTuple) (msg->data + *pos);
+	*pos += MAXALIGN(h.len);
+	Assert(*pos <= msg->len);
+	htup.t_len = mtup->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) mtup - MINIMAL_TUPLE_OFFSET);
+	heap_deform_tuple(&htup, desc, values, isnull);
+	ItemPointerSet(tid, h.blkno, h.offnum);
+	return true;
+}
+
+/* A page's column read once for all recipients filtering on it first. */
+typedef struct QsPageColumn
+{
+	AttrNumber	attno;
+	Datum		values[MaxHeapTuplesPerPage];
+	bool		isnull[MaxHeapTuplesPerPage];
+} QsPageColumn;
+
+/*
+ * keep_visible
+ *		Those of cand[0..ncand-1] (ascending: they passed the native quals)
+ *		that 'snapshot' sees, into out[]; returns how many.
+ *
+ *		Visibility is judged over every record of the page, as the unshared
+ *		scan judges it (load_page in scan/exec.c: no offsets), and only then
+ *		intersected with the candidates.  qs_page_visible given offsets takes
+ *		them as a bitmap's TIDs naming HOT chains: it would follow a passing
+ *		root to its heap-only successor, which may fail the quals (they are
+ *		not rechecked), and skip a passing heap-only version whose root
+ *		failed them or was pruned to a redirect (review shared3 N1).
+ */
+static int
+keep_visible(const QsPageLayout *layout, Relation rel, Buffer buf,
+			 Snapshot snapshot, const OffsetNumber *cand, int ncand,
+			 OffsetNumber *out)
+{
+	OffsetNumber vis[MaxHeapTuplesPerPage];
+	bool		want[MaxHeapTuplesPerPage + 1] = {0};
+	int			nvis;
+	int			n = 0;
+
+	for (int x = 0; x < ncand; x++)
+		want[cand[x]] = true;
+	nvis = qs_page_visible(layout, rel, buf, snapshot, NULL, -1, false, vis);
+	for (int x = 0; x < nvis; x++)
+		if (want[vis[x]])
+			out[n++] = vis[x];
+	return n;
+}
+
+/*
+ * qs_shared_scan_chunk
+ *		Read blocks first .. end-1 once and append to each recipient's
+ *		message the rows it would have found there itself.
+ */
+void
+qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
+					 BufferAccessStrategy strategy,
+					 BlockNumber first, BlockNumber end, int64 step,
+					 QsSharedRecipient *r, int n, QsSharedSlot self)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+												 "shared scan rows",
+												 ALLOCSET_DEFAULT_SIZES);
+	OffsetNumber all[MaxHeapTuplesPerPage];
+	OffsetNumber cand[MaxHeapTuplesPerPage];
+	OffsetNumber **sel = palloc(sizeof(OffsetNumber *) * n);
+	int		   *nsel = palloc(sizeof(int) * n);
+	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));	/* a row */
+	bool	   *isnull = palloc(sizeof(bool) * Max(natts, 1));
+	Datum	   *tmpvals = palloc(sizeof(Datum) * MaxHeapTuplesPerPage); /* a column */
+	bool	   *tmpnulls = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
+	Datum	  **colvals = palloc(sizeof(Datum *) * Max(natts, 1));
+	bool	  **colnulls = palloc(sizeof(bool *) * Max(natts, 1));
+	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		sel[i] = palloc(sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
+		qs_shared_msg_begin(&r[i].msg, step);
+	}
+	for (int a = 0; a < natts; a++)
+	{
+		colvals[a] = NULL;
+		colnulls[a] = NULL;
+	}
+
+	for (BlockNumber blkno = first; blkno < end; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+		const QsPageLayout *PL;
+		OffsetNumber maxoff;
+		int			nall = 0,
+					ncols = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		/* take what others wrote for us meanwhile: frees their queues */
+		qs_shared_poll(self);
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		PL = qs_page_layout(layout, page);
+		maxoff = PL->max_offset(page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+			if (PL->record_state(page, off) == QS_REC_NORMAL)
+				all[nall++] = off;
+
+		for (int i = 0; i < n; i++)
+		{
+			int			k = nall;
+			bool		first = true;	/* the first native qual */
+
+			nsel[i] = 0;
+			if (blkno >= r[i].nblocks || nall == 0)
+				continue;
+			memcpy(cand, all, sizeof(OffsetNumber) * nall);
+			for (int j = 0; j < r[i].nquals && k > 0; j++)
+			{
+				QsQual	   *q = r[i].quals[j];
+
+				/*
+				 * Only native quals before visibility: the others (fmgr
+				 * operators, the scanner's own: recipient 0) run on the
+				 * visible rows only, after the lock, as the unshared scan
+				 * runs them.
+				 */
+				if (!qs_shared_qual_native(q))
+					continue;
+				if (first && q->kind != QS_QUAL_ISNULL && q->kind != QS_QUAL_NOTNULL)
+				{
+					/* the first qual: over the page's column, read once */
+					QsPageColumn *c = NULL;
+
+					for (int x = 0; x < ncols; x++)
+						if (cols[x].attno == q->attno)
+							c = &cols[x];
+					if (c == NULL)
+					{
+						c = &cols[ncols++];
+						c->attno = q->attno;
+						PL->read_column(page, desc, q->attno, all, nall,
+										c->values, c->isnull);
+					}
+					k = qs_qual_filter(q, c->values, c->isnull, cand, k);
+					first = false;
+					continue;
+				}
+				first = false;
+				if (qs_qual_filter_page(q, PL, page, desc, cand, &k))
+					continue;
+				PL->read_column(page, desc, q->attno, cand, k, tmpvals, tmpnulls);
+				k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
+			}
+			if (k > 0)
+				k = keep_visible(layout, rel, buf, r[i].snapshot, cand, k,
+								 sel[i]);
+			nsel[i] = k;
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+		/* the wanted columns of each recipient's rows, as minimal tuples */
+		for (int i = 0; i < n; i++)
+		{
+			int			k = nsel[i];
+
+			/* the quals left: the visible rows only (the pin holds them) */
+			for (int j = 0; j < r[i].nquals && k > 0; j++)
+			{
+				QsQual	   *q = r[i].quals[j];
+
+				if (qs_shared_qual_native(q))
+					continue;
+				if (qs_qual_filter_page(q, PL, page, desc, sel[i], &k))
+					continue;
+				PL->read_column(page, desc, q->attno, sel[i], k, tmpvals, tmpnulls);
+				k = qs_qual_filter(q, tmpvals, tmpnulls, sel[i], k);
+			}
+			nsel[i] = k;
+			if (k == 0)
+				continue;
+			for (int a = 0; a < natts; a++)
+			{
+				if (!r[i].want[a])
+					continue;
+				if (colvals[a] == NULL)
+				{
+					colvals[a] = palloc(sizeof(Datum) * MaxHeapTuplesPerPage);
+					colnulls[a] = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
+				}
+				PL->read_column(page, desc, a + 1, sel[i], k, colvals[a], colnulls[a]);
+			}
+			for (int row = 0; row < k; row++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(rowcxt);
+				MinimalTuple mtup;
+
+				for (int a = 0; a < natts; a++)
+				{
+					values[a] = r[i].want[a] ? colvals[a][row] : (Datum) 0;
+					isnull[a] = r[i].want[a] ? colnulls[a][row] : true;
+				}
+				mtup = qs_form_minimal_tuple(desc, values, isnull);
+				MemoryContextSwitchTo(old);
+				msg_add_row(&r[i].msg, blkno, sel[i][row], mtup);
+				MemoryContextReset(rowcxt);
+			}
+			r[i].rows += k;
+		}
+		ReleaseBuffer(buf);
+	}
+	MemoryContextDelete(rowcxt);
+}
