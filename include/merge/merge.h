@@ -18,4 +18,12 @@
  */
 extern int64 qs_merge_table(Relation rel);
 
+/* seal.c: the sorted, SEALED next version of a live block version */
+struct QsColDirEntry;
+struct QsColAttr;
+struct QsColLoadOptions;
+extern void qs_seal_version(Relation rel, struct QsColAttr *attrs,
+							const struct QsColLoadOptions *opts,
+							const struct QsColDirEntry *live, bool same_xact);
+
 #endif							/* QS_MERGE_MERGE_H */

@@ -1184,3 +1184,39 @@ qs_coldir_lookup(Relation rel, ItemPointer vtid, QsColDirEntry *entry,
 	pfree(dir.entries);
 	return found;
 }
+
+/*
+ * qs_coldir_seal_in_place
+ *		The seal of an open block of a table without a sort key (column
+ *		README section 4.5): version 'e' (the live one) becomes SEALED in
+ *		place, one WAL record.  Its rows, TIDs, image and delete map stay
+ *		as they are, so no reader can tell; the state only tells later
+ *		merges not to append to it.
+ */
+void
+qs_coldir_seal_in_place(Relation rel, const QsColDirEntry *e)
+{
+	BlockNumber blk;
+	uint32		idx;
+	Buffer		buf;
+	QsGenXLogState *xs;
+	QsColDirEntry *de;
+
+	if (!find_entry(rel, e->block_id, e->run_start, &blk, &idx))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has no directory entry for block %u at page %u",
+						RelationGetRelationName(rel), e->block_id, e->run_start)));
+	buf = ReadBuffer(rel, blk);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	(void) dirpage_of(rel, BufferGetPage(buf), blk);
+	xs = qs_genxlog_start(rel);
+	de = qs_coldir_page_entry(qs_genxlog_register(xs, buf, 0), idx);
+	if (de->block_id != e->block_id || de->run_start != e->run_start ||
+		TransactionIdIsValid(de->xmax) || de->state != QS_COLBLK_OPEN)
+		elog(ERROR, "directory entry of column block %u of \"%s\" is not an open block",
+			 e->block_id, RelationGetRelationName(rel));
+	de->state = QS_COLBLK_SEALED;
+	qs_genxlog_finish(xs);
+	UnlockReleaseBuffer(buf);
+}

@@ -550,6 +550,7 @@ append_block(MergeState *ms)
 	QsColDirEntry e;
 	uint32		range = ms->ap.entry.tid_range;
 	BlockNumber lockblk;
+	int64		moved;
 
 	image = qs_colappend_build(&ms->ap, &ms->builder, rel, ms->opts.enc_mask,
 							   &image_len);
@@ -582,7 +583,17 @@ append_block(MergeState *ms)
 	UnlockPage(rel, lockblk, ExclusiveLock);
 
 	insert_index_entries(ms, range);
-	return mark_moved(ms, range, xid, cid);
+	moved = mark_moved(ms, range, xid, cid);
+
+	/*
+	 * The merge that fills the open block seals it: with a sort key, a
+	 * sorted next version whose TID map keeps every row's TID (seal.c), so
+	 * the index entries and marks just made stay right.
+	 */
+	if (e.state == QS_COLBLK_SEALED && ms->opts.sort_col >= 0 &&
+		ms->builder.attrs[ms->opts.sort_col].has_order)
+		qs_seal_version(rel, ms->builder.attrs, &ms->opts, &e, true);
+	return moved;
 }
 
 /*

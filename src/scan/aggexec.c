@@ -655,8 +655,10 @@ acc_main(QsAggScanState *st)
 				const HeapTupleHeaderData *hdr;
 				int			vis = true;
 
+				/* positions; the delete map is indexed by TID row */
 				if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
-									 start + st->sel[i], s->base.rs_snapshot,
+									 qs_colrows_tidrow(&s->rr, start + st->sel[i]),
+									 s->base.rs_snapshot,
 									 InvalidTransactionId, &hdr, &vis) && vis)
 					st->sel[k++] = st->sel[i];
 			}
