@@ -58,6 +58,14 @@ qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
 	ap->dict = palloc0(sizeof(bool) * Max(b->natts, 1));
 	want = palloc(sizeof(bool) * Max(b->natts, 1));
 	qs_colrows_open(rel, b->attrs, e, &ap->rr);
+
+	/*
+	 * Positions are TID rows below: only an image in TID order takes rows
+	 * (a sorted image with a TID map is SEALED, never appended to).
+	 */
+	if (ap->rr.row_of_pos != NULL)
+		elog(ERROR, "column block %u of \"%s\" is sorted and cannot take rows",
+			 e->block_id, RelationGetRelationName(rel));
 	for (int c = 0; c < b->natts; c++)
 	{
 		unsigned	allowed = qs_colbuild_allowed(&b->attrs[c]);
