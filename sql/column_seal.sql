@@ -156,6 +156,32 @@ SELECT count(*) AS rows_at_same_tid FROM c2 JOIN loc2 ON c2.id = loc2.id AND c2.
 SELECT count(*) FILTER (WHERE c2.id IS NULL) AS missing FROM loc2 LEFT JOIN c2 ON c2.ctid = loc2.old;
 SELECT quickstep.check_table('c2') IS NOT NULL AS checked;
 
+-- the merge that fills the open block seals it sorted, keeping the TIDs of
+-- the rows it had (and of the rows it moves: their index entries)
+CREATE TABLE h4 (id int, v int);
+CREATE TABLE c4 (LIKE h4) USING quickstep_column
+  WITH (quickstep.rows_per_block = 1000, quickstep.sort_key = 'v');
+CREATE INDEX c4_id ON c4 (id);
+INSERT INTO h4 SELECT i, (i * 37) % 1001 FROM generate_series(1, 600) i;
+INSERT INTO c4 SELECT * FROM h4;
+SELECT quickstep.merge('c4');
+CREATE TABLE loc4 AS SELECT id, ctid AS old FROM c4;
+INSERT INTO h4 SELECT i, (i * 37) % 1001 FROM generate_series(601, 1400) i;
+INSERT INTO c4 SELECT * FROM h4 WHERE id > 600;
+SELECT quickstep.merge('c4');
+SELECT block_id, state, rows, sorted FROM quickstep.blocks('c4') WHERE column_name = 'v'
+  ORDER BY block_id;
+SELECT count(*) AS rows_at_same_tid FROM c4 JOIN loc4 ON c4.id = loc4.id AND c4.ctid = loc4.old;
+SELECT agree('SELECT * FROM {t}4') AS merged_full,
+       agree('SELECT * FROM {t}4 WHERE v BETWEEN 100 AND 400') AS pushdown;
+-- every row through the index at the TID a sequential scan reads
+CREATE TABLE seq4 AS SELECT id, v, ctid AS t FROM c4;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) AS by_index_same_tid FROM seq4 s
+  WHERE EXISTS (SELECT 1 FROM c4 WHERE c4.id = s.id AND c4.ctid = s.t AND c4.v = s.v);
+RESET enable_seqscan; RESET enable_bitmapscan;
+SELECT quickstep.check_table('c4') IS NOT NULL AS checked;
+
 -- without a sort key the open block is sealed in place
 CREATE TABLE c3 (id int) USING quickstep_column;
 INSERT INTO c3 SELECT generate_series(1, 100);
