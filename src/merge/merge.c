@@ -748,6 +748,50 @@ qs_merge_table(Relation rel)
 }
 
 /*
+ * qs_merge_open_sql
+ *		What quickstep.merge() and quickstep.seal() (fname) check before
+ *		they work: not SERIALIZABLE (serial_detail says why), not during
+ *		recovery, a column table (else wrongtype_hint), its owner.  Returns
+ *		it opened with ShareUpdateExclusiveLock: as VACUUM, no DML is
+ *		blocked, one merge, seal, VACUUM or DDL at a time.
+ */
+Relation
+qs_merge_open_sql(Oid relid, const char *fname, const char *serial_detail,
+				  const char *wrongtype_hint)
+{
+	Relation	rel;
+
+	if (IsolationIsSerializable())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run in a SERIALIZABLE transaction", fname),
+				 errdetail_internal("%s", serial_detail),
+				 errhint("Run it at READ COMMITTED or REPEATABLE READ.")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s cannot run during recovery", fname)));
+	rel = table_open(relid, ShareUpdateExclusiveLock);
+	if (!qs_is_column_rel(rel))
+	{
+		table_close(rel, ShareUpdateExclusiveLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a quickstep_column table",
+						RelationGetRelationName(rel)),
+				 errhint("%s", wrongtype_hint)));
+	}
+#if PG_VERSION_NUM >= 160000
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
+#else
+	if (!pg_class_ownercheck(relid, GetUserId()))
+#endif
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(rel));
+	return rel;
+}
+
+/*
  * quickstep.merge(rel regclass) RETURNS bigint
  *		Move the quiet rows of the delta into main blocks in the caller's
  *		transaction; returns how many moved.
@@ -759,35 +803,9 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 	Relation	rel;
 	int64		moved;
 
-	if (IsolationIsSerializable())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("quickstep.merge() cannot run in a SERIALIZABLE transaction"),
-				 errdetail("A serializable merge would take part in serialization conflicts with the readers of the rows it moves."),
-				 errhint("Run it at READ COMMITTED or REPEATABLE READ.")));
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("quickstep.merge() cannot run during recovery")));
-
-	/* as VACUUM: no DML is blocked, one merge (or VACUUM, or DDL) at a time */
-	rel = table_open(relid, ShareUpdateExclusiveLock);
-	if (!qs_is_column_rel(rel))
-	{
-		table_close(rel, ShareUpdateExclusiveLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a quickstep_column table",
-						RelationGetRelationName(rel)),
-				 errhint("quickstep.merge() moves the delta rows of column tables into column blocks.")));
-	}
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relid, GetUserId()))
-#endif
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(rel));
+	rel = qs_merge_open_sql(relid, "quickstep.merge()",
+							"A serializable merge would take part in serialization conflicts with the readers of the rows it moves.",
+							"quickstep.merge() moves the delta rows of column tables into column blocks.");
 
 	{
 		/* counted by quickstep.column_stats when the transaction commits */

@@ -19,16 +19,15 @@
 
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/pg_class.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
-#include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "column/append.h"
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "column/options.h"
@@ -36,49 +35,14 @@
 
 PG_FUNCTION_INFO_V1(qs_seal_sql);
 
-/*
- * The builder gets the rows 0..published-1 of version e in TID order,
- * every column decoded: column by column from an image in TID order, row
- * by row through the TID map otherwise (or when columns were added since).
- */
+/* The builder gets the rows 0..published-1 of version e in TID order. */
 static void
 seal_fill(QsColBuilder *b, Relation rel, const QsColDirEntry *e)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
 	QsColRowReader rr;
 
 	qs_colrows_open(rel, b->attrs, e, &rr);
-	if (rr.row_of_pos == NULL && rr.h.blk.ncols == b->natts)
-	{
-		for (int c = 0; c < b->natts; c++)
-			qs_colbuilder_add_column(b, c,
-									 TupleDescAttr(desc, c)->attisdropped ? NULL :
-									 qs_colrows_reader(&rr, c),
-									 0, e->published, rel, e->block_id);
-		qs_colbuilder_add_rows(b, e->published);
-	}
-	else
-	{
-		TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-		MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-													 "quickstep seal row",
-													 ALLOCSET_SMALL_SIZES);
-
-		for (uint32 row = 0; row < e->published; row++)
-		{
-			MemoryContext old;
-
-			ExecClearTuple(slot);
-			MemoryContextReset(rowcxt);
-			old = MemoryContextSwitchTo(rowcxt);
-			qs_colrows_get(&rr, row, NULL, slot->tts_values, slot->tts_isnull);
-			MemoryContextSwitchTo(old);
-			ExecStoreVirtualTuple(slot);
-			qs_colbuilder_add(b, slot);
-		}
-		ExecDropSingleTupleTableSlot(slot);
-		MemoryContextDelete(rowcxt);
-	}
+	qs_colbuilder_add_block(b, rel, &rr, e->published, NULL);
 	qs_colrows_close(&rr);
 }
 
@@ -258,35 +222,9 @@ qs_seal_sql(PG_FUNCTION_ARGS)
 	Relation	rel;
 	int			n;
 
-	if (IsolationIsSerializable())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("quickstep.seal() cannot run in a SERIALIZABLE transaction"),
-				 errdetail("Like quickstep.merge(), it writes block versions other transactions read."),
-				 errhint("Run it at READ COMMITTED or REPEATABLE READ.")));
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("quickstep.seal() cannot run during recovery")));
-
-	/* as quickstep.merge(): one merge, seal, VACUUM or DDL at a time */
-	rel = table_open(relid, ShareUpdateExclusiveLock);
-	if (!qs_is_column_rel(rel))
-	{
-		table_close(rel, ShareUpdateExclusiveLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a quickstep_column table",
-						RelationGetRelationName(rel)),
-				 errhint("quickstep.seal() seals the column blocks of column tables.")));
-	}
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relid, GetUserId()))
-#endif
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(rel));
+	rel = qs_merge_open_sql(relid, "quickstep.seal()",
+							"Like quickstep.merge(), it writes block versions other transactions read.",
+							"quickstep.seal() seals the column blocks of column tables.");
 	qs_colload_flush_rel(rel);
 	n = seal_rel(rel);
 	table_close(rel, NoLock);
