@@ -182,14 +182,99 @@ SELECT count(*) AS by_index_same_tid FROM seq4 s
 RESET enable_seqscan; RESET enable_bitmapscan;
 SELECT quickstep.check_table('c4') IS NOT NULL AS checked;
 
--- without a sort key the open block is sealed in place
+-- without a sort key the open block is sealed by a version sharing its
+-- run: ROLLBACK undoes it, and VACUUM gives the run back only when no
+-- version naming it is alive (delta rows then reuse the pages)
 CREATE TABLE c3 (id int) USING quickstep_column;
 INSERT INTO c3 SELECT generate_series(1, 100);
 SELECT quickstep.merge('c3');
 SELECT state, sorted FROM quickstep.blocks('c3');
+BEGIN;
+SELECT quickstep.seal('c3') AS sealed;
+SELECT state, sorted FROM quickstep.blocks('c3');
+ROLLBACK;
+SELECT state, sorted FROM quickstep.blocks('c3');
 SELECT quickstep.seal('c3') AS sealed;
 SELECT state, sorted FROM quickstep.blocks('c3');
 SELECT count(*), sum(id) FROM c3;
+VACUUM c3;
+INSERT INTO c3 SELECT generate_series(101, 200);
+SELECT count(*), sum(id) FROM c3;
+SELECT quickstep.check_table('c3') IS NOT NULL AS checked;
+ALTER TABLE c3 SET (quickstep.sort_key = 'id');
+SELECT quickstep.seal('c3') AS sorted;
+VACUUM c3;
+INSERT INTO c3 SELECT generate_series(201, 300);
+SELECT count(*), sum(id) FROM c3;
+SELECT quickstep.check_table('c3') IS NOT NULL AS checked;
+
+-- an aborted seal adds no TID: the block can be sealed again, and merged
+-- into, at once (not only after VACUUM)
+CREATE TABLE c5 (id int PRIMARY KEY, v int) USING quickstep_column
+  WITH (quickstep.sort_key = 'v');
+INSERT INTO c5 SELECT g, -g FROM generate_series(1, 100) g;
+SELECT quickstep.merge('c5');
+BEGIN;
+SELECT quickstep.seal('c5') AS sealed;
+ROLLBACK;
+SELECT block_id, state, rows, sorted FROM quickstep.blocks('c5') WHERE column_name = 'v';
+INSERT INTO c5 SELECT g, -g FROM generate_series(101, 200) g;
+SELECT quickstep.merge('c5');
+SELECT block_id, state, rows, sorted FROM quickstep.blocks('c5') WHERE column_name = 'v';
+BEGIN;
+SELECT quickstep.seal('c5') AS sealed;
+ROLLBACK;
+SELECT quickstep.seal('c5') AS sealed_after_rollback;
+SELECT block_id, state, rows, sorted FROM quickstep.blocks('c5') WHERE column_name = 'v';
+-- VACUUM retires the aborted seals' versions and keeps every index entry
+VACUUM c5;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) AS by_index FROM c5 WHERE id BETWEEN 1 AND 200;
+RESET enable_seqscan; RESET enable_bitmapscan;
+SELECT count(*), sum(id), min(v) FROM c5;
+SELECT quickstep.check_table('c5') IS NOT NULL AS checked;
+
+-- a merge into an open block after an aborted seal, then VACUUM: the
+-- merge's rows keep their index entries
+CREATE TABLE c6 (id int PRIMARY KEY, v int) USING quickstep_column
+  WITH (quickstep.sort_key = 'v');
+INSERT INTO c6 SELECT g, -g FROM generate_series(1, 100) g;
+SELECT quickstep.merge('c6');
+BEGIN;
+SELECT quickstep.seal('c6') AS sealed;
+ROLLBACK;
+INSERT INTO c6 SELECT g, -g FROM generate_series(101, 200) g;
+SELECT quickstep.merge('c6');
+VACUUM c6;
+SELECT block_id, state, rows FROM quickstep.blocks('c6') WHERE column_name = 'v';
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) AS by_index FROM c6 WHERE id BETWEEN 1 AND 200;
+RESET enable_seqscan; RESET enable_bitmapscan;
+SELECT quickstep.check_table('c6') IS NOT NULL AS checked;
+
+-- aggregates answered from block headers: as many after a seal as before
+CREATE TABLE c7 (id int, v int) USING quickstep_column
+  WITH (quickstep.rows_per_block = 1000);
+SET quickstep.column_delta_rows = 0;	-- a bulk load: blocks with no delete map
+INSERT INTO c7 SELECT g, (g * 7919) % 1000 FROM generate_series(1, 3000) g;
+RESET quickstep.column_delta_rows;
+CREATE INDEX ON c7 (id);
+CREATE FUNCTION header_blocks(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; r text := 'none';
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Blocks Answered from Headers' THEN r := trim(l); END IF;
+  END LOOP;
+  RETURN r;
+END $$;
+SELECT header_blocks('SELECT count(*), min(v), max(v) FROM c7') AS before_seal;
+ALTER TABLE c7 SET (quickstep.sort_key = 'v');
+SELECT quickstep.seal('c7') > 0 AS sealed;
+SELECT header_blocks('SELECT count(*), min(v), max(v) FROM c7') AS after_seal;
+SELECT count(*), min(v), max(v) FROM c7;
+DELETE FROM c7 WHERE id = 5;
+SELECT header_blocks('SELECT count(*), min(v), max(v) FROM c7') AS after_delete;
+SELECT count(*), min(v), max(v) FROM c7;
 
 -- the refusals of quickstep.merge()
 SELECT quickstep.seal('h');

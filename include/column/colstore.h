@@ -209,6 +209,9 @@ extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
 extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
 extern bool qs_coldir_version_alive(const QsColDirEntry *e);
+extern bool qs_coldir_xmax_aborted(const QsColDirEntry *e);
+extern bool qs_coldir_xmax_aborted_seal(const QsColDirectory *all,
+										const QsColDirEntry *e);
 extern void qs_coldir_supersede(Relation rel, const QsColDirEntry *old,
 								const QsColDirEntry *entry);
 extern void qs_coldir_read_visible(Relation rel, Snapshot snapshot,
@@ -237,7 +240,6 @@ extern void qs_coldir_publish(Relation rel, const QsColDirEntry *final);
 extern bool qs_coldir_pending_visible(Relation rel, uint32 range,
 									  Snapshot snapshot, QsColDirEntry *out);
 extern QsColDirEntry *qs_coldir_page_entry(Page page, uint32 idx);
-extern void qs_coldir_seal_in_place(Relation rel, const QsColDirEntry *e);
 
 /* ------------------------------------------------------------------------
  * The delete map (delmap.c, README section 4.1)

@@ -330,6 +330,51 @@ qs_coldir_version_alive(const QsColDirEntry *e)
 	return TransactionIdIsInProgress(e->xmin) || TransactionIdDidCommit(e->xmin);
 }
 
+/*
+ * qs_coldir_xmax_aborted
+ *		Did the transaction that superseded version e abort or crash?
+ */
+bool
+qs_coldir_xmax_aborted(const QsColDirEntry *e)
+{
+	return TransactionIdIsNormal(e->xmax) &&
+		!TransactionIdIsCurrentTransactionId(e->xmax) &&
+		!TransactionIdIsInProgress(e->xmax) &&
+		!TransactionIdDidCommit(e->xmax);
+}
+
+/*
+ * qs_coldir_xmax_aborted_seal
+ *		Is version e's xmax an aborted seal's (column README section 4.5),
+ *		so that e is its block's current version again, to merge into as
+ *		if it had no xmax?  True when every aborted version of e's block
+ *		(all: qs_coldir_read_all) adds no row: base = published = e's.  A
+ *		seal adds no TID, so no index entry points past e's rows; an
+ *		aborted merge's rows past them had index entries, which VACUUM
+ *		removes from that version's base on (qs_coldir_retired_ranges), so
+ *		its block must take no more rows (qs_coldir_freeze seals it).
+ */
+bool
+qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
+{
+	if (!qs_coldir_xmax_aborted(e))
+		return false;
+	for (uint32 i = 0; i < all->nentries; i++)
+	{
+		const QsColDirEntry *s = &all->entries[i];
+
+		if (s->tid_range != e->tid_range || s->block_id != e->block_id ||
+			!TransactionIdIsNormal(s->xmin) ||
+			TransactionIdIsCurrentTransactionId(s->xmin) ||
+			TransactionIdIsInProgress(s->xmin) ||
+			TransactionIdDidCommit(s->xmin))
+			continue;
+		if (s->published != e->published || s->base < s->published)
+			return false;
+	}
+	return true;
+}
+
 /* entries by TID range, then directory order (their index) */
 static int
 entry_range_cmp(const void *a, const void *b, void *arg)
@@ -588,9 +633,13 @@ init_dirpage(Page page)
 }
 
 /*
- * Find the directory page and index of the first entry of block_id (with
- * run run_start, unless InvalidBlockNumber: a version of an open block).
- * Entries never move, so the place stays valid.
+ * Find the directory page and index of the first entry of block_id, or
+ * with run run_start (not InvalidBlockNumber) the newest alive version
+ * with that run: versions of a block sealed without a sort key share
+ * their run (column README section 4.5), and only the newest alive one
+ * is superseded (an aborted seal's or a superseded one precedes it, or
+ * follows it aborted), else the first with that run.  Entries never
+ * move, so the place stays valid.
  */
 static bool
 find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
@@ -600,6 +649,7 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 	DirWalk		w;
 	Buffer		buf;
 	QsColDirPageHeader *h;
+	bool		found = false;
 
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
@@ -607,17 +657,30 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 		QsColDirEntry *ents = dirpage_entries(h);
 
 		for (uint32 i = 0; i < h->nentries; i++)
-			if (ents[i].block_id == block_id &&
-				(run_start == InvalidBlockNumber || ents[i].run_start == run_start))
+		{
+			bool		alive;
+
+			if (ents[i].block_id != block_id ||
+				(run_start != InvalidBlockNumber && ents[i].run_start != run_start))
+				continue;
+			if (run_start == InvalidBlockNumber)
 			{
 				*blkp = blk;
 				*idxp = i;
 				UnlockReleaseBuffer(buf);
 				return true;
 			}
+			alive = qs_coldir_version_alive(&ents[i]);
+			if (alive || !found)
+			{
+				*blkp = blk;
+				*idxp = i;
+			}
+			found = true;
+		}
 		UnlockReleaseBuffer(buf);
 	}
-	return false;
+	return found;
 }
 
 /*
@@ -685,8 +748,10 @@ append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 	{
 		QsColDirEntry *oe = qs_coldir_page_entry(opage, oidx);
 
+		/* an aborted xmax: the caller judged it (a seal's, or sealing) */
 		if (oe->block_id != old->block_id || oe->run_start != old->run_start ||
-			TransactionIdIsValid(oe->xmax) || oe->state == QS_COLBLK_RETIRED)
+			(TransactionIdIsValid(oe->xmax) && !qs_coldir_xmax_aborted(oe)) ||
+			oe->state == QS_COLBLK_RETIRED)
 		{
 			qs_genxlog_abort(xs);
 			elog(ERROR, "version of block %u of column table \"%s\" changed under its merge",
@@ -780,6 +845,10 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
+	QsColDirectory all;
+
+	/* every version, to tell an aborted seal's xmax (before any lock) */
+	qs_coldir_read_all(rel, &all);
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
@@ -836,6 +905,11 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 					else
 					{
 						e->state = QS_COLBLK_RETIRED;
+						/* an aborted seal's version: no row, no index entry */
+						if ((e->flags & QS_COLDIR_MERGED) &&
+							!(e->flags & QS_COLDIR_PENDING) &&
+							e->published > 0 && e->base >= e->published)
+							e->flags |= QS_COLDIR_INDEX_CLEANED;
 						continue;
 					}
 				}
@@ -857,10 +931,13 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 						/*
 						 * The merge that appended to it aborted: the TIDs past
 						 * its rows had index entries (retired with that
-						 * version), so the block takes no more rows.
+						 * version), so the block takes no more rows.  An
+						 * aborted seal's added none: the block stays open.
 						 */
+						bool		seal = qs_coldir_xmax_aborted_seal(&all, e);
+
 						e->xmax = InvalidTransactionId;
-						if (e->state == QS_COLBLK_OPEN)
+						if (e->state == QS_COLBLK_OPEN && !seal)
 							e->state = QS_COLBLK_SEALED;
 					}
 				}
@@ -882,6 +959,8 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 		}
 		UnlockReleaseBuffer(buf);
 	}
+	if (all.entries)
+		pfree(all.entries);
 	return oldest;
 }
 
@@ -903,6 +982,17 @@ qs_coldir_reclaim(Relation rel)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
+	QsColDirectory all;
+	BlockNumber *given;
+	int			ngiven = 0;
+
+	/*
+	 * Versions sealed without a sort key share their run (column README
+	 * section 4.5): a run goes back once, when no version naming it is
+	 * alive any more.
+	 */
+	qs_coldir_read_all(rel, &all);
+	given = palloc(sizeof(BlockNumber) * Max(all.nentries, 1));
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
@@ -914,17 +1004,44 @@ qs_coldir_reclaim(Relation rel)
 		nents = h->nentries;
 		todo = palloc(sizeof(QsColDirEntry) * Max(nents, 1));
 		for (uint32 i = 0; i < nents; i++)
-			if (ents[i].state == QS_COLBLK_RETIRED &&
-				!(ents[i].flags & QS_COLDIR_RUN_RECLAIMED) &&
-				((ents[i].flags & QS_COLDIR_SUPERSEDED) ||
-				 (TransactionIdIsNormal(ents[i].xmin) &&
-				  !TransactionIdDidCommit(ents[i].xmin))))
+		{
+			bool		in_use = false;
+
+			if (ents[i].state != QS_COLBLK_RETIRED ||
+				(ents[i].flags & QS_COLDIR_RUN_RECLAIMED) ||
+				!((ents[i].flags & QS_COLDIR_SUPERSEDED) ||
+				  (TransactionIdIsNormal(ents[i].xmin) &&
+				   !TransactionIdDidCommit(ents[i].xmin))))
+				continue;
+			for (uint32 a = 0; a < all.nentries && !in_use; a++)
+				if (all.entries[a].block_id == ents[i].block_id &&
+					all.entries[a].run_start == ents[i].run_start &&
+					all.entries[a].state != QS_COLBLK_RETIRED)
+					in_use = true;
+			if (!in_use)
 				todo[ntodo++] = ents[i];
+		}
 		UnlockReleaseBuffer(buf);
 
 		/* the pages first: a crash before the flag just repeats this */
 		for (int t = 0; t < ntodo; t++)
+		{
+			bool		done = false;
+
+			/* a shared run given back already (the flag marks them all) */
+			for (uint32 a = 0; a < all.nentries && !done; a++)
+				if (all.entries[a].block_id == todo[t].block_id &&
+					all.entries[a].run_start == todo[t].run_start &&
+					(all.entries[a].flags & QS_COLDIR_RUN_RECLAIMED))
+					done = true;
+			for (int g = 0; g < ngiven && !done; g++)
+				if (given[g] == todo[t].run_start)
+					done = true;
+			if (done)
+				continue;
 			pages += qs_colrun_reclaim(rel, &todo[t]);
+			given[ngiven++] = todo[t].run_start;
+		}
 		if (ntodo > 0)
 		{
 			QsGenXLogState *xs;
@@ -946,6 +1063,8 @@ qs_coldir_reclaim(Relation rel)
 		}
 		pfree(todo);
 	}
+	pfree(given);
+	pfree(all.entries);
 	return pages;
 }
 
@@ -1154,6 +1273,16 @@ qs_coldir_runs(Relation rel, int *nruns)
 	}
 	pfree(dir.entries);
 	qsort(runs, n, sizeof(QsPageRange), colrun_cmp);
+	/* versions sharing a run (a seal without a sort key) list it once */
+	if (n > 1)
+	{
+		int			k = 1;
+
+		for (int i = 1; i < n; i++)
+			if (runs[i].start != runs[k - 1].start)
+				runs[k++] = runs[i];
+		n = k;
+	}
 	*nruns = n;
 	return runs;
 }
@@ -1183,40 +1312,4 @@ qs_coldir_lookup(Relation rel, ItemPointer vtid, QsColDirEntry *entry,
 	}
 	pfree(dir.entries);
 	return found;
-}
-
-/*
- * qs_coldir_seal_in_place
- *		The seal of an open block of a table without a sort key (column
- *		README section 4.5): version 'e' (the live one) becomes SEALED in
- *		place, one WAL record.  Its rows, TIDs, image and delete map stay
- *		as they are, so no reader can tell; the state only tells later
- *		merges not to append to it.
- */
-void
-qs_coldir_seal_in_place(Relation rel, const QsColDirEntry *e)
-{
-	BlockNumber blk;
-	uint32		idx;
-	Buffer		buf;
-	QsGenXLogState *xs;
-	QsColDirEntry *de;
-
-	if (!find_entry(rel, e->block_id, e->run_start, &blk, &idx))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("column table \"%s\" has no directory entry for block %u at page %u",
-						RelationGetRelationName(rel), e->block_id, e->run_start)));
-	buf = ReadBuffer(rel, blk);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	(void) dirpage_of(rel, BufferGetPage(buf), blk);
-	xs = qs_genxlog_start(rel);
-	de = qs_coldir_page_entry(qs_genxlog_register(xs, buf, 0), idx);
-	if (de->block_id != e->block_id || de->run_start != e->run_start ||
-		TransactionIdIsValid(de->xmax) || de->state != QS_COLBLK_OPEN)
-		elog(ERROR, "directory entry of column block %u of \"%s\" is not an open block",
-			 e->block_id, RelationGetRelationName(rel));
-	de->state = QS_COLBLK_SEALED;
-	qs_genxlog_finish(xs);
-	UnlockReleaseBuffer(buf);
 }

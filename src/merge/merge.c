@@ -504,6 +504,7 @@ find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
 				uint32 *capacity)
 {
 	QsColDirectory dir;
+	QsColDirectory all = {0};
 	TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
 	bool		found = false;
 
@@ -515,9 +516,18 @@ find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
 
 		if (e->state != QS_COLBLK_OPEN || !(e->flags & QS_COLDIR_MERGED) ||
 			(e->flags & QS_COLDIR_PENDING) ||
-			TransactionIdIsValid(e->xmax) ||
 			e->delmap_root == InvalidBlockNumber)
 			continue;
+		/* an aborted seal's xmax is none (qs_coldir_xmax_aborted_seal) */
+		if (TransactionIdIsValid(e->xmax))
+		{
+			if (!qs_coldir_xmax_aborted(e))
+				continue;
+			if (all.entries == NULL)
+				qs_coldir_read_all(rel, &all);
+			if (!qs_coldir_xmax_aborted_seal(&all, e))
+				continue;
+		}
 		if (TransactionIdIsNormal(e->xmin) &&
 			(TransactionIdIsCurrentTransactionId(e->xmin) ||
 			 !TransactionIdPrecedes(e->xmin, horizon) ||
@@ -531,6 +541,8 @@ find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
 		found = true;
 	}
 	pfree(dir.entries);
+	if (all.entries)
+		pfree(all.entries);
 	return found;
 }
 

@@ -48,7 +48,8 @@ seal_fill(QsColBuilder *b, Relation rel, const QsColDirEntry *e)
 
 /*
  * qs_seal_version
- *		Write the sorted, SEALED next version of live version 'live' and
+ *		Write the SEALED next version of live version 'live' (sorted on
+ *		opts->sort_col; without one, sharing the run of 'live') and
  *		publish it in one directory record that gives 'live' xmax = the
  *		current transaction.  same_xact: 'live' was written by the current
  *		transaction's merge (the merge that filled it): the new version
@@ -74,15 +75,37 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	QsColDirectory dir;
 	const QsColDirEntry *found;
 	BlockNumber lockblk;
+	BlockNumber run_start;
 
-	Assert(opts->sort_col >= 0);
+	Assert(opts->sort_col >= 0 || !same_xact);
 
-	/* the image first: nobody waits on the block while it is sorted */
-	qs_colbuilder_init(&b, rel, attrs);
-	seal_fill(&b, rel, live);
-	b.keep_tids = true;
-	image = qs_colbuilder_build_perm(&b, rel, live->block_id, opts->sort_col,
-									 opts->enc_mask, &image_len, &perm);
+	if (opts->sort_col < 0)
+	{
+		/*
+		 * No sort key: the new version shares the old one's run (the same
+		 * image), only its state says SEALED.  VACUUM gives a run back
+		 * once no version naming it is alive (qs_coldir_reclaim).
+		 */
+		run_start = live->run_start;
+		image_len = live->image_len;
+	}
+	else
+	{
+		/* the image first: nobody waits on the block while it is sorted */
+		qs_colbuilder_init(&b, rel, attrs);
+		seal_fill(&b, rel, live);
+		b.keep_tids = true;
+		image = qs_colbuilder_build_perm(&b, rel, live->block_id,
+										 opts->sort_col, opts->enc_mask,
+										 &image_len, &perm);
+
+		/*
+		 * Written before the lock, as the merge's append does: the run is
+		 * nobody's until qs_coldir_supersede names it (an error or a crash
+		 * leaves it to VACUUM), and no deleter waits for the image write.
+		 */
+		run_start = qs_colrun_write(rel, live->block_id, image, image_len);
+	}
 
 	/*
 	 * The creation lock of the block's delete map: no deleter makes the
@@ -94,7 +117,8 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	qs_coldir_read(rel, &dir);
 	found = qs_coldir_find_range(&dir, live->tid_range);
 	if (found == NULL || found->run_start != live->run_start ||
-		found->block_id != live->block_id || TransactionIdIsValid(found->xmax) ||
+		found->block_id != live->block_id ||
+		(TransactionIdIsValid(found->xmax) && !qs_coldir_xmax_aborted(found)) ||
 		found->published != live->published)
 		elog(ERROR, "column block %u of \"%s\" changed while it was sealed",
 			 live->block_id, RelationGetRelationName(rel));
@@ -105,8 +129,8 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	e = cur;
 	e.state = QS_COLBLK_SEALED;
 	e.flags = QS_COLDIR_MERGED;
-	e.npages = qs_colblock_npages(image_len);
-	e.run_start = qs_colrun_write(rel, e.block_id, image, image_len);
+	e.npages = opts->sort_col < 0 ? cur.npages : qs_colblock_npages(image_len);
+	e.run_start = run_start;
 	e.nrows = cur.published;
 	e.image_len = image_len;
 	e.xmin = GetCurrentTransactionId();
@@ -138,8 +162,14 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 static bool
 seal_eligible(const QsColDirEntry *e, TransactionId horizon)
 {
+	/*
+	 * An aborted xmax is none: an aborted seal added no row, and the rows
+	 * an aborted merge added past e's (their index entries) are not the
+	 * new version's either, which is sealed.
+	 */
 	if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING) ||
-		TransactionIdIsValid(e->xmax) || e->published == 0)
+		(TransactionIdIsValid(e->xmax) && !qs_coldir_xmax_aborted(e)) ||
+		e->published == 0)
 		return false;
 	if (TransactionIdIsNormal(e->xmin) &&
 		(TransactionIdIsCurrentTransactionId(e->xmin) ||
@@ -192,10 +222,7 @@ seal_rel(Relation rel)
 			continue;
 		if (e->state == QS_COLBLK_OPEN)
 		{
-			if (opts.sort_col >= 0)
-				qs_seal_version(rel, attrs, &opts, e, false);
-			else
-				qs_coldir_seal_in_place(rel, e);
+			qs_seal_version(rel, attrs, &opts, e, false);
 			n++;
 		}
 		else if (opts.sort_col >= 0 && !image_sorted_on(rel, e, opts.sort_col))

@@ -111,6 +111,25 @@ eval { $bg->quit; };
 same_rows('after kill -9 of the sealing transaction');
 is(blocks($node), "open:$n:false", 'the open block is the old version');
 
+# 1b. kill -9 after the seal returned, its supersede record on disk (another
+# session's commit flushes the WAL), then a ROLLBACK of a seal: the old
+# version keeps an aborted seal's xmax, which counts as none (the seal in
+# step 2 takes the block at once, not only after VACUUM)
+$bg = $node->background_psql('postgres', on_error_stop => 0);
+$pid = $bg->query_safe('SELECT pg_backend_pid()');
+$bg->query_safe('BEGIN');
+like($bg->query_safe(q{SELECT quickstep.seal('t')}), qr/^1$/m,
+	'the seal returned, its transaction open');
+$node->safe_psql('postgres', 'CREATE TABLE flush_me (i int)');
+kill_backend($pid);
+eval { $bg->quit; };
+same_rows('after kill -9 following the seal');
+is(blocks($node), "open:$n:false", 'after kill -9 following the seal: the old version');
+like($node->safe_psql('postgres', q{BEGIN; SELECT quickstep.seal('t'); ROLLBACK}), qr/^1$/m,
+	'a seal rolled back');
+same_rows('after a rolled back seal');
+is(blocks($node), "open:$n:false", 'after a rolled back seal: the old version');
+
 # 2. a committed seal, then a crash of the whole server
 is($node->safe_psql('postgres', q{SELECT quickstep.seal('t')}), '1', 'the seal');
 is(blocks($node), "sealed:$n:true", 'the block is sealed and sorted');
