@@ -347,12 +347,21 @@ qs_coldir_xmax_aborted(const QsColDirEntry *e)
  * qs_coldir_xmax_aborted_seal
  *		Is version e's xmax an aborted seal's (column README section 4.5),
  *		so that e is its block's current version again, to merge into as
- *		if it had no xmax?  True when every aborted version of e's block
- *		(all: qs_coldir_read_all) adds no row: base = published = e's.  A
- *		seal adds no TID, so no index entry points past e's rows; an
- *		aborted merge's rows past them had index entries, which VACUUM
- *		removes from that version's base on (qs_coldir_retired_ranges), so
- *		its block must take no more rows (qs_coldir_freeze seals it).
+ *		if it had no xmax?  True when no aborted version of e's block
+ *		(all: qs_coldir_read_all) added a row: base >= published.  A seal
+ *		adds no TID, whatever its published (an older version's aborted
+ *		seal too), so no index entry points past e's rows; an aborted
+ *		merge's rows past its base had index entries, which VACUUM removes
+ *		from that version's base on (qs_coldir_retired_ranges), so its
+ *		block must take no more rows (qs_coldir_freeze seals it).  The seal
+ *		of an aborted merge in the merge's transaction keeps its base, below
+ *		published, and refuses too.
+ *
+ *		Retired versions are judged by their flags, never by the commit
+ *		log: relfrozenxid passes their xids (qs_coldir_freeze skips them),
+ *		so pg_xact may no longer hold them.  Freeze retires a version
+ *		either superseded by a committed writer (QS_COLDIR_SUPERSEDED, its
+ *		own writer committed) or because its writer aborted or crashed.
  */
 bool
 qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
@@ -363,13 +372,20 @@ qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
 	{
 		const QsColDirEntry *s = &all->entries[i];
 
-		if (s->tid_range != e->tid_range || s->block_id != e->block_id ||
-			!TransactionIdIsNormal(s->xmin) ||
-			TransactionIdIsCurrentTransactionId(s->xmin) ||
-			TransactionIdIsInProgress(s->xmin) ||
-			TransactionIdDidCommit(s->xmin))
+		if (s->tid_range != e->tid_range || s->block_id != e->block_id)
 			continue;
-		if (s->published != e->published || s->base < s->published)
+		if (s->state == QS_COLBLK_RETIRED)
+		{
+			if (s->flags & QS_COLDIR_SUPERSEDED)
+				continue;
+			/* retired, not superseded: its writer aborted */
+		}
+		else if (!TransactionIdIsNormal(s->xmin) ||
+				 TransactionIdIsCurrentTransactionId(s->xmin) ||
+				 TransactionIdIsInProgress(s->xmin) ||
+				 TransactionIdDidCommit(s->xmin))
+			continue;
+		if (s->base < s->published)
 			return false;
 	}
 	return true;
@@ -966,9 +982,11 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 
 /*
  * qs_coldir_reclaim
- *		VACUUM: give the runs of blocks whose loader aborted or crashed
- *		(RETIRED by qs_coldir_freeze, xmin never committed, so no snapshot
- *		reads them) back to the delta (qs_colrun_reclaim), then flag their
+ *		VACUUM: give the runs of retired block versions (qs_coldir_freeze:
+ *		their loader aborted or crashed, or a committed version superseded
+ *		them before the horizon, so no snapshot reads them) back to the
+ *		delta (qs_colrun_reclaim) once no live version shares the run, then
+ *		flag their
  *		entries so that later VACUUMs skip them.  The entry itself stays:
  *		its TID range is never handed out again, so index entries pointing
  *		into it find no row.  Returns the pages reclaimed.
@@ -1007,11 +1025,13 @@ qs_coldir_reclaim(Relation rel)
 		{
 			bool		in_use = false;
 
+			/*
+			 * Every retired version is dead to all: superseded past the
+			 * horizon, or its writer aborted (qs_coldir_freeze).  No commit
+			 * log look-up: relfrozenxid has passed retired versions' xids.
+			 */
 			if (ents[i].state != QS_COLBLK_RETIRED ||
-				(ents[i].flags & QS_COLDIR_RUN_RECLAIMED) ||
-				!((ents[i].flags & QS_COLDIR_SUPERSEDED) ||
-				  (TransactionIdIsNormal(ents[i].xmin) &&
-				   !TransactionIdDidCommit(ents[i].xmin))))
+				(ents[i].flags & QS_COLDIR_RUN_RECLAIMED))
 				continue;
 			for (uint32 a = 0; a < all.nentries && !in_use; a++)
 				if (all.entries[a].block_id == ents[i].block_id &&
