@@ -27,5 +27,7 @@ extern void qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
 extern uint8 *qs_colappend_build(QsColAppend *ap, QsColBuilder *b, Relation rel,
 								 const unsigned *enc_mask, size_t *image_len);
 extern void qs_colappend_end(QsColAppend *ap);
+extern void qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
+									uint32 n, const bool *skip);
 
 #endif							/* QS_COLUMN_APPEND_H */

@@ -111,6 +111,13 @@
 #define QS_COLSEC_COUNT			3
 
 #define QS_COLINDEX_CSBTREE		1
+/*
+ * The TID map of a sorted image: a serialized bit-packed stripe (codec
+ * bitpack.h) of nrows entries, entry p = the TID row number of the row at
+ * physical position p; a permutation of 0..nrows-1.  At most one, column
+ * 0.  An image without one is the identity (position = TID row).
+ */
+#define QS_COLINDEX_TIDMAP		2
 
 /* pages */
 #define QS_COLPAGE_SIZE			8192
@@ -296,6 +303,26 @@ extern void qs_colblock_column_sections(const QsColBlock *blk, const uint8_t *im
 /* Check an index sub-block's checksum; sec points at its bytes. */
 extern QsCodecStatus qs_colblock_check_index(const QsColBlock *blk, int i,
 											 const uint8_t *sec, QsCodecErr *err);
+
+/* The index of the block's TID map sub-block, or -1 (identity). */
+extern int	qs_colblock_tidmap_index(const QsColBlock *blk);
+
+/*
+ * Decode and check TID map sub-block i (sec: its bytes): checksum, a
+ * bit-packed stripe of exactly nrows entries, a permutation of
+ * 0..nrows-1.  row_of_pos receives nrows entries; pos_of_row (if not
+ * NULL) the inverse.
+ */
+extern QsCodecStatus qs_colblock_tidmap_decode(const QsColBlock *blk, int i,
+											   const uint8_t *sec, uint32_t *row_of_pos,
+											   uint32_t *pos_of_row, QsCodecErr *err);
+
+/*
+ * The TID map sub-block of row_of_pos[0..nrows-1] (a permutation), in a
+ * buffer from alloc of *len bytes.
+ */
+extern uint8_t *qs_colblock_tidmap_build(const uint32_t *row_of_pos, uint32_t nrows,
+										 const QsCodecAllocator *alloc, size_t *len);
 
 /*
  * Reader of one column.  qs_colreader_open checks the sections' checksums

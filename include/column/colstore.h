@@ -209,6 +209,9 @@ extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
 extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
 extern bool qs_coldir_version_alive(const QsColDirEntry *e);
+extern bool qs_coldir_xmax_aborted(const QsColDirEntry *e);
+extern bool qs_coldir_xmax_aborted_seal(const QsColDirectory *all,
+										const QsColDirEntry *e);
 extern void qs_coldir_supersede(Relation rel, const QsColDirEntry *old,
 								const QsColDirEntry *entry);
 extern void qs_coldir_read_visible(Relation rel, Snapshot snapshot,
@@ -258,6 +261,7 @@ extern bool qs_coldelmap_page_info(Page page, uint32 *block_id,
 extern HeapTupleHeader qs_coldelmap_entry(Page page, OffsetNumber off);
 extern void qs_coldelmap_root(Relation rel, const QsColDirEntry *e,
 							  QsColDelmapRoot *root);
+extern void qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e);
 extern Buffer qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 								const QsColDelmapRoot *root, uint32 vpage,
 								int mode);
@@ -377,6 +381,13 @@ typedef struct QsColBuilder
 	QsColBuildCol *cols;
 	uint32		nrows;
 	Size		bytes;			/* value bytes buffered */
+
+	/*
+	 * The rows were added in TID order and keep their TIDs when sorted:
+	 * a sorted image then carries its TID map (the seal, column README
+	 * section 4.5).  Set by the caller before a build.
+	 */
+	bool		keep_tids;
 } QsColBuilder;
 
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
@@ -401,12 +412,36 @@ typedef struct QsColRowReader
 	QsColReader *readers;		/* natts; opened lazily */
 	bool	   *opened;
 	uint8	  **secbuf;			/* ncols * QS_COLSEC_COUNT section copies */
+
+	/*
+	 * A sorted image's TID map (column README section 4.5): the TID row of
+	 * each physical position and its inverse; both NULL for an image in
+	 * TID order (the identity).
+	 */
+	uint32	   *row_of_pos;
+	uint32	   *pos_of_row;
 } QsColRowReader;
+
+/* the TID row of the row at physical position pos of the image */
+static inline uint32
+qs_colrows_tidrow(const QsColRowReader *rr, uint32 pos)
+{
+	return rr->row_of_pos ? rr->row_of_pos[pos] : pos;
+}
+
+/* the physical position of TID row row (< the image's rows) */
+static inline uint32
+qs_colrows_pos(const QsColRowReader *rr, uint32 row)
+{
+	return rr->pos_of_row ? rr->pos_of_row[row] : row;
+}
 
 extern void qs_colrows_open(Relation rel, QsColAttr *attrs,
 							const QsColDirEntry *e, QsColRowReader *rr);
 extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
 						   Datum *values, bool *isnull);
+extern void qs_colrows_get_pos(QsColRowReader *rr, uint32 pos, const bool *want,
+							   Datum *values, bool *isnull);
 extern void qs_colrows_close(QsColRowReader *rr);
 extern QsColReader *qs_colrows_reader(QsColRowReader *rr, int c);
 

@@ -17,5 +17,16 @@
  * holds ShareUpdateExclusiveLock on rel.  Returns how many rows moved.
  */
 extern int64 qs_merge_table(Relation rel);
+extern Relation qs_merge_open_sql(Oid relid, const char *fname,
+								  const char *serial_detail,
+								  const char *wrongtype_hint);
+
+/* seal.c: the sorted, SEALED next version of a live block version */
+struct QsColDirEntry;
+struct QsColAttr;
+struct QsColLoadOptions;
+extern void qs_seal_version(Relation rel, struct QsColAttr *attrs,
+							const struct QsColLoadOptions *opts,
+							const struct QsColDirEntry *live, bool same_xact);
 
 #endif							/* QS_MERGE_MERGE_H */

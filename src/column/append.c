@@ -47,17 +47,21 @@ qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
 				   const QsColDirEntry *e, const unsigned *enc_mask)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	TupleTableSlot *slot;
-	MemoryContext rowcxt;
-	bool	   *want;
 
 	Assert(b->nrows == 0);
 	ap->entry = *e;
 	ap->base = e->published;
 	ap->natts = b->natts;
 	ap->dict = palloc0(sizeof(bool) * Max(b->natts, 1));
-	want = palloc(sizeof(bool) * Max(b->natts, 1));
 	qs_colrows_open(rel, b->attrs, e, &ap->rr);
+
+	/*
+	 * Positions are TID rows below: only an image in TID order takes rows
+	 * (a sorted image with a TID map is SEALED, never appended to).
+	 */
+	if (ap->rr.row_of_pos != NULL)
+		elog(ERROR, "column block %u of \"%s\" is sorted and cannot take rows",
+			 e->block_id, RelationGetRelationName(rel));
 	for (int c = 0; c < b->natts; c++)
 	{
 		unsigned	allowed = qs_colbuild_allowed(&b->attrs[c]);
@@ -72,43 +76,60 @@ qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
 			qs_colblock_coldesc(&ap->rr.h.blk, c, &d);
 			ap->dict[c] = d.encoding == QS_ENC_DICT;
 		}
-		want[c] = !ap->dict[c];
 	}
+	/* the old rows, in their positions; the dictionary columns below */
+	qs_colbuilder_add_block(b, rel, &ap->rr, ap->base, ap->dict);
+}
 
-	/*
-	 * The old rows of the other columns, in their positions: column by
-	 * column straight from the block's readers (the codec's value format is
-	 * the builder's), unless a column was added after the block was written
-	 * (its missing value comes through a row).
-	 */
-	if (ap->rr.h.blk.ncols == b->natts)
+/*
+ * qs_colbuilder_add_block
+ *		TID rows 0..n-1 of the block rr reads, added to builder b in TID
+ *		order, except the columns with skip[c] (skip may be NULL), which
+ *		get NULLs: column by column straight from the block's readers (the
+ *		codec's value format is the builder's) when the image is in TID
+ *		order, row by row otherwise (through its TID map) or when a column
+ *		was added after the block was written (its missing value comes
+ *		through a row).
+ */
+void
+qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
+						uint32 n, const bool *skip)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleTableSlot *slot;
+	MemoryContext rowcxt;
+	bool	   *want = palloc(sizeof(bool) * Max(b->natts, 1));
+
+	for (int c = 0; c < b->natts; c++)
+		want[c] = !(skip && skip[c]);
+	if (rr->row_of_pos == NULL && rr->h.blk.ncols == b->natts)
 	{
 		for (int c = 0; c < b->natts; c++)
 		{
-			if (ap->dict[c] || TupleDescAttr(desc, c)->attisdropped)
+			if (!want[c] || TupleDescAttr(desc, c)->attisdropped)
 			{
-				/* NULLs: merged below, or dropped */
-				qs_colbuilder_add_column(b, c, NULL, 0, ap->base, rel, e->block_id);
+				/* NULLs: the caller's, or dropped */
+				qs_colbuilder_add_column(b, c, NULL, 0, n, rel, rr->h.entry.block_id);
 				continue;
 			}
-			qs_colbuilder_add_column(b, c, qs_colrows_reader(&ap->rr, c), 0,
-									 ap->base, rel, e->block_id);
+			qs_colbuilder_add_column(b, c, qs_colrows_reader(rr, c), 0,
+									 n, rel, rr->h.entry.block_id);
 		}
-		qs_colbuilder_add_rows(b, ap->base);
+		qs_colbuilder_add_rows(b, n);
 		pfree(want);
 		return;
 	}
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep append row",
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep block row",
 								   ALLOCSET_SMALL_SIZES);
-	for (uint32 row = 0; row < ap->base; row++)
+	for (uint32 row = 0; row < n; row++)
 	{
 		MemoryContext old;
 
 		ExecClearTuple(slot);
 		MemoryContextReset(rowcxt);
 		old = MemoryContextSwitchTo(rowcxt);
-		qs_colrows_get(&ap->rr, row, want, slot->tts_values, slot->tts_isnull);
+		qs_colrows_get(rr, row, want, slot->tts_values, slot->tts_isnull);
 		MemoryContextSwitchTo(old);
 		ExecStoreVirtualTuple(slot);
 		qs_colbuilder_add(b, slot);

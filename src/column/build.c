@@ -390,6 +390,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	const QsCodecAllocator *alloc = qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
+	QsColBlockIndex tidmap;
 	QsCodecErr	err;
 	QsCodecStatus st;
 	uint8	   *image;
@@ -565,6 +566,19 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	spec.ncols = (uint16) b->natts;
 	spec.sort_col = (int16) sort_col;
 	spec.cols = cols;
+	if (perm && b->keep_tids)
+	{
+		/* perm[j] is the TID row of position j: the image's TID map */
+		tidmap.column = 0;
+		tidmap.kind = QS_COLINDEX_TIDMAP;
+		tidmap.data = qs_colblock_tidmap_build(perm, b->nrows, alloc, &tidmap.len);
+		if (tidmap.data == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for the TID map of column block %u", block_id)));
+		spec.nindexes = 1;
+		spec.indexes = &tidmap;
+	}
 	st = qs_colblock_image_size(&spec, image_len, &err);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rel, block_id, st, &err);
@@ -575,6 +589,8 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	for (int c = 0; c < b->natts; c++)
 		qs_colblock_column_free(alloc, &cols[c]);
 	pfree(cols);
+	if (spec.nindexes > 0)
+		pfree((void *) tidmap.data);
 	if (perm_out)
 		*perm_out = perm;
 	if (perm)

@@ -651,6 +651,7 @@ layout(const QsColBlockSpec *spec, uint32_t *header_len, uint64_t *offs,
 	uint64_t	pos;
 	int			c,
 				k;
+	int			ntidmaps = 0;
 
 	if (spec->ncols < 1 || spec->ncols > QS_COLBLOCK_MAX_COLS)
 		return qs_codec_error(err, QS_CODEC_INVALID, "%u columns", spec->ncols);
@@ -713,7 +714,9 @@ layout(const QsColBlockSpec *spec, uint32_t *header_len, uint64_t *offs,
 	{
 		const QsColBlockIndex *ix = &spec->indexes[k];
 
-		if (ix->column >= spec->ncols || ix->kind != QS_COLINDEX_CSBTREE || ix->len == 0)
+		if (ix->column >= spec->ncols || ix->len == 0 ||
+			(ix->kind != QS_COLINDEX_CSBTREE && ix->kind != QS_COLINDEX_TIDMAP) ||
+			(ix->kind == QS_COLINDEX_TIDMAP && (ix->column != 0 || ntidmaps++ > 0)))
 			return qs_codec_error(err, QS_CODEC_INVALID, "index sub-block %d", k);
 	}
 	hl = ALIGN8(hl);
@@ -952,6 +955,7 @@ check_section(const uint8_t *d, uint64_t image_len, uint64_t *pos, const char *w
 QsCodecStatus
 qs_colblock_open(const uint8_t *buf, size_t len, QsColBlock *blk, QsCodecErr *err)
 {
+	int			ntidmaps = 0;
 	uint32_t	hl;
 	uint64_t	il;
 	uint32_t	nrows;
@@ -1077,8 +1081,12 @@ qs_colblock_open(const uint8_t *buf, size_t len, QsColBlock *blk, QsCodecErr *er
 		const uint8_t *d = buf + QS_COLBLOCK_FIXEDSZ + (size_t) ncols * QS_COLBLOCK_COLDESCSZ +
 		(size_t) i * QS_COLBLOCK_IDXDESCSZ;
 
+		uint16_t	kind = qs_load16(d + ID_KIND);
+
 		if (qs_load16(d + ID_COLUMN) >= ncols ||
-			qs_load16(d + ID_KIND) != QS_COLINDEX_CSBTREE ||
+			(kind != QS_COLINDEX_CSBTREE && kind != QS_COLINDEX_TIDMAP) ||
+			(kind == QS_COLINDEX_TIDMAP &&
+			 (qs_load16(d + ID_COLUMN) != 0 || ntidmaps++ > 0)) ||
 			qs_load32(d + ID_PAD4) != 0 || qs_load64(d + ID_SECTION + 8) == 0)
 			return CORRUPT(err, "index sub-block %d: column %u, kind %u", i,
 						   qs_load16(d + ID_COLUMN), qs_load16(d + ID_KIND));
@@ -1667,6 +1675,15 @@ qs_colblock_verify(const uint8_t *image, size_t len, const QsCmpFn *cmps,
 		if (!all_zero(image + pos, s.off - pos))
 			return CORRUPT(err, "index sub-block %d: padding before it is not zero", i);
 		st = qs_colblock_check_index(&blk, i, image + s.off, err);
+		if (st == QS_CODEC_OK && kind == QS_COLINDEX_TIDMAP)
+		{
+			uint32_t   *map = alloc->alloc(alloc->ctx, sizeof(uint32_t) * (size_t) blk.nrows);
+
+			if (map == NULL)
+				return qs_codec_error(err, QS_CODEC_NOMEM, "TID map of %u rows", blk.nrows);
+			st = qs_colblock_tidmap_decode(&blk, i, image + s.off, map, NULL, err);
+			alloc->free(alloc->ctx, map);
+		}
 		if (st != QS_CODEC_OK)
 			return st;
 		pos = s.off + s.len;
@@ -1807,4 +1824,99 @@ qs_colblock_gather(QsColPageFn get_page, void *arg, uint32_t block_id, uint32_t 
 		done += n;
 	}
 	return QS_CODEC_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * TID maps of sorted images
+ * ---------------------------------------------------------------------
+ */
+int
+qs_colblock_tidmap_index(const QsColBlock *blk)
+{
+	for (int i = 0; i < blk->nindexes; i++)
+	{
+		uint16_t	column,
+					kind;
+		QsColBlockSection s;
+
+		qs_colblock_index(blk, i, &column, &kind, &s);
+		if (kind == QS_COLINDEX_TIDMAP)
+			return i;
+	}
+	return -1;
+}
+
+QsCodecStatus
+qs_colblock_tidmap_decode(const QsColBlock *blk, int i, const uint8_t *sec,
+						  uint32_t *row_of_pos, uint32_t *pos_of_row,
+						  QsCodecErr *err)
+{
+	uint16_t	column,
+				kind;
+	QsColBlockSection s;
+	QsPackedView v;
+	QsCodecStatus st;
+	uint32_t	n = blk->nrows;
+
+	qs_colblock_index(blk, i, &column, &kind, &s);
+	st = qs_colblock_check_index(blk, i, sec, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	st = qs_bitpack_open(sec, s.len, &v, err);
+	if (st != QS_CODEC_OK)
+		return st == QS_CODEC_CORRUPT ? st : CORRUPT(err, "TID map: %s", err->msg);
+	if (v.count != n || v.width > 32)
+		return CORRUPT(err, "TID map of %zu entries of %d bits, the block has %u rows",
+					   v.count, v.width, n);
+	qs_bitpack_unpack32(v.data, v.width, 0, n, row_of_pos);
+
+	/*
+	 * A permutation: every entry below n and none twice.  The inverse is
+	 * the witness (first filled with n = "not seen").
+	 */
+	if (pos_of_row == NULL)
+	{
+		/* no inverse wanted: order a copy by counting instead */
+		for (uint32_t p = 0; p < n; p++)
+		{
+			uint32_t	r = row_of_pos[p] & 0x7FFFFFFFu;
+
+			if (r >= n)
+				return CORRUPT(err, "TID map position %u names row %u of %u", p, r, n);
+			if (row_of_pos[r] & 0x80000000u)
+				return CORRUPT(err, "TID map names row %u twice", r);
+			row_of_pos[r] |= 0x80000000u;
+		}
+		for (uint32_t p = 0; p < n; p++)
+			row_of_pos[p] &= 0x7FFFFFFFu;
+		return QS_CODEC_OK;
+	}
+	for (uint32_t r = 0; r < n; r++)
+		pos_of_row[r] = n;
+	for (uint32_t p = 0; p < n; p++)
+	{
+		uint32_t	r = row_of_pos[p];
+
+		if (r >= n)
+			return CORRUPT(err, "TID map position %u names row %u of %u", p, r, n);
+		if (pos_of_row[r] != n)
+			return CORRUPT(err, "TID map names row %u twice", r);
+		pos_of_row[r] = p;
+	}
+	return QS_CODEC_OK;
+}
+
+uint8_t *
+qs_colblock_tidmap_build(const uint32_t *row_of_pos, uint32_t nrows,
+						 const QsCodecAllocator *alloc, size_t *len)
+{
+	int			width = qs_bits_needed(nrows > 0 ? nrows - 1 : 0);
+	size_t		cap = qs_bitpack_serialized_size(nrows, width);
+	uint8_t    *out = alloc->alloc(alloc->ctx, cap);
+	QsCodecErr	err;
+
+	if (out == NULL ||
+		qs_bitpack_serialize32(row_of_pos, nrows, width, out, cap, len, &err) != QS_CODEC_OK)
+		return NULL;
+	return out;
 }

@@ -9,11 +9,11 @@ COMMENT ON ACCESS METHOD quickstep_column IS
 CREATE FUNCTION quickstep.blocks(rel regclass, OUT block_id bigint, OUT state text,
 	OUT rows bigint, OUT deleted_rows bigint, OUT bytes bigint, OUT column_name text,
 	OUT encoding text, OUT min text, OUT max text, OUT dictionary_bytes bigint,
-	OUT stripe_bytes bigint)
+	OUT stripe_bytes bigint, OUT sorted boolean)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'qs_column_blocks' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION quickstep.blocks(regclass) IS
-	'the column blocks of a quickstep_column table: per block and column, state, rows, deleted rows, bytes, encoding, min, max, dictionary and stripe bytes';
+	'the column blocks of a quickstep_column table: per block and column, state, rows, deleted rows, bytes, encoding, min, max, dictionary and stripe bytes, and whether the block is sorted on the column';
 
 CREATE FUNCTION quickstep.column_table_stats(rel regclass, OUT delta_rows bigint,
 	OUT main_rows bigint, OUT deleted_rows bigint, OUT blocks bigint,

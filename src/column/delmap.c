@@ -881,3 +881,46 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 		return true;
 	}
 }
+
+/*
+ * qs_coldelmap_ensure_root
+ *		The seal (column README section 4.5): a block version without a
+ *		delete map gets its empty root before a new version supersedes it,
+ *		so that both versions share one delete map.  The caller holds the
+ *		block's creation lock (no deleter makes the root meanwhile) and 'e'
+ *		is the live version; e->delmap_root is set.  The root is written
+ *		into the entry in place, as a deleter's first delete-map page does.
+ */
+void
+qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e)
+{
+	uint32		nvpages = (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) /
+		QS_COLBLOCK_TIDS_PER_PAGE;
+	Buffer		rbuf,
+				dbuf;
+	uint32		idx;
+	QsGenXLogState *xs;
+	QsColDirEntry *de;
+
+	if (e->delmap_root != InvalidBlockNumber)
+		return;
+	if (nvpages > QS_COLDELMAP_ROOT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column block %u of \"%s\" has too many rows for a delete map (%u)",
+						e->block_id, RelationGetRelationName(rel), e->published)));
+	rbuf = new_page(rel);
+	dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx);
+	xs = qs_genxlog_start(rel);
+	init_root(qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE), e->block_id,
+			  nvpages);
+	de = qs_coldir_page_entry(qs_genxlog_register(xs, dbuf, 0), idx);
+	if (de->run_start != e->run_start || de->delmap_root != InvalidBlockNumber)
+		elog(ERROR, "directory entry of column block %u of \"%s\" changed under the creation lock",
+			 e->block_id, RelationGetRelationName(rel));
+	de->delmap_root = BufferGetBlockNumber(rbuf);
+	qs_genxlog_finish(xs);
+	e->delmap_root = BufferGetBlockNumber(rbuf);
+	UnlockReleaseBuffer(dbuf);
+	UnlockReleaseBuffer(rbuf);
+}

@@ -330,6 +330,67 @@ qs_coldir_version_alive(const QsColDirEntry *e)
 	return TransactionIdIsInProgress(e->xmin) || TransactionIdDidCommit(e->xmin);
 }
 
+/*
+ * qs_coldir_xmax_aborted
+ *		Did the transaction that superseded version e abort or crash?
+ */
+bool
+qs_coldir_xmax_aborted(const QsColDirEntry *e)
+{
+	return TransactionIdIsNormal(e->xmax) &&
+		!TransactionIdIsCurrentTransactionId(e->xmax) &&
+		!TransactionIdIsInProgress(e->xmax) &&
+		!TransactionIdDidCommit(e->xmax);
+}
+
+/*
+ * qs_coldir_xmax_aborted_seal
+ *		Is version e's xmax an aborted seal's (column README section 4.5),
+ *		so that e is its block's current version again, to merge into as
+ *		if it had no xmax?  True when no aborted version of e's block
+ *		(all: qs_coldir_read_all) added a row: base >= published.  A seal
+ *		adds no TID, whatever its published (an older version's aborted
+ *		seal too), so no index entry points past e's rows; an aborted
+ *		merge's rows past its base had index entries, which VACUUM removes
+ *		from that version's base on (qs_coldir_retired_ranges), so its
+ *		block must take no more rows (qs_coldir_freeze seals it).  The seal
+ *		of an aborted merge in the merge's transaction keeps its base, below
+ *		published, and refuses too.
+ *
+ *		Retired versions are judged by their flags, never by the commit
+ *		log: relfrozenxid passes their xids (qs_coldir_freeze skips them),
+ *		so pg_xact may no longer hold them.  Freeze retires a version
+ *		either superseded by a committed writer (QS_COLDIR_SUPERSEDED, its
+ *		own writer committed) or because its writer aborted or crashed.
+ */
+bool
+qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
+{
+	if (!qs_coldir_xmax_aborted(e))
+		return false;
+	for (uint32 i = 0; i < all->nentries; i++)
+	{
+		const QsColDirEntry *s = &all->entries[i];
+
+		if (s->tid_range != e->tid_range || s->block_id != e->block_id)
+			continue;
+		if (s->state == QS_COLBLK_RETIRED)
+		{
+			if (s->flags & QS_COLDIR_SUPERSEDED)
+				continue;
+			/* retired, not superseded: its writer aborted */
+		}
+		else if (!TransactionIdIsNormal(s->xmin) ||
+				 TransactionIdIsCurrentTransactionId(s->xmin) ||
+				 TransactionIdIsInProgress(s->xmin) ||
+				 TransactionIdDidCommit(s->xmin))
+			continue;
+		if (s->base < s->published)
+			return false;
+	}
+	return true;
+}
+
 /* entries by TID range, then directory order (their index) */
 static int
 entry_range_cmp(const void *a, const void *b, void *arg)
@@ -588,9 +649,13 @@ init_dirpage(Page page)
 }
 
 /*
- * Find the directory page and index of the first entry of block_id (with
- * run run_start, unless InvalidBlockNumber: a version of an open block).
- * Entries never move, so the place stays valid.
+ * Find the directory page and index of the first entry of block_id, or
+ * with run run_start (not InvalidBlockNumber) the newest alive version
+ * with that run: versions of a block sealed without a sort key share
+ * their run (column README section 4.5), and only the newest alive one
+ * is superseded (an aborted seal's or a superseded one precedes it, or
+ * follows it aborted), else the first with that run.  Entries never
+ * move, so the place stays valid.
  */
 static bool
 find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
@@ -600,6 +665,7 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 	DirWalk		w;
 	Buffer		buf;
 	QsColDirPageHeader *h;
+	bool		found = false;
 
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
@@ -607,17 +673,30 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 		QsColDirEntry *ents = dirpage_entries(h);
 
 		for (uint32 i = 0; i < h->nentries; i++)
-			if (ents[i].block_id == block_id &&
-				(run_start == InvalidBlockNumber || ents[i].run_start == run_start))
+		{
+			bool		alive;
+
+			if (ents[i].block_id != block_id ||
+				(run_start != InvalidBlockNumber && ents[i].run_start != run_start))
+				continue;
+			if (run_start == InvalidBlockNumber)
 			{
 				*blkp = blk;
 				*idxp = i;
 				UnlockReleaseBuffer(buf);
 				return true;
 			}
+			alive = qs_coldir_version_alive(&ents[i]);
+			if (alive || !found)
+			{
+				*blkp = blk;
+				*idxp = i;
+			}
+			found = true;
+		}
 		UnlockReleaseBuffer(buf);
 	}
-	return false;
+	return found;
 }
 
 /*
@@ -685,8 +764,10 @@ append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 	{
 		QsColDirEntry *oe = qs_coldir_page_entry(opage, oidx);
 
+		/* an aborted xmax: the caller judged it (a seal's, or sealing) */
 		if (oe->block_id != old->block_id || oe->run_start != old->run_start ||
-			TransactionIdIsValid(oe->xmax) || oe->state == QS_COLBLK_RETIRED)
+			(TransactionIdIsValid(oe->xmax) && !qs_coldir_xmax_aborted(oe)) ||
+			oe->state == QS_COLBLK_RETIRED)
 		{
 			qs_genxlog_abort(xs);
 			elog(ERROR, "version of block %u of column table \"%s\" changed under its merge",
@@ -780,6 +861,10 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
+	QsColDirectory all;
+
+	/* every version, to tell an aborted seal's xmax (before any lock) */
+	qs_coldir_read_all(rel, &all);
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
@@ -836,6 +921,11 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 					else
 					{
 						e->state = QS_COLBLK_RETIRED;
+						/* an aborted seal's version: no row, no index entry */
+						if ((e->flags & QS_COLDIR_MERGED) &&
+							!(e->flags & QS_COLDIR_PENDING) &&
+							e->published > 0 && e->base >= e->published)
+							e->flags |= QS_COLDIR_INDEX_CLEANED;
 						continue;
 					}
 				}
@@ -857,10 +947,13 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 						/*
 						 * The merge that appended to it aborted: the TIDs past
 						 * its rows had index entries (retired with that
-						 * version), so the block takes no more rows.
+						 * version), so the block takes no more rows.  An
+						 * aborted seal's added none: the block stays open.
 						 */
+						bool		seal = qs_coldir_xmax_aborted_seal(&all, e);
+
 						e->xmax = InvalidTransactionId;
-						if (e->state == QS_COLBLK_OPEN)
+						if (e->state == QS_COLBLK_OPEN && !seal)
 							e->state = QS_COLBLK_SEALED;
 					}
 				}
@@ -882,14 +975,18 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 		}
 		UnlockReleaseBuffer(buf);
 	}
+	if (all.entries)
+		pfree(all.entries);
 	return oldest;
 }
 
 /*
  * qs_coldir_reclaim
- *		VACUUM: give the runs of blocks whose loader aborted or crashed
- *		(RETIRED by qs_coldir_freeze, xmin never committed, so no snapshot
- *		reads them) back to the delta (qs_colrun_reclaim), then flag their
+ *		VACUUM: give the runs of retired block versions (qs_coldir_freeze:
+ *		their loader aborted or crashed, or a committed version superseded
+ *		them before the horizon, so no snapshot reads them) back to the
+ *		delta (qs_colrun_reclaim) once no live version shares the run, then
+ *		flag their
  *		entries so that later VACUUMs skip them.  The entry itself stays:
  *		its TID range is never handed out again, so index entries pointing
  *		into it find no row.  Returns the pages reclaimed.
@@ -903,6 +1000,17 @@ qs_coldir_reclaim(Relation rel)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
+	QsColDirectory all;
+	BlockNumber *given;
+	int			ngiven = 0;
+
+	/*
+	 * Versions sealed without a sort key share their run (column README
+	 * section 4.5): a run goes back once, when no version naming it is
+	 * alive any more.
+	 */
+	qs_coldir_read_all(rel, &all);
+	given = palloc(sizeof(BlockNumber) * Max(all.nentries, 1));
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
@@ -914,17 +1022,46 @@ qs_coldir_reclaim(Relation rel)
 		nents = h->nentries;
 		todo = palloc(sizeof(QsColDirEntry) * Max(nents, 1));
 		for (uint32 i = 0; i < nents; i++)
-			if (ents[i].state == QS_COLBLK_RETIRED &&
-				!(ents[i].flags & QS_COLDIR_RUN_RECLAIMED) &&
-				((ents[i].flags & QS_COLDIR_SUPERSEDED) ||
-				 (TransactionIdIsNormal(ents[i].xmin) &&
-				  !TransactionIdDidCommit(ents[i].xmin))))
+		{
+			bool		in_use = false;
+
+			/*
+			 * Every retired version is dead to all: superseded past the
+			 * horizon, or its writer aborted (qs_coldir_freeze).  No commit
+			 * log look-up: relfrozenxid has passed retired versions' xids.
+			 */
+			if (ents[i].state != QS_COLBLK_RETIRED ||
+				(ents[i].flags & QS_COLDIR_RUN_RECLAIMED))
+				continue;
+			for (uint32 a = 0; a < all.nentries && !in_use; a++)
+				if (all.entries[a].block_id == ents[i].block_id &&
+					all.entries[a].run_start == ents[i].run_start &&
+					all.entries[a].state != QS_COLBLK_RETIRED)
+					in_use = true;
+			if (!in_use)
 				todo[ntodo++] = ents[i];
+		}
 		UnlockReleaseBuffer(buf);
 
 		/* the pages first: a crash before the flag just repeats this */
 		for (int t = 0; t < ntodo; t++)
+		{
+			bool		done = false;
+
+			/* a shared run given back already (the flag marks them all) */
+			for (uint32 a = 0; a < all.nentries && !done; a++)
+				if (all.entries[a].block_id == todo[t].block_id &&
+					all.entries[a].run_start == todo[t].run_start &&
+					(all.entries[a].flags & QS_COLDIR_RUN_RECLAIMED))
+					done = true;
+			for (int g = 0; g < ngiven && !done; g++)
+				if (given[g] == todo[t].run_start)
+					done = true;
+			if (done)
+				continue;
 			pages += qs_colrun_reclaim(rel, &todo[t]);
+			given[ngiven++] = todo[t].run_start;
+		}
 		if (ntodo > 0)
 		{
 			QsGenXLogState *xs;
@@ -946,6 +1083,8 @@ qs_coldir_reclaim(Relation rel)
 		}
 		pfree(todo);
 	}
+	pfree(given);
+	pfree(all.entries);
 	return pages;
 }
 
@@ -1154,6 +1293,16 @@ qs_coldir_runs(Relation rel, int *nruns)
 	}
 	pfree(dir.entries);
 	qsort(runs, n, sizeof(QsPageRange), colrun_cmp);
+	/* versions sharing a run (a seal without a sort key) list it once */
+	if (n > 1)
+	{
+		int			k = 1;
+
+		for (int i = 1; i < n; i++)
+			if (runs[i].start != runs[k - 1].start)
+				runs[k++] = runs[i];
+		n = k;
+	}
 	*nruns = n;
 	return runs;
 }

@@ -153,8 +153,8 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 		for (int c = 0; c < desc->natts; c++)
 		{
 			Form_pg_attribute att = TupleDescAttr(desc, c);
-			Datum		values[11];
-			bool		nulls[11] = {0};
+			Datum		values[12];
+			bool		nulls[12] = {0};
 			QsColBlockColDesc d;
 
 			if (att->attisdropped)
@@ -168,7 +168,7 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 			if (e->state == QS_COLBLK_RETIRED || c >= h.blk.ncols)
 			{
 				/* a column added after the block: its missing value */
-				for (int k = 6; k < 11; k++)
+				for (int k = 6; k < 12; k++)
 					nulls[k] = true;
 				if (e->state != QS_COLBLK_RETIRED)
 				{
@@ -189,6 +189,7 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 					nulls[7] = nulls[8] = true;
 				values[9] = Int64GetDatum(d.sec[QS_COLSEC_DICT].len);
 				values[10] = Int64GetDatum(d.sec[QS_COLSEC_STRIPE].len);
+				values[11] = BoolGetDatum((d.flags & QS_COLDESC_SORTED) != 0);
 			}
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}

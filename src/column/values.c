@@ -254,6 +254,34 @@ qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 	rr->readers = palloc0(sizeof(QsColReader) * Max(rr->h.blk.ncols, 1));
 	rr->opened = palloc0(sizeof(bool) * Max(rr->h.blk.ncols, 1));
 	rr->secbuf = palloc0(sizeof(uint8 *) * QS_COLSEC_COUNT * Max(rr->h.blk.ncols, 1));
+	rr->row_of_pos = rr->pos_of_row = NULL;
+	{
+		int			i = qs_colblock_tidmap_index(&rr->h.blk);
+
+		if (i >= 0)
+		{
+			uint16		column,
+						kind;
+			QsColBlockSection s;
+			uint8	   *b;
+			QsCodecErr	err;
+			QsCodecStatus st;
+
+			/* both directions once per image read (kept by the read cache) */
+			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
+			b = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+			rr->row_of_pos = palloc_extended(sizeof(uint32) * Max(rr->h.blk.nrows, 1),
+											 MCXT_ALLOC_HUGE);
+			rr->pos_of_row = palloc_extended(sizeof(uint32) * Max(rr->h.blk.nrows, 1),
+											 MCXT_ALLOC_HUGE);
+			err.msg[0] = '\0';
+			st = qs_colblock_tidmap_decode(&rr->h.blk, i, b, rr->row_of_pos,
+										   rr->pos_of_row, &err);
+			if (st != QS_CODEC_OK)
+				qs_colblock_report(rel, e->block_id, st, &err);
+			pfree(b);
+		}
+	}
 	for (int c = 0; c < rr->h.blk.ncols; c++)
 	{
 		QsColBlockColDesc d;
@@ -311,14 +339,29 @@ qs_colrows_reader(QsColRowReader *rr, int c)
 
 /*
  * qs_colrows_get
- *		Row 'row' of the block: the attributes with want[att] (want NULL:
+ *		TID row 'row' of the block (its physical position through the
+ *		image's TID map): as qs_colrows_get_pos.
+ */
+void
+qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
+			   Datum *values, bool *isnull)
+{
+	if (row >= rr->h.blk.nrows)
+		elog(ERROR, "row %u of column block %u is past its %u rows", row,
+			 rr->h.entry.block_id, rr->h.blk.nrows);
+	qs_colrows_get_pos(rr, qs_colrows_pos(rr, row), want, values, isnull);
+}
+
+/*
+ * qs_colrows_get_pos
+ *		The row at physical position 'row' of the image: the attributes with want[att] (want NULL:
  *		all) into values/isnull; by-reference values are palloc'd in
  *		CurrentMemoryContext.  Attributes the block does not have (added
  *		after it was written) get their missing value.
  */
 void
-qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
-			   Datum *values, bool *isnull)
+qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
+				   Datum *values, bool *isnull)
 {
 	/* the descriptor of the caller's slot (a rewrite's old one), not the relation's */
 	TupleDesc	desc = rr->attrs[0].desc;
@@ -419,5 +462,9 @@ qs_colrows_close(QsColRowReader *rr)
 	pfree(rr->readers);
 	pfree(rr->opened);
 	pfree(rr->secbuf);
+	if (rr->row_of_pos)
+		pfree(rr->row_of_pos);
+	if (rr->pos_of_row)
+		pfree(rr->pos_of_row);
 	qs_colblock_release(&rr->h);
 }

@@ -504,6 +504,7 @@ find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
 				uint32 *capacity)
 {
 	QsColDirectory dir;
+	QsColDirectory all = {0};
 	TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
 	bool		found = false;
 
@@ -515,9 +516,18 @@ find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
 
 		if (e->state != QS_COLBLK_OPEN || !(e->flags & QS_COLDIR_MERGED) ||
 			(e->flags & QS_COLDIR_PENDING) ||
-			TransactionIdIsValid(e->xmax) ||
 			e->delmap_root == InvalidBlockNumber)
 			continue;
+		/* an aborted seal's xmax is none (qs_coldir_xmax_aborted_seal) */
+		if (TransactionIdIsValid(e->xmax))
+		{
+			if (!qs_coldir_xmax_aborted(e))
+				continue;
+			if (all.entries == NULL)
+				qs_coldir_read_all(rel, &all);
+			if (!qs_coldir_xmax_aborted_seal(&all, e))
+				continue;
+		}
 		if (TransactionIdIsNormal(e->xmin) &&
 			(TransactionIdIsCurrentTransactionId(e->xmin) ||
 			 !TransactionIdPrecedes(e->xmin, horizon) ||
@@ -531,6 +541,8 @@ find_open_block(Relation rel, const QsColLoadOptions *opts, QsColDirEntry *out,
 		found = true;
 	}
 	pfree(dir.entries);
+	if (all.entries)
+		pfree(all.entries);
 	return found;
 }
 
@@ -550,6 +562,7 @@ append_block(MergeState *ms)
 	QsColDirEntry e;
 	uint32		range = ms->ap.entry.tid_range;
 	BlockNumber lockblk;
+	int64		moved;
 
 	image = qs_colappend_build(&ms->ap, &ms->builder, rel, ms->opts.enc_mask,
 							   &image_len);
@@ -582,7 +595,17 @@ append_block(MergeState *ms)
 	UnlockPage(rel, lockblk, ExclusiveLock);
 
 	insert_index_entries(ms, range);
-	return mark_moved(ms, range, xid, cid);
+	moved = mark_moved(ms, range, xid, cid);
+
+	/*
+	 * The merge that fills the open block seals it: with a sort key, a
+	 * sorted next version whose TID map keeps every row's TID (seal.c), so
+	 * the index entries and marks just made stay right.
+	 */
+	if (e.state == QS_COLBLK_SEALED && ms->opts.sort_col >= 0 &&
+		ms->builder.attrs[ms->opts.sort_col].has_order)
+		qs_seal_version(rel, ms->builder.attrs, &ms->opts, &e, true);
+	return moved;
 }
 
 /*
@@ -737,6 +760,50 @@ qs_merge_table(Relation rel)
 }
 
 /*
+ * qs_merge_open_sql
+ *		What quickstep.merge() and quickstep.seal() (fname) check before
+ *		they work: not SERIALIZABLE (serial_detail says why), not during
+ *		recovery, a column table (else wrongtype_hint), its owner.  Returns
+ *		it opened with ShareUpdateExclusiveLock: as VACUUM, no DML is
+ *		blocked, one merge, seal, VACUUM or DDL at a time.
+ */
+Relation
+qs_merge_open_sql(Oid relid, const char *fname, const char *serial_detail,
+				  const char *wrongtype_hint)
+{
+	Relation	rel;
+
+	if (IsolationIsSerializable())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run in a SERIALIZABLE transaction", fname),
+				 errdetail_internal("%s", serial_detail),
+				 errhint("Run it at READ COMMITTED or REPEATABLE READ.")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s cannot run during recovery", fname)));
+	rel = table_open(relid, ShareUpdateExclusiveLock);
+	if (!qs_is_column_rel(rel))
+	{
+		table_close(rel, ShareUpdateExclusiveLock);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a quickstep_column table",
+						RelationGetRelationName(rel)),
+				 errhint("%s", wrongtype_hint)));
+	}
+#if PG_VERSION_NUM >= 160000
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
+#else
+	if (!pg_class_ownercheck(relid, GetUserId()))
+#endif
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(rel));
+	return rel;
+}
+
+/*
  * quickstep.merge(rel regclass) RETURNS bigint
  *		Move the quiet rows of the delta into main blocks in the caller's
  *		transaction; returns how many moved.
@@ -748,35 +815,9 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 	Relation	rel;
 	int64		moved;
 
-	if (IsolationIsSerializable())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("quickstep.merge() cannot run in a SERIALIZABLE transaction"),
-				 errdetail("A serializable merge would take part in serialization conflicts with the readers of the rows it moves."),
-				 errhint("Run it at READ COMMITTED or REPEATABLE READ.")));
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("quickstep.merge() cannot run during recovery")));
-
-	/* as VACUUM: no DML is blocked, one merge (or VACUUM, or DDL) at a time */
-	rel = table_open(relid, ShareUpdateExclusiveLock);
-	if (!qs_is_column_rel(rel))
-	{
-		table_close(rel, ShareUpdateExclusiveLock);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a quickstep_column table",
-						RelationGetRelationName(rel)),
-				 errhint("quickstep.merge() moves the delta rows of column tables into column blocks.")));
-	}
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relid, GetUserId()))
-#endif
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(rel));
+	rel = qs_merge_open_sql(relid, "quickstep.merge()",
+							"A serializable merge would take part in serialization conflicts with the readers of the rows it moves.",
+							"quickstep.merge() moves the delta rows of column tables into column blocks.");
 
 	{
 		/* counted by quickstep.column_stats when the transaction commits */

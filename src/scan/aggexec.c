@@ -564,7 +564,17 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 	const QsColBlock *blk = &s->rr.h.blk;
 	QsColBlockColDesc d;
 
-	if (st->ngroup > 0 || st->nquals > 0 || s->filter.root.n != 0 ||
+	/*
+	 * A delete-map root without a page has no entry: every row is as the
+	 * directory says (qs_colfilter_row), as without a root.  A merge or a
+	 * seal gives blocks a root before any row is deleted.  A deleter the
+	 * snapshot sees made its page before the root was read (the filter's
+	 * copy).
+	 */
+	for (uint32 i = 0; i < s->filter.root.n; i++)
+		if (s->filter.root.pages[i] != InvalidBlockNumber)
+			return false;
+	if (st->ngroup > 0 || st->nquals > 0 ||
 		!IsMVCCSnapshot(s->base.rs_snapshot) ||
 		s->row != 0 || s->row_end != blk->nrows)
 		return false;
@@ -655,8 +665,10 @@ acc_main(QsAggScanState *st)
 				const HeapTupleHeaderData *hdr;
 				int			vis = true;
 
+				/* positions; the delete map is indexed by TID row */
 				if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
-									 start + st->sel[i], s->base.rs_snapshot,
+									 qs_colrows_tidrow(&s->rr, start + st->sel[i]),
+									 s->base.rs_snapshot,
 									 InvalidTransactionId, &hdr, &vis) && vis)
 					st->sel[k++] = st->sel[i];
 			}

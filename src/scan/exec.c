@@ -689,11 +689,13 @@ next_main_chunk(QsScanState *st)
 		InstrCountFiltered2(st, len - n);
 		for (int i = 0; i < n; i++)
 		{
-			uint32		row = start + st->chunk_sel[i];
+			uint32		row = start + st->chunk_sel[i];	/* a position */
 			const HeapTupleHeaderData *hdr;
 			int			vis = true;
 
-			if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
+			/* the delete map is indexed by TID row (a sorted image's map) */
+			if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
+								 qs_colrows_tidrow(&s->rr, row),
 								 s->base.rs_snapshot, InvalidTransactionId,
 								 &hdr, &vis) && vis)
 				st->chunk_sel[k++] = st->chunk_sel[i];
@@ -747,11 +749,12 @@ main_next(QsScanState *st)
 
 		MemoryContextReset(st->rowcxt);
 		old = MemoryContextSwitchTo(st->rowcxt);
-		qs_colrows_get(&s->rr, row, st->want, slot->tts_values, slot->tts_isnull);
+		qs_colrows_get_pos(&s->rr, row, st->want, slot->tts_values, slot->tts_isnull);
 		MemoryContextSwitchTo(old);
 	}
 	ExecStoreVirtualTuple(slot);
-	qs_virt_tid(s->rr.h.entry.tid_range, row, &slot->tts_tid);
+	qs_virt_tid(s->rr.h.entry.tid_range, qs_colrows_tidrow(&s->rr, row),
+				&slot->tts_tid);
 	slot->tts_tableOid = RelationGetRelid(s->base.rs_rd);
 	return slot;
 }

@@ -137,13 +137,17 @@ free_col(TCol *c)
 }
 
 /* Encode test columns into an image (malloc'd); NULL on failure. */
+/* when set, build() adds these sub-blocks after its own (TID maps) */
+static const QsColBlockIndex *extra_ix;
+static int	n_extra_ix;
+
 static uint8_t *
 build(TCol *cols, int ncols, uint32_t nrows, int nindexes, size_t *len,
 	  QsCodecStatus *stp)
 {
 	QsColBlockColumn bc[MAXCOLS];
 	uint64_t   *nulls[MAXCOLS];
-	QsColBlockIndex ix[2];
+	QsColBlockIndex ix[4];
 	static const uint8_t idxbytes[13] = "csb-sub-block";
 	QsColBlockSpec spec;
 	uint8_t    *img = NULL;
@@ -200,6 +204,8 @@ build(TCol *cols, int ncols, uint32_t nrows, int nindexes, size_t *len,
 	}
 	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_CSBTREE, idxbytes, sizeof(idxbytes)};
 	ix[1] = (QsColBlockIndex) {(uint16_t) (ncols - 1), QS_COLINDEX_CSBTREE, idxbytes, 5};
+	for (int k = 0; k < n_extra_ix; k++)
+		ix[nindexes++] = extra_ix[k];
 	memset(&spec, 0, sizeof(spec));
 	spec.block_id = 77;
 	spec.nrows = nrows;
@@ -726,6 +732,119 @@ test_minmax(void)
 	free_col(&cols[1]);
 }
 
+/*
+ * The TID map of a sorted image (column README section 4.5): built, found,
+ * decoded with its inverse, and refused by the decoder and the verifier
+ * when it is not a permutation of the rows or not of their number.
+ */
+static void
+test_tidmap(void)
+{
+	enum
+	{
+	NR = 100};
+	TCol		cols[1];
+	uint32_t	perm[NR],
+				back[NR],
+				inv[NR];
+	size_t		len,
+				blen;
+	QsCodecStatus st;
+	uint8_t    *img,
+			   *blob;
+	QsColBlock	blk;
+	QsColBlockIndex ix[2];
+	QsColBlockSection s;
+	uint16_t	column,
+				kind;
+	int			i;
+
+	cols[0] = make_col(0, QS_ENC_PLAIN, NR, 0, 71);
+	for (uint32_t p = 0; p < NR; p++)
+		perm[p] = (p * 37) % NR;	/* 37 is prime to 100: a permutation */
+
+	/* a good map: found, decoded, inverted, verified */
+	blob = qs_colblock_tidmap_build(perm, NR, &talloc, &blen);
+	UT_CHECK(blob != NULL);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_TIDMAP, blob, blen};
+	extra_ix = ix;
+	n_extra_ix = 1;
+	img = build(cols, 1, NR, 1, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+		i = qs_colblock_tidmap_index(&blk);
+		UT_CHECK_EQ(i, 1);
+		qs_colblock_index(&blk, i, &column, &kind, &s);
+		UT_CHECK_EQ(qs_colblock_tidmap_decode(&blk, i, img + s.off, back, inv, NULL),
+					QS_CODEC_OK);
+		UT_CHECK(memcmp(back, perm, sizeof(perm)) == 0);
+		for (uint32_t p = 0; p < NR; p++)
+			UT_CHECK_EQ(inv[perm[p]], p);
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL), QS_CODEC_OK);
+		free(img);
+	}
+	free(blob);
+
+	/* a row named twice (the checksum is right: the structure is wrong) */
+	perm[5] = perm[6];
+	blob = qs_colblock_tidmap_build(perm, NR, &talloc, &blen);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_TIDMAP, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+		qs_colblock_index(&blk, 0, &column, &kind, &s);
+		UT_CHECK_EQ(qs_colblock_tidmap_decode(&blk, 0, img + s.off, back, inv, NULL),
+					QS_CODEC_CORRUPT);
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+	free(blob);
+
+	/* a row past the block (fits the width: 7 bits hold 100..127) */
+	perm[5] = NR + 3;
+	blob = qs_colblock_tidmap_build(perm, NR, &talloc, &blen);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_TIDMAP, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+	free(blob);
+
+	/* a map of another number of rows */
+	for (uint32_t p = 0; p < NR; p++)
+		perm[p] = p;
+	blob = qs_colblock_tidmap_build(perm, NR - 1, &talloc, &blen);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_TIDMAP, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+
+	/* two maps, or a map of another column: the serializer refuses */
+	ix[1] = ix[0];
+	n_extra_ix = 2;
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img == NULL);
+	UT_CHECK_EQ(st, QS_CODEC_INVALID);
+	free(blob);
+	extra_ix = NULL;
+	n_extra_ix = 0;
+	free_col(&cols[0]);
+}
+
 int
 main(void)
 {
@@ -739,5 +858,6 @@ main(void)
 	UT_RUN(test_pages);
 	UT_RUN(test_builder_rejects);
 	UT_RUN(test_minmax);
+	UT_RUN(test_tidmap);
 	return ut_finish("test_colblock");
 }
