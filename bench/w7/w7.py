@@ -13,11 +13,19 @@ lineitem: l_shipdate), whose blocks are sorted at load.  No index on any
 table; VACUUM ANALYZE before measuring; each copy's row count is checked.
 
 Column tables are loaded with quickstep.column_delta_rows = 0, so that the
-whole load goes straight into sealed blocks: the state a merge and a seal
-would leave (the merge is not built; by default a command's first 1,000
-rows stay in the delta).  The CSV says, per column table, the rows left in
-the delta and the sealed blocks: "merged+sealed" = no delta row, every block
-sealed.
+whole load goes straight into sealed blocks, as a bulk load does (by default
+a command's first 1,000 rows stay in the delta).  "quickstep_column via
+delta" is the other way rows arrive: INSERTs of DELTA_BATCH rows at a time
+into the row delta, each followed by quickstep.merge() as the merge worker
+does at its default threshold, then quickstep.seal() and VACUUM; "... +
+VACUUM" runs VACUUM after every merge too (what autovacuum does now and
+then).  Their sizes include the pages merges emptied: delta pages whose rows
+moved, and runs of the open block's earlier versions (each merge writes a
+new version at the end of the file; VACUUM gives the old one's pages to the
+delta).  They are free for later inserts but stay in the file unless they
+are at its end.  The CSV says, per
+column table, the rows left in the delta and the sealed blocks:
+"merged+sealed" = no delta row, every block sealed.
 
 Figures per table and layout: pg_relation_size (main fork) and
 pg_total_relation_size (every fork and TOAST; there is no index), each as a
@@ -49,6 +57,9 @@ import w3  # noqa: E402
 TARGETS = {"Narrow-U": 0.5, "Narrow-E": 0.4}
 TARGET_SYSTEM = "quickstep_column"
 SORTED = "quickstep_column sorted"
+VIA_DELTA = "quickstep_column via delta"
+VIA_DELTA_VAC = "quickstep_column via delta + VACUUM"
+DELTA_BATCH = 100_000   # quickstep.merge_threshold's default
 SORT_KEYS = {"lineitem": "l_shipdate"}  # others: c1
 
 
@@ -78,7 +89,7 @@ def encodings(srv, table):
     q = f"""SELECT column_name, string_agg(DISTINCT encoding, '+' ORDER BY encoding), count(*),
                    sum(stripe_bytes), sum(dictionary_bytes)
               FROM quickstep.blocks('{table}') WITH ORDINALITY b(block_id, state, rows, deleted_rows, bytes,
-                   column_name, encoding, min, max, dictionary_bytes, stripe_bytes, n)
+                   column_name, encoding, min, max, dictionary_bytes, stripe_bytes, sorted, n)
              GROUP BY column_name ORDER BY min(n)"""
     out = []
     for line in srv.sql(q).splitlines():
@@ -86,6 +97,24 @@ def encodings(srv, table):
         out.append(dict(column=col, encodings=enc, blocks=int(nblocks), stripe_bytes=int(stripe),
                         dictionary_bytes=int(dic or 0)))
     return out
+
+
+def load_via_delta(srv, stem, cols, vacuum):
+    """Rows through the delta, DELTA_BATCH per INSERT, a merge (and VACUUM) after each, then seal."""
+    t = f"{stem}_column_via_delta{'_vac' if vacuum else ''}"
+    srv.sql(f"CREATE TABLE {t} ({cols}) USING quickstep_column")
+    pages = int(srv.sql(f"SELECT pg_relation_size('{stem}_heap') / current_setting('block_size')::int"))
+    rows = int(srv.sql(f"SELECT count(*) FROM {stem}_heap"))
+    step = max(1, pages * DELTA_BATCH // max(rows, 1))
+    for p in range(0, pages, step):
+        srv.sql(f"SET quickstep.column_delta_rows = {DELTA_BATCH * 2}; INSERT INTO {t} SELECT * FROM {stem}_heap "
+                f"WHERE ctid >= '({p},0)' AND ctid < '({p + step},0)'")
+        while int(srv.sql(f"SELECT quickstep.merge('{t}')")) > 0:
+            pass
+        if vacuum:
+            srv.sql(f"VACUUM {t}")
+    srv.sql(f"SELECT quickstep.seal('{t}')")
+    return t
 
 
 def main():
@@ -125,6 +154,8 @@ def main():
                 srv.sql(f"{w3.COLUMN_LOAD} CREATE TABLE {t} USING quickstep_column "
                         f"WITH (quickstep.sort_key = '{key}') AS SELECT * FROM {stem}_heap")
                 systems.append((SORTED, t))
+                systems.append((VIA_DELTA, load_via_delta(srv, stem, cols, False)))
+                systems.append((VIA_DELTA_VAC, load_via_delta(srv, stem, cols, True)))
             srv.sql("VACUUM ANALYZE")
             nrows = int(srv.sql(f"SELECT count(*) FROM {stem}_heap"))
             base = None
@@ -184,7 +215,7 @@ def tick(rows, name):
 def plot(rows, png, meta):
     plt = qsbench.pyplot()
     names = list(dict.fromkeys(r["table"] for r in rows))
-    order = ["heap", "quickstep_nsm", "quickstep_pax", "quickstep_hpl", TARGET_SYSTEM, SORTED]
+    order = ["heap", "quickstep_nsm", "quickstep_pax", "quickstep_hpl", TARGET_SYSTEM, SORTED, VIA_DELTA, VIA_DELTA_VAC]
     systems = sorted(dict.fromkeys(r["system"] for r in rows),
                      key=lambda s: order.index(s) if s in order else len(order))
     fig, axes = plt.subplots(1, 2, figsize=(16, 5.6))
@@ -214,7 +245,7 @@ def plot(rows, png, meta):
     fig.legend(handles, labels, loc="lower center", ncol=len(systems), fontsize=9)
     fig.suptitle(f"W7 table sizes per layout, PostgreSQL {meta['server']}, commit {meta['commit']}"
                  f"{' (--quick)' if meta['quick'] else ''}; column tables merged+sealed (loaded straight into "
-                 f"sealed blocks)")
+                 f"sealed blocks; 'via delta': {DELTA_BATCH:,}-row INSERTs, each merged)")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     fig.savefig(png, dpi=90)
 
