@@ -661,6 +661,7 @@ load_recipient(QsSharedRecipient *r, QsSharedMember *m, int idx, int area,
 		r->want[a - 1] = (m->want[a / 8] & (1 << (a % 8))) != 0;
 	r->nblocks = m->nblocks;
 	initStringInfo(&r->msg);
+	r->visible = 0;
 	r->rows = 0;
 	r->idx = idx;
 	r->gen = m->gen;
@@ -822,12 +823,15 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 	*taken_back = false;
 
 	/*
-	 * A scan nested inside another scan's chunk (the scanner's fmgr quals run
-	 * between hand-out and delivery, and may run a query) must not serve: its
-	 * qs_shared_deliver would detach every entry of the backend-wide
-	 * sending[], freeing the outer scan's pending queue handles, which the
-	 * outer deliver then writes through (review shared3 N2(a)).  It may still
-	 * read and take steps for itself.
+	 * One scan per backend hands out steps at a time: qs_shared_deliver
+	 * detaches every entry of the backend-wide sending[].  No user code
+	 * runs between hand-out and delivery any more (the scanner's fmgr quals
+	 * run on its rows after delivery, review shared3 N2(b)), so no scan can
+	 * be nested there; should one ever be (a query run from a path between
+	 * them), it must not serve, or its delivery would free the outer
+	 * scan's pending queue handles, which the outer delivery then writes
+	 * through (N2(a): SIGSEGV on PG 18).  It may still take steps for
+	 * itself.  A test of an int: kept as the guard.
 	 */
 	if (nsending > 0)
 		may_serve = false;
