@@ -130,7 +130,7 @@ extern QsSharedSlot qs_shared_join(Relation rel, BlockNumber nblocks,
 								   QsQual **quals, int nquals,
 								   const AttrNumber *needed, int nneeded,
 								   bool *shipped_all);
-extern bool qs_shared_available(void);
+extern const char *qs_shared_unavailable(void);
 extern void qs_shared_invalidate(QsSharedSlot *slot);
 extern void qs_shared_leave(QsSharedSlot slot);
 extern QsSharedNext qs_shared_next(QsSharedSlot slot, bool may_serve,

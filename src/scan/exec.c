@@ -231,6 +231,7 @@ static const char *
 qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	const char *why;
 
 	if (!qs_enable_shared_scan)
 		return "quickstep.enable_shared_scan is off";
@@ -250,8 +251,8 @@ qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 		return "no MVCC snapshot";
 	if (IsParallelWorker())
 		return "parallel worker";
-	if (!qs_shared_available())
-		return "quickstep_am is not in shared_preload_libraries";
+	if ((why = qs_shared_unavailable()) != NULL)
+		return why;			/* no registry */
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		return "the transaction has written";
 	/* predicate locks and conflict checks are the reader's own */

@@ -173,9 +173,15 @@ slots_size(void)
 							 mul_size(qs_max_shared_scans, sizeof(QsSharedMember))));
 }
 
+/*
+ * quickstep.max_shared_scans = 0: no registry at all (no shared memory, no
+ * LWLock), and every scan runs unshared (qs_shared_unavailable()).
+ */
 Size
 qs_sharedscan_shmem_size(void)
 {
+	if (qs_max_shared_scans == 0)
+		return 0;
 	return add_size(slots_size(),
 					mul_size(mul_size(qs_max_shared_scans, QS_SHARED_AREAS),
 							 QS_SHARED_QUEUE_SIZE));
@@ -203,6 +209,8 @@ free_area(QsSharedMember *m)
 void
 qs_sharedscan_shmem_request(void)
 {
+	if (qs_max_shared_scans == 0)
+		return;
 	RequestAddinShmemSpace(qs_sharedscan_shmem_size());
 	RequestNamedLWLockTranche(QS_SHARED_TRANCHE, 1);
 }
@@ -213,6 +221,8 @@ qs_sharedscan_shmem_init(void)
 {
 	bool		found;
 
+	if (qs_max_shared_scans == 0)
+		return;
 	registry = ShmemInitStruct("quickstep_am shared scans",
 							   qs_sharedscan_shmem_size(), &found);
 	if (!found)
@@ -1061,11 +1071,18 @@ qs_shared_leave(QsSharedSlot slot)
 	LWLockRelease(registry->lock);
 }
 
-/* Is there a registry (quickstep_am in shared_preload_libraries)? */
-bool
-qs_shared_available(void)
+/*
+ * NULL when there is a registry, else why not (EXPLAIN prints it): the
+ * library was not preloaded, or quickstep.max_shared_scans is 0.
+ */
+const char *
+qs_shared_unavailable(void)
 {
-	return registry != NULL;
+	if (registry != NULL)
+		return NULL;
+	if (qs_loaded_at_preload && qs_max_shared_scans == 0)
+		return "quickstep.max_shared_scans is 0";
+	return "quickstep_am is not in shared_preload_libraries";
 }
 
 void
@@ -1099,6 +1116,8 @@ qs_shared_scans(PG_FUNCTION_ARGS)
 
 	qs_require_preload("quickstep.shared_scans");
 	InitMaterializedSRF(fcinfo, 0);
+	if (registry == NULL)
+		return (Datum) 0;		/* quickstep.max_shared_scans = 0 */
 	copy = palloc(sizeof(QsMemberCopy) * registry->nslots);
 	done = palloc0(sizeof(bool) * registry->nslots);
 
