@@ -158,11 +158,35 @@ typedef struct QsPageColumn
 } QsPageColumn;
 
 /*
+ * Do snapshots a and b see the same records?  Yes when their xmin, xmax and
+ * running xids are the same: the command id only matters for rows of the
+ * judging backend's own transaction, and the scanner judges only while it
+ * has no xid (TransactionIdIsCurrentTransactionId is false for every xid
+ * on the page, whoever the snapshot belongs to).  Readers of a table that
+ * nobody is writing at the time have such snapshots: one judgement per page
+ * serves them all.
+ */
+static bool
+same_visibility(Snapshot a, Snapshot b)
+{
+	if (a == b)
+		return true;
+	return a->snapshot_type == b->snapshot_type &&
+		a->xmin == b->xmin && a->xmax == b->xmax &&
+		a->xcnt == b->xcnt && a->subxcnt == b->subxcnt &&
+		a->suboverflowed == b->suboverflowed &&
+		a->takenDuringRecovery == b->takenDuringRecovery &&
+		(a->xcnt == 0 ||
+		 memcmp(a->xip, b->xip, sizeof(TransactionId) * a->xcnt) == 0) &&
+		(a->subxcnt == 0 ||
+		 memcmp(a->subxip, b->subxip, sizeof(TransactionId) * a->subxcnt) == 0);
+}
+
+/*
  * keep_visible
- *		Those of cand[0..ncand-1] (ascending: they passed the native quals)
- *		that 'snapshot' sees, into out[]; returns how many, and in
- *		*nvisible how many records of the page it sees (what the unshared
- *		scan counts in seq_tup_read).
+ *		Those of cand[0..ncand-1] (they passed the native quals) among the
+ *		page's visible records vis[0..nvis-1], into out[] in page order;
+ *		returns how many.
  *
  *		Visibility is judged over every record of the page, as the unshared
  *		scan judges it (load_page in scan/exec.c: no offsets), and only then
@@ -173,20 +197,17 @@ typedef struct QsPageColumn
  *		failed them or was pruned to a redirect (review shared3 N1).
  */
 static int
-keep_visible(const QsPageLayout *layout, Relation rel, Buffer buf,
-			 Snapshot snapshot, const OffsetNumber *cand, int ncand,
-			 OffsetNumber *out, int *nvisible)
+keep_visible(const OffsetNumber *vis, int nvis,
+			 const OffsetNumber *cand, int ncand, OffsetNumber *out)
 {
-	OffsetNumber vis[MaxHeapTuplesPerPage];
 	bool		want[MaxHeapTuplesPerPage + 1] = {0};
-	int			nvis;
 	int			n = 0;
 
+	if (ncand == 0)
+		return 0;
 	for (int x = 0; x < ncand; x++)
 		want[cand[x]] = true;
-	nvis = qs_page_visible(layout, rel, buf, snapshot, NULL, -1, false, vis);
-	*nvisible = nvis;
-	for (int x = 0; x < nvis && ncand > 0; x++)
+	for (int x = 0; x < nvis; x++)
 		if (want[vis[x]])
 			out[n++] = vis[x];
 	return n;
@@ -219,11 +240,24 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 	Datum	  **colvals = palloc(sizeof(Datum *) * Max(natts, 1));
 	bool	  **colnulls = palloc(sizeof(bool *) * Max(natts, 1));
 	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(n, 1));
+	int		   *judge = palloc(sizeof(int) * n);	/* whose judgement */
+	OffsetNumber **vis = palloc(sizeof(OffsetNumber *) * n);
+	int		   *nvis = palloc(sizeof(int) * n);
 
 	for (int i = 0; i < n; i++)
 	{
 		sel[i] = palloc(sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
 		qs_shared_msg_begin(&r[i].msg, step);
+		judge[i] = i;
+		vis[i] = NULL;
+		for (int j = 0; j < i; j++)
+			if (same_visibility(r[j].snapshot, r[i].snapshot))
+			{
+				judge[i] = judge[j];
+				break;
+			}
+		if (judge[i] == i)
+			vis[i] = palloc(sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
 	}
 	for (int a = 0; a < natts; a++)
 	{
@@ -251,11 +285,13 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			if (PL->record_state(page, off) == QS_REC_NORMAL)
 				all[nall++] = off;
+		for (int i = 0; i < n; i++)
+			nvis[i] = -1;		/* not judged on this page yet */
 
 		for (int i = 0; i < n; i++)
 		{
 			int			k = nall;
-			int			nvisible;
+			int			jd = judge[i];	/* whose judgement it shares */
 			bool		first = true;	/* the first native qual */
 
 			nsel[i] = 0;
@@ -301,13 +337,16 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
 			}
 			/*
-			 * Visibility of every record even when no candidate is left:
+			 * Visibility of every record, even when no candidate is left:
 			 * the recipient counts the records its snapshot sees, as its
-			 * own scan would (an all-visible page costs nothing here).
+			 * own scan would (an all-visible page costs nothing here, and
+			 * recipients with the same snapshot share one judgement).
 			 */
-			k = keep_visible(layout, rel, buf, r[i].snapshot, cand, k,
-							 sel[i], &nvisible);
-			r[i].visible += nvisible;
+			if (nvis[jd] < 0)
+				nvis[jd] = qs_page_visible(layout, rel, buf, r[jd].snapshot,
+										   NULL, -1, false, vis[jd]);
+			k = keep_visible(vis[jd], nvis[jd], cand, k, sel[i]);
+			r[i].visible += nvis[jd];
 			nsel[i] = k;
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
