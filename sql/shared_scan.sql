@@ -176,6 +176,70 @@ SELECT (SELECT count(*) FROM ss_heap WHERE a < 100) AS n1,
        (SELECT sum(id + hashtext(c) + (d - date '2020-01-01')) FROM ss_heap
          WHERE a BETWEEN 50 AND 149 AND c > '8') AS s2;
 
+-- Counters as the unshared scan's (review L3): a member counts the rows of
+-- a chunk scanned for it, and of a chunk it scanned for itself while
+-- serving others, in seq_tup_read (the records its snapshot sees) and in
+-- "Rows Removed by Storage Filter", as it would have reading the pages.
+-- The same queries with sharing on and off: the two cursors of ss_two, and
+-- a self hash join (the outer scan takes its first chunk, then the inner
+-- one reads every other chunk for both), each side with a qual that is not
+-- native (text), so that the received rows are rechecked and the
+-- scanner's own rows filtered after delivery.
+CREATE FUNCTION ss_counted(shared boolean, OUT removed text, OUT chunks text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q text;
+	l text;
+BEGIN
+	PERFORM set_config('quickstep.enable_shared_scan', shared::text, true);
+	SET LOCAL enable_mergejoin = off;
+	SET LOCAL enable_nestloop = off;
+	PERFORM ss_two(tab) FROM unnest(ARRAY['ss_nsm', 'ss_pax', 'ss_hpl']) AS tab;
+	removed := '';
+	chunks := '';
+	FOR q IN SELECT format('EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) '
+						   'SELECT count(*), sum(x.b) FROM %I x JOIN %I y ON x.id = y.id '
+						   'WHERE x.a < 100 AND x.c > ''8'' AND y.a BETWEEN 50 AND 149 AND y.c < ''c''',
+						   tab, tab)
+			   FROM unnest(ARRAY['ss_nsm', 'ss_pax', 'ss_hpl']) AS tab
+	LOOP
+		FOR l IN EXECUTE q LOOP
+			IF l ~ 'Rows Removed' THEN
+				removed := removed || btrim(l) || '; ';
+			ELSIF l ~ 'Shared Chunks' THEN
+				chunks := chunks || btrim(l) || '; ';
+			END IF;
+		END LOOP;
+	END LOOP;
+END
+$$;
+SELECT pg_stat_force_next_flush();
+CREATE TEMP TABLE reads0 AS SELECT relname, seq_tup_read FROM pg_stat_user_tables
+  WHERE relname IN ('ss_nsm', 'ss_pax', 'ss_hpl');
+CREATE TEMP TABLE stats0 AS SELECT * FROM quickstep.shared_scan_backend_stats();
+-- (a statement with an xid would not join: \gset, not a table)
+SELECT removed AS on_removed, chunks AS on_chunks FROM ss_counted(true) \gset
+SELECT pg_stat_force_next_flush();
+CREATE TEMP TABLE reads1 AS SELECT relname, seq_tup_read FROM pg_stat_user_tables
+  WHERE relname IN ('ss_nsm', 'ss_pax', 'ss_hpl');
+SELECT s.chunks_received > b.chunks_received AS received,
+       s.chunks_served > b.chunks_served AS served,
+       s.chunks_taken_back = b.chunks_taken_back AS none_taken_back
+  FROM quickstep.shared_scan_backend_stats() s, stats0 b;
+SELECT removed AS off_removed FROM ss_counted(false) \gset
+SELECT pg_stat_force_next_flush();
+CREATE TEMP TABLE reads2 AS SELECT relname, seq_tup_read FROM pg_stat_user_tables
+  WHERE relname IN ('ss_nsm', 'ss_pax', 'ss_hpl');
+-- the join's scans received and served chunks; the counts are the same
+SELECT :'on_chunks' ~ 'scanned for others [1-9]' AND :'on_chunks' ~ 'received [1-9]' AS join_shared,
+       :'on_removed' = :'off_removed' AS same_removed;
+SELECT r0.relname, r1.seq_tup_read - r0.seq_tup_read AS shared_reads,
+       r2.seq_tup_read - r1.seq_tup_read AS unshared_reads
+  FROM reads0 r0 JOIN reads1 r1 USING (relname) JOIN reads2 r2 USING (relname)
+ ORDER BY 1;
+DROP TABLE reads0, reads1, reads2, stats0;
+DROP FUNCTION ss_counted(boolean);
+
 -- A restart does not rejoin: it reads the chunks of its first walk again
 -- in the same order.  A WITH HOLD cursor is rewound at commit and skips
 -- the rows it returned before, so a new order would return some rows

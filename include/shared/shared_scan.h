@@ -76,8 +76,9 @@ typedef struct QsSharedSlot
 
 /*
  * What one scan of a chunk produces for one member: the member's rows of
- * the chunk, judged under its snapshot and (shipped) quals, as a message of
- * (TID, minimal tuple of its wanted columns) records.  The scanner is a
+ * the chunk, judged under its snapshot and its native quals (the others
+ * are the member's to run on the rows it gets), as a message of (TID,
+ * minimal tuple of its wanted columns) records.  The scanner is a
  * recipient too (mqh NULL): its own rows go to its executor.
  */
 typedef struct QsSharedRecipient
@@ -88,7 +89,8 @@ typedef struct QsSharedRecipient
 	bool	   *want;			/* [natts]: columns to put in its tuples */
 	BlockNumber nblocks;		/* its walk: blocks below this only */
 	StringInfoData msg;
-	uint64		rows;
+	uint64		visible;		/* records of the chunk its snapshot sees */
+	uint64		rows;			/* of them, the rows in msg */
 
 	/* delivery to another member */
 	int			idx;			/* its slot, generation, queue (0 or 1) */
@@ -128,7 +130,7 @@ extern QsSharedSlot qs_shared_join(Relation rel, BlockNumber nblocks,
 								   QsQual **quals, int nquals,
 								   const AttrNumber *needed, int nneeded,
 								   bool *shipped_all);
-extern bool qs_shared_available(void);
+extern const char *qs_shared_unavailable(void);
 extern void qs_shared_invalidate(QsSharedSlot *slot);
 extern void qs_shared_leave(QsSharedSlot slot);
 extern QsSharedNext qs_shared_next(QsSharedSlot slot, bool may_serve,
@@ -147,6 +149,8 @@ extern void qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 								 QsSharedSlot self);
 extern bool qs_shared_qual_native(const QsQual *q);
 extern void qs_shared_msg_begin(StringInfo msg, int64 step);
+extern void qs_shared_msg_counts(StringInfo msg, uint64 *visible,
+								 uint64 *rows);
 extern bool qs_shared_msg_next(StringInfo msg, int *pos, TupleDesc desc,
 							   ItemPointer tid, Datum *values, bool *isnull);
 

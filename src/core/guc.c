@@ -146,10 +146,10 @@ qs_define_gucs(bool at_preload)
 	if (at_preload)
 		DefineCustomIntVariable("quickstep.max_shared_scans",
 								"Number of concurrent shared-scan registrations the shared memory segment holds.",
-								NULL,
+								"0 turns shared scans off: no registry is made.",
 								&qs_max_shared_scans,
 								64,
-								1,
+								0,
 								4096,
 								PGC_POSTMASTER,
 								0,

@@ -140,7 +140,17 @@ typedef struct QsScanState
 	bool		sh_in_rows;
 	bool		sh_rows_own;	/* the rows are this member's own scan's */
 	bool		sh_recheck;		/* some pushed qual did not travel */
-	bool	   *sh_want;		/* [natts] the needed columns */
+
+	/*
+	 * The pushed quals that are not native (fmgr operators): the rows it
+	 * scanned for itself and others come filtered by the native ones only,
+	 * and these run on them after the others' steps were delivered -- no
+	 * user code while this backend owes members their chunks (review
+	 * shared3 N2(b)).  NULL: every pushed qual is native.
+	 */
+	ExprState  *sh_own_recheck;
+	bool	   *sh_want;		/* [natts] the needed columns, and those of
+								 * sh_own_recheck */
 	MemoryContext sh_cxt;		/* one chunk's scan for others */
 	uint64		sh_alone;		/* EXPLAIN ANALYZE: chunks read alone, */
 	uint64		sh_served;		/* read for others too (how many), */
@@ -221,6 +231,7 @@ static const char *
 qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) st->css.ss.ps.plan;
+	const char *why;
 
 	if (!qs_enable_shared_scan)
 		return "quickstep.enable_shared_scan is off";
@@ -240,8 +251,8 @@ qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 		return "no MVCC snapshot";
 	if (IsParallelWorker())
 		return "parallel worker";
-	if (!qs_shared_available())
-		return "quickstep_am is not in shared_preload_libraries";
+	if ((why = qs_shared_unavailable()) != NULL)
+		return why;			/* no registry */
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
 		return "the transaction has written";
 	/* predicate locks and conflict checks are the reader's own */
@@ -321,10 +332,22 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 	if (st->unshared_why == NULL)
 	{
 		int			natts = slot->tts_tupleDescriptor->natts;
+		List	   *own = NIL;
 
 		st->sh_want = palloc0(sizeof(bool) * Max(natts, 1));
 		for (i = 0; i < st->nneeded; i++)
 			st->sh_want[st->needed[i] - 1] = true;
+		i = 0;
+		foreach(lc, cscan->custom_exprs)
+		{
+			QsQual	   *q = st->quals[i++];
+
+			if (qs_shared_qual_native(q))
+				continue;
+			own = lappend(own, lfirst(lc));
+			st->sh_want[q->attno - 1] = true;
+		}
+		st->sh_own_recheck = own ? ExecInitQual(own, &node->ss.ps) : NULL;
 		initStringInfo(&st->sh_rows);
 		st->sh_cxt = AllocSetContextCreate(estate->es_query_cxt,
 										   "QuickstepScan shared chunk",
@@ -780,6 +803,26 @@ page_row(QsScanState *st)
 }
 
 /*
+ * A chunk's rows message (received, or built for itself while scanning for
+ * others) counts as its pages would in load_page: the records its snapshot
+ * sees in seq_tup_read, those the quals that ran in the scanner removed in
+ * "Rows Removed by Storage Filter" (the quals run here on the message's
+ * rows add theirs one by one, shared_next), so that pg_stat_*_tables and
+ * EXPLAIN ANALYZE are those of the unshared scan (review L3).
+ */
+static void
+count_chunk_rows(QsScanState *st)
+{
+	uint64		visible,
+				rows;
+
+	qs_shared_msg_counts(&st->sh_rows, &visible, &rows);
+	Assert(rows <= visible);
+	qs_pgstat_count_heap_getnext_n(st->css.ss.ss_currentRelation, visible);
+	InstrCountFiltered2(st, (double) (visible - rows));
+}
+
+/*
  * A member's next chunk (src/shared/README.md): received from the member
  * that scanned it, scanned for itself and the members that need it too,
  * or read alone page by page.  False once the walk is done.
@@ -837,6 +880,7 @@ shared_next_chunk(QsScanState *st)
 		st->sh_pos = 0;
 		st->sh_received++;
 		qs_shared_stats.received++;
+		count_chunk_rows(st);
 		return true;
 	}
 	first = chunk * QS_SHARED_CHUNK_PAGES;
@@ -873,6 +917,7 @@ shared_next_chunk(QsScanState *st)
 		st->sh_in_rows = true;
 		st->sh_rows_own = true;
 		st->sh_pos = 0;
+		count_chunk_rows(st);
 		st->sh_served++;
 		st->sh_served_members += nothers;
 		qs_shared_stats.served++;
@@ -905,18 +950,27 @@ shared_next(QsScanState *st)
 			if (qs_shared_msg_next(&st->sh_rows, &st->sh_pos, slot->tts_tupleDescriptor,
 								   &slot->tts_tid, slot->tts_values, slot->tts_isnull))
 			{
+				ExprState  *qual;
+
 				ExecStoreVirtualTuple(slot);
 				slot->tts_tableOid = RelationGetRelid(ss->ss_currentRelation);
-				if (st->sh_recheck && !st->sh_rows_own)
+
+				/*
+				 * Received rows: the quals that did not travel (all pushed
+				 * quals, when some did not).  Its own rows, scanned while it
+				 * served others: the quals that are not native, which
+				 * qs_shared_scan_chunk did not run so that no user code runs
+				 * before delivery; they run on rows its snapshot sees only,
+				 * as in its unshared scan (review M6).  The message carries
+				 * their columns.
+				 */
+				qual = st->sh_rows_own ? st->sh_own_recheck :
+					(st->sh_recheck ? st->recheck : NULL);
+				if (qual != NULL)
 				{
-					/*
-					 * Quals that did not travel: the member's own test (its
-					 * own scan ran them all, and read only the needed
-					 * columns).
-					 */
 					ResetExprContext(econtext);
 					econtext->ecxt_scantuple = slot;
-					if (!ExecQual(st->recheck, econtext))
+					if (!ExecQual(qual, econtext))
 					{
 						InstrCountFiltered2(st, 1);
 						continue;

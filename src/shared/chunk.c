@@ -8,12 +8,20 @@
  * records are listed once, then for each recipient its native quals run
  * over them (each column read once per page for the first qual of every
  * recipient that filters on it: the rows of the page against all members'
- * constants), and only the rows left are tested for visibility under that
- * recipient's snapshot -- most rows of a selective query are never judged
- * for visibility at all.  After the lock is released (the pin keeps record
- * bytes in place, include/page/layout.h), the columns each recipient wants
- * are read for its rows and appended to its message as (TID, minimal
- * tuple) records.
+ * constants), then visibility is judged under that recipient's snapshot
+ * over every record of the page, as its unshared scan judges it (HOT
+ * chains, review N1; the count is the recipient's seq_tup_read), and the
+ * rows that passed both are kept.  After the lock is released (the pin
+ * keeps record bytes in place, include/page/layout.h), the columns each
+ * recipient wants are read for its rows and appended to its message as
+ * (TID, minimal tuple) records.
+ *
+ * Nothing here calls user code: only native quals run (C comparisons and
+ * NULL tests), for every recipient including the scanner itself.  The
+ * scanner's other pushed quals (fmgr operators) run on its own rows after
+ * it has delivered the others' (scan/exec.c), so that no user function can
+ * wait, while this backend owes other members their steps, on something
+ * one of them holds (review shared3 N2(b)).
  *
  * Judging visibility for another backend's snapshot here is exactly what
  * its own scan would do: members never hold an xid while they are served
@@ -33,10 +41,21 @@
 #include "utils/rel.h"
 
 /*
- * Message layout: an int64 step, then per row a record header and the
- * minimal tuple, each MAXALIGNed so that the tuple can be deformed where
- * it lies once the message is copied into palloc'd memory.
+ * Message layout: a header (the step, then how many records of the chunk
+ * the recipient's snapshot sees and how many of them follow), then per row
+ * a record header and the minimal tuple, each MAXALIGNed so that the tuple
+ * can be deformed where it lies once the message is copied into palloc'd
+ * memory.  The counts let the recipient count the chunk in seq_tup_read
+ * and "Rows Removed by Storage Filter" as its own scan of the chunk would
+ * have (review L3).
  */
+typedef struct QsMsgHeader
+{
+	int64		step;
+	int64		visible;		/* records its snapshot sees */
+	int64		rows;			/* of them, those that passed its quals */
+} QsMsgHeader;
+
 typedef struct QsRowHeader
 {
 	BlockNumber blkno;
@@ -45,15 +64,42 @@ typedef struct QsRowHeader
 	uint32		len;			/* of the minimal tuple */
 } QsRowHeader;
 
-#define QS_MSG_HEADER	MAXALIGN(sizeof(int64))
+#define QS_MSG_HEADER	MAXALIGN(sizeof(QsMsgHeader))
 
 void
 qs_shared_msg_begin(StringInfo msg, int64 step)
 {
+	QsMsgHeader h = {0};
+
+	h.step = step;
 	resetStringInfo(msg);
-	appendBinaryStringInfo(msg, (const char *) &step, sizeof(int64));
+	appendBinaryStringInfo(msg, (const char *) &h, sizeof(h));
 	while (msg->len < QS_MSG_HEADER)
 		appendStringInfoChar(msg, '\0');
+}
+
+/* A message's counts: the records its recipient's snapshot sees, and rows. */
+void
+qs_shared_msg_counts(StringInfo msg, uint64 *visible, uint64 *rows)
+{
+	QsMsgHeader h;
+
+	Assert(msg->len >= QS_MSG_HEADER);
+	memcpy(&h, msg->data, sizeof(h));
+	*visible = (uint64) h.visible;
+	*rows = (uint64) h.rows;
+}
+
+/* Write the counts of a message built by qs_shared_scan_chunk. */
+static void
+msg_set_counts(StringInfo msg, uint64 visible, uint64 rows)
+{
+	QsMsgHeader h;
+
+	memcpy(&h, msg->data, sizeof(h));
+	h.visible = (int64) visible;
+	h.rows = (int64) rows;
+	memcpy(msg->data, &h, sizeof(h));
 }
 
 static void
@@ -112,9 +158,35 @@ typedef struct QsPageColumn
 } QsPageColumn;
 
 /*
+ * Do snapshots a and b see the same records?  Yes when their xmin, xmax and
+ * running xids are the same: the command id only matters for rows of the
+ * judging backend's own transaction, and the scanner judges only while it
+ * has no xid (TransactionIdIsCurrentTransactionId is false for every xid
+ * on the page, whoever the snapshot belongs to).  Readers of a table that
+ * nobody is writing at the time have such snapshots: one judgement per page
+ * serves them all.
+ */
+static bool
+same_visibility(Snapshot a, Snapshot b)
+{
+	if (a == b)
+		return true;
+	return a->snapshot_type == b->snapshot_type &&
+		a->xmin == b->xmin && a->xmax == b->xmax &&
+		a->xcnt == b->xcnt && a->subxcnt == b->subxcnt &&
+		a->suboverflowed == b->suboverflowed &&
+		a->takenDuringRecovery == b->takenDuringRecovery &&
+		(a->xcnt == 0 ||
+		 memcmp(a->xip, b->xip, sizeof(TransactionId) * a->xcnt) == 0) &&
+		(a->subxcnt == 0 ||
+		 memcmp(a->subxip, b->subxip, sizeof(TransactionId) * a->subxcnt) == 0);
+}
+
+/*
  * keep_visible
- *		Those of cand[0..ncand-1] (ascending: they passed the native quals)
- *		that 'snapshot' sees, into out[]; returns how many.
+ *		Those of cand[0..ncand-1] (they passed the native quals) among the
+ *		page's visible records vis[0..nvis-1], into out[] in page order;
+ *		returns how many.
  *
  *		Visibility is judged over every record of the page, as the unshared
  *		scan judges it (load_page in scan/exec.c: no offsets), and only then
@@ -125,18 +197,16 @@ typedef struct QsPageColumn
  *		failed them or was pruned to a redirect (review shared3 N1).
  */
 static int
-keep_visible(const QsPageLayout *layout, Relation rel, Buffer buf,
-			 Snapshot snapshot, const OffsetNumber *cand, int ncand,
-			 OffsetNumber *out)
+keep_visible(const OffsetNumber *vis, int nvis,
+			 const OffsetNumber *cand, int ncand, OffsetNumber *out)
 {
-	OffsetNumber vis[MaxHeapTuplesPerPage];
 	bool		want[MaxHeapTuplesPerPage + 1] = {0};
-	int			nvis;
 	int			n = 0;
 
+	if (ncand == 0)
+		return 0;
 	for (int x = 0; x < ncand; x++)
 		want[cand[x]] = true;
-	nvis = qs_page_visible(layout, rel, buf, snapshot, NULL, -1, false, vis);
 	for (int x = 0; x < nvis; x++)
 		if (want[vis[x]])
 			out[n++] = vis[x];
@@ -170,11 +240,24 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 	Datum	  **colvals = palloc(sizeof(Datum *) * Max(natts, 1));
 	bool	  **colnulls = palloc(sizeof(bool *) * Max(natts, 1));
 	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(n, 1));
+	int		   *judge = palloc(sizeof(int) * n);	/* whose judgement */
+	OffsetNumber **vis = palloc(sizeof(OffsetNumber *) * n);
+	int		   *nvis = palloc(sizeof(int) * n);
 
 	for (int i = 0; i < n; i++)
 	{
 		sel[i] = palloc(sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
 		qs_shared_msg_begin(&r[i].msg, step);
+		judge[i] = i;
+		vis[i] = NULL;
+		for (int j = 0; j < i; j++)
+			if (same_visibility(r[j].snapshot, r[i].snapshot))
+			{
+				judge[i] = judge[j];
+				break;
+			}
+		if (judge[i] == i)
+			vis[i] = palloc(sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
 	}
 	for (int a = 0; a < natts; a++)
 	{
@@ -202,10 +285,13 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			if (PL->record_state(page, off) == QS_REC_NORMAL)
 				all[nall++] = off;
+		for (int i = 0; i < n; i++)
+			nvis[i] = -1;		/* not judged on this page yet */
 
 		for (int i = 0; i < n; i++)
 		{
 			int			k = nall;
+			int			jd = judge[i];	/* whose judgement it shares */
 			bool		first = true;	/* the first native qual */
 
 			nsel[i] = 0;
@@ -217,10 +303,11 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				QsQual	   *q = r[i].quals[j];
 
 				/*
-				 * Only native quals before visibility: the others (fmgr
-				 * operators, the scanner's own: recipient 0) run on the
-				 * visible rows only, after the lock, as the unshared scan
-				 * runs them.
+				 * Native quals only: no user code runs while steps are
+				 * handed out.  The others (fmgr operators; only recipient
+				 * 0, the scanner, has any: other members' never travel)
+				 * are the scanner's to run on its own rows after it has
+				 * delivered (review shared3 N2(b)).
 				 */
 				if (!qs_shared_qual_native(q))
 					continue;
@@ -249,9 +336,17 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				PL->read_column(page, desc, q->attno, cand, k, tmpvals, tmpnulls);
 				k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
 			}
-			if (k > 0)
-				k = keep_visible(layout, rel, buf, r[i].snapshot, cand, k,
-								 sel[i]);
+			/*
+			 * Visibility of every record, even when no candidate is left:
+			 * the recipient counts the records its snapshot sees, as its
+			 * own scan would (an all-visible page costs nothing here, and
+			 * recipients with the same snapshot share one judgement).
+			 */
+			if (nvis[jd] < 0)
+				nvis[jd] = qs_page_visible(layout, rel, buf, r[jd].snapshot,
+										   NULL, -1, false, vis[jd]);
+			k = keep_visible(vis[jd], nvis[jd], cand, k, sel[i]);
+			r[i].visible += nvis[jd];
 			nsel[i] = k;
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -261,19 +356,6 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		{
 			int			k = nsel[i];
 
-			/* the quals left: the visible rows only (the pin holds them) */
-			for (int j = 0; j < r[i].nquals && k > 0; j++)
-			{
-				QsQual	   *q = r[i].quals[j];
-
-				if (qs_shared_qual_native(q))
-					continue;
-				if (qs_qual_filter_page(q, PL, page, desc, sel[i], &k))
-					continue;
-				PL->read_column(page, desc, q->attno, sel[i], k, tmpvals, tmpnulls);
-				k = qs_qual_filter(q, tmpvals, tmpnulls, sel[i], k);
-			}
-			nsel[i] = k;
 			if (k == 0)
 				continue;
 			for (int a = 0; a < natts; a++)
@@ -306,5 +388,7 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		}
 		ReleaseBuffer(buf);
 	}
+	for (int i = 0; i < n; i++)
+		msg_set_counts(&r[i].msg, r[i].visible, r[i].rows);
 	MemoryContextDelete(rowcxt);
 }

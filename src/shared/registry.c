@@ -173,9 +173,15 @@ slots_size(void)
 							 mul_size(qs_max_shared_scans, sizeof(QsSharedMember))));
 }
 
+/*
+ * quickstep.max_shared_scans = 0: no registry at all (no shared memory, no
+ * LWLock), and every scan runs unshared (qs_shared_unavailable()).
+ */
 Size
 qs_sharedscan_shmem_size(void)
 {
+	if (qs_max_shared_scans == 0)
+		return 0;
 	return add_size(slots_size(),
 					mul_size(mul_size(qs_max_shared_scans, QS_SHARED_AREAS),
 							 QS_SHARED_QUEUE_SIZE));
@@ -203,6 +209,8 @@ free_area(QsSharedMember *m)
 void
 qs_sharedscan_shmem_request(void)
 {
+	if (qs_max_shared_scans == 0)
+		return;
 	RequestAddinShmemSpace(qs_sharedscan_shmem_size());
 	RequestNamedLWLockTranche(QS_SHARED_TRANCHE, 1);
 }
@@ -213,6 +221,8 @@ qs_sharedscan_shmem_init(void)
 {
 	bool		found;
 
+	if (qs_max_shared_scans == 0)
+		return;
 	registry = ShmemInitStruct("quickstep_am shared scans",
 							   qs_sharedscan_shmem_size(), &found);
 	if (!found)
@@ -661,6 +671,7 @@ load_recipient(QsSharedRecipient *r, QsSharedMember *m, int idx, int area,
 		r->want[a - 1] = (m->want[a / 8] & (1 << (a % 8))) != 0;
 	r->nblocks = m->nblocks;
 	initStringInfo(&r->msg);
+	r->visible = 0;
 	r->rows = 0;
 	r->idx = idx;
 	r->gen = m->gen;
@@ -822,12 +833,15 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 	*taken_back = false;
 
 	/*
-	 * A scan nested inside another scan's chunk (the scanner's fmgr quals run
-	 * between hand-out and delivery, and may run a query) must not serve: its
-	 * qs_shared_deliver would detach every entry of the backend-wide
-	 * sending[], freeing the outer scan's pending queue handles, which the
-	 * outer deliver then writes through (review shared3 N2(a)).  It may still
-	 * read and take steps for itself.
+	 * One scan per backend hands out steps at a time: qs_shared_deliver
+	 * detaches every entry of the backend-wide sending[].  No user code
+	 * runs between hand-out and delivery any more (the scanner's fmgr quals
+	 * run on its rows after delivery, review shared3 N2(b)), so no scan can
+	 * be nested there; should one ever be (a query run from a path between
+	 * them), it must not serve, or its delivery would free the outer
+	 * scan's pending queue handles, which the outer delivery then writes
+	 * through (N2(a): SIGSEGV on PG 18).  It may still take steps for
+	 * itself.  A test of an int: kept as the guard.
 	 */
 	if (nsending > 0)
 		may_serve = false;
@@ -1057,11 +1071,18 @@ qs_shared_leave(QsSharedSlot slot)
 	LWLockRelease(registry->lock);
 }
 
-/* Is there a registry (quickstep_am in shared_preload_libraries)? */
-bool
-qs_shared_available(void)
+/*
+ * NULL when there is a registry, else why not (EXPLAIN prints it): the
+ * library was not preloaded, or quickstep.max_shared_scans is 0.
+ */
+const char *
+qs_shared_unavailable(void)
 {
-	return registry != NULL;
+	if (registry != NULL)
+		return NULL;
+	if (qs_loaded_at_preload && qs_max_shared_scans == 0)
+		return "quickstep.max_shared_scans is 0";
+	return "quickstep_am is not in shared_preload_libraries";
 }
 
 void
@@ -1095,6 +1116,8 @@ qs_shared_scans(PG_FUNCTION_ARGS)
 
 	qs_require_preload("quickstep.shared_scans");
 	InitMaterializedSRF(fcinfo, 0);
+	if (registry == NULL)
+		return (Datum) 0;		/* quickstep.max_shared_scans = 0 */
 	copy = palloc(sizeof(QsMemberCopy) * registry->nslots);
 	done = palloc0(sizeof(bool) * registry->nslots);
 

@@ -18,6 +18,11 @@
 #    every row once after COMMIT (PostgreSQL 15+ do not rewind a NO SCROLL
 #    cursor at commit, they store the rows left: this holds with or without
 #    the fix, and is kept as the check of the case the review named).
+# 3. quickstep.max_shared_scans = 0 (review L1): the server starts without
+#    a registry, every scan runs unshared (EXPLAIN says why) with the rows
+#    of the unshared scan, a cursor and a second scan of the same table
+#    included, and the view and the counters show nothing shared.  (The
+#    GUC's minimum was 1: the server refused to start.)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -157,6 +162,32 @@ $a->quit;
 $b->quit;
 is($node->safe_psql('postgres', q{SELECT count(*) FROM quickstep.shared_scans}), '0',
 	'no member left in the registry');
+
+# (3) no registry
+$node->append_conf('postgresql.conf', 'quickstep.max_shared_scans = 0');
+$node->restart;
+is($node->safe_psql('postgres', q{SELECT max_shared_scans FROM quickstep.status()}), '0',
+	'max_shared_scans = 0: the server starts');
+like($node->safe_psql('postgres', q{
+	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id FROM t WHERE k < 1}),
+	qr/Shared Scan: not possible \(quickstep.max_shared_scans is 0\)/,
+	'EXPLAIN: a scan is not a member, and says why');
+$want = want_k0();
+$a = $node->background_psql('postgres');
+$a->query_safe('BEGIN');
+$a->query_safe('DECLARE z NO SCROLL CURSOR FOR SELECT id FROM t WHERE k < 1');
+$first = $a->query_safe('FETCH 1 FROM z');
+is($a->query_safe(q{SELECT count(*) || ' ' || sum(id) FROM t WHERE k < 1}), $want,
+	'a scan while a cursor of the table is open: every row');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM quickstep.shared_scans}), '0',
+	'the view shows no circle');
+$rest = $a->query_safe('FETCH ALL FROM z');
+is(count_sum($first, $rest), $want, 'the cursor returns every row');
+is($a->query_safe(q{SELECT chunks_alone + chunks_served + chunks_received + deliveries
+	FROM quickstep.shared_scan_backend_stats()}), '0',
+	'no chunk was read as a member');
+$a->query_safe('COMMIT');
+$a->quit;
 
 $node->stop;
 done_testing();
