@@ -1461,6 +1461,13 @@ col_set_new_filelocator(Relation rel, const RelFileLocator *newrlocator,
 {
 	SMgrRelation srel;
 
+	/*
+	 * A transactional TRUNCATE: the rows this transaction still buffers
+	 * belong to the storage being replaced, with their TIDs in its indexes.
+	 * Written there first, not forgotten: if the TRUNCATE's subtransaction
+	 * rolls back, that storage is the table again and must hold them.
+	 */
+	qs_colload_flush_rel(rel);
 	qs_colload_forget_rel(rel);
 	qs_relation_set_new_filelocator(rel, newrlocator, persistence, freezeXid,
 									minmulti);

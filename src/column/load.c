@@ -505,9 +505,10 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	/*
 	 * A command's first quickstep.column_delta_rows rows go to the delta
 	 * (small loads do not make small blocks), unless one batch alone has
-	 * that many: COPY hands its rows over in batches of up to 1,000 rows
-	 * (64 kB), so a big COPY goes into blocks from its first row and the
-	 * table is merged and sealed when it returns.
+	 * that many: COPY hands its rows over in batches of 1,000 rows or 64 kB
+	 * of input, so a big COPY of short lines goes into blocks from its
+	 * first row; one of longer lines leaves its first 1,000 rows in the
+	 * delta (src/column/README.md section 6).
 	 */
 	if (load.cmd_rows < (uint64) qs_column_delta_rows &&
 		ntuples < qs_column_delta_rows)

@@ -1,0 +1,74 @@
+-- Column tables in transactions with subtransactions and DDL: the rows a
+-- bulk load buffers survive a TRUNCATE whose subtransaction rolls back;
+-- merge() and seal() are writes.  Each case runs on heap as well: the
+-- outputs must be the same.
+SET quickstep.column_delta_rows = 1000;
+
+CREATE TABLE tl_heap (id int PRIMARY KEY, v text) USING heap;
+CREATE TABLE tl_col (id int PRIMARY KEY, v text) USING quickstep_column;
+
+-- 1000 rows to the delta, 2000 buffered for a block, then a TRUNCATE
+-- rolled back to its savepoint: all 3000 rows are the table's at commit
+BEGIN;
+INSERT INTO tl_heap SELECT g, 'b' || g FROM generate_series(1, 3000) g;
+SAVEPOINT s1;
+TRUNCATE tl_heap;
+ROLLBACK TO s1;
+COMMIT;
+BEGIN;
+INSERT INTO tl_col SELECT g, 'b' || g FROM generate_series(1, 3000) g;
+SAVEPOINT s1;
+TRUNCATE tl_col;
+ROLLBACK TO s1;
+COMMIT;
+SELECT count(*), sum(id), md5(string_agg(v, ',' ORDER BY id)) FROM tl_heap;
+SELECT count(*), sum(id), md5(string_agg(v, ',' ORDER BY id)) FROM tl_col;
+SELECT quickstep.check_table('tl_col') = 3000 AS clean;
+-- the keys are taken (no orphaned index entries, no lost rows)
+INSERT INTO tl_heap VALUES (2500, 'x');
+INSERT INTO tl_col VALUES (2500, 'x');
+
+-- the same through a PL/pgSQL exception block
+DO $$ BEGIN
+  INSERT INTO tl_col SELECT g, 'c' || g FROM generate_series(3001, 6000) g;
+  BEGIN
+    TRUNCATE tl_col;
+    RAISE EXCEPTION 'undo the truncate';
+  EXCEPTION WHEN raise_exception THEN NULL;
+  END;
+END $$;
+DO $$ BEGIN
+  INSERT INTO tl_heap SELECT g, 'c' || g FROM generate_series(3001, 6000) g;
+  BEGIN
+    TRUNCATE tl_heap;
+    RAISE EXCEPTION 'undo the truncate';
+  EXCEPTION WHEN raise_exception THEN NULL;
+  END;
+END $$;
+SELECT count(*), sum(id) FROM tl_heap;
+SELECT count(*), sum(id) FROM tl_col;
+SELECT count(*) FROM tl_col WHERE id = 4500;
+SELECT quickstep.check_table('tl_col') = 6001 AS clean;  -- and the failed INSERT's row
+
+-- a TRUNCATE that commits empties the table, the buffered rows included
+BEGIN;
+INSERT INTO tl_col SELECT g, 'd' || g FROM generate_series(6001, 9000) g;
+TRUNCATE tl_col;
+INSERT INTO tl_col SELECT g, 'e' || g FROM generate_series(1, 1500) g;
+COMMIT;
+SELECT count(*), min(id), max(id), min(v) FROM tl_col;
+SELECT quickstep.check_table('tl_col') = 1500 AS clean;
+
+-- merge() and seal() write: refused in a READ ONLY transaction
+BEGIN READ ONLY;
+SELECT quickstep.merge('tl_col');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT quickstep.seal('tl_col');
+ROLLBACK;
+SET default_transaction_read_only = on;
+SELECT quickstep.merge('tl_col');
+RESET default_transaction_read_only;
+SELECT quickstep.merge('tl_col') >= 0 AS merged;
+
+DROP TABLE tl_heap, tl_col;
