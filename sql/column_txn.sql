@@ -72,3 +72,29 @@ RESET default_transaction_read_only;
 SELECT quickstep.merge('tl_col') >= 0 AS merged;
 
 DROP TABLE tl_heap, tl_col;
+
+-- a row heap refuses ("row is too big": a STORAGE PLAIN value over a page)
+-- is refused by a bulk load too: its next version could never be written
+SET quickstep.column_delta_rows = 0;
+CREATE TABLE qwide_heap (id int, a text) USING heap;
+CREATE TABLE qwide_col (id int, a text) USING quickstep_column;
+ALTER TABLE qwide_heap ALTER COLUMN a SET STORAGE PLAIN;
+ALTER TABLE qwide_col ALTER COLUMN a SET STORAGE PLAIN;
+INSERT INTO qwide_heap SELECT g, CASE WHEN g = 1500 THEN repeat('x', 9000) ELSE 's' END
+  FROM generate_series(1, 2000) g;
+INSERT INTO qwide_col SELECT g, CASE WHEN g = 1500 THEN repeat('x', 9000) ELSE 's' END
+  FROM generate_series(1, 2000) g;
+-- values that TOAST can move out of line, and PLAIN values that fit, load
+INSERT INTO qwide_heap SELECT g, repeat('y', 8000) FROM generate_series(1, 3) g;
+INSERT INTO qwide_col SELECT g, repeat('y', 8000) FROM generate_series(1, 3) g;
+ALTER TABLE qwide_heap ALTER COLUMN a SET STORAGE EXTENDED;
+ALTER TABLE qwide_col ALTER COLUMN a SET STORAGE EXTENDED;
+INSERT INTO qwide_heap SELECT g, repeat('z', 20000) FROM generate_series(1, 1200) g;
+INSERT INTO qwide_col SELECT g, repeat('z', 20000) FROM generate_series(1, 1200) g;
+UPDATE qwide_heap SET id = -id WHERE id = 2;
+UPDATE qwide_col SET id = -id WHERE id = 2;
+SELECT count(*), sum(id), sum(length(a)) FROM qwide_heap;
+SELECT count(*), sum(id), sum(length(a)) FROM qwide_col;
+SELECT quickstep.check_table('qwide_col') > 0 AS clean;
+RESET quickstep.column_delta_rows;
+DROP TABLE qwide_heap, qwide_col;

@@ -51,6 +51,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/heaptoast.h"
@@ -90,6 +91,7 @@ typedef struct ColLoad
 	QsColLoadOptions opts;		/* read when the block started */
 	bool		tids_exposed;	/* a row of the block went to INSERT */
 	bool		delta_only;		/* exclusion constraint, or no columns */
+	bool		size_check;		/* rows may be too big for a row page */
 } ColLoad;
 
 static ColLoad load;
@@ -378,6 +380,74 @@ set_slot_header(Relation rel, TupleTableSlot *slot)
 }
 
 /*
+ * Can a row of rel be too big for a row page even after TOAST?  Only with
+ * a STORAGE PLAIN variable-width column (never moved out of line), or
+ * fixed-width columns that alone fill a page.
+ */
+static bool
+rows_may_be_too_big(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Size		fixed = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(desc->natts));
+
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, c);
+
+		if (a->attisdropped)
+			continue;
+		if (a->attlen == -1 && a->attstorage == TYPSTORAGE_PLAIN)
+			return true;
+		fixed += a->attlen > 0 ? a->attlen : TOAST_POINTER_SIZE;
+	}
+	return fixed > MaxHeapTupleSize;
+}
+
+/*
+ * Refuse a row heap refuses ("row is too big"): a block would take it, but
+ * its next version goes to the delta, where an UPDATE of any of its
+ * columns, and ALTER TABLE ... SET ACCESS METHOD, would then fail.  The
+ * size is the smallest TOAST can make the row (PLAIN values whole, others
+ * at most a TOAST pointer), so nothing heap stores is refused.
+ */
+static void
+check_row_size(Relation rel, TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Size		size = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(desc->natts));
+
+	slot_getallattrs(slot);
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, c);
+		Datum		d = slot->tts_values[c];
+
+		if (slot->tts_isnull[c] || a->attisdropped)
+			continue;
+		size = att_align_nominal(size, a->attalign);
+		if (a->attlen > 0)
+			size += a->attlen;
+		else if (a->attlen == -1)
+		{
+			Size		len = VARATT_IS_EXTERNAL(DatumGetPointer(d)) ?
+				toast_raw_datum_size(d) : VARSIZE_ANY(DatumGetPointer(d));
+
+			if (a->attstorage == TYPSTORAGE_PLAIN)
+				size += len;
+			else
+				size += Min(len, TOAST_POINTER_SIZE);
+		}
+		else
+			size += strlen(DatumGetCString(d)) + 1;
+	}
+	if (size > MaxHeapTupleSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row is too big: size %zu, maximum size %zu",
+						size, (Size) MaxHeapTupleSize)));
+}
+
+/*
  * Buffer one row for the main block being built (its TID set now);
  * exposed: the caller may show the TID to someone (INSERT … RETURNING).
  */
@@ -405,6 +475,7 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 			load.have_builder = true;
 		}
 		load.xid = GetCurrentTransactionId();
+		load.size_check = rows_may_be_too_big(rel);
 		load.block_id = qs_coldir_reserve(rel, &load.range);
 		load.active = true;
 
@@ -437,6 +508,8 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 			MemoryContextSwitchTo(old);
 		}
 	}
+	if (load.size_check)
+		check_row_size(rel, slot);
 	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
 	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
