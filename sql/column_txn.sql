@@ -98,3 +98,62 @@ SELECT count(*), sum(id), sum(length(a)) FROM qwide_col;
 SELECT quickstep.check_table('qwide_col') > 0 AS clean;
 RESET quickstep.column_delta_rows;
 DROP TABLE qwide_heap, qwide_col;
+
+-- the smallest form heap gives a row decides, not the values' full size:
+-- many short values, and a PLAIN value beside short ones, load as in heap
+SET quickstep.column_delta_rows = 0;
+DO $$
+DECLARE am text;
+BEGIN
+  FOREACH am IN ARRAY ARRAY['heap', 'quickstep_column'] LOOP
+    EXECUTE format('CREATE TABLE %I (%s) USING %I',
+                   CASE am WHEN 'heap' THEN 'wide_heap' ELSE 'wide_col' END,
+                   (SELECT string_agg('c' || g || ' text', ', ') FROM generate_series(1, 1200) g), am);
+    EXECUTE format('INSERT INTO %I SELECT %s FROM generate_series(1, 3)',
+                   CASE am WHEN 'heap' THEN 'wide_heap' ELSE 'wide_col' END,
+                   (SELECT string_agg(quote_literal('x'), ', ') FROM generate_series(1, 1200) g));
+  END LOOP;
+END $$;
+SELECT count(*), min(c1), max(c1200) FROM wide_heap;
+SELECT count(*), min(c1), max(c1200) FROM wide_col;
+CREATE TABLE plain_heap (p text, a text, b text, c text) USING heap;
+CREATE TABLE plain_col (p text, a text, b text, c text) USING quickstep_column;
+ALTER TABLE plain_heap ALTER COLUMN p SET STORAGE PLAIN;
+ALTER TABLE plain_col ALTER COLUMN p SET STORAGE PLAIN;
+INSERT INTO plain_heap SELECT repeat('y', 8100), 'x', 'x', 'x' FROM generate_series(1, 2);
+INSERT INTO plain_col SELECT repeat('y', 8100), 'x', 'x', 'x' FROM generate_series(1, 2);
+UPDATE plain_col SET a = 'z';
+SELECT count(*), sum(length(p)), min(a) FROM plain_col;
+RESET quickstep.column_delta_rows;
+DROP TABLE wide_heap, wide_col, plain_heap, plain_col;
+
+-- rows still buffered survive SET TABLESPACE and a TRUNCATE rolled back after it
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE regress_column_txn_ts LOCATION '';
+RESET allow_in_place_tablespaces;
+CREATE TABLE pt (id int PRIMARY KEY, v text) USING quickstep_column;
+SET quickstep.column_delta_rows = 0;
+BEGIN;
+INSERT INTO pt SELECT g, 'x' || g FROM generate_series(1, 2000) g;
+SAVEPOINT s2;
+ALTER TABLE pt SET TABLESPACE regress_column_txn_ts;
+TRUNCATE pt;
+ROLLBACK TO s2;
+COMMIT;
+RESET quickstep.column_delta_rows;
+SELECT count(*), sum(id) FROM pt;
+SELECT quickstep.check_table('pt') = 2000 AS clean;
+DROP TABLE pt;
+DROP TABLESPACE regress_column_txn_ts;
+
+-- check_table is the table owner's
+CREATE TABLE own_col (a int) USING quickstep_column;
+CREATE ROLE regress_column_txn_other;
+GRANT USAGE ON SCHEMA quickstep TO regress_column_txn_other;
+GRANT SELECT ON own_col TO regress_column_txn_other;
+SET ROLE regress_column_txn_other;
+SELECT quickstep.check_table('own_col');
+RESET ROLE;
+DROP TABLE own_col;
+REVOKE USAGE ON SCHEMA quickstep FROM regress_column_txn_other;
+DROP ROLE regress_column_txn_other;

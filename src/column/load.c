@@ -406,45 +406,80 @@ rows_may_be_too_big(Relation rel)
 /*
  * Refuse a row heap refuses ("row is too big"): a block would take it, but
  * its next version goes to the delta, where an UPDATE of any of its
- * columns, and ALTER TABLE ... SET ACCESS METHOD, would then fail.  The
- * size is the smallest TOAST can make the row (PLAIN values whole, others
- * at most a TOAST pointer), so nothing heap stores is refused.
+ * columns, and ALTER TABLE ... SET ACCESS METHOD, would then fail.  Sized
+ * as heap forms it (heap_compute_data_size: short varlena headers, no
+ * alignment for them, a null bitmap only with a NULL), PLAIN values
+ * detoasted as heap's toaster does; only a row over the limit is sized
+ * again as TOAST would leave it, every non-PLAIN value larger than a TOAST
+ * pointer replaced by one (what heap_toast_insert_or_update moves out of
+ * line last), so no row heap stores is refused.
  */
 static void
 check_row_size(Relation rel, TupleTableSlot *slot)
 {
 	TupleDesc	desc = slot->tts_tupleDescriptor;
-	Size		size = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(desc->natts));
+	Datum	   *values = slot->tts_values;
+	bool	   *isnull = slot->tts_isnull;
+	bool		hasnull = false;
+	Datum	   *tv = NULL;
+	Size		hoff;
+	Size		size;
 
 	slot_getallattrs(slot);
 	for (int c = 0; c < desc->natts; c++)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, c);
-		Datum		d = slot->tts_values[c];
 
-		if (slot->tts_isnull[c] || a->attisdropped)
-			continue;
-		size = att_align_nominal(size, a->attalign);
-		if (a->attlen > 0)
-			size += a->attlen;
-		else if (a->attlen == -1)
+		if (isnull[c])
+			hasnull = true;
+		else if (a->attlen == -1 && a->attstorage == TYPSTORAGE_PLAIN &&
+				 VARATT_IS_EXTENDED(DatumGetPointer(values[c])))
 		{
-			Size		len = VARATT_IS_EXTERNAL(DatumGetPointer(d)) ?
-				toast_raw_datum_size(d) : VARSIZE_ANY(DatumGetPointer(d));
-
-			if (a->attstorage == TYPSTORAGE_PLAIN)
-				size += len;
-			else
-				size += Min(len, TOAST_POINTER_SIZE);
+			if (tv == NULL)
+			{
+				tv = palloc(sizeof(Datum) * desc->natts);
+				memcpy(tv, values, sizeof(Datum) * desc->natts);
+			}
+			tv[c] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[c])));
 		}
-		else
-			size += strlen(DatumGetCString(d)) + 1;
 	}
+	if (tv != NULL)
+		values = tv;
+	hoff = MAXALIGN(SizeofHeapTupleHeader + (hasnull ? BITMAPLEN(desc->natts) : 0));
+	size = hoff + heap_compute_data_size(desc, values, isnull);
 	if (size > MaxHeapTupleSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("row is too big: size %zu, maximum size %zu",
-						size, (Size) MaxHeapTupleSize)));
+	{
+		/* an external TOAST pointer: heap_compute_data_size reads its size only */
+		union
+		{
+			char		b[TOAST_POINTER_SIZE];
+			int32		align;
+		}			ptr;
+
+		memset(&ptr, 0, sizeof(ptr));
+		SET_VARTAG_EXTERNAL(ptr.b, VARTAG_ONDISK);
+		if (tv == NULL)
+		{
+			tv = palloc(sizeof(Datum) * desc->natts);
+			memcpy(tv, values, sizeof(Datum) * desc->natts);
+		}
+		for (int c = 0; c < desc->natts; c++)
+		{
+			Form_pg_attribute a = TupleDescAttr(desc, c);
+
+			if (!isnull[c] && a->attlen == -1 && a->attstorage != TYPSTORAGE_PLAIN &&
+				VARSIZE_ANY(DatumGetPointer(tv[c])) > MAXALIGN(TOAST_POINTER_SIZE))
+				tv[c] = PointerGetDatum(ptr.b);
+		}
+		size = hoff + heap_compute_data_size(desc, tv, isnull);
+		if (size > MaxHeapTupleSize)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("row is too big: size %zu, maximum size %zu",
+							size, (Size) MaxHeapTupleSize)));
+	}
+	if (tv != NULL)
+		pfree(tv);
 }
 
 /*
