@@ -381,6 +381,7 @@ typedef struct QsColBuilder
 	QsColBuildCol *cols;
 	uint32		nrows;
 	Size		bytes;			/* value bytes buffered */
+	size_t		nulls_ready;	/* bitmap words every column holds, zeroed */
 
 	/*
 	 * The rows were added in TID order and keep their TIDs when sorted:

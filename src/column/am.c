@@ -1461,6 +1461,13 @@ col_set_new_filelocator(Relation rel, const RelFileLocator *newrlocator,
 {
 	SMgrRelation srel;
 
+	/*
+	 * A transactional TRUNCATE: the rows this transaction still buffers
+	 * belong to the storage being replaced, with their TIDs in its indexes.
+	 * Written there first, not forgotten: if the TRUNCATE's subtransaction
+	 * rolls back, that storage is the table again and must hold them.
+	 */
+	qs_colload_flush_rel(rel);
 	qs_colload_forget_rel(rel);
 	qs_relation_set_new_filelocator(rel, newrlocator, persistence, freezeXid,
 									minmulti);
@@ -1470,6 +1477,19 @@ col_set_new_filelocator(Relation rel, const RelFileLocator *newrlocator,
 	if (persistence == RELPERSISTENCE_UNLOGGED)
 		write_new_metapage(srel, newrlocator, INIT_FORKNUM, true);
 	smgrclose(srel);
+}
+
+/*
+ * SET TABLESPACE copies the storage: the rows this transaction still
+ * buffers go into it first, or a TRUNCATE after it (non-transactional on
+ * the new storage) forgot them while ROLLBACK TO brings the old storage
+ * back without them.
+ */
+static void
+col_relation_copy_data(Relation rel, const RelFileLocator *newrlocator)
+{
+	qs_colload_flush_rel(rel);
+	qs_relation_copy_data(rel, newrlocator);
 }
 
 static void
@@ -1785,6 +1805,7 @@ qs_column_routine(void)
 
 	r->QS_AM_SET_NEW_FILELOCATOR = col_set_new_filelocator;
 	r->relation_nontransactional_truncate = col_nontransactional_truncate;
+	r->relation_copy_data = col_relation_copy_data;
 	r->relation_copy_for_cluster = qs_col_copy_for_cluster;	/* rewrite.c */
 	r->relation_vacuum = col_vacuum;
 	r->relation_estimate_size = col_estimate_size;

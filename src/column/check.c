@@ -12,8 +12,10 @@
 
 #include "access/htup_details.h"
 #include "access/transam.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -171,23 +173,45 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 int64
 qs_column_check(Relation rel)
 {
+	QsColMeta	before;
 	QsColMeta	meta;
 	QsColDirectory dir;
 	QsColAttr  *attrs;
 	QsCmpFn    *cmps;
 	void	  **args;
 	int64		rows = 0;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber nblocks;
 	TupleDesc	desc = RelationGetDescr(rel);
 	MemoryContext cxt,
 				old;
 
 	qs_colload_flush_rel(rel);
-	qs_colmeta_read(rel, &meta);
+
+	/*
+	 * No VACUUM, merge or seal meanwhile: they give runs of versions no
+	 * snapshot reads back to the delta, and the check reads every version.
+	 * DML goes on (ShareUpdateExclusiveLock, as theirs).  A standby takes
+	 * no such lock; there the replay of a VACUUM may still free a run the
+	 * check reads (an error that a repeated check does not show).
+	 */
+	if (!RecoveryInProgress())
+		LockRelation(rel, ShareUpdateExclusiveLock);
+
+	/*
+	 * Loads and deletes may run beside the check.  An entry goes into the directory and the metapage
+	 * together, under both buffer locks: the walk sees at least the
+	 * entries of the metapage read before it and at most those of the one
+	 * read after.  The size comes after the directory: every run and
+	 * delete-map root it names was written before it was named.
+	 */
+	qs_colmeta_read(rel, &before);
 	qs_coldir_read_all(rel, &dir);
-	if (dir.nentries != meta.nentries)
+	qs_colmeta_read(rel, &meta);
+	nblocks = RelationGetNumberOfBlocks(rel);
+	if (dir.nentries < before.nentries || dir.nentries > meta.nentries)
 		corrupt(rel, "the metapage counts %u directory entries, the directory has %u",
-				meta.nentries, dir.nentries);
+				dir.nentries < before.nentries ? before.nentries : meta.nentries,
+				dir.nentries);
 
 	attrs = qs_colattrs(desc);
 	cmps = palloc0(sizeof(QsCmpFn) * Max(desc->natts, 1));
@@ -258,6 +282,7 @@ qs_column_check(Relation rel)
 
 	/* the delete maps, rows and marks of each block's current version */
 	qs_coldir_read(rel, &dir);
+	nblocks = RelationGetNumberOfBlocks(rel);	/* after it, as above */
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];

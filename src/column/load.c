@@ -51,6 +51,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/heaptoast.h"
@@ -90,6 +91,7 @@ typedef struct ColLoad
 	QsColLoadOptions opts;		/* read when the block started */
 	bool		tids_exposed;	/* a row of the block went to INSERT */
 	bool		delta_only;		/* exclusion constraint, or no columns */
+	bool		size_check;		/* rows may be too big for a row page */
 } ColLoad;
 
 static ColLoad load;
@@ -378,6 +380,109 @@ set_slot_header(Relation rel, TupleTableSlot *slot)
 }
 
 /*
+ * Can a row of rel be too big for a row page even after TOAST?  Only with
+ * a STORAGE PLAIN variable-width column (never moved out of line), or
+ * fixed-width columns that alone fill a page.
+ */
+static bool
+rows_may_be_too_big(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Size		fixed = MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(desc->natts));
+
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, c);
+
+		if (a->attisdropped)
+			continue;
+		if (a->attlen == -1 && a->attstorage == TYPSTORAGE_PLAIN)
+			return true;
+		fixed += a->attlen > 0 ? a->attlen : TOAST_POINTER_SIZE;
+	}
+	return fixed > MaxHeapTupleSize;
+}
+
+/*
+ * Refuse a row heap refuses ("row is too big"): a block would take it, but
+ * its next version goes to the delta, where an UPDATE of any of its
+ * columns, and ALTER TABLE ... SET ACCESS METHOD, would then fail.  Sized
+ * as heap forms it (heap_compute_data_size: short varlena headers, no
+ * alignment for them, a null bitmap only with a NULL), PLAIN values
+ * detoasted as heap's toaster does; only a row over the limit is sized
+ * again as TOAST would leave it, every non-PLAIN value larger than a TOAST
+ * pointer replaced by one (what heap_toast_insert_or_update moves out of
+ * line last), so no row heap stores is refused.
+ */
+static void
+check_row_size(Relation rel, TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Datum	   *values = slot->tts_values;
+	bool	   *isnull = slot->tts_isnull;
+	bool		hasnull = false;
+	Datum	   *tv = NULL;
+	Size		hoff;
+	Size		size;
+
+	slot_getallattrs(slot);
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, c);
+
+		if (isnull[c])
+			hasnull = true;
+		else if (a->attlen == -1 && a->attstorage == TYPSTORAGE_PLAIN &&
+				 VARATT_IS_EXTENDED(DatumGetPointer(values[c])))
+		{
+			if (tv == NULL)
+			{
+				tv = palloc(sizeof(Datum) * desc->natts);
+				memcpy(tv, values, sizeof(Datum) * desc->natts);
+			}
+			tv[c] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[c])));
+		}
+	}
+	if (tv != NULL)
+		values = tv;
+	hoff = MAXALIGN(SizeofHeapTupleHeader + (hasnull ? BITMAPLEN(desc->natts) : 0));
+	size = hoff + heap_compute_data_size(desc, values, isnull);
+	if (size > MaxHeapTupleSize)
+	{
+		/* an external TOAST pointer: heap_compute_data_size reads its size only */
+		union
+		{
+			char		b[TOAST_POINTER_SIZE];
+			int32		align;
+		}			ptr;
+
+		memset(&ptr, 0, sizeof(ptr));
+		SET_VARTAG_EXTERNAL(ptr.b, VARTAG_ONDISK);
+		if (tv == NULL)
+		{
+			tv = palloc(sizeof(Datum) * desc->natts);
+			memcpy(tv, values, sizeof(Datum) * desc->natts);
+		}
+		for (int c = 0; c < desc->natts; c++)
+		{
+			Form_pg_attribute a = TupleDescAttr(desc, c);
+
+			if (!isnull[c] && a->attlen == -1 && a->attstorage != TYPSTORAGE_PLAIN &&
+				VARSIZE_ANY(DatumGetPointer(tv[c])) > MAXALIGN(TOAST_POINTER_SIZE))
+				tv[c] = PointerGetDatum(ptr.b);
+		}
+		size = hoff + heap_compute_data_size(desc, tv, isnull);
+		if (size > MaxHeapTupleSize)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("row is too big: size %zu, maximum size %zu",
+							size, (Size) MaxHeapTupleSize)));
+	}
+	if (tv != NULL)
+		pfree(tv);
+}
+
+/*
  * Buffer one row for the main block being built (its TID set now);
  * exposed: the caller may show the TID to someone (INSERT … RETURNING).
  */
@@ -405,6 +510,7 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 			load.have_builder = true;
 		}
 		load.xid = GetCurrentTransactionId();
+		load.size_check = rows_may_be_too_big(rel);
 		load.block_id = qs_coldir_reserve(rel, &load.range);
 		load.active = true;
 
@@ -437,6 +543,8 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 			MemoryContextSwitchTo(old);
 		}
 	}
+	if (load.size_check)
+		check_row_size(rel, slot);
 	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
 	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -505,9 +613,10 @@ qs_col_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	/*
 	 * A command's first quickstep.column_delta_rows rows go to the delta
 	 * (small loads do not make small blocks), unless one batch alone has
-	 * that many: COPY hands its rows over in batches of up to 1,000 rows
-	 * (64 kB), so a big COPY goes into blocks from its first row and the
-	 * table is merged and sealed when it returns.
+	 * that many: COPY hands its rows over in batches of 1,000 rows or 64 kB
+	 * of input, so a big COPY of short lines goes into blocks from its
+	 * first row; one of longer lines leaves its first 1,000 rows in the
+	 * delta (src/column/README.md section 6).
 	 */
 	if (load.cmd_rows < (uint64) qs_column_delta_rows &&
 		ntuples < qs_column_delta_rows)

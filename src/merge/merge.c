@@ -44,12 +44,14 @@
 #include "executor/executor.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "portability/instr_time.h"
 #include "nodes/pg_list.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
+#include "tcop/utility.h"
 #include "replication/syncrep.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
@@ -721,6 +723,17 @@ merge_rel(Relation rel)
 	MemoryContextSwitchTo(old);
 	ExecDropSingleTupleTableSlot(ms.slot);
 	MemoryContextDelete(cxt);
+
+	/*
+	 * Every moved row leaves one dead version behind whatever M's outcome:
+	 * the delta original if M commits, the main copy if it aborts.  Counted
+	 * as dead for the statistics (a negative "recovery", not
+	 * transactional: the count holds either way), so that autovacuum comes
+	 * by its dead-row threshold and gives the emptied delta pages back for
+	 * later inserts (before, only its insert threshold brought it).
+	 */
+	if (moved > 0)
+		pgstat_update_heap_dead_tuples(rel, -(int) Min(moved, (int64) PG_INT32_MAX));
 	return moved;
 }
 
@@ -763,7 +776,7 @@ qs_merge_table(Relation rel)
  * qs_merge_open_sql
  *		What quickstep.merge() and quickstep.seal() (fname) check before
  *		they work: not SERIALIZABLE (serial_detail says why), not during
- *		recovery, a column table (else wrongtype_hint), its owner.  Returns
+ *		recovery, not READ ONLY, a column table (else wrongtype_hint), its owner.  Returns
  *		it opened with ShareUpdateExclusiveLock: as VACUUM, no DML is
  *		blocked, one merge, seal, VACUUM or DDL at a time.
  */
@@ -783,6 +796,8 @@ qs_merge_open_sql(Oid relid, const char *fname, const char *serial_detail,
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("%s cannot run during recovery", fname)));
+	/* it writes: refused in a READ ONLY transaction, as every write is */
+	PreventCommandIfReadOnly(fname);
 	rel = table_open(relid, ShareUpdateExclusiveLock);
 	if (!qs_is_column_rel(rel))
 	{

@@ -39,11 +39,13 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/visibilitymap.h"
+#include "catalog/pg_class.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
+#include "utils/acl.h"
 #include "utils/rel.h"
 
 #include "column/colam.h"
@@ -329,6 +331,17 @@ qs_check_table(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	/*
+	 * Its owner's, as VACUUM: it reads every page, tells the row count, and
+	 * on a column table holds off VACUUM, merges and seals while it runs.
+	 */
+#if PG_VERSION_NUM >= 160000
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
+#else
+	if (!pg_class_ownercheck(relid, GetUserId()))
+#endif
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(rel));
 	column = qs_is_column_rel(rel);
 	if (!qs_is_engine_rel(rel) && !column)
 		ereport(ERROR,
