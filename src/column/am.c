@@ -328,7 +328,7 @@ col_main_reset(ColScanDesc s)
 	s->main_pos = COL_BEFORE_MAIN;
 	s->cur = -1;
 	s->delta_done = false;
-	s->next = 0;
+	s->started = false;
 }
 
 static void
@@ -380,7 +380,7 @@ col_scan_end(TableScanDesc sscan)
 	pfree(s);
 }
 
-/* the visible directory, read once per scan when main is first reached */
+/* the visible directory (in TID order), read once when main is reached */
 void
 qs_colscan_init_main(ColScanDesc s)
 {
@@ -453,9 +453,28 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 }
 
 /*
+ * Does directory entry 'idx' hold rows the scan reads?  Every entry does,
+ * except for TID range scans: the entries whose TID range misses the
+ * scan's are passed over without being opened.
+ */
+static bool
+col_block_wanted(ColScanDesc s, uint32 idx)
+{
+	uint32		lo,
+				hi;
+
+	if (!s->tr_set)
+		return true;
+	qs_colscan_tid_bounds(s, &s->dir.entries[idx], &lo, &hi);
+	return lo < hi;
+}
+
+/*
  * The next main row forward.  Position: s->main_pos, and within the open
- * block s->cur, the row last returned (-1 before its first).  Parallel
- * scans take blocks from the shared counter.
+ * block s->cur, the row last returned (s->row - 1 before its first; the
+ * block's rows are s->row .. s->row_end - 1, all of them but for TID range
+ * scans, which are never parallel).  Parallel scans take blocks from the
+ * shared counter.
  */
 static bool
 col_next_main(ColScanDesc s, TupleTableSlot *slot)
@@ -472,7 +491,11 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			if (s->pnext)
 				idx = pg_atomic_fetch_add_u32(s->pnext, 1);
 			else
+			{
 				idx = s->main_pos == COL_BEFORE_MAIN ? 0 : s->open_idx + 1;
+				while (idx < s->dir.nentries && !col_block_wanted(s, idx))
+					idx++;
+			}
 			if (idx >= s->dir.nentries)
 			{
 				qs_colscan_close_block(s);
@@ -481,9 +504,9 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			}
 			qs_colscan_open_block(s, idx);
 			s->main_pos = COL_IN_MAIN;
-			s->cur = -1;
+			s->cur = (int64) s->row - 1;
 		}
-		while (s->cur + 1 < (int64) s->rr.h.entry.published)
+		while (s->cur + 1 < (int64) s->row_end)
 		{
 			s->cur++;
 			if (col_take_row(s, (uint32) s->cur, slot))
@@ -495,51 +518,66 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 		{
 			uint32		idx = s->open_idx + 1;
 
+			while (idx < s->dir.nentries && !col_block_wanted(s, idx))
+				idx++;
 			if (idx >= s->dir.nentries)
 			{
 				s->main_pos = COL_AFTER_MAIN;
 				return false;
 			}
 			qs_colscan_open_block(s, idx);
-			s->cur = -1;
+			s->cur = (int64) s->row - 1;
 		}
 	}
 }
 
-/* The previous main row (backward scans: cursors); false before the first. */
+/*
+ * The previous main row (backward scans: cursors); false before the first.
+ * The exact reverse of col_next_main: a scan that changes direction
+ * returns the row before (after) the one it returned last, in a block or
+ * across blocks.
+ */
 static bool
 col_prev_main(ColScanDesc s, TupleTableSlot *slot)
 {
+	int64		idx;
+
 	qs_colscan_init_main(s);
 	if (s->main_pos == COL_BEFORE_MAIN)
 		return false;
 	if (s->main_pos == COL_AFTER_MAIN)
 	{
-		if (s->dir.nentries == 0)
+		idx = (int64) s->dir.nentries - 1;
+		while (idx >= 0 && !col_block_wanted(s, (uint32) idx))
+			idx--;
+		if (idx < 0)
 		{
 			s->main_pos = COL_BEFORE_MAIN;
 			return false;
 		}
-		if (!s->have_block || s->open_idx != s->dir.nentries - 1)
-			qs_colscan_open_block(s, s->dir.nentries - 1);
-		s->cur = s->rr.h.entry.published;
+		if (!s->have_block || s->open_idx != (uint32) idx)
+			qs_colscan_open_block(s, (uint32) idx);
+		s->cur = s->row_end;
 		s->main_pos = COL_IN_MAIN;
 	}
 	for (;;)
 	{
-		while (s->cur > 0)
+		while (s->cur > (int64) s->row)
 		{
 			s->cur--;
 			if (col_take_row(s, (uint32) s->cur, slot))
 				return true;
 		}
-		if (s->open_idx == 0)
+		idx = (int64) s->open_idx - 1;
+		while (idx >= 0 && !col_block_wanted(s, (uint32) idx))
+			idx--;
+		if (idx < 0)
 		{
 			s->main_pos = COL_BEFORE_MAIN;
 			return false;
 		}
-		qs_colscan_open_block(s, s->open_idx - 1);
-		s->cur = s->rr.h.entry.published;
+		qs_colscan_open_block(s, (uint32) idx);
+		s->cur = s->row_end;
 	}
 }
 
@@ -576,8 +614,53 @@ qs_colscan_delta_skip_runs(ColScanDesc s)
 /*
  * Delta rows, then main rows; backward (a scrollable cursor) the other
  * way round.  The engine's delta scan restarts from its last row when
- * asked backward after its end, as heap's does.
+ * asked backward after its end, as heap's does.  'delta_next' is the
+ * engine's call for the scan's kind (sequential or TID range); 'main'
+ * says whether main can hold rows of the scan at all.  Shared by
+ * sequential and TID range scans (scan_tid.c).
  */
+bool
+qs_colscan_getnext(ColScanDesc s, ScanDirection direction,
+				   TupleTableSlot *slot, qs_colscan_delta_next delta_next,
+				   bool main)
+{
+	/*
+	 * A scan asked backward first starts from its last row, as heap's does:
+	 * the executor's TID range scan rescans after returning its end, so a
+	 * cursor's FETCH LAST or BACKWARD after the end comes here.
+	 */
+	if (!s->started && ScanDirectionIsBackward(direction))
+	{
+		s->delta_done = true;
+		s->main_pos = COL_AFTER_MAIN;
+	}
+	s->started = true;
+	if (ScanDirectionIsForward(direction))
+	{
+		if (!s->delta_done)
+		{
+			if (delta_next(s->delta, direction, slot))
+				return true;
+			s->delta_done = true;
+			s->main_pos = COL_BEFORE_MAIN;
+		}
+		if (main && col_next_main(s, slot))
+			return true;
+		ExecClearTuple(slot);
+		return false;
+	}
+	if (s->delta_done)
+	{
+		if (main && col_prev_main(s, slot))
+			return true;
+		s->delta_done = false;
+	}
+	if (delta_next(s->delta, direction, slot))
+		return true;
+	ExecClearTuple(slot);
+	return false;
+}
+
 static bool
 col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 					 TupleTableSlot *slot)
@@ -587,30 +670,7 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	qs_colscan_slot_desc(s, slot);
 	if (!s->delta_skips_set)
 		qs_colscan_delta_skip_runs(s);
-	if (ScanDirectionIsForward(direction))
-	{
-		if (!s->delta_done)
-		{
-			if (qs_scan_getnextslot(s->delta, direction, slot))
-				return true;
-			s->delta_done = true;
-			s->main_pos = COL_BEFORE_MAIN;
-		}
-		if (col_next_main(s, slot))
-			return true;
-		ExecClearTuple(slot);
-		return false;
-	}
-	if (s->delta_done)
-	{
-		if (col_prev_main(s, slot))
-			return true;
-		s->delta_done = false;
-	}
-	if (qs_scan_getnextslot(s->delta, direction, slot))
-		return true;
-	ExecClearTuple(slot);
-	return false;
+	return qs_colscan_getnext(s, direction, slot, qs_scan_getnextslot, true);
 }
 
 /* ------------------------------------------------------------------------
