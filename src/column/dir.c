@@ -362,6 +362,12 @@ qs_coldir_xmax_aborted(const QsColDirEntry *e)
  *		so pg_xact may no longer hold them.  Freeze retires a version
  *		either superseded by a committed writer (QS_COLDIR_SUPERSEDED, its
  *		own writer committed) or because its writer aborted or crashed.
+ *		One more version is retired without SUPERSEDED: load_flush
+ *		publishes a load that flushed no row RETIRED at once, and its
+ *		writer may commit.  Taking it for aborted is harmless: it adds no
+ *		row (published = base = 0, which no test here refuses) and its
+ *		block id is its own (qs_coldir_reserve), never a merged block's;
+ *		it names no run (npages = 0), so reclaim gives nothing back.
  */
 bool
 qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
