@@ -996,11 +996,13 @@ row_fetch_cache(void)
  * The main row at a virtual TID, if its block and its delete-map entry
  * are visible to snapshot (NULL: whatever its visibility, if it exists).
  * 'hdr', when given, replaces the row's header (the caller read it).
+ * *in_version (when asked) says whether a version the snapshot sees holds
+ * the TID's row, visible or not.
  */
 static bool
 col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			   Snapshot snapshot, TupleTableSlot *slot,
-			   const HeapTupleHeaderData *hdr)
+			   const HeapTupleHeaderData *hdr, bool *in_version)
 {
 	QsColDirectory own = {0};
 	const QsColDirectory *dir;
@@ -1017,6 +1019,8 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		return false;
 	dir = cache_dir(c, rel, snapshot, &own);
 	e = qs_coldir_find_range(dir, range);
+	if (in_version)
+		*in_version = e != NULL && row < e->published;
 
 	/*
 	 * A row another backend's load still buffers (its block is not written
@@ -1086,7 +1090,7 @@ void
 qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
 				 TupleTableSlot *slot)
 {
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1119,7 +1123,7 @@ colmain_form(Relation rel, ItemPointer tid)
 	HeapTuple	tup;
 
 	memset(&hdr, 0, sizeof(hdr));
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1225,6 +1229,9 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 					  bool *call_again, bool *all_dead)
 {
 	ColIndexFetchData *f = (ColIndexFetchData *) scan;
+	bool		in_version = false;
+	uint32		range,
+				row;
 
 	if (!qs_tid_is_virtual(tid))
 		return qs_index_fetch_tuple(f->delta, tid, snapshot, slot, call_again,
@@ -1232,7 +1239,23 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	*call_again = false;
 	if (all_dead)
 		*all_dead = false;
-	return col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL);
+	if (col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL,
+					   &in_version))
+		return true;
+
+	/*
+	 * Not seen: is it a row nobody can ever see, whose index entry the
+	 * index may kill (heap_hot_search_buffer's all_dead)?  A row of a
+	 * version that aborted (a load or merge rolled back, a subtransaction
+	 * included).  Rows of a version the snapshot sees are not judged here:
+	 * a deleted row's entry waits for VACUUM (the standby conflict horizon
+	 * of an index deletion would have to count its deleter).
+	 */
+	if (all_dead && !in_version &&
+		qs_virt_decode(tid, &range, &row) &&
+		qs_coldir_row_surely_dead(scan->rel, range, row))
+		*all_dead = true;
+	return false;
 }
 
 static bool
@@ -1243,7 +1266,8 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
-	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL);
+	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL,
+						   NULL);
 	/* the values outlive the fetch's row memory: the slot keeps its own copy */
 	if (found)
 		ExecMaterializeSlot(slot);
