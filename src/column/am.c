@@ -997,12 +997,14 @@ row_fetch_cache(void)
  * are visible to snapshot (NULL: whatever its visibility, if it exists).
  * 'hdr', when given, replaces the row's header (the caller read it).
  * *in_version (when asked) says whether a version the snapshot sees holds
- * the TID's row, visible or not.
+ * the TID's row, visible or not; then *row_hdr gets the row's header when
+ * the fetch read it (and *row_hdr_valid says so).
  */
 static bool
 col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			   Snapshot snapshot, TupleTableSlot *slot,
-			   const HeapTupleHeaderData *hdr, bool *in_version)
+			   const HeapTupleHeaderData *hdr, bool *in_version,
+			   HeapTupleHeaderData *row_hdr, bool *row_hdr_valid)
 {
 	QsColDirectory own = {0};
 	const QsColDirectory *dir;
@@ -1021,6 +1023,8 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	e = qs_coldir_find_range(dir, range);
 	if (in_version)
 		*in_version = e != NULL && row < e->published;
+	if (row_hdr_valid)
+		*row_hdr_valid = false;
 
 	/*
 	 * A row another backend's load still buffers (its block is not written
@@ -1064,6 +1068,11 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		{
 			if (!qs_coldelmap_header(rel, e, row, snapshot, &own, &visible))
 				visible = false;	/* removed by VACUUM */
+			else if (row_hdr)
+			{
+				*row_hdr = own;
+				*row_hdr_valid = true;
+			}
 			hdr = &own;
 			/* a serializable read of this row, as heap's fetches take it */
 			if (visible && snapshot != NULL && IsMVCCSnapshot(snapshot))
@@ -1090,7 +1099,8 @@ void
 qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
 				 TupleTableSlot *slot)
 {
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr, NULL))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr, NULL,
+						NULL, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1123,7 +1133,8 @@ colmain_form(Relation rel, ItemPointer tid)
 	HeapTuple	tup;
 
 	memset(&hdr, 0, sizeof(hdr));
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr, NULL))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr, NULL,
+						NULL, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1230,6 +1241,8 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 {
 	ColIndexFetchData *f = (ColIndexFetchData *) scan;
 	bool		in_version = false;
+	HeapTupleHeaderData hdr;
+	bool		hdr_valid = false;
 	uint32		range,
 				row;
 
@@ -1240,22 +1253,71 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	if (all_dead)
 		*all_dead = false;
 	if (col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL,
-					   &in_version))
+					   &in_version, &hdr, &hdr_valid))
 		return true;
 
 	/*
 	 * Not seen: is it a row nobody can ever see, whose index entry the
 	 * index may kill (heap_hot_search_buffer's all_dead)?  A row of a
-	 * version that aborted (a load or merge rolled back, a subtransaction
-	 * included).  Rows of a version the snapshot sees are not judged here:
-	 * a deleted row's entry waits for VACUUM (the standby conflict horizon
-	 * of an index deletion would have to count its deleter).
+	 * version the snapshot sees: its delete-map entry says so, as heap's
+	 * header does (HeapTupleIsSurelyDead: deleted or updated by a
+	 * transaction that committed before every snapshot; the index's
+	 * deletion record counts that xmax: qs_colmain_conflict_horizon).
+	 * Else a row of a version that aborted (a load or merge rolled back, a
+	 * subtransaction included): qs_coldir_row_surely_dead.
 	 */
-	if (all_dead && !in_version &&
-		qs_virt_decode(tid, &range, &row) &&
-		qs_coldir_row_surely_dead(scan->rel, range, row))
+	if (!all_dead)
+		return false;
+	if (in_version)
+	{
+		if (hdr_valid)
+		{
+			HeapTupleData tup;
+
+			tup.t_data = &hdr;
+			tup.t_len = SizeofHeapTupleHeader;
+			tup.t_self = *tid;
+			tup.t_tableOid = RelationGetRelid(scan->rel);
+			*all_dead = HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(scan->rel));
+		}
+	}
+	else if (qs_virt_decode(tid, &range, &row) &&
+			 qs_coldir_row_surely_dead(scan->rel, range, row))
 		*all_dead = true;
 	return false;
+}
+
+/*
+ * qs_colmain_conflict_horizon
+ *		For an index deletion of entries (qs_index_delete_tuples): advance
+ *		*horizon by the main row at virtual TID 'tid', as heap's
+ *		heap_index_delete_tuples does by each deleted tuple, so that a
+ *		standby's queries that may still see the row conflict with the
+ *		deletion.  *dir is the directory (read at the first call, freed by
+ *		the caller): the current version of each block, whose delete map
+ *		holds the row's deleter.  Rows of aborted versions, which no
+ *		snapshot sees, and rows VACUUM removed (its record had the horizon)
+ *		add nothing.
+ */
+void
+qs_colmain_conflict_horizon(Relation rel, ItemPointer tid, QsColDirectory *dir,
+							TransactionId *horizon)
+{
+	const QsColDirEntry *e;
+	HeapTupleHeaderData hdr;
+	bool		visible;
+	uint32		range,
+				row;
+
+	if (!qs_virt_decode(tid, &range, &row))
+		return;
+	if (dir->entries == NULL)
+		qs_coldir_read(rel, dir);
+	e = qs_coldir_find_range(dir, range);
+	if (e == NULL || row >= e->published)
+		return;
+	if (qs_coldelmap_header(rel, e, row, NULL, &hdr, &visible))
+		QS_HeapTupleHeaderAdvanceConflictHorizon(&hdr, horizon);
 }
 
 static bool
@@ -1267,7 +1329,7 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
 	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL,
-						   NULL);
+						   NULL, NULL, NULL);
 	/* the values outlive the fetch's row memory: the slot keeps its own copy */
 	if (found)
 		ExecMaterializeSlot(slot);
