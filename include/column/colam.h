@@ -37,6 +37,10 @@ extern bool qs_is_column_rel(Relation rel);
 extern bool qs_col_has_exclusion_index(Relation rel);
 extern void qs_colmain_latest_tid(Relation rel, Snapshot snapshot,
 								  ItemPointer tid, ItemPointerData vtid);
+struct QsColDirectory;
+extern void qs_colmain_conflict_horizon(Relation rel, ItemPointer tid,
+										struct QsColDirectory *dir,
+										TransactionId *horizon);
 
 /* rewrite.c: CLUSTER and VACUUM FULL */
 extern void qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,

@@ -62,10 +62,10 @@ typedef struct ColScanDescData
 	TableScanDescData base;
 	TableScanDesc delta;
 	bool		delta_done;
+	bool		started;		/* a row was asked for since (re)start */
 	bool		delta_skips_set;	/* the delta scan passes the runs unread */
 	bool		main_inited;
 	QsColDirectory dir;
-	uint32		next;			/* next directory entry (serial scans) */
 	pg_atomic_uint32 *pnext;	/* parallel scans: shared */
 	bool		have_block;
 	uint32		row;
@@ -73,8 +73,10 @@ typedef struct ColScanDescData
 	ColRowFilter filter;		/* the block's delete map */
 	uint32		open_idx;		/* directory index of the open block */
 	int			main_pos;		/* COL_BEFORE_MAIN, COL_IN_MAIN, COL_AFTER_MAIN */
-	int64		cur;			/* sequential scans: the row last returned */
-	uint32		row_end;		/* rows row..row_end-1 are left to read */
+	int64		cur;			/* sequential and TID range scans: the row
+								 * last returned */
+	uint32		row_end;		/* the open block's rows to read:
+								 * row..row_end-1 */
 
 	/* TID range scans (scan_tid.c) */
 	bool		tr_set;
@@ -129,6 +131,14 @@ extern void qs_colscan_delta_skip_runs(ColScanDesc s);
 extern void qs_colscan_init_main(ColScanDesc s);
 extern void qs_colscan_open_block(ColScanDesc s, uint32 idx);
 extern void qs_colscan_close_block(ColScanDesc s);
+
+/* the engine's next-row call of a scan kind (qs_scan_getnextslot...) */
+typedef bool (*qs_colscan_delta_next) (TableScanDesc scan,
+									   ScanDirection direction,
+									   TupleTableSlot *slot);
+extern bool qs_colscan_getnext(ColScanDesc s, ScanDirection direction,
+							   TupleTableSlot *slot,
+							   qs_colscan_delta_next delta_next, bool main);
 
 /* scan_tid.c: bitmap and TID-range scans */
 extern void qs_colscan_tid_bounds(ColScanDesc s, const QsColDirEntry *e,

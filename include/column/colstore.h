@@ -209,6 +209,7 @@ extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
 extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
 extern bool qs_coldir_version_alive(const QsColDirEntry *e);
+extern bool qs_coldir_row_surely_dead(Relation rel, uint32 range, uint32 row);
 extern bool qs_coldir_xmax_aborted(const QsColDirEntry *e);
 extern bool qs_coldir_xmax_aborted_seal(const QsColDirectory *all,
 										const QsColDirEntry *e);

@@ -328,7 +328,7 @@ col_main_reset(ColScanDesc s)
 	s->main_pos = COL_BEFORE_MAIN;
 	s->cur = -1;
 	s->delta_done = false;
-	s->next = 0;
+	s->started = false;
 }
 
 static void
@@ -380,7 +380,7 @@ col_scan_end(TableScanDesc sscan)
 	pfree(s);
 }
 
-/* the visible directory, read once per scan when main is first reached */
+/* the visible directory (in TID order), read once when main is reached */
 void
 qs_colscan_init_main(ColScanDesc s)
 {
@@ -453,9 +453,28 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 }
 
 /*
+ * Does directory entry 'idx' hold rows the scan reads?  Every entry does,
+ * except for TID range scans: the entries whose TID range misses the
+ * scan's are passed over without being opened.
+ */
+static bool
+col_block_wanted(ColScanDesc s, uint32 idx)
+{
+	uint32		lo,
+				hi;
+
+	if (!s->tr_set)
+		return true;
+	qs_colscan_tid_bounds(s, &s->dir.entries[idx], &lo, &hi);
+	return lo < hi;
+}
+
+/*
  * The next main row forward.  Position: s->main_pos, and within the open
- * block s->cur, the row last returned (-1 before its first).  Parallel
- * scans take blocks from the shared counter.
+ * block s->cur, the row last returned (s->row - 1 before its first; the
+ * block's rows are s->row .. s->row_end - 1, all of them but for TID range
+ * scans, which are never parallel).  Parallel scans take blocks from the
+ * shared counter.
  */
 static bool
 col_next_main(ColScanDesc s, TupleTableSlot *slot)
@@ -472,7 +491,11 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			if (s->pnext)
 				idx = pg_atomic_fetch_add_u32(s->pnext, 1);
 			else
+			{
 				idx = s->main_pos == COL_BEFORE_MAIN ? 0 : s->open_idx + 1;
+				while (idx < s->dir.nentries && !col_block_wanted(s, idx))
+					idx++;
+			}
 			if (idx >= s->dir.nentries)
 			{
 				qs_colscan_close_block(s);
@@ -481,9 +504,9 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			}
 			qs_colscan_open_block(s, idx);
 			s->main_pos = COL_IN_MAIN;
-			s->cur = -1;
+			s->cur = (int64) s->row - 1;
 		}
-		while (s->cur + 1 < (int64) s->rr.h.entry.published)
+		while (s->cur + 1 < (int64) s->row_end)
 		{
 			s->cur++;
 			if (col_take_row(s, (uint32) s->cur, slot))
@@ -495,51 +518,66 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 		{
 			uint32		idx = s->open_idx + 1;
 
+			while (idx < s->dir.nentries && !col_block_wanted(s, idx))
+				idx++;
 			if (idx >= s->dir.nentries)
 			{
 				s->main_pos = COL_AFTER_MAIN;
 				return false;
 			}
 			qs_colscan_open_block(s, idx);
-			s->cur = -1;
+			s->cur = (int64) s->row - 1;
 		}
 	}
 }
 
-/* The previous main row (backward scans: cursors); false before the first. */
+/*
+ * The previous main row (backward scans: cursors); false before the first.
+ * The exact reverse of col_next_main: a scan that changes direction
+ * returns the row before (after) the one it returned last, in a block or
+ * across blocks.
+ */
 static bool
 col_prev_main(ColScanDesc s, TupleTableSlot *slot)
 {
+	int64		idx;
+
 	qs_colscan_init_main(s);
 	if (s->main_pos == COL_BEFORE_MAIN)
 		return false;
 	if (s->main_pos == COL_AFTER_MAIN)
 	{
-		if (s->dir.nentries == 0)
+		idx = (int64) s->dir.nentries - 1;
+		while (idx >= 0 && !col_block_wanted(s, (uint32) idx))
+			idx--;
+		if (idx < 0)
 		{
 			s->main_pos = COL_BEFORE_MAIN;
 			return false;
 		}
-		if (!s->have_block || s->open_idx != s->dir.nentries - 1)
-			qs_colscan_open_block(s, s->dir.nentries - 1);
-		s->cur = s->rr.h.entry.published;
+		if (!s->have_block || s->open_idx != (uint32) idx)
+			qs_colscan_open_block(s, (uint32) idx);
+		s->cur = s->row_end;
 		s->main_pos = COL_IN_MAIN;
 	}
 	for (;;)
 	{
-		while (s->cur > 0)
+		while (s->cur > (int64) s->row)
 		{
 			s->cur--;
 			if (col_take_row(s, (uint32) s->cur, slot))
 				return true;
 		}
-		if (s->open_idx == 0)
+		idx = (int64) s->open_idx - 1;
+		while (idx >= 0 && !col_block_wanted(s, (uint32) idx))
+			idx--;
+		if (idx < 0)
 		{
 			s->main_pos = COL_BEFORE_MAIN;
 			return false;
 		}
-		qs_colscan_open_block(s, s->open_idx - 1);
-		s->cur = s->rr.h.entry.published;
+		qs_colscan_open_block(s, (uint32) idx);
+		s->cur = s->row_end;
 	}
 }
 
@@ -576,8 +614,53 @@ qs_colscan_delta_skip_runs(ColScanDesc s)
 /*
  * Delta rows, then main rows; backward (a scrollable cursor) the other
  * way round.  The engine's delta scan restarts from its last row when
- * asked backward after its end, as heap's does.
+ * asked backward after its end, as heap's does.  'delta_next' is the
+ * engine's call for the scan's kind (sequential or TID range); 'main'
+ * says whether main can hold rows of the scan at all.  Shared by
+ * sequential and TID range scans (scan_tid.c).
  */
+bool
+qs_colscan_getnext(ColScanDesc s, ScanDirection direction,
+				   TupleTableSlot *slot, qs_colscan_delta_next delta_next,
+				   bool main)
+{
+	/*
+	 * A scan asked backward first starts from its last row, as heap's does:
+	 * the executor's TID range scan rescans after returning its end, so a
+	 * cursor's FETCH LAST or BACKWARD after the end comes here.
+	 */
+	if (!s->started && ScanDirectionIsBackward(direction))
+	{
+		s->delta_done = true;
+		s->main_pos = COL_AFTER_MAIN;
+	}
+	s->started = true;
+	if (ScanDirectionIsForward(direction))
+	{
+		if (!s->delta_done)
+		{
+			if (delta_next(s->delta, direction, slot))
+				return true;
+			s->delta_done = true;
+			s->main_pos = COL_BEFORE_MAIN;
+		}
+		if (main && col_next_main(s, slot))
+			return true;
+		ExecClearTuple(slot);
+		return false;
+	}
+	if (s->delta_done)
+	{
+		if (main && col_prev_main(s, slot))
+			return true;
+		s->delta_done = false;
+	}
+	if (delta_next(s->delta, direction, slot))
+		return true;
+	ExecClearTuple(slot);
+	return false;
+}
+
 static bool
 col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 					 TupleTableSlot *slot)
@@ -587,30 +670,7 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	qs_colscan_slot_desc(s, slot);
 	if (!s->delta_skips_set)
 		qs_colscan_delta_skip_runs(s);
-	if (ScanDirectionIsForward(direction))
-	{
-		if (!s->delta_done)
-		{
-			if (qs_scan_getnextslot(s->delta, direction, slot))
-				return true;
-			s->delta_done = true;
-			s->main_pos = COL_BEFORE_MAIN;
-		}
-		if (col_next_main(s, slot))
-			return true;
-		ExecClearTuple(slot);
-		return false;
-	}
-	if (s->delta_done)
-	{
-		if (col_prev_main(s, slot))
-			return true;
-		s->delta_done = false;
-	}
-	if (qs_scan_getnextslot(s->delta, direction, slot))
-		return true;
-	ExecClearTuple(slot);
-	return false;
+	return qs_colscan_getnext(s, direction, slot, qs_scan_getnextslot, true);
 }
 
 /* ------------------------------------------------------------------------
@@ -936,11 +996,15 @@ row_fetch_cache(void)
  * The main row at a virtual TID, if its block and its delete-map entry
  * are visible to snapshot (NULL: whatever its visibility, if it exists).
  * 'hdr', when given, replaces the row's header (the caller read it).
+ * *in_version (when asked) says whether a version the snapshot sees holds
+ * the TID's row, visible or not; then *row_hdr gets the row's header when
+ * the fetch read it (and *row_hdr_valid says so).
  */
 static bool
 col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 			   Snapshot snapshot, TupleTableSlot *slot,
-			   const HeapTupleHeaderData *hdr)
+			   const HeapTupleHeaderData *hdr, bool *in_version,
+			   HeapTupleHeaderData *row_hdr, bool *row_hdr_valid)
 {
 	QsColDirectory own = {0};
 	const QsColDirectory *dir;
@@ -957,6 +1021,10 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		return false;
 	dir = cache_dir(c, rel, snapshot, &own);
 	e = qs_coldir_find_range(dir, range);
+	if (in_version)
+		*in_version = e != NULL && row < e->published;
+	if (row_hdr_valid)
+		*row_hdr_valid = false;
 
 	/*
 	 * A row another backend's load still buffers (its block is not written
@@ -1000,6 +1068,11 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		{
 			if (!qs_coldelmap_header(rel, e, row, snapshot, &own, &visible))
 				visible = false;	/* removed by VACUUM */
+			else if (row_hdr)
+			{
+				*row_hdr = own;
+				*row_hdr_valid = true;
+			}
 			hdr = &own;
 			/* a serializable read of this row, as heap's fetches take it */
 			if (visible && snapshot != NULL && IsMVCCSnapshot(snapshot))
@@ -1026,7 +1099,8 @@ void
 qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
 				 TupleTableSlot *slot)
 {
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr, NULL,
+						NULL, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1059,7 +1133,8 @@ colmain_form(Relation rel, ItemPointer tid)
 	HeapTuple	tup;
 
 	memset(&hdr, 0, sizeof(hdr));
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr, NULL,
+						NULL, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1165,6 +1240,11 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 					  bool *call_again, bool *all_dead)
 {
 	ColIndexFetchData *f = (ColIndexFetchData *) scan;
+	bool		in_version = false;
+	HeapTupleHeaderData hdr;
+	bool		hdr_valid = false;
+	uint32		range,
+				row;
 
 	if (!qs_tid_is_virtual(tid))
 		return qs_index_fetch_tuple(f->delta, tid, snapshot, slot, call_again,
@@ -1172,7 +1252,72 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	*call_again = false;
 	if (all_dead)
 		*all_dead = false;
-	return col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL);
+	if (col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL,
+					   &in_version, &hdr, &hdr_valid))
+		return true;
+
+	/*
+	 * Not seen: is it a row nobody can ever see, whose index entry the
+	 * index may kill (heap_hot_search_buffer's all_dead)?  A row of a
+	 * version the snapshot sees: its delete-map entry says so, as heap's
+	 * header does (HeapTupleIsSurelyDead: deleted or updated by a
+	 * transaction that committed before every snapshot; the index's
+	 * deletion record counts that xmax: qs_colmain_conflict_horizon).
+	 * Else a row of a version that aborted (a load or merge rolled back, a
+	 * subtransaction included): qs_coldir_row_surely_dead.
+	 */
+	if (!all_dead)
+		return false;
+	if (in_version)
+	{
+		if (hdr_valid)
+		{
+			HeapTupleData tup;
+
+			tup.t_data = &hdr;
+			tup.t_len = SizeofHeapTupleHeader;
+			tup.t_self = *tid;
+			tup.t_tableOid = RelationGetRelid(scan->rel);
+			*all_dead = HeapTupleIsSurelyDead(&tup, GlobalVisTestFor(scan->rel));
+		}
+	}
+	else if (qs_virt_decode(tid, &range, &row) &&
+			 qs_coldir_row_surely_dead(scan->rel, range, row))
+		*all_dead = true;
+	return false;
+}
+
+/*
+ * qs_colmain_conflict_horizon
+ *		For an index deletion of entries (qs_index_delete_tuples): advance
+ *		*horizon by the main row at virtual TID 'tid', as heap's
+ *		heap_index_delete_tuples does by each deleted tuple, so that a
+ *		standby's queries that may still see the row conflict with the
+ *		deletion.  *dir is the directory (read at the first call, freed by
+ *		the caller): the current version of each block, whose delete map
+ *		holds the row's deleter.  Rows of aborted versions, which no
+ *		snapshot sees, and rows VACUUM removed (its record had the horizon)
+ *		add nothing.
+ */
+void
+qs_colmain_conflict_horizon(Relation rel, ItemPointer tid, QsColDirectory *dir,
+							TransactionId *horizon)
+{
+	const QsColDirEntry *e;
+	HeapTupleHeaderData hdr;
+	bool		visible;
+	uint32		range,
+				row;
+
+	if (!qs_virt_decode(tid, &range, &row))
+		return;
+	if (dir->entries == NULL)
+		qs_coldir_read(rel, dir);
+	e = qs_coldir_find_range(dir, range);
+	if (e == NULL || row >= e->published)
+		return;
+	if (qs_coldelmap_header(rel, e, row, NULL, &hdr, &visible))
+		QS_HeapTupleHeaderAdvanceConflictHorizon(&hdr, horizon);
 }
 
 static bool
@@ -1183,7 +1328,8 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
-	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL);
+	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL,
+						   NULL, NULL, NULL);
 	/* the values outlive the fetch's row memory: the slot keeps its own copy */
 	if (found)
 		ExecMaterializeSlot(slot);

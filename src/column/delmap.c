@@ -778,9 +778,18 @@ qs_colmain_hint_xmin(HeapTupleHeader hdr)
 	if (HeapTupleHeaderXminCommitted(hdr) || HeapTupleHeaderXminInvalid(hdr) ||
 		!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin))
 		return;
+	/*
+	 * The procarray before the commit log, as heap's visibility routines
+	 * ask: an inserter that commits between a commit-log miss and a
+	 * procarray miss would otherwise be taken for aborted (XMIN_INVALID):
+	 * its committed row invisible to this reader, and its index entry
+	 * killed by a unique check (review_col12a F1).
+	 */
+	if (TransactionIdIsInProgress(xmin))
+		return;
 	if (TransactionIdDidCommit(xmin))
 		hdr->t_infomask |= HEAP_XMIN_COMMITTED;
-	else if (!TransactionIdIsInProgress(xmin))
+	else
 		hdr->t_infomask |= HEAP_XMIN_INVALID;
 }
 

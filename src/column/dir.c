@@ -362,6 +362,12 @@ qs_coldir_xmax_aborted(const QsColDirEntry *e)
  *		so pg_xact may no longer hold them.  Freeze retires a version
  *		either superseded by a committed writer (QS_COLDIR_SUPERSEDED, its
  *		own writer committed) or because its writer aborted or crashed.
+ *		One more version is retired without SUPERSEDED: load_flush
+ *		publishes a load that flushed no row RETIRED at once, and its
+ *		writer may commit.  Taking it for aborted is harmless: it adds no
+ *		row (published = base = 0, which no test here refuses) and its
+ *		block id is its own (qs_coldir_reserve), never a merged block's;
+ *		it names no run (npages = 0), so reclaim gives nothing back.
  */
 bool
 qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
@@ -389,6 +395,60 @@ qs_coldir_xmax_aborted_seal(const QsColDirectory *all, const QsColDirEntry *e)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * qs_coldir_row_surely_dead
+ *		Is the row at TID row 'row' of range 'range' one no transaction can
+ *		ever see, because the version that wrote it aborted?  Then an index
+ *		entry pointing at it may be killed (the table AM's all_dead).
+ *
+ *		A version whose writer aborted or crashed (RETIRED without
+ *		SUPERSEDED, judged by its flags: section 4.5 of the README; else
+ *		not alive by qs_coldir_version_alive, the directory readers' rule,
+ *		which takes an aborted subtransaction's xid for aborted) owns the
+ *		rows it added: base..published-1, or every row of a load that never
+ *		published (PENDING: its buffered rows had TIDs and index entries).
+ *		Such rows are dead unless a version whose writer did not abort
+ *		holds the same TID row (row < published, or a load at work): an
+ *		older version's rows below an aborted merge's base, or rows a later
+ *		merge appended after an aborted seal.  Every writer enters its
+ *		version here before any of its rows has an index entry (loads
+ *		append PENDING first, merges publish their version first), so a
+ *		row no live version holds now never gets one with this TID (an
+ *		aborted merge's block takes no more rows: qs_coldir_xmax_aborted_seal).
+ *		A committed empty load (RETIRED, no SUPERSEDED, no row) owns none.
+ */
+bool
+qs_coldir_row_surely_dead(Relation rel, uint32 range, uint32 row)
+{
+	QsColDirectory all;
+	bool		owned_by_aborted = false;
+	bool		held_by_live = false;
+
+	qs_coldir_read_all(rel, &all);
+	for (uint32 i = 0; i < all.nentries && !held_by_live; i++)
+	{
+		const QsColDirEntry *e = &all.entries[i];
+		bool		pending = (e->flags & QS_COLDIR_PENDING) != 0;
+		bool		aborted;
+
+		if (e->tid_range != range)
+			continue;
+		if (e->state == QS_COLBLK_RETIRED)
+			aborted = !(e->flags & QS_COLDIR_SUPERSEDED);
+		else
+			aborted = !qs_coldir_version_alive(e);
+		if (aborted)
+		{
+			if (row >= e->base && (row < e->published || pending))
+				owned_by_aborted = true;
+		}
+		else if (row < e->published || pending)
+			held_by_live = true;
+	}
+	pfree(all.entries);
+	return owned_by_aborted && !held_by_live;
 }
 
 /* entries by TID range, then directory order (their index) */

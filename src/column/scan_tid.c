@@ -247,64 +247,30 @@ qs_col_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
 	s->tr_max = *maxtid;
 	qs_colscan_close_block(s);
 	s->delta_done = false;
-	s->next = 0;
+	s->main_pos = COL_BEFORE_MAIN;
+	s->cur = -1;
+	s->started = false;
 }
 
+/*
+ * Delta rows in the range (the engine's TID range scan), then main rows in
+ * it, block by block (each block's rows qs_colscan_tid_bounds keeps):
+ * forward and backward, as a sequential scan is (qs_colscan_getnext), so
+ * that a scrollable cursor can change direction anywhere, as on heap.
+ */
 bool
 qs_col_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
 								 TupleTableSlot *slot)
 {
 	ColScanDesc s = (ColScanDesc) sscan;
-	Relation	rel = sscan->rs_rd;
+	bool		main;
 
 	qs_colscan_slot_desc(s, slot);
-	if (!ScanDirectionIsForward(direction))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("backward TID range scans of column table \"%s\" are not implemented",
-						RelationGetRelationName(rel))));
-	if (!s->delta_done)
-	{
-		if (qs_scan_getnextslot_tidrange(s->delta, direction, slot))
-			return true;
-		s->delta_done = true;
-	}
-	if (ItemPointerCompare(&s->tr_min, &s->tr_max) > 0 ||
-		ItemPointerGetBlockNumberNoCheck(&s->tr_max) < QS_VIRT_BASE)
-	{
-		ExecClearTuple(slot);
-		return false;
-	}
-	qs_colscan_init_main(s);
-	for (;;)
-	{
-		if (!s->have_block)
-		{
-			if (s->next >= s->dir.nentries)
-			{
-				ExecClearTuple(slot);
-				return false;
-			}
-			qs_colscan_open_block(s, s->next++);
-		}
-		if (s->row >= s->row_end)
-		{
-			qs_colscan_close_block(s);
-			continue;
-		}
-		{
-			const HeapTupleHeaderData *hdr;
-			int			vis = true;
-			uint32		row = s->row++;
-
-			if (!qs_colfilter_row(rel, &s->rr.h.entry, &s->filter, row,
-								  s->base.rs_snapshot, InvalidTransactionId,
-								  &hdr, &vis) || !vis)
-				continue;
-			qs_colscan_store_row(&s->rr, row, slot, s->rowcxt, hdr);
-			return true;
-		}
-	}
+	/* a range below every virtual TID (or empty) needs no directory */
+	main = ItemPointerCompare(&s->tr_min, &s->tr_max) <= 0 &&
+		ItemPointerGetBlockNumberNoCheck(&s->tr_max) >= QS_VIRT_BASE;
+	return qs_colscan_getnext(s, direction, slot,
+							  qs_scan_getnextslot_tidrange, main);
 }
 
 /* ------------------------------------------------------------------------

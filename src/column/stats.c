@@ -141,9 +141,16 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 		int64		ndel;
 
 		CHECK_FOR_INTERRUPTS();
-		/* loads that aborted: their rows never existed; loads at work */
+		/*
+		 * Versions whose writer aborted or crashed (their rows never
+		 * existed), empty loads (no row) and loads at work.  A retired
+		 * version is judged by its flags, never by the commit log, which
+		 * may no longer hold its xid (column README section 4.5): retired
+		 * without SUPERSEDED is an aborted writer's or a committed empty
+		 * load's.
+		 */
 		if ((e->state == QS_COLBLK_RETIRED &&
-			 TransactionIdIsNormal(e->xmin) && !TransactionIdDidCommit(e->xmin)) ||
+			 !(e->flags & QS_COLDIR_SUPERSEDED)) ||
 			(e->flags & QS_COLDIR_PENDING))
 			continue;
 		old = MemoryContextSwitchTo(cxt);

@@ -27,6 +27,7 @@
 #include "utils/snapmgr.h"
 
 #include "column/colam.h"
+#include "column/colstore.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
@@ -427,6 +428,8 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 	GlobalVisState *vistest = GlobalVisTestFor(rel);
 	Buffer		buf = InvalidBuffer;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	bool		column = qs_is_column_rel(rel);
+	QsColDirectory coldir = {0};
 
 	for (int i = 0; i < delstate->ndeltids; i++)
 	{
@@ -440,7 +443,17 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 		uint32		len;
 
 		if (blkno >= nblocks)
+		{
+			/*
+			 * A column table's main row (a virtual TID): an entry the index
+			 * knows to be deletable (an index scan found its row dead to
+			 * all) counts the row's deleter, as a heap tuple's does.  Main
+			 * rows are not judged here otherwise.
+			 */
+			if (st->knowndeletable && column && qs_tid_is_virtual(&d->tid))
+				qs_colmain_conflict_horizon(rel, &d->tid, &coldir, &horizon);
 			continue;
+		}
 		if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != blkno)
 		{
 			if (BufferIsValid(buf))
@@ -518,5 +531,7 @@ qs_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 	}
 	if (BufferIsValid(buf))
 		ReleaseBuffer(buf);
+	if (coldir.entries)
+		pfree(coldir.entries);
 	return horizon;
 }

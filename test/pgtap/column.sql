@@ -52,8 +52,8 @@ RESET quickstep.column_delta_rows;
 SET LOCAL enable_seqscan = off;
 DECLARE pt_cur SCROLL CURSOR FOR SELECT a FROM pt_col WHERE ctid >= '(0,1)' AND ctid <= '(4294967294,1)';
 MOVE FORWARD ALL IN pt_cur;
-SELECT throws_ok($$FETCH BACKWARD 2 FROM pt_cur$$, '0A000', NULL,
-                 'a backward TID range scan over rows in blocks is refused with feature_not_supported');
+SELECT results_eq($$FETCH BACKWARD 2 FROM pt_cur$$, $$VALUES (200), (199)$$,
+                  'a backward TID range scan returns the rows in blocks in reverse');
 
 SELECT * FROM finish();
 ROLLBACK;
