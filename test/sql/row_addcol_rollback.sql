@@ -154,3 +154,34 @@ SELECT checked(:'am', 'ts');
 VACUUM ts;
 SELECT merged(:'am', 'ts');
 SELECT count(*), count(w2), sum(x2) FROM ts;
+
+-- a wide table (HPL stores whole formed rows past 64 fields)
+CREATE FUNCTION mkwide(am text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE tw (%s) USING %s',
+                 (SELECT string_agg('c' || g || ' int', ', ')
+                    FROM generate_series(1, 70) g), am);
+END $$;
+SELECT mkwide(:'am');
+BEGIN;
+ALTER TABLE tw ADD COLUMN w int;
+INSERT INTO tw (c1, w) VALUES (1, 1);
+ROLLBACK;
+ALTER TABLE tw ADD COLUMN w2 text;
+INSERT INTO tw (c1, c70, w2) VALUES (2, 70, 'hello world');
+SELECT c1, c70, length(w2), w2 FROM tw;
+SELECT checked(:'am', 'tw');
+
+-- a dropped column before the rolled-back one
+CREATE TABLE td (id int, a text, b int) USING :am;
+INSERT INTO td VALUES (1, 'a', 1);
+ALTER TABLE td DROP COLUMN a;
+BEGIN;
+ALTER TABLE td ADD COLUMN w int8;
+INSERT INTO td VALUES (2, 2, 2);
+ROLLBACK;
+ALTER TABLE td ADD COLUMN w2 text;
+INSERT INTO td VALUES (3, 3, 'three');
+UPDATE td SET b = b + 10;
+SELECT * FROM td ORDER BY id;
+SELECT checked(:'am', 'td');
