@@ -33,6 +33,7 @@
 #include "core/compat.h"
 
 #include "access/htup_details.h"
+#include "access/tupdesc.h"
 #include "executor/tuptable.h"
 #include "nodes/bitmapset.h"
 #include "storage/bufpage.h"
@@ -317,6 +318,35 @@ typedef struct QsPageLayout
 #else
 #define QS_PREFETCH(p) ((void) (p))
 #endif
+
+/*
+ * Attributes a rolled-back ADD COLUMN left on a page (src/page/stale.c).
+ * PAX and HPL pages describe each attribute in their directory (length,
+ * alignment, by value or not), fixed when the page was formatted.  An
+ * attribute number is reused only after an ADD COLUMN that rolled back
+ * (a dropped column keeps its number), and ADD COLUMN holds an
+ * AccessExclusiveLock, so a page may describe an attribute the table now
+ * defines differently ("stale"), and then only records of transactions
+ * that did not commit hold values of it.  Writers refuse to store a record
+ * with the attribute on such a page; readers never decode a stale
+ * attribute with the table's descriptor (it reads as missing);
+ * check_page accepts values of stale attributes only in records whose
+ * inserting transaction did not commit.
+ *
+ * qs_page_att_stale: does a directory entry (attlen, attalign, byval) no
+ * longer store the table's attribute 'att'?  A dropped attribute keeps its
+ * length, alignment and byval (RemoveAttributeById), so it matches.
+ * qs_page_xmin_failed: the inserting transaction of a record with this
+ * xmin and infomask is known not to have committed and is not running.
+ */
+static inline bool
+qs_page_att_stale(int16 attlen, char attalign, bool attbyval,
+				  Form_pg_attribute att)
+{
+	return attlen != att->attlen || attalign != att->attalign ||
+		attbyval != att->attbyval;
+}
+extern bool qs_page_xmin_failed(TransactionId xmin, uint16 infomask);
 
 /* The layouts (src/page/). */
 extern const QsPageLayout qs_nsm_layout;

@@ -662,6 +662,36 @@ hpl_rec_natts(Page page, HplGeom *g, int k)
 	return hpl_get16(page, FLD(g, F_INFOMASK2), k) & HEAP_NATTS_MASK;
 }
 
+/*
+ * The first of attributes [0, n) of a non-wide page that the page stores
+ * otherwise than 'desc' defines it (a rolled-back ADD COLUMN's attribute
+ * whose number a later ADD COLUMN reused: layout.h), or n if none.  An
+ * attribute has a value field (not HPL_ATT_VAR) exactly when it is by
+ * value.  The prefix flag is not compared: it adds a field nobody reads
+ * as the value, and binary-coercible ALTER TYPE (citext to text) may
+ * change it without rewriting the table.  Read from the page's directory,
+ * not a geometry: hpl_hgeom's geometries share only the directory's first
+ * 16 bytes, so their attributes may be another page's.
+ */
+static inline bool
+hpl_att_stale(Page page, TupleDesc desc, int i)
+{
+	const HplAtt *a = &HplDirOf(page)->atts[i];
+
+	return i >= desc->natts ||
+		qs_page_att_stale(a->attlen, a->attalign, !(a->flags & HPL_ATT_VAR),
+						  TupleDescAttr(desc, i));
+}
+
+static inline int
+hpl_first_stale(Page page, TupleDesc desc, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (unlikely(hpl_att_stale(page, desc, i)))
+			return i;
+	return n;
+}
+
 uint32
 qs_hpl_prefix_of(const char *data, Size len)
 {
@@ -1062,7 +1092,7 @@ typedef struct HplPlan
  * an attribute without null bits takes a new chunk (byte-aligned).
  */
 static bool
-hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
+hpl_plan(Page page, HplGeom *g, TupleDesc desc, HeapTuple tuple, int tnatts,
 		 const Datum *values, const bool *isnull, HplPlan *plan)
 {
 	PageHeader	ph = (PageHeader) page;
@@ -1071,6 +1101,9 @@ hpl_plan(Page page, HplGeom *g, HeapTuple tuple, int tnatts,
 	int			k;
 
 	if (tnatts > g->natts)
+		return false;
+	/* never into the fields of a stale attribute, NULL or not */
+	if (!g->wide && hpl_first_stale(page, desc, tnatts) < tnatts)
 		return false;
 	if (g->wide)
 	{
@@ -1167,6 +1200,8 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 
 			if (k < 0)
 				return false;
+			if (!g->wide && hpl_first_stale(page, desc, tnatts) < tnatts)
+				return false;	/* as hpl_plan */
 			newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
 			bound = (int) tuple->t_len + MAXIMUM_ALIGNOF * (tnatts + 1);
 			if (HeapTupleHasNulls(tuple) && !g->wide)
@@ -1187,7 +1222,7 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		target = tmp.data;
 		hpl_format(target, BLCKSZ, desc, isnull);
 	}
-	ok = hpl_plan(target, hpl_geom(target), tuple, tnatts, values, isnull, &plan) &&
+	ok = hpl_plan(target, hpl_geom(target), desc, tuple, tnatts, values, isnull, &plan) &&
 		plan.newupper - plan.newlower >= (int) reserve;
 	pfree(values);
 	pfree(isnull);
@@ -1213,7 +1248,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 		hpl_format(page, PageGetPageSize(page), desc, isnull);
 	dir = HplDirOf(page);
 	g = hpl_geom(page);
-	if (!hpl_plan(page, g, tuple, tnatts, values, isnull, &plan))
+	if (!hpl_plan(page, g, desc, tuple, tnatts, values, isnull, &plan))
 	{
 		pfree(values);
 		pfree(isnull);
@@ -1479,7 +1514,8 @@ hpl_getattr(Page page, HplGeom *g, TupleDesc desc, int k, int i, bool *isnull)
 	const HplAtt *a;
 
 	if (i >= g->natts ||
-		(i >= HplDirOf(page)->minnatts && i >= hpl_rec_natts(page, g, k)))
+		(i >= HplDirOf(page)->minnatts && i >= hpl_rec_natts(page, g, k)) ||
+		(desc && hpl_att_stale(page, desc, i)))
 	{
 		if (desc && i < desc->natts)
 			return getmissingattr(desc, i + 1, isnull);
@@ -1550,6 +1586,8 @@ hpl_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 		hs->present = Min(g->natts,
 						  Max(HplDirOf(page)->minnatts, hpl_rec_natts(page, g, k)));
 		hs->present = Min(hs->present, desc->natts);
+		/* a stale attribute and those after it read as missing */
+		hs->present = hpl_first_stale(page, desc, hs->present);
 		for (int i = 0; i < hs->present; i++)
 			slot->tts_isnull[i] = hpl_nullbit(page, hpl_nulloff(page, g, i), k);
 		hs->buf = buf;
@@ -1636,7 +1674,8 @@ hpl_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 		}
 		return;
 	}
-	if (i >= g->natts || i >= HplDirOf(page)->minnatts)
+	if (i >= g->natts || i >= HplDirOf(page)->minnatts ||
+		hpl_att_stale(page, desc, i))
 	{
 		for (int j = 0; j < n; j++)
 			values[j] = hpl_getattr(page, g, desc, offs[j] - 1, i, &isnull[j]);
@@ -1697,7 +1736,8 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 	g = hpl_geom(page);
 	/* only where read_column's column-wise loops apply */
 	if (g->wide || i >= g->natts || i >= HplDirOf(page)->minnatts ||
-		i >= desc->natts || (g->atts[i].flags & HPL_ATT_VAR))
+		i >= desc->natts || (g->atts[i].flags & HPL_ATT_VAR) ||
+		hpl_att_stale(page, desc, i))
 		return false;
 	vf = &g->f[g->attval[i]];
 	if (vf->width != width)
@@ -2266,6 +2306,7 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	bool		wide;
 	int			dirsize;
 	int			nnullable;
+	int			firststale;
 
 	if (PageIsNew(page))
 		return true;
@@ -2291,8 +2332,11 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 		return false;
 	}
 	wide = (dir->flags & HPL_PAGE_WIDE) != 0;
-	if (dir->natts > MaxTupleAttributeNumber || (!wide && dir->natts >= HPL_MAX_FIELDS) ||
-		dir->natts > desc->natts)
+	/*
+	 * More attributes than the table has: those of a rolled-back ADD
+	 * COLUMN (layout.h); records holding them are checked below.
+	 */
+	if (dir->natts > MaxTupleAttributeNumber || (!wide && dir->natts >= HPL_MAX_FIELDS))
 	{
 		snprintf(errbuf, errlen, "block %u: page directory describes %u attributes, the table has %d",
 				 blkno, dir->natts, desc->natts);
@@ -2328,12 +2372,6 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 						 blkno, i + 1, a->attlen, a->attalign, a->flags);
 				return false;
 			}
-			if (i < desc->natts && TupleDescAttr(desc, i)->attlen != a->attlen)
-			{
-				snprintf(errbuf, errlen, "block %u: attribute %d has length %d on the page, %d in the table",
-						 blkno, i + 1, a->attlen, TupleDescAttr(desc, i)->attlen);
-				return false;
-			}
 		}
 		if (hpl_count_fields(dir->atts, dir->natts, false) > HPL_MAX_FIELDS)
 		{
@@ -2361,6 +2399,9 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 		return false;
 	}
 	g = hpl_geom(page);
+	/* wide pages store formed tuples: only the attribute count shows */
+	firststale = wide ? Min(dir->natts, desc->natts) :
+		hpl_first_stale(page, desc, dir->natts);
 	if (ph->pd_lower != g->segstart + g->lines[dir->nrecs])
 	{
 		snprintf(errbuf, errlen, "block %u: pd_lower %u, but %u slots end the segment at %u",
@@ -2410,10 +2451,31 @@ hpl_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 			snprintf(errbuf, errlen, "block %u, item %d: bad record length %u", blkno, k + 1, len);
 			return false;
 		}
-		if (natts > dir->natts || natts > desc->natts || natts < dir->minnatts)
+		if (natts > dir->natts || natts < dir->minnatts)
 		{
-			snprintf(errbuf, errlen, "block %u, item %d: record has %d attributes, the page %u (fewest %u), the table %d",
-					 blkno, k + 1, natts, dir->natts, dir->minnatts, desc->natts);
+			snprintf(errbuf, errlen, "block %u, item %d: record has %d attributes, the page %u (fewest %u)",
+					 blkno, k + 1, natts, dir->natts, dir->minnatts);
+			return false;
+		}
+
+		/*
+		 * A record with an attribute the page stores otherwise than the
+		 * table defines it, or beyond the table's: only a transaction that
+		 * added the attribute and rolled back wrote one (layout.h).
+		 */
+		if (natts > firststale &&
+			!qs_page_xmin_failed(HeapTupleHeaderGetRawXmin(&h), h.t_infomask))
+		{
+			if (firststale < desc->natts)
+				snprintf(errbuf, errlen, "block %u, item %d: record of a transaction that did not roll back has attribute %d, stored as length %d align '%c' on the page, length %d align '%c'%s in the table",
+						 blkno, k + 1, firststale + 1, dir->atts[firststale].attlen,
+						 dir->atts[firststale].attalign,
+						 TupleDescAttr(desc, firststale)->attlen,
+						 TupleDescAttr(desc, firststale)->attalign,
+						 TupleDescAttr(desc, firststale)->attbyval ? " by value" : "");
+			else
+				snprintf(errbuf, errlen, "block %u, item %d: record of a transaction that did not roll back has %d attributes, the table %d",
+						 blkno, k + 1, natts, desc->natts);
 			return false;
 		}
 		if ((h.t_infomask & HEAP_XMAX_COMMITTED) && (h.t_infomask & HEAP_XMAX_IS_MULTI))

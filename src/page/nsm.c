@@ -397,9 +397,11 @@ nsm_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 					 blkno, off, h->t_hoff, lplen);
 			return false;
 		}
-		if (HeapTupleHeaderGetNatts(h) > desc->natts)
+		/* more attributes only from a rolled-back ADD COLUMN (layout.h) */
+		if (HeapTupleHeaderGetNatts(h) > desc->natts &&
+			!qs_page_xmin_failed(HeapTupleHeaderGetRawXmin(h), h->t_infomask))
 		{
-			snprintf(errbuf, errlen, "block %u, item %u: record has %d attributes, the table %d",
+			snprintf(errbuf, errlen, "block %u, item %u: record of a transaction that did not roll back has %d attributes, the table %d",
 					 blkno, off, HeapTupleHeaderGetNatts(h), desc->natts);
 			return false;
 		}

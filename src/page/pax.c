@@ -229,12 +229,39 @@ pax_rec_natts(const PaxRecHdr *r)
 }
 
 /*
+ * Does minipage i store otherwise than 'desc' defines attribute i (a
+ * rolled-back ADD COLUMN's attribute whose number a later ADD COLUMN
+ * reused, or beyond the table's: layout.h)?
+ */
+static inline bool
+pax_att_stale(const PaxPageHeader *h, TupleDesc desc, int i)
+{
+	const PaxMini *m = &h->mini[i];
+
+	return i >= desc->natts ||
+		qs_page_att_stale(m->attlen, m->attalign, m->attbyval != 0,
+						  TupleDescAttr(desc, i));
+}
+
+/* the first stale attribute of [0, n), or n */
+static int
+pax_first_stale(const PaxPageHeader *h, TupleDesc desc, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (unlikely(pax_att_stale(h, desc, i)))
+			return i;
+	return n;
+}
+
+/*
  * Walk the attributes of a formed tuple: fills ptr[i] (NULL for a null)
  * for i < natts, using the page's widths and alignments.  Returns false if
- * the tuple does not match the page (more attributes, unknown width).
+ * the tuple does not match the page (more attributes, or a minipage of a
+ * stale attribute, NULL or not: the tuple was formed for 'desc').
  */
 static bool
-pax_tuple_attrs(PaxPageHeader *h, HeapTuple tuple, char **ptr, int *natts_out)
+pax_tuple_attrs(PaxPageHeader *h, TupleDesc desc, HeapTuple tuple, char **ptr,
+				int *natts_out)
 {
 	HeapTupleHeader td = tuple->t_data;
 	int			natts = HeapTupleHeaderGetNatts(td);
@@ -243,7 +270,7 @@ pax_tuple_attrs(PaxPageHeader *h, HeapTuple tuple, char **ptr, int *natts_out)
 	char	   *tp = (char *) td + td->t_hoff;
 	Size		off = 0;
 
-	if (natts > h->natts)
+	if (natts > h->natts || pax_first_stale(h, desc, natts) < natts)
 		return false;
 	for (int i = 0; i < natts; i++)
 	{
@@ -626,8 +653,8 @@ pax_relayout(Page page, int cap, const uint16 *dsize)
  * compaction).  Fills cap/dsize; false if the tuple cannot fit.
  */
 static bool
-pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
-			  uint16 *dsize)
+pax_plan_room(Page page, PaxPageHeader *h, TupleDesc desc, HeapTuple tuple,
+			  int *cap, uint16 *dsize)
 {
 	char	   *ptr[MaxHeapAttributeNumber];
 	Size		need[MaxHeapAttributeNumber];
@@ -644,7 +671,7 @@ pax_plan_room(Page page, PaxPageHeader *h, HeapTuple tuple, int *cap,
 	bool		reuse = false;
 	PaxRecHdr  *recs = PaxRecs(page, h);
 
-	if (tuple && !pax_tuple_attrs(h, tuple, ptr, &tnatts))
+	if (tuple && !pax_tuple_attrs(h, desc, tuple, ptr, &tnatts))
 		return false;
 	pax_count(page, h, &highest, &nnormal);
 	for (int s = 0; s < highest; s++)
@@ -905,7 +932,7 @@ pax_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	if (PageIsNew(page))
 		return MAXALIGN(tuple->t_len) + reserve <= pax_max_record_size(desc);
 	h = PaxHeaderOf(page);
-	if (!pax_tuple_attrs(h, tuple, ptr, &natts))
+	if (!pax_tuple_attrs(h, desc, tuple, ptr, &natts))
 		return false;
 	if (pax_fits_now(page, h, ptr, natts, NULL))
 		return pax_reserve_ok(page, h, tuple, reserve);
@@ -914,7 +941,7 @@ pax_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		int			cap;
 		uint16		dsize[MaxHeapAttributeNumber];
 
-		return pax_plan_room(page, h, tuple, &cap, dsize);
+		return pax_plan_room(page, h, desc, tuple, &cap, dsize);
 	}
 	return false;
 }
@@ -938,7 +965,7 @@ pax_can_make_room(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 	 */
 	if (pax_free_bytes(page, h) < 2 * MAXALIGN(tuple->t_len) + reserve)
 		return false;
-	if (!pax_plan_room(page, h, tuple, &cap, dsize))
+	if (!pax_plan_room(page, h, desc, tuple, &cap, dsize))
 		return false;
 	return pax_reserve_ok(page, h, tuple, reserve);
 }
@@ -949,7 +976,7 @@ pax_can_make_room(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
  * page).
  */
 static bool
-pax_redistribute(Page page, PaxPageHeader *h, HeapTuple tuple)
+pax_redistribute(Page page, PaxPageHeader *h, TupleDesc desc, HeapTuple tuple)
 {
 	int			cap;
 	uint16		dsize[MaxHeapAttributeNumber];
@@ -958,7 +985,7 @@ pax_redistribute(Page page, PaxPageHeader *h, HeapTuple tuple)
 	bool		done;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	done = pax_plan_room(page, h, tuple, &cap, dsize) &&
+	done = pax_plan_room(page, h, desc, tuple, &cap, dsize) &&
 		pax_relayout(page, cap, dsize);
 	if (done)
 	{
@@ -976,8 +1003,10 @@ pax_make_room(Page page, TupleDesc desc, HeapTuple tuple)
 {
 	PaxPageHeader *h = PaxHeaderOf(page);
 
-	if (pax_redistribute(page, h, tuple) &&
-		OidIsValid(desc->tdtypeid) && h->natts == desc->natts)
+	/* a page describing a rolled-back ADD COLUMN's attribute teaches nothing */
+	if (pax_redistribute(page, h, desc, tuple) &&
+		OidIsValid(desc->tdtypeid) && h->natts == desc->natts &&
+		pax_first_stale(h, desc, h->natts) == h->natts)
 	{
 		pax_learned_type = desc->tdtypeid;
 		pax_learned_natts = h->natts;
@@ -997,7 +1026,7 @@ pax_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	PaxRecHdr  *r;
 	HeapTupleHeader td = tuple->t_data;
 
-	if (!pax_tuple_attrs(h, tuple, ptr, &natts))
+	if (!pax_tuple_attrs(h, desc, tuple, ptr, &natts))
 		return InvalidOffsetNumber;
 	if (!pax_fits_now(page, h, ptr, natts, &slot))
 	{
@@ -1008,7 +1037,7 @@ pax_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 			int			cap;
 			uint16		dsize[MaxHeapAttributeNumber];
 
-			if (!pax_plan_room(page, h, tuple, &cap, dsize) ||
+			if (!pax_plan_room(page, h, desc, tuple, &cap, dsize) ||
 				!pax_relayout(page, cap, dsize))
 				return InvalidOffsetNumber;
 		}
@@ -1192,6 +1221,9 @@ pax_store_record(Relation rel, Buffer buf, Page page, OffsetNumber off,
 	int			s = off - 1;
 	bool		byref = false;
 
+	/* a stale attribute and those after it read as missing */
+	rnatts = pax_first_stale(h, desc, rnatts);
+
 	ExecClearTuple(slot);
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -1254,6 +1286,8 @@ pax_copy_record(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 	HeapTupleHeader td;
 	int			s = off - 1;
 
+	/* a stale attribute and those after it read as missing */
+	rnatts = pax_first_stale(h, desc, rnatts);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		PaxMini    *m;
@@ -1307,7 +1341,7 @@ pax_read_column(Page page, TupleDesc desc, AttrNumber attnum,
 	const uint8 *bits;
 	char	   *vals;
 
-	if (i >= h->natts)
+	if (i >= h->natts || pax_att_stale(h, desc, i))
 	{
 		bool		mnull;
 		Datum		mv = getmissingattr(desc, attnum, &mnull);
@@ -1383,7 +1417,7 @@ pax_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 	const uint8 *bits;
 	const char *vals;
 
-	if (i >= h->natts || i >= desc->natts)
+	if (i >= h->natts || pax_att_stale(h, desc, i))
 		return false;
 	m = &h->mini[i];
 	if (m->attlen != width || !m->attbyval)
@@ -1504,7 +1538,7 @@ pax_compact(Page page)
 	 * page alike; a plan no larger than now keeps the areas.
 	 */
 	if (pax_short_of_slots(page, h) && pax_has_nonnormal(page, h) &&
-		pax_plan_room(page, h, NULL, &cap, dsize) && cap > h->capacity &&
+		pax_plan_room(page, h, NULL, NULL, &cap, dsize) && cap > h->capacity &&
 		pax_relayout(page, cap, dsize))
 		return;
 	for (int i = 0; i < h->natts; i++)
@@ -1578,6 +1612,7 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 	Size		dirend,
 				end;
 	PaxRecHdr  *recs;
+	int			firststale;
 
 	if (PageIsNew(page))
 		return true;
@@ -1597,8 +1632,11 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 				 blkno, h->magic, h->version);
 		return false;
 	}
-	if (h->natts > desc->natts || h->natts > MaxHeapAttributeNumber ||
-		PAX_DIR_END(h->natts) > BLCKSZ)
+	/*
+	 * More minipages than the table has attributes: those of a rolled-back
+	 * ADD COLUMN (layout.h); records holding them are checked below.
+	 */
+	if (h->natts > MaxHeapAttributeNumber || PAX_DIR_END(h->natts) > BLCKSZ)
 	{
 		snprintf(errbuf, errlen, "block %u: page has %u attribute minipages, the table %d",
 				 blkno, h->natts, desc->natts);
@@ -1637,13 +1675,6 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 					 blkno, i + 1, m->attlen, m->attalign);
 			return false;
 		}
-		if (!TupleDescAttr(desc, i)->attisdropped &&
-			m->attlen != TupleDescAttr(desc, i)->attlen)
-		{
-			snprintf(errbuf, errlen, "block %u: minipage %d has width %d, the attribute %d",
-					 blkno, i + 1, m->attlen, TupleDescAttr(desc, i)->attlen);
-			return false;
-		}
 		if (m->attlen < 0 && m->dused > m->dsize)
 		{
 			snprintf(errbuf, errlen, "block %u: minipage %d uses %u bytes of %u",
@@ -1669,6 +1700,7 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 		}
 
 	recs = PaxRecs(page, h);
+	firststale = pax_first_stale(h, desc, h->natts);
 	for (int s = 0; s < h->nslots; s++)
 	{
 		PaxRecHdr  *r = &recs[s];
@@ -1705,6 +1737,28 @@ pax_check_page(Page page, BlockNumber blkno, TupleDesc desc, char *errbuf,
 		{
 			snprintf(errbuf, errlen, "block %u, item %d: record has %d attributes, the page %u",
 					 blkno, s + 1, pax_rec_natts(r), h->natts);
+			return false;
+		}
+
+		/*
+		 * A record with an attribute the page stores otherwise than the
+		 * table defines it, or beyond the table's: only a transaction that
+		 * added the attribute and rolled back wrote one (layout.h).
+		 */
+		if (pax_rec_natts(r) > firststale &&
+			!qs_page_xmin_failed(r->xmin, r->infomask))
+		{
+			if (firststale < desc->natts)
+				snprintf(errbuf, errlen, "block %u, item %d: record of a transaction that did not roll back has attribute %d, stored as width %d align '%c'%s on the page, width %d align '%c'%s in the table",
+						 blkno, s + 1, firststale + 1, h->mini[firststale].attlen,
+						 h->mini[firststale].attalign,
+						 h->mini[firststale].attbyval ? " by value" : "",
+						 TupleDescAttr(desc, firststale)->attlen,
+						 TupleDescAttr(desc, firststale)->attalign,
+						 TupleDescAttr(desc, firststale)->attbyval ? " by value" : "");
+			else
+				snprintf(errbuf, errlen, "block %u, item %d: record of a transaction that did not roll back has %d attributes, the table %d",
+						 blkno, s + 1, pax_rec_natts(r), desc->natts);
 			return false;
 		}
 		if ((r->infomask & HEAP_XMAX_COMMITTED) &&

@@ -71,6 +71,12 @@ sub damage
 	patch($at, $saved);
 }
 
+# w (attribute 3) stored otherwise than the table defines it (not by
+# value): only records of a transaction that rolled back may have such an
+# attribute (a rolled-back ADD COLUMN whose number was reused), these
+# committed records may not
+damage('a minipage the table defines otherwise', 24 + 16 + 2 * 12 + 3, pack('C', 0),
+	qr/block 0, item 1: record of a transaction that did not roll back has attribute 3, stored as width 4 align 'i' on the page, width 4 align 'i' by value in the table/);
 damage('area over its size', $mini + 10, pack('v', $dsize + 1),
 	qr/block 0: minipage 2 uses \d+ bytes of $dsize/);
 damage('offset past the used bytes', $vals + 2 * 4, pack('v', $dused),

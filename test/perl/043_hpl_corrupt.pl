@@ -125,6 +125,13 @@ my $nulln = u16($nulldir + 4);
 corrupt('two attributes\' null bits at one place', $nulldir + 2, pack('v', $nulln),
 	qr/block 0: null bits of attribute 3 at $nulln starts where another value starts \(the null bits of attribute 2\)/);
 
+# n (attribute 3) stored otherwise than the table defines it (byte
+# aligned): only records of a transaction that rolled back may have such an
+# attribute (a rolled-back ADD COLUMN whose number was reused), these
+# committed records may not
+corrupt('an attribute the table defines otherwise', 24 + 20 + 2 * 4 + 2, 'c',
+	qr/block 0, item 1: record of a transaction that did not roll back has attribute 3, stored as length 4 align 'c' on the page, length 4 align 'i' by value in the table/);
+
 # the page header (one the server's own page check lets through)
 corrupt('a special space', 16, pack('v', 8184),
 	qr/block 0: bad page header \(lower \d+, upper \d+, special 8184/);
