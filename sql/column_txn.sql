@@ -157,3 +157,22 @@ RESET ROLE;
 DROP TABLE own_col;
 REVOKE USAGE ON SCHEMA quickstep FROM regress_column_txn_other;
 DROP ROLE regress_column_txn_other;
+
+-- quickstep.blocks() shows a column's min and max only to who may read it
+CREATE TABLE secret_col (id int, ssn text) USING quickstep_column;
+SET quickstep.column_delta_rows = 0;
+INSERT INTO secret_col SELECT g, 'SSN-' || lpad(g::text, 9, '0') FROM generate_series(1, 3000) g;
+RESET quickstep.column_delta_rows;
+CREATE ROLE regress_column_txn_reader;
+GRANT USAGE ON SCHEMA quickstep TO regress_column_txn_reader;
+GRANT SELECT (id) ON secret_col TO regress_column_txn_reader;
+SET ROLE regress_column_txn_reader;
+SELECT column_name, min, max FROM quickstep.blocks('secret_col') ORDER BY block_id, column_name;
+RESET ROLE;
+GRANT SELECT ON secret_col TO regress_column_txn_reader;
+SET ROLE regress_column_txn_reader;
+SELECT column_name, min, max FROM quickstep.blocks('secret_col') ORDER BY block_id, column_name;
+RESET ROLE;
+DROP TABLE secret_col;
+REVOKE USAGE ON SCHEMA quickstep FROM regress_column_txn_reader;
+DROP ROLE regress_column_txn_reader;

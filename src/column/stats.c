@@ -28,6 +28,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -124,11 +125,14 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 	QsColDirectory dir;
 	QsColAttr  *attrs;
 	TupleDesc	desc;
+	bool		may_read_all;
 	MemoryContext cxt,
 				old;
 
 	InitMaterializedSRF(fcinfo, 0);
 	rel = open_column_table(PG_GETARG_OID(0));
+	may_read_all = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(),
+									 ACL_SELECT) == ACLCHECK_OK;
 	desc = RelationGetDescr(rel);
 	attrs = qs_colattrs(desc);
 	qs_coldir_read(rel, &dir);
@@ -187,7 +191,11 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 			{
 				qs_colblock_coldesc(&h.blk, c, &d);
 				values[6] = CStringGetTextDatum(qs_encoding_name((QsEncoding) d.encoding));
-				if (d.min != NULL && (d.flags & QS_COLDESC_HAS_MINMAX))
+				/* values of the table: only for who may read the column (as pg_stats) */
+				if (d.min != NULL && (d.flags & QS_COLDESC_HAS_MINMAX) &&
+					(may_read_all ||
+					 pg_attribute_aclcheck(RelationGetRelid(rel), att->attnum,
+										   GetUserId(), ACL_SELECT) == ACLCHECK_OK))
 				{
 					values[7] = value_text(&attrs[c], d.min, d.min_len);
 					values[8] = value_text(&attrs[c], d.max, d.max_len);
