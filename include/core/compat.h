@@ -91,6 +91,17 @@ qs_extend_fork(Relation rel, ForkNumber fork, BufferAccessStrategy strategy)
 	smgropen((loc), (persistence) == RELPERSISTENCE_TEMP ? MyProcNumber : INVALID_PROC_NUMBER)
 #endif
 
+/* Is the current user the owner of relation relid (PG 16 renamed the check)? */
+#include "miscadmin.h"
+#include "utils/acl.h"
+#if PG_VERSION_NUM >= 160000
+#include "catalog/pg_class.h"
+#define qs_rel_owned_by_user(relid) \
+	object_ownercheck(RelationRelationId, (relid), GetUserId())
+#else
+#define qs_rel_owned_by_user(relid) pg_class_ownercheck((relid), GetUserId())
+#endif
+
 /* A function that never returns (PG 18 replaced the attribute macro). */
 #if PG_VERSION_NUM >= 180000
 #define QS_NORETURN_PREFIX pg_noreturn

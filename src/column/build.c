@@ -76,6 +76,20 @@ qs_colbuilder_reset(QsColBuilder *b)
 	b->bytes = 0;
 }
 
+/* column col's presence bitmap holds row r's word, zeroed */
+static inline void
+nulls_grow(QsColBuildCol *col, uint32 r)
+{
+	col->nulls = grow(col->nulls, &col->nulls_cap, qs_bitmap_words(r + 1),
+					  sizeof(uint64));
+	if (col->nulls_cap > col->nulls_zeroed)
+	{
+		memset(col->nulls + col->nulls_zeroed, 0,
+			   (col->nulls_cap - col->nulls_zeroed) * sizeof(uint64));
+		col->nulls_zeroed = col->nulls_cap;
+	}
+}
+
 /*
  * Value of column c for row r into the builder's arrays: p/len in the
  * codec's value format, or a NULL.  Rows are added in order per
@@ -88,14 +102,7 @@ put_value(QsColBuilder *b, int c, uint32 r, bool isnull, const uint8 *p,
 	QsColBuildCol *col = &b->cols[c];
 	const QsColType *t = &b->attrs[c].type;
 
-	col->nulls = grow(col->nulls, &col->nulls_cap, qs_bitmap_words(r + 1),
-					  sizeof(uint64));
-	if (col->nulls_cap > col->nulls_zeroed)
-	{
-		memset(col->nulls + col->nulls_zeroed, 0,
-			   (col->nulls_cap - col->nulls_zeroed) * sizeof(uint64));
-		col->nulls_zeroed = col->nulls_cap;
-	}
+	nulls_grow(col, r);
 	if (isnull)
 	{
 		col->anynull = true;
@@ -137,14 +144,7 @@ nulls_reserve(QsColBuilder *b, uint32 r)
 	{
 		QsColBuildCol *col = &b->cols[c];
 
-		col->nulls = grow(col->nulls, &col->nulls_cap, qs_bitmap_words(r + 1),
-						  sizeof(uint64));
-		if (col->nulls_cap > col->nulls_zeroed)
-		{
-			memset(col->nulls + col->nulls_zeroed, 0,
-				   (col->nulls_cap - col->nulls_zeroed) * sizeof(uint64));
-			col->nulls_zeroed = col->nulls_cap;
-		}
+		nulls_grow(col, r);
 		ready = Min(ready, col->nulls_zeroed);
 	}
 	/* bitmaps only grow and reset zeroes them whole: a lasting bound */

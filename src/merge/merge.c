@@ -808,11 +808,7 @@ qs_merge_open_sql(Oid relid, const char *fname, const char *serial_detail,
 						RelationGetRelationName(rel)),
 				 errhint("%s", wrongtype_hint)));
 	}
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relid, GetUserId()))
-#endif
+	if (!qs_rel_owned_by_user(relid))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(rel));
 	return rel;

@@ -39,7 +39,6 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/visibilitymap.h"
-#include "catalog/pg_class.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -335,11 +334,7 @@ qs_check_table(PG_FUNCTION_ARGS)
 	 * Its owner's, as VACUUM: it reads every page, tells the row count, and
 	 * on a column table holds off VACUUM, merges and seals while it runs.
 	 */
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relid, GetUserId()))
-#endif
+	if (!qs_rel_owned_by_user(relid))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(rel));
 	column = qs_is_column_rel(rel);
