@@ -176,3 +176,29 @@ RESET ROLE;
 DROP TABLE secret_col;
 REVOKE USAGE ON SCHEMA quickstep FROM regress_column_txn_reader;
 DROP ROLE regress_column_txn_reader;
+
+-- quickstep.blocks() lists no block of a rolled-back load, merge or seal
+-- (before VACUUM retires their versions too)
+CREATE TABLE rb_col (id int, v text) USING quickstep_column;
+INSERT INTO rb_col SELECT g, 'v' || g FROM generate_series(1, 500) g;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id';
+BEGIN;
+SELECT quickstep.merge('rb_col') > 0 AS merged;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id';
+ROLLBACK;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id';
+SELECT quickstep.merge('rb_col') AS merged;
+BEGIN;
+SELECT quickstep.seal('rb_col') AS sealed;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id' ORDER BY block_id;
+ROLLBACK;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id' ORDER BY block_id;
+BEGIN;
+SET LOCAL quickstep.column_delta_rows = 0;
+INSERT INTO rb_col SELECT g, 'w' || g FROM generate_series(1, 3000) g;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id' ORDER BY block_id;
+ROLLBACK;
+SELECT block_id, state, rows FROM quickstep.blocks('rb_col') WHERE column_name = 'id' ORDER BY block_id;
+SELECT count(*), sum(id) FROM rb_col;
+SELECT quickstep.check_table('rb_col') >= 500 AS clean;  -- counts dead rows too
+DROP TABLE rb_col;

@@ -151,11 +151,14 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 		 * version is judged by its flags, never by the commit log, which
 		 * may no longer hold its xid (column README section 4.5): retired
 		 * without SUPERSEDED is an aborted writer's or a committed empty
-		 * load's.
+		 * load's.  A version VACUUM has not retired yet is judged as the
+		 * readers judge it (qs_coldir_version_alive): a rolled-back load,
+		 * merge or seal wrote no block anybody will ever read.
 		 */
 		if ((e->state == QS_COLBLK_RETIRED &&
 			 !(e->flags & QS_COLDIR_SUPERSEDED)) ||
-			(e->flags & QS_COLDIR_PENDING))
+			(e->flags & QS_COLDIR_PENDING) ||
+			(e->state != QS_COLBLK_RETIRED && !qs_coldir_version_alive(e)))
 			continue;
 		old = MemoryContextSwitchTo(cxt);
 		ndel = deleted_rows(rel, e);
