@@ -5,7 +5,7 @@
 \pset tuples_only true
 \pset pager off
 BEGIN;
-SELECT plan(18);
+SELECT plan(26);
 
 SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'quickstep_column' AND amtype = 't'),
           'quickstep_column is a table access method');
@@ -54,6 +54,31 @@ DECLARE pt_cur SCROLL CURSOR FOR SELECT a FROM pt_col WHERE ctid >= '(0,1)' AND 
 MOVE FORWARD ALL IN pt_cur;
 SELECT results_eq($$FETCH BACKWARD 2 FROM pt_cur$$, $$VALUES (200), (199)$$,
                   'a backward TID range scan returns the rows in blocks in reverse');
+
+-- options: quickstep.* reloptions and the view that lists them
+SELECT has_view('quickstep', 'column_options', 'view quickstep.column_options exists');
+SELECT columns_are('quickstep', 'column_options', ARRAY['relid', 'name', 'value', 'note'],
+                   'column_options has the documented columns');
+CREATE TABLE po_col (k int, t text) USING quickstep_column
+  WITH (quickstep.sort_key = 'k', quickstep.rows_per_block = 5000, quickstep.encoding_t = 'lz4');
+SELECT is((SELECT string_agg(name || '=' || value || coalesce(' (' || note || ')', ''), ', ' ORDER BY name)
+           FROM quickstep.column_options WHERE relid = 'po_col'::regclass),
+          'encoding_t=lz4, rows_per_block=5000, sort_key=k',
+          'column_options lists a table''s options without the prefix');
+SELECT throws_ok($$CREATE TABLE po_bad (a int) USING quickstep_column WITH (quickstep.rows_per_block = 999)$$,
+                 '22023', NULL, 'a rows_per_block below 1000 is refused with invalid_parameter_value');
+SELECT throws_ok($$CREATE TABLE po_bad (a int) USING quickstep_column WITH (quickstep.bogus = 1)$$,
+                 '22023', NULL, 'an unknown quickstep option is refused');
+SELECT throws_ok($$ALTER TABLE pt_heap SET (quickstep.sort_key = 'a')$$,
+                 '22023', NULL, 'quickstep options on a heap table are refused');
+ALTER TABLE po_col RENAME COLUMN t TO u;
+SELECT is((SELECT string_agg(name || '=' || value, ', ' ORDER BY name)
+           FROM quickstep.column_options WHERE relid = 'po_col'::regclass),
+          'encoding_u=lz4, rows_per_block=5000, sort_key=k',
+          'RENAME COLUMN: the options naming the column follow it (a dump restores them)');
+ALTER TABLE po_col RESET (quickstep.sort_key, quickstep.rows_per_block, quickstep.encoding_u);
+SELECT is((SELECT count(*) FROM quickstep.column_options WHERE relid = 'po_col'::regclass), 0::bigint,
+          'RESET removes them');
 
 SELECT * FROM finish();
 ROLLBACK;
