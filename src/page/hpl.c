@@ -590,15 +590,6 @@ hpl_nullbit(Page page, int nulloff, int k)
 		((((const uint8 *) page)[nulloff + (k >> 3)] >> (k & 7)) & 1);
 }
 
-static inline uint32
-hpl_get32(Page page, const HplField *f, int k)
-{
-	uint32		v;
-
-	memcpy(&v, hpl_addr(page, f, k), 4);
-	return v;
-}
-
 static inline uint16
 hpl_get16(Page page, const HplField *f, int k)
 {
@@ -1770,30 +1761,6 @@ hpl_filter_range(Page page, TupleDesc desc, AttrNumber attnum, int width,
 			return false;
 	}
 #undef HPL_PRESENT
-	return true;
-}
-
-bool
-qs_hpl_read_prefix(Page page, AttrNumber attnum, const OffsetNumber *offs,
-				   int n, uint32 *prefix, bool *valid)
-{
-	HplGeom    *g;
-	int			i = attnum - 1;
-
-	if (PageIsNew(page))
-		return false;
-	g = hpl_geom(page);
-	if (g->wide || i < 0 || i >= g->natts || g->attpmnk[i] < 0)
-		return false;
-	for (int j = 0; j < n; j++)
-	{
-		bool		isnull;
-		Datum		d = hpl_getattr(page, g, NULL, offs[j] - 1, i, &isnull);
-		const char *p = DatumGetPointer(d);
-
-		valid[j] = !isnull && (!VARATT_IS_EXTENDED(p) || VARATT_IS_SHORT(p));
-		prefix[j] = valid[j] ? hpl_get32(page, &g->f[g->attpmnk[i]], offs[j] - 1) : 0;
-	}
 	return true;
 }
 
