@@ -933,7 +933,15 @@ pax_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		return MAXALIGN(tuple->t_len) + reserve <= pax_max_record_size(desc);
 	h = PaxHeaderOf(page);
 	if (!pax_tuple_attrs(h, desc, tuple, ptr, &natts))
-		return false;
+	{
+		/*
+		 * A page laid out for another shape (fewer attributes, or a
+		 * rolled-back ADD COLUMN's attribute): put_record lays it out anew
+		 * for the table's descriptor when it holds no record.
+		 */
+		return pax_page_empty(page, h) &&
+			MAXALIGN(tuple->t_len) + reserve <= pax_max_record_size(desc);
+	}
 	if (pax_fits_now(page, h, ptr, natts, NULL))
 		return pax_reserve_ok(page, h, tuple, reserve);
 	if (pax_page_empty(page, h))
@@ -1027,7 +1035,21 @@ pax_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	HeapTupleHeader td = tuple->t_data;
 
 	if (!pax_tuple_attrs(h, desc, tuple, ptr, &natts))
-		return InvalidOffsetNumber;
+	{
+		/*
+		 * An empty page laid out for another shape is laid out anew for
+		 * the table's descriptor: nobody points into it (no slot is used),
+		 * and without this a page whose directory describes a rolled-back
+		 * ADD COLUMN's attribute, or one made before an ADD COLUMN, would
+		 * never take the table's new rows again.  Generic WAL logs the
+		 * new layout with the record.
+		 */
+		if (!pax_page_empty(page, h))
+			return InvalidOffsetNumber;
+		pax_init_page(page, BLCKSZ, desc);
+		if (!pax_tuple_attrs(h, desc, tuple, ptr, &natts))
+			return InvalidOffsetNumber;
+	}
 	if (!pax_fits_now(page, h, ptr, natts, &slot))
 	{
 		/* an empty page may be laid out anew: nobody can point into it */
