@@ -326,8 +326,9 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 			bool		first = true;	/* the first native qual */
 
 			nsel[i] = 0;
-			if (nvis[jd] < 0)
-				continue;		/* a block past its nblocks, or no record */
+			/* past its walk (its group's may be longer), or no record */
+			if (blkno >= r[i].nblocks || nvis[jd] < 0)
+				continue;
 			r[i].visible += nvis[jd];
 			k = nvis[jd];
 			memcpy(cand, vis[jd], sizeof(OffsetNumber) * k);
