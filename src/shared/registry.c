@@ -838,6 +838,7 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 	{
 		m->area[a].seq = -1;
 		m->area[a].sender = 0;
+		m->stalled = false;		/* it drains, as in qs_shared_poll */
 		mine = true;
 	}
 	LWLockRelease(registry->lock);
