@@ -139,13 +139,7 @@ qs_define_gucs(bool at_preload)
 							 "Off by default until a lone query is measured to pay nothing for it (src/shared/README.md).",
 							 &qs_enable_shared_scan,
 							 false,
-							 /*
-							  * superuser only while a served chunk's native quals
-							  * read rows of rolled-back transactions before their
-							  * visibility (review_d8fix F1: a rolled-back ADD
-							  * COLUMN's rows on NSM pages crash the reader)
-							  */
-							 PGC_SUSET,
+							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 

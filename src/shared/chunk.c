@@ -4,14 +4,16 @@
  *	  One member scans a chunk of a row table for several members at once
  *	  (src/shared/README.md, paper 001).
  *
- * Each page of the chunk is read once.  Under its share lock: the page's
- * records are listed once, then for each recipient its native quals run
- * over them (each column read once per page for the first qual of every
- * recipient that filters on it: the rows of the page against all members'
- * constants), then visibility is judged under that recipient's snapshot
- * over every record of the page, as its unshared scan judges it (HOT
- * chains, review N1; the count is the recipient's seq_tup_read), and the
- * rows that passed both are kept.  After the lock is released (the pin
+ * Each page of the chunk is read once.  Under its share lock: visibility
+ * is judged under each recipient's snapshot (once per group of equal
+ * snapshots) over every record of the page, as its unshared scan judges it
+ * (HOT chains, review N1; the count is the recipient's seq_tup_read), then
+ * each recipient's native quals run over the records it sees, and only
+ * those (each column read once per page for the first qual of every
+ * recipient that filters on it, over the records some recipient sees): a
+ * record nobody sees may hold a rolled-back attribute that the descriptor
+ * would decode as another type (review F1 of d8fix).  After the lock is
+ * released (the pin
  * keeps record bytes in place, include/page/layout.h), the columns each
  * recipient wants are read for its rows and appended to its message as
  * (TID, minimal tuple) records.
@@ -149,7 +151,11 @@ qs_shared_msg_next(StringInfo msg, int *pos, TupleDesc desc, ItemPointer tid,
 	return true;
 }
 
-/* A page's column read once for all recipients filtering on it first. */
+/*
+ * A page's column read once, over the records some recipient sees, for all
+ * recipients filtering on it first; values[x] is the record uni[x] of the
+ * page (qs_shared_scan_chunk).
+ */
 typedef struct QsPageColumn
 {
 	AttrNumber	attno;
@@ -183,37 +189,6 @@ same_visibility(Snapshot a, Snapshot b)
 }
 
 /*
- * keep_visible
- *		Those of cand[0..ncand-1] (they passed the native quals) among the
- *		page's visible records vis[0..nvis-1], into out[] in page order;
- *		returns how many.
- *
- *		Visibility is judged over every record of the page, as the unshared
- *		scan judges it (load_page in scan/exec.c: no offsets), and only then
- *		intersected with the candidates.  qs_page_visible given offsets takes
- *		them as a bitmap's TIDs naming HOT chains: it would follow a passing
- *		root to its heap-only successor, which may fail the quals (they are
- *		not rechecked), and skip a passing heap-only version whose root
- *		failed them or was pruned to a redirect (review shared3 N1).
- */
-static int
-keep_visible(const OffsetNumber *vis, int nvis,
-			 const OffsetNumber *cand, int ncand, OffsetNumber *out)
-{
-	bool		want[MaxHeapTuplesPerPage + 1] = {0};
-	int			n = 0;
-
-	if (ncand == 0)
-		return 0;
-	for (int x = 0; x < ncand; x++)
-		want[cand[x]] = true;
-	for (int x = 0; x < nvis; x++)
-		if (want[vis[x]])
-			out[n++] = vis[x];
-	return n;
-}
-
-/*
  * qs_shared_scan_chunk
  *		Read blocks first .. end-1 once and append to each recipient's
  *		message the rows it would have found there itself.
@@ -229,8 +204,9 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 												 "shared scan rows",
 												 ALLOCSET_DEFAULT_SIZES);
-	OffsetNumber all[MaxHeapTuplesPerPage];
-	OffsetNumber cand[MaxHeapTuplesPerPage];
+	OffsetNumber uni[MaxHeapTuplesPerPage];	/* seen by some recipient */
+	int			nuni = 0;
+	int			pos[MaxHeapTuplesPerPage + 1];	/* offset -> index in uni */
 	OffsetNumber **sel = palloc(sizeof(OffsetNumber *) * n);
 	int		   *nsel = palloc(sizeof(int) * n);
 	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));	/* a row */
@@ -265,14 +241,16 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		colnulls[a] = NULL;
 	}
 
+	for (int x = 0; x <= MaxHeapTuplesPerPage; x++)
+		pos[x] = -1;
 	for (BlockNumber blkno = first; blkno < end; blkno++)
 	{
 		Buffer		buf;
 		Page		page;
 		const QsPageLayout *PL;
 		OffsetNumber maxoff;
-		int			nall = 0,
-					ncols = 0;
+		bool		any = false;
+		int			ncols = 0;
 
 		CHECK_FOR_INTERRUPTS();
 		/* take what others wrote for us meanwhile: frees their queues */
@@ -282,22 +260,78 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		page = BufferGetPage(buf);
 		PL = qs_page_layout(layout, page);
 		maxoff = PL->max_offset(page);
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-			if (PL->record_state(page, off) == QS_REC_NORMAL)
-				all[nall++] = off;
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff && !any; off++)
+			any = (PL->record_state(page, off) == QS_REC_NORMAL);
+
+		/*
+		 * Visibility first, for every recipient reading this block (one
+		 * judgement per group of equal snapshots), over every record of the
+		 * page as the unshared scan judges it (load_page in scan/exec.c: no
+		 * offsets).  Given offsets, qs_page_visible takes them as a bitmap's
+		 * TIDs naming HOT chains and would follow a root to a successor that
+		 * fails the quals, or skip a version whose root did (review shared3
+		 * N1): so the quals run after it, on what it returns.  The count is
+		 * the recipient's seq_tup_read, so it is judged even for a recipient
+		 * none of whose rows will pass (an all-visible page costs nothing).
+		 *
+		 * Only then the native quals, on those records only: a record no
+		 * member sees may hold bytes the table's descriptor does not
+		 * describe (an attribute of an ADD COLUMN that rolled back, its
+		 * number reused for another type: src/page/README.md), which NSM
+		 * pages and wide HPL ones decode with the descriptor (review F1 of
+		 * d8fix: SIGSEGV; isolation shared_scan_stale).  A record some
+		 * snapshot sees was written by a committed transaction, which the
+		 * descriptor describes.
+		 */
 		for (int i = 0; i < n; i++)
-			nvis[i] = -1;		/* not judged on this page yet */
+			nvis[i] = -1;		/* not judged on this page */
+		for (int i = 0; i < n && any; i++)
+		{
+			int			jd = judge[i];
+
+			if (blkno < r[i].nblocks && nvis[jd] < 0)
+				nvis[jd] = qs_page_visible(layout, rel, buf, r[jd].snapshot,
+										   NULL, -1, false, vis[jd]);
+		}
+
+		/*
+		 * The records some recipient sees, each once (uni[], pos[] its
+		 * inverse): a column read for the first quals of several recipients
+		 * is read over these.  With one judgement (the common case) they
+		 * are its records in its order.
+		 */
+		for (int x = 0; x < nuni; x++)
+			pos[uni[x]] = -1;	/* the previous page's */
+		nuni = 0;
+		for (int j = 0; j < n; j++)
+		{
+			if (judge[j] != j || nvis[j] < 0)
+				continue;
+			for (int x = 0; x < nvis[j]; x++)
+			{
+				OffsetNumber off = vis[j][x];
+
+				if (pos[off] >= 0)
+					continue;	/* seen by an earlier judgement */
+				pos[off] = nuni;
+				uni[nuni++] = off;
+			}
+		}
 
 		for (int i = 0; i < n; i++)
 		{
-			int			k = nall;
 			int			jd = judge[i];	/* whose judgement it shares */
+			int			k;
+			OffsetNumber *cand = sel[i];
 			bool		first = true;	/* the first native qual */
 
 			nsel[i] = 0;
-			if (blkno >= r[i].nblocks || nall == 0)
+			/* past its walk (its group's may be longer), or no record */
+			if (blkno >= r[i].nblocks || nvis[jd] < 0)
 				continue;
-			memcpy(cand, all, sizeof(OffsetNumber) * nall);
+			r[i].visible += nvis[jd];
+			k = nvis[jd];
+			memcpy(cand, vis[jd], sizeof(OffsetNumber) * k);
 			for (int j = 0; j < r[i].nquals && k > 0; j++)
 			{
 				QsQual	   *q = r[i].quals[j];
@@ -323,10 +357,15 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 					{
 						c = &cols[ncols++];
 						c->attno = q->attno;
-						PL->read_column(page, desc, q->attno, all, nall,
+						PL->read_column(page, desc, q->attno, uni, nuni,
 										c->values, c->isnull);
 					}
-					k = qs_qual_filter(q, c->values, c->isnull, cand, k);
+					for (int x = 0; x < k; x++)
+					{
+						tmpvals[x] = c->values[pos[cand[x]]];
+						tmpnulls[x] = c->isnull[pos[cand[x]]];
+					}
+					k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
 					first = false;
 					continue;
 				}
@@ -336,17 +375,6 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				PL->read_column(page, desc, q->attno, cand, k, tmpvals, tmpnulls);
 				k = qs_qual_filter(q, tmpvals, tmpnulls, cand, k);
 			}
-			/*
-			 * Visibility of every record, even when no candidate is left:
-			 * the recipient counts the records its snapshot sees, as its
-			 * own scan would (an all-visible page costs nothing here, and
-			 * recipients with the same snapshot share one judgement).
-			 */
-			if (nvis[jd] < 0)
-				nvis[jd] = qs_page_visible(layout, rel, buf, r[jd].snapshot,
-										   NULL, -1, false, vis[jd]);
-			k = keep_visible(vis[jd], nvis[jd], cand, k, sel[i]);
-			r[i].visible += nvis[jd];
 			nsel[i] = k;
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);

@@ -93,6 +93,15 @@ typedef struct QsSharedMember
 	uint8		taken[QS_SHARED_MAP_BYTES];
 	QsSharedArea area[QS_SHARED_AREAS]; /* seq: the chunk sent there */
 
+	/*
+	 * A scanner gave up on one of its full queues: it did not drain within
+	 * QS_SHARED_SEND_PATIENCE_MS (parked in a cursor, returning rows to a
+	 * slow parent, or over its work_mem of unread messages).  Nobody serves
+	 * it until it drains one of its queues again (qs_shared_poll); it reads
+	 * its chunks itself meanwhile (M2/M3: stop receiving).
+	 */
+	bool		stalled;
+
 	/* what a scanner needs to judge rows for it (servable only) */
 	bool		servable;
 	int			nquals;
@@ -151,6 +160,7 @@ typedef struct QsLocalReader
 	shm_mq_handle *mqh[QS_SHARED_AREAS];
 	int64		seq[QS_SHARED_AREAS];
 	List	   *ready;			/* of QsReadyMsg, in mq_cxt */
+	Size		ready_bytes;	/* their data */
 } QsLocalReader;
 
 static MemoryContext mq_cxt = NULL;
@@ -264,6 +274,7 @@ detach_reader(int idx)
 	}
 	list_free_deep(rd->ready);
 	rd->ready = NIL;
+	rd->ready_bytes = 0;
 }
 
 /*
@@ -608,6 +619,7 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 		memset(mine->taken, 0, (mine->nchunks + 7) / 8);
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			mine->area[a].seq = -1;
+		mine->stalled = false;
 		mine->servable = publish(mine, snapshot, quals, nquals, needed, nneeded,
 								 shipped_all);
 		result.gen = mine->gen;
@@ -688,6 +700,12 @@ load_recipient(QsSharedRecipient *r, QsSharedMember *m, int idx, int area,
  * message (or a writer's giving up) is copied to the member's ready list
  * and the queue given back at once, so that the next step can be assigned
  * to it while this one waits to be handed out.
+ *
+ * Stop receiving (M3): while the ready list holds work_mem or more, nothing
+ * more is taken.  The member's queues then stay busy: no new step is given
+ * to it, a writer already sending gives up after QS_SHARED_SEND_PATIENCE_MS
+ * and marks it stalled, and it reads those chunks itself.  So a member
+ * holds at most work_mem of messages plus the eight in its queues.
  */
 void
 qs_shared_poll(QsSharedSlot slot)
@@ -699,6 +717,8 @@ qs_shared_poll(QsSharedSlot slot)
 	if (!QsSharedSlotIsValid(slot) || readers == NULL)
 		return;
 	rd = &readers[slot.idx];
+	if (rd->ready_bytes >= (Size) work_mem * 1024)
+		return;
 	LWLockAcquire(registry->lock, LW_SHARED);
 	m = slot_of(slot);
 	for (int a = 0; a < QS_SHARED_AREAS; a++)
@@ -737,6 +757,7 @@ qs_shared_poll(QsSharedSlot slot)
 			msg->len = (int) len;
 			msg->data = palloc(Max(len, 1));
 			memcpy(msg->data, data, len);
+			rd->ready_bytes += len;
 		}
 		rd->ready = lappend(rd->ready, msg);
 		shm_mq_detach(rd->mqh[a]);
@@ -745,9 +766,45 @@ qs_shared_poll(QsSharedSlot slot)
 		MemoryContextSwitchTo(old);
 		LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 		if ((m = slot_of(slot)) != NULL && m->area[a].seq == seq[a])
+		{
 			m->area[a].seq = -1;
+			m->stalled = false; /* it drains: it may be served again */
+		}
 		LWLockRelease(registry->lock);
 	}
+}
+
+/*
+ * Poll every slot this backend holds: a scanner delivering reads what is
+ * being delivered to it meanwhile, so that two members delivering to each
+ * other at once (or two scans of one backend) do not both wait until they
+ * give up (review step 2, M2).
+ */
+static void
+poll_own_slots(void)
+{
+	QsSharedSlot *own;
+	int			nown = 0;
+
+	if (!holds_slots || registry == NULL || readers == NULL)
+		return;
+	own = palloc(sizeof(QsSharedSlot) * registry->nslots);
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (int i = 0; i < registry->nslots; i++)
+	{
+		QsSharedMember *m = &registry->slots[i];
+
+		if (m->in_use && m->pid == MyProcPid)
+		{
+			own[nown].idx = i;
+			own[nown].gen = m->gen;
+			nown++;
+		}
+	}
+	LWLockRelease(registry->lock);
+	for (int i = 0; i < nown; i++)
+		qs_shared_poll(own[i]);
+	pfree(own);
 }
 
 /*
@@ -781,6 +838,7 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 	{
 		m->area[a].seq = -1;
 		m->area[a].sender = 0;
+		m->stalled = false;		/* it drains, as in qs_shared_poll */
 		mine = true;
 	}
 	LWLockRelease(registry->lock);
@@ -858,6 +916,8 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			QsReadyMsg *msg = linitial(rd->ready);
 
 			rd->ready = list_delete_first(rd->ready);
+			if (msg->len > 0)
+				rd->ready_bytes -= msg->len;
 			*step = msg->step;
 			if (msg->len < 0)
 			{
@@ -907,7 +967,8 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 				shm_mq	   *q;
 				int			a;
 
-				if (!o->in_use || o == m || !o->servable || o->dbid != m->dbid ||
+				if (!o->in_use || o == m || !o->servable || o->stalled ||
+					o->dbid != m->dbid ||
 					o->relid != m->relid || chunk >= o->nchunks || TAKEN(o, chunk))
 					continue;
 				if ((a = free_area(o)) < 0)
@@ -995,10 +1056,16 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
  *		Send each recipient its message, then give its queue back.
  *
  * Without blocking on any one queue: a full queue is retried after the
- * others, while the latch is waited on (a reader that reads sets it).  A
- * recipient that left (its slot freed or retaken) or whose queue stayed
- * full for QS_SHARED_SEND_PATIENCE_MS is given up: detaching tells it to
- * read the chunk itself.
+ * others, while the latch is waited on (a reader that reads sets it), and
+ * meanwhile this backend reads what others deliver to it (poll_own_slots:
+ * two members serving each other at once both get through).  A recipient
+ * that left (its slot freed or retaken) or whose queue stayed full for
+ * QS_SHARED_SEND_PATIENCE_MS is given up: detaching tells it to read the
+ * chunk itself.  One given up for its full queue is marked stalled, and
+ * nobody serves it again until it drains a queue: a member that does not
+ * read (a cursor parked between FETCHes, a slow parent node) costs each
+ * scanner one wait of the patience, not one per chunk, and reads its
+ * chunks itself (M2, isolation shared_scan_stall).
  */
 void
 qs_shared_deliver(QsSharedRecipient *others, int nothers)
@@ -1028,21 +1095,25 @@ qs_shared_deliver(QsSharedRecipient *others, int nothers)
 			break;
 		give_up = TimestampDifferenceExceeds(started, GetCurrentTimestamp(),
 											 QS_SHARED_SEND_PATIENCE_MS);
-		LWLockAcquire(registry->lock, LW_SHARED);
+		LWLockAcquire(registry->lock, give_up ? LW_EXCLUSIVE : LW_SHARED);
 		for (int i = 0; i < nothers; i++)
 		{
 			QsSharedRecipient *r = &others[i];
 			QsSharedMember *o = &registry->slots[r->idx];
+			bool		same = o->in_use && o->gen == r->gen;
 
-			if (!r->done && (give_up || !o->in_use || o->gen != r->gen))
+			if (!r->done && (give_up || !same))
 			{
 				r->done = true;
 				left--;
+				if (same)
+					o->stalled = true;	/* until it drains a queue */
 			}
 		}
 		LWLockRelease(registry->lock);
 		if (left == 0)
 			break;
+		poll_own_slots();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
