@@ -1683,6 +1683,10 @@ col_vacuum(Relation rel, struct VacuumParams *params,
 		if (e->state != QS_COLBLK_RETIRED &&
 			(!TransactionIdIsNormal(e->xmin) || TransactionIdDidCommit(e->xmin)))
 			main_rows += e->published;
+		/* its removed entries are still counted as gone (vacuum.c) */
+		else if ((e->flags & QS_COLDIR_EMPTIED) &&
+				 !(e->flags & QS_COLDIR_RUN_RECLAIMED))
+			main_rows += e->published;
 	}
 	pfree(dir.entries);
 	qs_vacuum_rel_ext(rel, params, bstrategy, bound, main_rows);

@@ -627,20 +627,47 @@ qs_coldelmap_new_root(Relation rel, uint32 block_id, uint32 capacity)
 	return blk;
 }
 
+/*
+ * The virtual pages block e's root has room for, and the pages of its
+ * delete map, the root included (0 and 0: no delete map).
+ */
+static uint32
+root_shape(Relation rel, const QsColDirEntry *e, uint32 *npages)
+{
+	QsColDelmapRoot root;
+	uint32		nv;
+
+	*npages = 0;
+	if (e->delmap_root == InvalidBlockNumber)
+		return 0;
+	qs_coldelmap_root(rel, e, &root);
+	nv = root.n;
+	*npages = 1;
+	for (uint32 v = 0; v < root.n; v++)
+		if (root.pages[v] != InvalidBlockNumber)
+			(*npages)++;
+	if (root.pages)
+		pfree(root.pages);
+	return nv;
+}
+
 /* rows a block's delete map has room for (its root's virtual pages) */
 uint32
 qs_coldelmap_capacity(Relation rel, const QsColDirEntry *e)
 {
-	QsColDelmapRoot root;
-	uint32		rows;
+	uint32		npages;
 
-	if (e->delmap_root == InvalidBlockNumber)
-		return 0;
-	qs_coldelmap_root(rel, e, &root);
-	rows = root.n * QS_COLBLOCK_TIDS_PER_PAGE;
-	if (root.pages)
-		pfree(root.pages);
-	return rows;
+	return root_shape(rel, e, &npages) * QS_COLBLOCK_TIDS_PER_PAGE;
+}
+
+/* pages of e's delete map, its root included (0: none) */
+uint32
+qs_coldelmap_npages(Relation rel, const QsColDirEntry *e)
+{
+	uint32		npages;
+
+	(void) root_shape(rel, e, &npages);
+	return npages;
 }
 
 /*
@@ -1030,24 +1057,6 @@ qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e)
 	return all;
 }
 
-/* pages of e's delete map, its root included (0: none) */
-uint32
-qs_coldelmap_npages(Relation rel, const QsColDirEntry *e)
-{
-	QsColDelmapRoot root;
-	uint32		n;
-
-	if (e->delmap_root == InvalidBlockNumber)
-		return 0;
-	qs_coldelmap_root(rel, e, &root);
-	n = 1;
-	for (uint32 v = 0; v < root.n; v++)
-		if (root.pages[v] != InvalidBlockNumber)
-			n++;
-	if (root.pages)
-		pfree(root.pages);
-	return n;
-}
 
 /*
  * An exclusively locked page of ours becomes an empty delta page, at once

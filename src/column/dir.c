@@ -1171,12 +1171,30 @@ qs_coldir_retire_emptied(Relation rel)
 			QsGenXLogState *xs = qs_genxlog_start(rel);
 			Page		page = qs_genxlog_register(xs, buf, 0);
 			QsColDirEntry *w = qs_coldir_page_entry(page, idx);
+			TransactionId stamp;
 
 			w->state = QS_COLBLK_RETIRED;
 			w->flags |= QS_COLDIR_EMPTIED | QS_COLDIR_INDEX_CLEANED;
 			/* under the lock: every copy naming e was made before this */
-			w->cid = (CommandId) ReadNextTransactionId();
+			stamp = ReadNextTransactionId();
+			w->cid = (CommandId) stamp;
 			qs_genxlog_finish(xs);
+
+			/*
+			 * A hot standby query copies the directory before this record
+			 * replays with a snapshot whose xmin is at most the next xid
+			 * once the record is in the WAL, which may have passed the
+			 * stamp meanwhile (an xid assigned, logged and committed): the
+			 * stamp, the reclaim's conflict horizon, moves up to it.
+			 */
+			if (ReadNextTransactionId() != stamp)
+			{
+				xs = qs_genxlog_start(rel);
+				page = qs_genxlog_register(xs, buf, 0);
+				qs_coldir_page_entry(page, idx)->cid =
+					(CommandId) ReadNextTransactionId();
+				qs_genxlog_finish(xs);
+			}
 			n++;
 			UnlockReleaseBuffer(buf);
 			qs_debug_vacuum_point(QS_DEBUG_VACUUM_RETIRED);
@@ -1241,14 +1259,25 @@ qs_coldir_reclaim(Relation rel)
 			if (ents[i].state != QS_COLBLK_RETIRED ||
 				(ents[i].flags & QS_COLDIR_RUN_RECLAIMED))
 				continue;
-			/* an emptied block: once no backend may still read it */
-			if ((ents[i].flags & QS_COLDIR_EMPTIED) && !emptied_unread(&ents[i]))
-				continue;
+
+			/*
+			 * Not while a version naming the run is alive, or is an
+			 * emptied one some backend may still read (emptied_unread):
+			 * this one, or the successor of a superseded version sharing
+			 * its run.
+			 */
 			for (uint32 a = 0; a < all.nentries && !in_use; a++)
-				if (all.entries[a].block_id == ents[i].block_id &&
-					all.entries[a].run_start == ents[i].run_start &&
-					all.entries[a].state != QS_COLBLK_RETIRED)
+			{
+				const QsColDirEntry *o = &all.entries[a];
+
+				if (o->block_id == ents[i].block_id &&
+					o->run_start == ents[i].run_start &&
+					(o->state != QS_COLBLK_RETIRED ||
+					 ((o->flags & QS_COLDIR_EMPTIED) &&
+					  !(o->flags & QS_COLDIR_RUN_RECLAIMED) &&
+					  !emptied_unread(o))))
 					in_use = true;
+			}
 			if (!in_use)
 				todo[ntodo++] = ents[i];
 		}
