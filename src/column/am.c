@@ -898,9 +898,9 @@ typedef struct ColFetchCache
 	 * cost of a main row's fetch beyond heap's).  The directory part such
 	 * a snapshot sees does not change while the snapshot exists: new
 	 * entries and versions are invisible to it, VACUUM retires no version
-	 * it can see but one whose rows are all removed (none visible to it),
-	 * whose pages stay until no snapshot from before that is left
-	 * (qs_coldir_reclaim), and a block's delete-map root, once made, stays; a root
+	 * it can see (one whose rows it removed stays in the view of the
+	 * snapshots that may predate that: entry_visible in dir.c), and a
+	 * block's delete-map root, once made, stays; a root
 	 * made after the read only holds changes of writers the snapshot does
 	 * not see (a change it sees was made before the snapshot, or by an
 	 * earlier command of its transaction, before the scan).  This

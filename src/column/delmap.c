@@ -353,6 +353,13 @@ report_corrupt(Relation rel, BlockNumber blk, const char *what)
 
 static bool root_of(Page page, const QsColDirEntry *e);
 
+/* may e's delete map have gone back to the delta (see qs_coldelmap_root)? */
+static inline bool
+gone_ok(const QsColDirEntry *e)
+{
+	return e->state == QS_COLBLK_RETIRED && !(e->flags & QS_COLDIR_EMPTIED);
+}
+
 static Buffer
 read_checked(Relation rel, BlockNumber blk)
 {
@@ -378,17 +385,18 @@ qs_coldelmap_root(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
 		return;
 
 	/*
-	 * A retired version's delete map may have gone back to the delta with
-	 * its block's last version (qs_coldelmap_reclaim): its readers (VACUUM,
-	 * quickstep.blocks()) find no page any more.
+	 * A superseded version's delete map (its successor's) may have gone
+	 * back to the delta with that successor, emptied (qs_coldelmap_reclaim):
+	 * its readers (VACUUM, quickstep.blocks()) find no page any more.  Not
+	 * an emptied version's own: readers that may still read it keep its
+	 * pages (qs_coldir_reclaim), and "no delete map" would show its rows.
 	 */
-	if (e->state == QS_COLBLK_RETIRED &&
-		e->delmap_root >= RelationGetNumberOfBlocks(rel))
+	if (gone_ok(e) && e->delmap_root >= RelationGetNumberOfBlocks(rel))
 		return;
 	buf = read_checked(rel, e->delmap_root);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
-	if (e->state == QS_COLBLK_RETIRED && !root_of(page, e))
+	if (gone_ok(e) && !root_of(page, e))
 	{
 		UnlockReleaseBuffer(buf);
 		return;
@@ -424,7 +432,7 @@ qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 		return InvalidBuffer;
 	blk = root->pages[vpage];
 	/* a retired version's page given back before its root (a crash) */
-	if (e->state == QS_COLBLK_RETIRED && blk >= RelationGetNumberOfBlocks(rel))
+	if (gone_ok(e) && blk >= RelationGetNumberOfBlocks(rel))
 		return InvalidBuffer;
 	buf = read_checked(rel, blk);
 	LockBuffer(buf, mode);
@@ -432,7 +440,7 @@ qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 		block_id != e->block_id ||
 		vblock != QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + vpage)
 	{
-		if (e->state == QS_COLBLK_RETIRED)
+		if (gone_ok(e))
 		{
 			UnlockReleaseBuffer(buf);
 			return InvalidBuffer;

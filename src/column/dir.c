@@ -301,7 +301,23 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	if (snapshot == NULL)
 		return true;
 	if (e->state == QS_COLBLK_RETIRED)
-		return false;
+	{
+		/*
+		 * A block whose rows VACUUM removed and retired (EMPTIED) stays in
+		 * the view of an MVCC snapshot that may predate the retirement
+		 * (its xmax is not past the stamp), so that the directory a
+		 * snapshot sees does not change while it exists: the participants
+		 * of a parallel scan, which share a snapshot but read the
+		 * directory one by one and number its blocks alike, and the fetch
+		 * cache rely on it.  Its rows are all removed (no reader returns
+		 * one), and its pages stay while such a snapshot lives (its xmin
+		 * is at most the stamp: qs_coldir_reclaim).
+		 */
+		return (e->flags & QS_COLDIR_EMPTIED) &&
+			!(e->flags & QS_COLDIR_RUN_RECLAIMED) &&
+			IsMVCCSnapshot(snapshot) &&
+			!TransactionIdFollows(snapshot->xmax, (TransactionId) e->cid);
+	}
 	if (!TransactionIdIsNormal(e->xmin))
 		return true;			/* frozen */
 	if (qs_merged_block_hidden(e->xmin, e->flags, snapshot))
