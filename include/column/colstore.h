@@ -21,6 +21,7 @@
 #define QS_COLUMN_COLSTORE_H
 
 #include "core/compat.h"
+#include "core/quickstep.h"
 
 #include "access/heapam.h"
 #include "access/htup.h"
@@ -126,7 +127,9 @@ typedef struct QsColMeta
 	BlockNumber dir_head;		/* first directory page, or Invalid */
 	BlockNumber dir_tail;		/* last directory page, or Invalid */
 	uint32		nentries;		/* directory entries in all pages */
-	uint32		reserved;
+	float4		stat_rows;		/* rows the directory and the delta's pages
+								 * predicted when VACUUM or ANALYZE last set
+								 * reltuples (am.c, col_estimate_size) */
 	uint64		move_counter;	/* README section 4.3 */
 	uint64		next_identity;	/* README section 4.6 */
 } QsColMeta;
@@ -142,6 +145,9 @@ typedef struct QsColMeta
 #define QS_COLDIR_MERGED		0x0004	/* written by a merge (src/merge): xmin is the merge */
 #define QS_COLDIR_INDEX_CLEANED 0x0008	/* RETIRED, and VACUUM removed its index entries */
 #define QS_COLDIR_SUPERSEDED	0x0010	/* RETIRED: a newer version of the block holds its rows */
+#define QS_COLDIR_EMPTIED		0x0020	/* RETIRED by VACUUM: every row deleted and
+										 * removed; cid holds the next xid at
+										 * retirement (qs_coldir_retire_emptied) */
 
 /*
  * One directory entry per block version.  xmin/cid: the loading
@@ -227,6 +233,17 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 Buffer buf);
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
+extern uint32 qs_coldir_retire_emptied(Relation rel);
+
+/*
+ * quickstep.debug_vacuum_crash (tests only, src/core/guc.c): PANIC at one
+ * step of VACUUM's retirement of emptied blocks, for crash tests.
+ */
+#define QS_DEBUG_VACUUM_INDEXED	1	/* index pass done, nothing retired */
+#define QS_DEBUG_VACUUM_RETIRED	2	/* a block retired, no page given back */
+
+extern void qs_debug_vacuum_point(int point);
+extern void qs_colmeta_set_stat_rows(Relation rel, double rows);
 /* the blocks' pages, one [start, end) per block */
 extern QsPageRange *qs_coldir_runs(Relation rel, int *nruns);
 extern bool qs_coldir_lookup(Relation rel, ItemPointer vtid,
@@ -271,6 +288,9 @@ extern Buffer qs_coldelmap_buffer_any(Relation rel, ItemPointer tid);
 extern BlockNumber qs_coldelmap_new_root(Relation rel, uint32 block_id,
 										 uint32 capacity);
 extern uint32 qs_coldelmap_capacity(Relation rel, const QsColDirEntry *e);
+extern bool qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e);
+extern uint32 qs_coldelmap_reclaim(Relation rel, const QsColDirEntry *e);
+extern uint32 qs_coldelmap_npages(Relation rel, const QsColDirEntry *e);
 extern void qs_coldelmap_extend(Relation rel, const QsColDirEntry *e);
 extern void qs_colmain_hint_xmin(HeapTupleHeader hdr);
 extern void qs_colmain_hinted_header(const QsColDirEntry *e, ItemPointer tid,

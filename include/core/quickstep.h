@@ -23,6 +23,7 @@ extern int	qs_column_delta_rows;
 extern int	qs_column_fetch_cache;	/* kB, readcache.c */
 extern int	qs_max_shared_scans;
 extern bool qs_debug_undecodable;
+extern int	qs_debug_vacuum_crash;	/* column VACUUM crash tests (dir.c) */
 
 extern void qs_define_gucs(bool at_preload);
 

@@ -44,8 +44,10 @@
 #include "access/generic_xlog.h"
 #include "access/htup_details.h"
 #include "access/transam.h"
+#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
@@ -349,6 +351,15 @@ report_corrupt(Relation rel, BlockNumber blk, const char *what)
 					RelationGetRelationName(rel), what, blk)));
 }
 
+static bool root_of(Page page, const QsColDirEntry *e);
+
+/* may e's delete map have gone back to the delta (see qs_coldelmap_root)? */
+static inline bool
+gone_ok(const QsColDirEntry *e)
+{
+	return e->state == QS_COLBLK_RETIRED && !(e->flags & QS_COLDIR_EMPTIED);
+}
+
 static Buffer
 read_checked(Relation rel, BlockNumber blk)
 {
@@ -372,9 +383,24 @@ qs_coldelmap_root(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
 	root->pages = NULL;
 	if (e->delmap_root == InvalidBlockNumber)
 		return;
+
+	/*
+	 * A superseded version's delete map (its successor's) may have gone
+	 * back to the delta with that successor, emptied (qs_coldelmap_reclaim):
+	 * its readers (VACUUM, quickstep.blocks()) find no page any more.  Not
+	 * an emptied version's own: readers that may still read it keep its
+	 * pages (qs_coldir_reclaim), and "no delete map" would show its rows.
+	 */
+	if (gone_ok(e) && e->delmap_root >= RelationGetNumberOfBlocks(rel))
+		return;
 	buf = read_checked(rel, e->delmap_root);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
+	if (gone_ok(e) && !root_of(page, e))
+	{
+		UnlockReleaseBuffer(buf);
+		return;
+	}
 	if (PageIsNew(page) || !qs_is_column_page(page) ||
 		qs_column_page_magic(page) != QS_COLDELMAP_MAGIC)
 		report_corrupt(rel, e->delmap_root, "not a root page");
@@ -405,12 +431,22 @@ qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 	if (vpage >= root->n || root->pages[vpage] == InvalidBlockNumber)
 		return InvalidBuffer;
 	blk = root->pages[vpage];
+	/* a retired version's page given back before its root (a crash) */
+	if (gone_ok(e) && blk >= RelationGetNumberOfBlocks(rel))
+		return InvalidBuffer;
 	buf = read_checked(rel, blk);
 	LockBuffer(buf, mode);
 	if (!qs_coldelmap_page_info(BufferGetPage(buf), &block_id, &vblock, NULL) ||
 		block_id != e->block_id ||
 		vblock != QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + vpage)
+	{
+		if (gone_ok(e))
+		{
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
 		report_corrupt(rel, blk, "a page of another virtual page");
+	}
 	return buf;
 }
 
@@ -599,20 +635,47 @@ qs_coldelmap_new_root(Relation rel, uint32 block_id, uint32 capacity)
 	return blk;
 }
 
+/*
+ * The virtual pages block e's root has room for, and the pages of its
+ * delete map, the root included (0 and 0: no delete map).
+ */
+static uint32
+root_shape(Relation rel, const QsColDirEntry *e, uint32 *npages)
+{
+	QsColDelmapRoot root;
+	uint32		nv;
+
+	*npages = 0;
+	if (e->delmap_root == InvalidBlockNumber)
+		return 0;
+	qs_coldelmap_root(rel, e, &root);
+	nv = root.n;
+	*npages = 1;
+	for (uint32 v = 0; v < root.n; v++)
+		if (root.pages[v] != InvalidBlockNumber)
+			(*npages)++;
+	if (root.pages)
+		pfree(root.pages);
+	return nv;
+}
+
 /* rows a block's delete map has room for (its root's virtual pages) */
 uint32
 qs_coldelmap_capacity(Relation rel, const QsColDirEntry *e)
 {
-	QsColDelmapRoot root;
-	uint32		rows;
+	uint32		npages;
 
-	if (e->delmap_root == InvalidBlockNumber)
-		return 0;
-	qs_coldelmap_root(rel, e, &root);
-	rows = root.n * QS_COLBLOCK_TIDS_PER_PAGE;
-	if (root.pages)
-		pfree(root.pages);
-	return rows;
+	return root_shape(rel, e, &npages) * QS_COLBLOCK_TIDS_PER_PAGE;
+}
+
+/* pages of e's delete map, its root included (0: none) */
+uint32
+qs_coldelmap_npages(Relation rel, const QsColDirEntry *e)
+{
+	uint32		npages;
+
+	(void) root_shape(rel, e, &npages);
+	return npages;
 }
 
 /*
@@ -932,4 +995,160 @@ qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e)
 	e->delmap_root = BufferGetBlockNumber(rbuf);
 	UnlockReleaseBuffer(dbuf);
 	UnlockReleaseBuffer(rbuf);
+}
+
+/* ------------------------------------------------------------------------
+ * Blocks whose rows are all gone (VACUUM, qs_coldir_retire_emptied)
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Is page 'blk' (read under 'buf', locked) still block e's root?  A
+ * RETIRED | EMPTIED version's delete map goes back to the delta; its
+ * entry still names the page, which may hold anything since.
+ */
+static bool
+root_of(Page page, const QsColDirEntry *e)
+{
+	uint32		sp[4];
+
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLDELMAP_MAGIC)
+		return false;
+	special_get(page, sp);
+	return sp[1] == e->block_id && sp[2] == InvalidBlockNumber &&
+		sp[3] <= QS_COLDELMAP_ROOT_MAX;
+}
+
+/*
+ * qs_coldelmap_all_removed
+ *		Has VACUUM removed every row of version e (rows 0..published-1)?
+ *		A removed entry (entry_removed) is a row dead to everybody whose
+ *		index entries are gone (vacuum.c marks it after index_bulk_delete):
+ *		heap's LP_UNUSED.  No writer revives one (no reader finds its row),
+ *		so the answer stays true once true.
+ */
+bool
+qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e)
+{
+	QsColDelmapRoot root;
+	uint32		nv = (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) /
+		QS_COLBLOCK_TIDS_PER_PAGE;
+	bool		all = true;
+
+	if (e->delmap_root == InvalidBlockNumber || e->published == 0)
+		return false;
+	qs_coldelmap_root(rel, e, &root);
+	if (root.n < nv)
+		all = false;
+	for (uint32 v = 0; v < nv && all; v++)
+	{
+		Buffer		buf = qs_coldelmap_page(rel, e, &root, v, BUFFER_LOCK_SHARE);
+		uint32		rows = Min(e->published - v * QS_COLBLOCK_TIDS_PER_PAGE,
+							   QS_COLBLOCK_TIDS_PER_PAGE);
+		uint32		n;
+
+		if (!BufferIsValid(buf))
+		{
+			all = false;		/* rows never deleted */
+			break;
+		}
+		if (!qs_coldelmap_page_info(BufferGetPage(buf), NULL, NULL, &n) || n < rows)
+			all = false;
+		for (OffsetNumber off = 1; off <= rows && all; off++)
+			if (!entry_removed(entry_at(BufferGetPage(buf), off)))
+				all = false;
+		UnlockReleaseBuffer(buf);
+	}
+	if (root.pages)
+		pfree(root.pages);
+	return all;
+}
+
+
+/*
+ * An exclusively locked page of ours becomes an empty delta page, at once
+ * in the free space map (VACUUM's first pass, which records empty pages,
+ * has passed it).
+ */
+static void
+give_back(Relation rel, Buffer buf)
+{
+	START_CRIT_SECTION();
+	PageInit(BufferGetPage(buf), BLCKSZ, 0);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buf),
+							PageGetFreeSpace(BufferGetPage(buf)));
+}
+
+/*
+ * qs_coldelmap_reclaim
+ *		Give the delete-map pages of a RETIRED | EMPTIED version back to the
+ *		delta as empty pages (as qs_colrun_reclaim does with runs): the
+ *		leaves first, the root last, each only while it still is this
+ *		block's page, so that a crash half-way needs nothing but the next
+ *		VACUUM (the root is the last to go, and names the leaves left).
+ *		The caller has made sure no backend still reads the version
+ *		(qs_coldir_reclaim).  Returns the pages given back.
+ */
+uint32
+qs_coldelmap_reclaim(Relation rel, const QsColDirEntry *e)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber *leaves;
+	uint32		nleaves;
+	uint32		n = 0;
+	Buffer		buf;
+	uint32		sp[4];
+
+	if (e->delmap_root == InvalidBlockNumber || e->delmap_root >= nblocks ||
+		e->delmap_root == QS_COLMETA_BLKNO)
+		return 0;
+	buf = ReadBuffer(rel, e->delmap_root);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (!root_of(BufferGetPage(buf), e))
+	{
+		UnlockReleaseBuffer(buf);
+		return 0;				/* given back already */
+	}
+	special_get(BufferGetPage(buf), sp);
+	nleaves = sp[3];
+	leaves = palloc(sizeof(BlockNumber) * Max(nleaves, 1));
+	memcpy(leaves, PageGetContents(BufferGetPage(buf)), sizeof(BlockNumber) * nleaves);
+	UnlockReleaseBuffer(buf);
+
+	for (uint32 v = 0; v < nleaves; v++)
+	{
+		uint32		block_id;
+		BlockNumber vblock;
+
+		if (leaves[v] == InvalidBlockNumber || leaves[v] >= nblocks ||
+			leaves[v] == QS_COLMETA_BLKNO)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(rel, leaves[v]);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (qs_coldelmap_page_info(BufferGetPage(buf), &block_id, &vblock, NULL) &&
+			block_id == e->block_id &&
+			vblock == QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + v)
+		{
+			give_back(rel, buf);
+			n++;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(leaves);
+
+	buf = ReadBuffer(rel, e->delmap_root);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (root_of(BufferGetPage(buf), e))
+	{
+		give_back(rel, buf);
+		n++;
+	}
+	UnlockReleaseBuffer(buf);
+	return n;
 }

@@ -28,10 +28,12 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/transam.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
@@ -131,6 +133,37 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	*meta = *meta_of(rel, BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * qs_colmeta_set_stat_rows
+ *		The rows the directory and the delta's pages predict when VACUUM or
+ *		ANALYZE sets reltuples, so that the size estimate scales reltuples
+ *		by how that prediction changed since (am.c, col_estimate_size).  A
+ *		hint: no lock orders it with the pg_class update.
+ */
+void
+qs_colmeta_set_stat_rows(Relation rel, double rows)
+{
+	float4		v = (float4) rows;
+
+	Buffer		buf;
+	QsColMeta  *m;
+
+	if (RecoveryInProgress() || RelationGetNumberOfBlocks(rel) == 0)
+		return;
+	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	m = meta_of(rel, BufferGetPage(buf));
+	if (m->stat_rows != v)
+	{
+		QsGenXLogState *xs = qs_genxlog_start(rel);
+
+		m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, buf, 0));
+		m->stat_rows = v;
+		qs_genxlog_finish(xs);
+	}
 	UnlockReleaseBuffer(buf);
 }
 
@@ -268,7 +301,23 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	if (snapshot == NULL)
 		return true;
 	if (e->state == QS_COLBLK_RETIRED)
-		return false;
+	{
+		/*
+		 * A block whose rows VACUUM removed and retired (EMPTIED) stays in
+		 * the view of an MVCC snapshot that may predate the retirement
+		 * (its xmax is not past the stamp), so that the directory a
+		 * snapshot sees does not change while it exists: the participants
+		 * of a parallel scan, which share a snapshot but read the
+		 * directory one by one and number its blocks alike, and the fetch
+		 * cache rely on it.  Its rows are all removed (no reader returns
+		 * one), and its pages stay while such a snapshot lives (its xmin
+		 * is at most the stamp: qs_coldir_reclaim).
+		 */
+		return (e->flags & QS_COLDIR_EMPTIED) &&
+			!(e->flags & QS_COLDIR_RUN_RECLAIMED) &&
+			IsMVCCSnapshot(snapshot) &&
+			!TransactionIdFollows(snapshot->xmax, (TransactionId) e->cid);
+	}
 	if (!TransactionIdIsNormal(e->xmin))
 		return true;			/* frozen */
 	if (qs_merged_block_hidden(e->xmin, e->flags, snapshot))
@@ -1041,6 +1090,139 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 }
 
 /*
+ * qs_debug_vacuum_point
+ *		quickstep.debug_vacuum_crash: a crash at this step of VACUUM, with
+ *		the WAL written so far on disk (a crash before it reached disk is a
+ *		crash at an earlier step).
+ */
+void
+qs_debug_vacuum_point(int point)
+{
+	if (qs_debug_vacuum_crash != point)
+		return;
+	XLogFlush(GetXLogInsertRecPtr());
+	elog(PANIC, "quickstep.debug_vacuum_crash: stopping at step %d", point);
+}
+
+/*
+ * emptied_unread
+ *		May the pages of RETIRED | EMPTIED version e go back to the delta?
+ *		Readers copy the directory and then read the runs and delete maps
+ *		it names, holding the snapshot they took before the copy (scans,
+ *		fetches, DML): a copy made before the retirement named e, and its
+ *		snapshot's xmin is at most the next xid at the retirement, which e
+ *		keeps in cid.  Once no backend of this database advertises an xmin
+ *		that old, no such copy is read any more; a copy made later skips e
+ *		(RETIRED).  Other VACUUMs are left out (PROC_IN_VACUUM): they read
+ *		no other table, and this one's is ours.
+ */
+static bool
+emptied_unread(const QsColDirEntry *e)
+{
+	VirtualTransactionId *old;
+	int			n;
+
+	old = GetCurrentVirtualXIDs((TransactionId) e->cid, true, false,
+								PROC_IN_VACUUM, &n);
+	pfree(old);
+	return n == 0;
+}
+
+/*
+ * qs_coldir_retire_emptied
+ *		VACUUM, after its index pass: a SEALED version every row of which
+ *		VACUUM has removed (deleted by transactions committed before its
+ *		horizon, index entries gone, delete-map entries marked removed:
+ *		qs_coldelmap_all_removed) holds nothing any snapshot can see, now
+ *		or later.  It is RETIRED with QS_COLDIR_EMPTIED | INDEX_CLEANED, in
+ *		one generic WAL record; cid keeps the next xid, so that its run and
+ *		delete map go back to the delta (qs_coldir_reclaim) only once no
+ *		backend can still read them through a directory copy made before
+ *		(emptied_unread).  Only a block's sole live version: a version
+ *		superseded but not yet retired shares its delete map and is still
+ *		read by older snapshots; an OPEN block takes merges, a version with
+ *		an xmax is being (or was) superseded.  Its TID range is never
+ *		handed out again (qs_coldir_reserve), so index entries could never
+ *		reach a new row through it anyway.  The caller holds
+ *		ShareUpdateExclusiveLock: no merge or seal runs; loads only append
+ *		entries.  Returns the versions retired.
+ */
+uint32
+qs_coldir_retire_emptied(Relation rel)
+{
+	QsColDirectory all;
+	uint32		n = 0;
+
+	qs_coldir_read_all(rel, &all);
+	for (uint32 i = 0; i < all.nentries; i++)
+	{
+		const QsColDirEntry *e = &all.entries[i];
+		bool		shared = false;
+		BlockNumber blk;
+		uint32		idx;
+		Buffer		buf;
+		QsColDirPageHeader *h;
+
+		if (e->state != QS_COLBLK_SEALED || (e->flags & QS_COLDIR_PENDING) ||
+			TransactionIdIsValid(e->xmax) || e->published == 0 ||
+			e->delmap_root == InvalidBlockNumber)
+			continue;
+		for (uint32 j = 0; j < all.nentries && !shared; j++)
+			if (j != i && all.entries[j].tid_range == e->tid_range &&
+				all.entries[j].state != QS_COLBLK_RETIRED)
+				shared = true;
+		if (shared || !qs_coldelmap_all_removed(rel, e))
+			continue;
+		CHECK_FOR_INTERRUPTS();
+
+		/* the newest alive version naming this run: e, unless it changed */
+		if (!find_entry(rel, e->block_id, e->run_start, &blk, &idx))
+			continue;
+		buf = ReadBuffer(rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		h = dirpage_of(rel, BufferGetPage(buf), blk);
+		if (idx < h->nentries &&
+			memcmp(&dirpage_entries(h)[idx], e, sizeof(QsColDirEntry)) == 0)
+		{
+			QsGenXLogState *xs = qs_genxlog_start(rel);
+			Page		page = qs_genxlog_register(xs, buf, 0);
+			QsColDirEntry *w = qs_coldir_page_entry(page, idx);
+			TransactionId stamp;
+
+			w->state = QS_COLBLK_RETIRED;
+			w->flags |= QS_COLDIR_EMPTIED | QS_COLDIR_INDEX_CLEANED;
+			/* under the lock: every copy naming e was made before this */
+			stamp = ReadNextTransactionId();
+			w->cid = (CommandId) stamp;
+			qs_genxlog_finish(xs);
+
+			/*
+			 * A hot standby query copies the directory before this record
+			 * replays with a snapshot whose xmin is at most the next xid
+			 * once the record is in the WAL, which may have passed the
+			 * stamp meanwhile (an xid assigned, logged and committed): the
+			 * stamp, the reclaim's conflict horizon, moves up to it.
+			 */
+			if (ReadNextTransactionId() != stamp)
+			{
+				xs = qs_genxlog_start(rel);
+				page = qs_genxlog_register(xs, buf, 0);
+				qs_coldir_page_entry(page, idx)->cid =
+					(CommandId) ReadNextTransactionId();
+				qs_genxlog_finish(xs);
+			}
+			n++;
+			UnlockReleaseBuffer(buf);
+			qs_debug_vacuum_point(QS_DEBUG_VACUUM_RETIRED);
+			continue;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(all.entries);
+	return n;
+}
+
+/*
  * qs_coldir_reclaim
  *		VACUUM: give the runs of retired block versions (qs_coldir_freeze:
  *		their loader aborted or crashed, or a committed version superseded
@@ -1093,11 +1275,25 @@ qs_coldir_reclaim(Relation rel)
 			if (ents[i].state != QS_COLBLK_RETIRED ||
 				(ents[i].flags & QS_COLDIR_RUN_RECLAIMED))
 				continue;
+
+			/*
+			 * Not while a version naming the run is alive, or is an
+			 * emptied one some backend may still read (emptied_unread):
+			 * this one, or the successor of a superseded version sharing
+			 * its run.
+			 */
 			for (uint32 a = 0; a < all.nentries && !in_use; a++)
-				if (all.entries[a].block_id == ents[i].block_id &&
-					all.entries[a].run_start == ents[i].run_start &&
-					all.entries[a].state != QS_COLBLK_RETIRED)
+			{
+				const QsColDirEntry *o = &all.entries[a];
+
+				if (o->block_id == ents[i].block_id &&
+					o->run_start == ents[i].run_start &&
+					(o->state != QS_COLBLK_RETIRED ||
+					 ((o->flags & QS_COLDIR_EMPTIED) &&
+					  !(o->flags & QS_COLDIR_RUN_RECLAIMED) &&
+					  !emptied_unread(o))))
 					in_use = true;
+			}
 			if (!in_use)
 				todo[ntodo++] = ents[i];
 		}
@@ -1107,6 +1303,20 @@ qs_coldir_reclaim(Relation rel)
 		for (int t = 0; t < ntodo; t++)
 		{
 			bool		done = false;
+
+			/*
+			 * An emptied block's delete map too (only its versions have
+			 * one to give: a superseded version's is its successor's).
+			 * Hot standby queries that may still hold a directory copy
+			 * naming the block (snapshots from before its retirement)
+			 * are cancelled first, as heap's pruning records cancel those
+			 * that may see what they remove.
+			 */
+			if (todo[t].flags & QS_COLDIR_EMPTIED)
+			{
+				qs_log_conflict(rel, (TransactionId) todo[t].cid);
+				pages += qs_coldelmap_reclaim(rel, &todo[t]);
+			}
 
 			/* a shared run given back already (the flag marks them all) */
 			for (uint32 a = 0; a < all.nentries && !done; a++)

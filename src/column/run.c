@@ -26,6 +26,7 @@
 #include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -266,6 +267,8 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
 		if (RelationNeedsWAL(rel))
 			log_newpage_buffer(buf, true);
 		END_CRIT_SECTION();
+		/* usable at once (VACUUM's first pass may have passed it) */
+		RecordPageWithFreeSpace(rel, blk, PageGetFreeSpace(page));
 		UnlockReleaseBuffer(buf);
 		n++;
 	}

@@ -20,6 +20,7 @@ bool		qs_enable_pushdown = true;
 bool		qs_enable_agg_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
+int			qs_debug_vacuum_crash = 0;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
@@ -98,6 +99,16 @@ qs_define_gucs(bool at_preload)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+
+	/* For crash tests of VACUUM giving back emptied column blocks (dir.c). */
+	DefineCustomIntVariable("quickstep.debug_vacuum_crash",
+							"Makes VACUUM of a column table PANIC at one step of retiring emptied blocks (for tests).",
+							"1: after the index pass, 2: after a block is retired; 0: never.",
+							&qs_debug_vacuum_crash,
+							0, 0, 2,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	/*
 	 * The merge worker (src/merge/launcher.c, worker.c): read by the

@@ -593,6 +593,9 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			if (st != QS_REC_NORMAL)
 			{
 				pv_dense = false;
+				/* a main row an earlier VACUUM removed: not in reltuples */
+				if (PL != L)
+					main_gone += 1;
 				continue;
 			}
 			nonempty = true;
@@ -995,6 +998,20 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				emptied_tail_candidate = true;
 			UnlockReleaseBuffer(buf);
 		}
+	}
+
+	/*
+	 * A column table's sealed blocks whose every row is removed now (their
+	 * index entries gone, above or in an earlier VACUUM) are retired, and
+	 * their runs and delete maps go back to the delta once no backend may
+	 * still read them (src/column/dir.c), before the tail is truncated.
+	 */
+	if (qs_is_column_rel(rel))
+	{
+		qs_debug_vacuum_point(QS_DEBUG_VACUUM_INDEXED);
+		(void) qs_coldir_retire_emptied(rel);
+		if (qs_coldir_reclaim(rel) > 0)
+			emptied_tail_candidate = true;
 	}
 
 	/* no pin on a map page that truncation may drop */

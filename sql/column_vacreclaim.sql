@@ -1,0 +1,125 @@
+-- VACUUM gives back the blocks whose rows are all deleted (issue 12 D3),
+-- and the size estimates of column tables (D4).
+--
+-- D3: a SEALED block every row of which is deleted by committed
+-- transactions older than VACUUM's horizon loses its index entries (the
+-- index pass), then is RETIRED, and its run and delete-map pages go back to
+-- the delta; empty pages at the end are truncated.  So a DELETE-all and
+-- reload cycle keeps the file's size bounded (before, every round added
+-- its blocks' runs and delete maps for good).
+CREATE SCHEMA column_vacreclaim;
+SET search_path = column_vacreclaim, public;
+SET quickstep.column_delta_rows = 0;		-- every loaded row into blocks
+
+CREATE TABLE c (id int PRIMARY KEY, v int, t text) USING quickstep_column
+  WITH (quickstep.rows_per_block = 5000);
+CREATE INDEX c_v ON c (v);
+CREATE TABLE h (id int PRIMARY KEY, v int, t text);
+CREATE INDEX h_v ON h (v);
+CREATE TABLE sizes (round int, pages bigint, blocks bigint);
+CREATE FUNCTION blocks_of(r regclass) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT count(DISTINCT block_id) FROM quickstep.blocks(r) $$;
+
+-- 20 rounds: load 12,000 rows (three blocks), delete them all, VACUUM
+SELECT format('INSERT INTO c SELECT g, g %% 97, repeat(''x'', g %% 13) FROM generate_series(1, 12000) g'),
+       'DELETE FROM c', 'VACUUM c',
+       format('INSERT INTO sizes SELECT %s, pg_relation_size(''c'') / 8192, blocks_of(''c'')', r)
+FROM generate_series(1, 20) r \gexec
+-- no block left after any round, and the file no larger than after the first
+SELECT max(blocks) AS blocks_left,
+       max(pages) FILTER (WHERE round > 1) <= max(pages) FILTER (WHERE round = 1) AS bounded
+FROM sizes;
+SELECT count(*), quickstep.check_table('c') AS checked FROM c;
+
+-- a block emptied among others: only it goes, its rows' index entries too
+INSERT INTO c SELECT g, g % 97, repeat('x', g % 13) FROM generate_series(1, 12000) g;
+INSERT INTO h SELECT g, g % 97, repeat('x', g % 13) FROM generate_series(1, 12000) g;
+SELECT blocks_of('c') AS blocks;
+DELETE FROM c WHERE id <= 5000;			-- the first block, whole
+DELETE FROM h WHERE id <= 5000;
+DELETE FROM c WHERE id % 2 = 0 AND id > 10000;	-- part of the third
+DELETE FROM h WHERE id % 2 = 0 AND id > 10000;
+VACUUM c;
+VACUUM h;
+SELECT blocks_of('c') AS blocks, quickstep.check_table('c') AS checked;
+SELECT count(*), sum(v), sum(length(t)) FROM c;
+SELECT count(*), sum(v), sum(length(t)) FROM h;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(id) FROM c WHERE v = 5;
+SELECT count(*), sum(id) FROM h WHERE v = 5;
+SELECT id FROM c WHERE id IN (1, 4999, 5000, 5001, 11999, 12000) ORDER BY id;
+SELECT id FROM h WHERE id IN (1, 4999, 5000, 5001, 11999, 12000) ORDER BY id;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- a block whose every row was updated: the new versions are in the delta
+UPDATE c SET v = v + 1000 WHERE id BETWEEN 5001 AND 10000;
+UPDATE h SET v = v + 1000 WHERE id BETWEEN 5001 AND 10000;
+VACUUM c;
+VACUUM h;
+SELECT blocks_of('c') AS blocks, quickstep.check_table('c') AS checked;
+SELECT count(*), sum(v) FROM c;
+SELECT count(*), sum(v) FROM h;
+SELECT count(*), sum(v) FROM c WHERE id BETWEEN 5001 AND 10000;
+SELECT count(*), sum(v) FROM h WHERE id BETWEEN 5001 AND 10000;
+-- the pages given back take rows again; the TIDs of the retired blocks none
+INSERT INTO c SELECT g, g % 97, 'y' FROM generate_series(20001, 20500) g;
+SELECT count(*), quickstep.check_table('c') AS checked FROM c;
+SELECT count(*) FROM c WHERE ctid = '(2147483648,1)';
+
+-- D4: size estimates, beside heap's for the same statements
+CREATE FUNCTION est(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+END $$;
+CREATE TABLE ec (id int, v int) USING quickstep_column;
+CREATE TABLE eh (id int, v int);
+-- never vacuumed, empty: heap's ten pages
+SELECT est('SELECT * FROM ec') AS col, est('SELECT * FROM eh') AS heap;
+ANALYZE ec;
+ANALYZE eh;
+SELECT est('SELECT * FROM ec') AS col, est('SELECT * FROM eh') AS heap;
+CREATE TABLE lc (id int, v int) USING quickstep_column;
+CREATE TABLE lh (id int, v int);
+INSERT INTO lc SELECT g, g FROM generate_series(1, 100000) g;
+INSERT INTO lh SELECT g, g FROM generate_series(1, 100000) g;
+-- before ANALYZE: the blocks' rows exactly
+SELECT est('SELECT * FROM lc') AS col, est('SELECT * FROM lh') BETWEEN 90000 AND 110000 AS heap_near;
+ANALYZE lc;
+ANALYZE lh;
+SELECT est('SELECT * FROM lc') AS col, est('SELECT * FROM lh') AS heap;
+-- a 10% UPDATE: the old versions count until VACUUM, as heap's (it was 2x:
+-- the delete-map pages were taken for delta pages)
+UPDATE lc SET v = v + 1 WHERE id % 10 = 0;
+UPDATE lh SET v = v + 1 WHERE id % 10 = 0;
+SELECT est('SELECT * FROM lc') BETWEEN 100000 AND 115000 AS col_near,
+       est('SELECT * FROM lh') BETWEEN 100000 AND 115000 AS heap_near;
+-- ANALYZE and VACUUM after deleting half: what they counted
+DELETE FROM lc WHERE id <= 50000;
+DELETE FROM lh WHERE id <= 50000;
+ANALYZE lc;
+ANALYZE lh;
+SELECT est('SELECT * FROM lc') BETWEEN 45000 AND 55000 AS col_near,
+       est('SELECT * FROM lh') BETWEEN 45000 AND 55000 AS heap_near;
+VACUUM lc;
+VACUUM lh;
+SELECT est('SELECT * FROM lc') AS col, est('SELECT * FROM lh') AS heap;
+-- a load after the statistics: added to reltuples (heap's density over its
+-- pages, half of them emptied by the DELETE, says about 70,000 here)
+INSERT INTO lc SELECT g, g FROM generate_series(100001, 150000) g;
+INSERT INTO lh SELECT g, g FROM generate_series(100001, 150000) g;
+SELECT est('SELECT * FROM lc') AS col;
+-- everything deleted and vacuumed: empty, as heap's
+DELETE FROM lc;
+DELETE FROM lh;
+VACUUM lc;
+VACUUM lh;
+SELECT est('SELECT * FROM lc') AS col, est('SELECT * FROM lh') AS heap;
+SELECT pg_relation_size('lc') / 8192 AS col_pages, pg_relation_size('lh') / 8192 AS heap_pages;
+
+RESET quickstep.column_delta_rows;
+DROP SCHEMA column_vacreclaim CASCADE;

@@ -1,0 +1,146 @@
+# VACUUM gives back a column block whose rows are all deleted (issue 12
+# D3): the index pass removes the rows' index entries and marks their
+# delete-map entries removed, then the block's directory entry becomes
+# RETIRED (one generic WAL record), then its run and delete-map pages
+# become empty delta pages.  A crash between the steps
+# (quickstep.debug_vacuum_crash: a PANIC after the index pass, after the
+# retirement), an immediate stop after a VACUUM that gave the pages back,
+# and a streaming standby replaying all of it each leave a table whose rows
+# equal a heap twin's by sequential and index scans and that check_table
+# finds clean.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use QsTest;
+
+my $node = qs_new_node('vacreclaim', allows_streaming => 1);
+$node->append_conf('postgresql.conf',
+	"autovacuum = off\nrestart_after_crash = on\nquickstep.merge_workers = 0\n");
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION quickstep_am;
+	CREATE TABLE t (id int PRIMARY KEY, v int, k text) USING quickstep_column
+	  WITH (quickstep.rows_per_block = 5000);
+	CREATE INDEX t_v ON t (v);
+	CREATE TABLE h (id int PRIMARY KEY, v int, k text);
+	CREATE INDEX h_v ON h (v);
+});
+$node->backup('bk');
+my $standby = PostgreSQL::Test::Cluster->new('vacreclaim_standby');
+$standby->init_from_backup($node, 'bk', has_streaming => 1);
+$standby->start;
+
+sub load
+{
+	my ($from, $to) = @_;
+	$node->safe_psql('postgres', qq{
+		SET quickstep.column_delta_rows = 0;
+		INSERT INTO t SELECT g, g % 101, 'k' || g % 7 FROM generate_series($from, $to) g;
+		INSERT INTO h SELECT g, g % 101, 'k' || g % 7 FROM generate_series($from, $to) g;
+	});
+}
+
+sub blocks
+{
+	my ($nd) = @_;
+	return $nd->safe_psql('postgres',
+		q{SELECT count(DISTINCT block_id) FROM quickstep.blocks('t')});
+}
+
+sub pages
+{
+	return $node->safe_psql('postgres', q{SELECT pg_relation_size('t') / 8192});
+}
+
+# the rows of t are h's, by a sequential scan and through both indexes
+sub same_rows
+{
+	my ($nd, $what) = @_;
+	my $q = q{SELECT count(*) || '/' || coalesce(sum(id), 0) || '/' || coalesce(sum(v), 0) FROM t};
+	my $want = $node->safe_psql('postgres', $q =~ s/FROM t/FROM h/r);
+	is($nd->safe_psql('postgres', $q), $want, "$what: the rows by a sequential scan");
+	is($nd->safe_psql('postgres', qq{
+		SET enable_seqscan = off; SET enable_bitmapscan = off;
+		SELECT (SELECT count(*) FROM generate_series(1, 20000) g WHERE EXISTS (SELECT 1 FROM t WHERE id = g))
+		    || '/' || (SELECT count(*) FROM generate_series(0, 100) x, LATERAL (SELECT id FROM t WHERE v = x) s)}),
+		$node->safe_psql('postgres', q{
+		SELECT (SELECT count(*) FROM h) || '/' || (SELECT count(*) FROM h)}),
+		"$what: the rows through both indexes");
+	ok($nd->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}) eq 't',
+		"$what: check_table is clean");
+}
+
+sub vacuum_crash
+{
+	my ($step) = @_;
+	my $logpos = -s $node->logfile;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET quickstep.debug_vacuum_crash = $step; VACUUM t");
+	isnt($ret, 0, "VACUUM stopped at step $step");
+	$node->wait_for_log(
+		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
+		$logpos);
+	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), "the server is back after step $step");
+}
+
+load(1, 15000);
+is(blocks($node), '3', 'three blocks');
+same_rows($node, 'loaded');
+$node->safe_psql('postgres', q{
+	DELETE FROM t WHERE id <= 5000; DELETE FROM h WHERE id <= 5000;
+	DELETE FROM t WHERE id % 3 = 0; DELETE FROM h WHERE id % 3 = 0;
+});
+my $before = pages();
+
+# 1. a crash after the index pass: the rows are removed, the block not retired
+vacuum_crash(1);
+same_rows($node, 'after a crash following the index pass');
+is(blocks($node), '3', 'after a crash following the index pass: the block is still there');
+
+# 2. a crash after the retirement: the block is gone, its pages still there
+vacuum_crash(2);
+same_rows($node, 'after a crash following the retirement');
+is(blocks($node), '2', 'after a crash following the retirement: the block is retired');
+is(pages(), $before, 'its pages are still in the table');
+
+# 3. the next VACUUM gives the pages back; new rows may take them
+$node->safe_psql('postgres', 'VACUUM t');
+same_rows($node, 'after the VACUUM that gave the pages back');
+is(blocks($node), '2', 'two blocks left');
+$node->safe_psql('postgres', q{
+	INSERT INTO t SELECT g, g % 101, 'n' FROM generate_series(16001, 17000) g;
+	INSERT INTO h SELECT g, g % 101, 'n' FROM generate_series(16001, 17000) g;
+	VACUUM t;
+	INSERT INTO t SELECT g, g % 101, 'n' FROM generate_series(17001, 18000) g;
+	INSERT INTO h SELECT g, g % 101, 'n' FROM generate_series(17001, 18000) g;
+});
+same_rows($node, 'after new rows');
+cmp_ok(pages(), '<=', $before, 'new delta rows took pages given back');
+
+# 4. the standby replayed every step
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+same_rows($standby, 'the standby');
+is(blocks($standby), '2', 'the standby: two blocks');
+
+# 5. everything deleted, VACUUM gives back every block and truncates,
+# then an immediate stop (no checkpoint): recovery replays it
+$node->safe_psql('postgres', 'DELETE FROM t; DELETE FROM h; VACUUM t');
+is(blocks($node), '0', 'no block left');
+cmp_ok(pages(), '<', 4, 'the table shrank to its metapage and directory');
+$node->stop('immediate');
+$node->start;
+same_rows($node, 'after an immediate stop');
+is(blocks($node), '0', 'after an immediate stop: no block');
+load(1, 12000);
+same_rows($node, 'reloaded');
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+same_rows($standby, 'the standby after the reload');
+is(blocks($standby), '3', 'the standby: the new blocks');
+
+$standby->stop;
+$node->stop;
+done_testing();
