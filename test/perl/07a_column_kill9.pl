@@ -12,7 +12,8 @@
 # agree, check_table and amcheck are clean, the table still takes a load,
 # a merge, a seal and VACUUM, and a streaming standby that replayed it all
 # has the same rows.  The kill points come from a seeded generator
-# (QS_KILL9_SEED repeats a run; the seed is printed).
+# (QS_KILL9_SEED repeats a run; the seed is printed; QS_KILL9_ROUNDS
+# runs more rounds than the default 4).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -27,7 +28,7 @@ use QsTest;
 my $seed = $ENV{QS_KILL9_SEED} || (int(time()) ^ $$) % 1000000;
 srand($seed);
 diag("07a_column_kill9 seed $seed (QS_KILL9_SEED=$seed repeats this run)");
-my $rounds = 4;
+my $rounds = $ENV{QS_KILL9_ROUNDS} || 4;
 
 my $node = qs_new_node('column_kill9', allows_streaming => 1);
 $node->append_conf('postgresql.conf', qq{
@@ -241,10 +242,14 @@ sub script
 sub round_traffic
 {
 	my ($r) = @_;
-	# an id of a bulk load (each has at least 3000 rows), mostly of the
-	# first 30000 that most loads have
+	# an id of a bulk load (each has at least 3000 rows: most of them main
+	# rows, the first ones delta rows), mostly of the first 30000 that most
+	# loads have; a quarter of the time a row a single insert just put in
+	# the delta
 	my $maxb = $node->safe_psql('postgres', q{SELECT last_value FROM bulk});
-	my $pick = "\\set b random(1, $maxb)\n\\set a :b * 1000000 + random(0, 29999)";
+	my $pick = "\\set b random(1, $maxb)\n\\set o random(0, 29999)\n"
+	  . "SELECT CASE WHEN random() < 0.25 THEN (SELECT last_value FROM ids) - (random() * 100)::int\n"
+	  . "  ELSE :b * 1000000 + :o END AS a \\gset";
 	my @scripts = (
 		# an update of one row, the twin set to what the update wrote
 		script('update', <<"EOS", 8),
@@ -326,19 +331,30 @@ EOS
 		BAIL_OUT("pgbench did not run: $err");
 	}
 	usleep($delay * 1000);
+	# the merges so far (the counters start at zero with the server)
+	is($node->safe_psql('postgres', q{
+		SELECT coalesce(last_error, '') FROM quickstep.merge_stats() WHERE relid = 't'::regclass}),
+		'', "round $r: no merge failed");
+	note("round $r: merges so far (merges|rows): " . $node->safe_psql('postgres', q{
+		SELECT merges || '|' || rows_merged FROM quickstep.merge_stats() WHERE relid = 't'::regclass}));
 	my $pid;
 	if ($how eq 'kill')
 	{
-		# a pgbench client's backend or the merge worker
-		$pid = $node->safe_psql('postgres', q{
+		# a pgbench client's backend or the merge worker, half of the time
+		# one that merges, seals or vacuums right now if there is one
+		my $busy = rand() < 0.5
+		  ? q{(backend_type = 'quickstep merge worker' OR query ~ 'quickstep|VACUUM') AND state = 'active' DESC,}
+		  : '';
+		$pid = $node->safe_psql('postgres', qq{
 			SELECT pid FROM pg_stat_activity
 			 WHERE application_name = 'kill9_pgbench' OR backend_type = 'quickstep merge worker'
-			 ORDER BY random() LIMIT 1});
+			 ORDER BY $busy random() LIMIT 1});
 		note("round $r: kill -9 of " . $node->safe_psql('postgres',
 			"SELECT backend_type || ' ' || coalesce(left(query, 40), '') FROM pg_stat_activity WHERE pid = $pid"));
 	}
 	crash($how, $pid);
 	$h->finish;
+	note("round $r: pgbench: $1") if $out =~ /(number of transactions actually processed: \S+)/;
 	my @errors = grep { /ERROR:/ } split /\n/, $err;
 	is(scalar(@errors), 0, "round $r: the clients met no error before the crash")
 	  or diag(join("\n", @errors));
