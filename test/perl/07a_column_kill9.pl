@@ -53,10 +53,14 @@ $node->safe_psql('postgres', q{
 	-- ids of single inserts; bulk load b takes ids b * 1000000 and up
 	CREATE SEQUENCE ids START 2000000000;
 	CREATE SEQUENCE bulk START 1;
+	-- the standby lags behind a loaded primary: keep its WAL across the
+	-- checkpoints of crash recovery
+	SELECT pg_create_physical_replication_slot('kill9_standby');
 });
 $node->backup('bk');
 my $standby = PostgreSQL::Test::Cluster->new('column_kill9_standby');
 $standby->init_from_backup($node, 'bk', has_streaming => 1);
+$standby->append_conf('postgresql.conf', "primary_slot_name = 'kill9_standby'\n");
 $standby->start;
 
 my $dir = $node->basedir;
