@@ -1,19 +1,20 @@
-# Crashes of a column table under load and updates (issue 12): rounds of
-# (a) a bulk load (COPY or INSERT ... SELECT past quickstep.column_delta_rows,
-# so into column blocks) and (b) pgbench clients updating, deleting,
-# re-inserting and inserting main and delta rows, rolling back some of it,
-# calling quickstep.merge(), quickstep.seal() and VACUUM, with the merge
-# worker merging as often as it can; each round ends with a kill -9 of a
-# backend (crash recovery of the whole cluster) or an immediate shutdown at
-# a random moment.  Every transaction applies the same change to a heap
-# twin in the same transaction, so after recovery the column table must
-# hold exactly the twin's rows: no committed row lost, no rolled-back row
-# visible.  Then the unique index, a bitmap scan and a sequential scan
-# agree, check_table and amcheck are clean, the table still takes a load,
-# a merge, a seal and VACUUM, and a streaming standby that replayed it all
-# has the same rows.  The kill points come from a seeded generator
-# (QS_KILL9_SEED repeats a run; the seed is printed; QS_KILL9_ROUNDS
-# runs more rounds than the default 4).
+# Crashes of a column table under load and updates (issue 12).  Rounds of
+# (a) a bulk load (COPY or INSERT ... SELECT past
+# quickstep.column_delta_rows, so into column blocks), (b) pgbench clients
+# updating, deleting, re-inserting and inserting main and delta rows,
+# rolling back some of it, calling quickstep.merge(), quickstep.seal() and
+# VACUUM, and (c) a merge and seal by hand of a large delta, all with the
+# merge worker merging as often as it can; each round ends with a kill -9
+# of a backend (crash recovery of the whole cluster) or an immediate
+# shutdown at a random moment.  Every transaction applies the same change
+# to a heap twin in the same transaction, so after recovery the column
+# table must hold exactly the twin's rows: no committed row lost, no
+# rolled-back row visible.  Then the unique index, a bitmap scan and a
+# sequential scan agree, check_table and amcheck are clean, the table
+# still takes a load, a merge, a seal and VACUUM, and a streaming standby
+# that replayed it all has the same rows.  The kill points come from a
+# seeded generator (QS_KILL9_SEED repeats a run; the seed is printed;
+# QS_KILL9_ROUNDS runs more rounds than the default 4).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -233,6 +234,47 @@ sub round_load
 	check_all("round $r (load, $how)");
 }
 
+# (c) a large committed delta, merged and sealed by hand while the merge
+# worker may take it first, killed at a random moment
+sub round_merge
+{
+	my ($r) = @_;
+	my $n = 50000 + int(rand(100000));
+	my $b = take_bulk();
+	my $sel = bulk_select($b, $n);
+	$node->safe_psql('postgres', qq{
+		SET quickstep.column_delta_rows = 100000000;
+		BEGIN;
+		INSERT INTO t $sel;
+		INSERT INTO h $sel;
+		COMMIT;});
+	my $pause = rand() < 0.3 ? 1 : 0;
+	my $how = rand() < 0.7 ? 'kill' : 'immediate';
+	my $delay = int(rand(1200));
+	note("round $r: merge and seal of a delta of $n rows in one transaction, "
+		  . "pause $pause s before COMMIT, $how after $delay ms");
+	my $bg = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $bg->query_safe('SELECT pg_backend_pid()');
+	my $t0 = time();
+	$bg->query_until(qr/started/, qq{
+		\\echo started
+		BEGIN;
+		SELECT quickstep.merge('t');
+		SELECT quickstep.seal('t');
+		SELECT pg_sleep($pause);
+		COMMIT;
+	});
+	usleep($delay * 1000);
+	my $state = $node->safe_psql('postgres', qq{
+		SELECT string_agg(backend_type || ' ' || state || ': ' || left(query, 30), '; ')
+		  FROM pg_stat_activity
+		 WHERE pid = $pid OR backend_type = 'quickstep merge worker'});
+	note(sprintf('round %d: crash at %.2f s, %s', $r, time() - $t0, $state || 'all gone'));
+	crash($how, $pid);
+	eval { $bg->quit; };
+	check_all("round $r (merge, $how)");
+}
+
 sub script
 {
 	my ($name, $body, $weight) = @_;
@@ -370,8 +412,9 @@ $node->safe_psql('postgres', q{SELECT quickstep.merge('t')});
 check_all('after the first load');
 for my $r (1 .. $rounds)
 {
-	# odd rounds a load, even rounds traffic, both kinds at least once
-	if ($r % 2) { round_load($r); } else { round_traffic($r); }
+	# a load, traffic, a merge, traffic, ...: each kind at least once
+	if ($r % 2) { $r % 4 == 3 ? round_merge($r) : round_load($r); }
+	else { round_traffic($r); }
 	still_works("round $r");
 	check_standby("round $r");
 }
