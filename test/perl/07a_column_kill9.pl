@@ -194,7 +194,38 @@ sub crash
 	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9');
 }
 
-# (a) a bulk load into blocks, killed at a random moment
+# one transaction running BODY in a session of its own, sometimes pausing
+# before its COMMIT, and a crash at a random moment up to MAXDELAY ms
+# after it started; then everything is checked
+sub crash_during
+{
+	my ($r, $what, $body, $maxdelay) = @_;
+	my $pause = rand() < 0.3 ? 1 : 0;
+	my $how = rand() < 0.7 ? 'kill' : 'immediate';
+	my $delay = int(rand($maxdelay));
+	note("round $r: $what, pause $pause s before COMMIT, $how after $delay ms");
+	my $bg = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $bg->query_safe('SELECT pg_backend_pid()');
+	my $t0 = time();
+	$bg->query_until(qr/started/, qq{
+		\\echo started
+		BEGIN;
+		$body
+		SELECT pg_sleep($pause);
+		COMMIT;
+	});
+	usleep($delay * 1000);
+	my $state = $node->safe_psql('postgres', qq{
+		SELECT string_agg(backend_type || ' ' || state || ': ' || left(query, 30), '; ')
+		  FROM pg_stat_activity
+		 WHERE pid = $pid OR backend_type = 'quickstep merge worker'});
+	note(sprintf('round %d: crash at %.2f s, %s', $r, time() - $t0, $state || 'all gone'));
+	crash($how, $pid);
+	eval { $bg->quit; };
+	check_all("round $r ($what, $how)");
+}
+
+# (a) a bulk load into blocks (in both tables, in one transaction)
 sub round_load
 {
 	my ($r) = @_;
@@ -204,38 +235,16 @@ sub round_load
 	my $sel = bulk_select($b, $n);
 	my $file = "$dir/bulk_$b.data";
 	$node->safe_psql('postgres', "COPY ($sel) TO '$file'") if $copy;
-	my $load = $copy
-	  ? "COPY t FROM '$file'; COPY h FROM '$file';"
-	  : "INSERT INTO t $sel; INSERT INTO h $sel;";
-	# sometimes the kill falls after the loads, before the commit
-	my $pause = rand() < 0.3 ? 1 : 0;
-	my $how = rand() < 0.7 ? 'kill' : 'immediate';
-	my $delay = int(rand(2500));
-	note("round $r: " . ($copy ? 'COPY' : 'INSERT ... SELECT')
-		  . " of $n rows, pause $pause s before COMMIT, $how after $delay ms");
-
-	my $bg = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $bg->query_safe('SELECT pg_backend_pid()');
-	my $t0 = time();
-	$bg->query_until(qr/started/, qq{
-		\\echo started
-		BEGIN;
-		$load
-		SELECT pg_sleep($pause);
-		COMMIT;
-	});
-	usleep($delay * 1000);
-	my $state = $node->safe_psql('postgres',
-		"SELECT coalesce(state || ': ' || left(query, 30), 'gone') FROM pg_stat_activity WHERE pid = $pid");
-	note(sprintf('round %d: crash at %.2f s, loader %s', $r, time() - $t0, $state || 'gone'));
-	crash($how, $pid);
-	eval { $bg->quit; };
+	crash_during($r, ($copy ? 'COPY' : 'INSERT ... SELECT') . " of $n rows",
+		$copy
+		? "COPY t FROM '$file'; COPY h FROM '$file';"
+		: "INSERT INTO t $sel; INSERT INTO h $sel;",
+		2500);
 	unlink $file;
-	check_all("round $r (load, $how)");
 }
 
 # (c) a large committed delta, merged and sealed by hand while the merge
-# worker may take it first, killed at a random moment
+# worker may take it first
 sub round_merge
 {
 	my ($r) = @_;
@@ -248,31 +257,8 @@ sub round_merge
 		INSERT INTO t $sel;
 		INSERT INTO h $sel;
 		COMMIT;});
-	my $pause = rand() < 0.3 ? 1 : 0;
-	my $how = rand() < 0.7 ? 'kill' : 'immediate';
-	my $delay = int(rand(1200));
-	note("round $r: merge and seal of a delta of $n rows in one transaction, "
-		  . "pause $pause s before COMMIT, $how after $delay ms");
-	my $bg = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $bg->query_safe('SELECT pg_backend_pid()');
-	my $t0 = time();
-	$bg->query_until(qr/started/, qq{
-		\\echo started
-		BEGIN;
-		SELECT quickstep.merge('t');
-		SELECT quickstep.seal('t');
-		SELECT pg_sleep($pause);
-		COMMIT;
-	});
-	usleep($delay * 1000);
-	my $state = $node->safe_psql('postgres', qq{
-		SELECT string_agg(backend_type || ' ' || state || ': ' || left(query, 30), '; ')
-		  FROM pg_stat_activity
-		 WHERE pid = $pid OR backend_type = 'quickstep merge worker'});
-	note(sprintf('round %d: crash at %.2f s, %s', $r, time() - $t0, $state || 'all gone'));
-	crash($how, $pid);
-	eval { $bg->quit; };
-	check_all("round $r (merge, $how)");
+	crash_during($r, "merge and seal of a delta of $n rows",
+		"SELECT quickstep.merge('t'); SELECT quickstep.seal('t');", 1200);
 }
 
 sub script
