@@ -702,10 +702,12 @@ load_recipient(QsSharedRecipient *r, QsSharedMember *m, int idx, int area,
  * to it while this one waits to be handed out.
  *
  * Stop receiving (M3): while the ready list holds work_mem or more, nothing
- * more is taken.  The member's queues then stay busy: no new step is given
- * to it, a writer already sending gives up after QS_SHARED_SEND_PATIENCE_MS
- * and marks it stalled, and it reads those chunks itself.  So a member
- * holds at most work_mem of messages plus the eight in its queues.
+ * more is taken (checked before each queue).  The member's queues then
+ * stay busy once steps are given into them, a writer already sending gives
+ * up after QS_SHARED_SEND_PATIENCE_MS and marks it stalled, and it reads
+ * those chunks itself.  So a member holds at most work_mem of messages plus
+ * one copied out past it, plus what its eight queues and reader handles
+ * hold (a message each at most).
  */
 void
 qs_shared_poll(QsSharedSlot slot)
@@ -734,6 +736,8 @@ qs_shared_poll(QsSharedSlot slot)
 
 		if (seq[a] < 0)
 			continue;
+		if (rd->ready_bytes >= (Size) work_mem * 1024)
+			break;
 		old = MemoryContextSwitchTo(mq_cxt);
 		if (rd->mqh[a] == NULL || rd->seq[a] != seq[a])
 		{
