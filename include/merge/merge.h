@@ -29,4 +29,21 @@ extern void qs_seal_version(Relation rel, struct QsColAttr *attrs,
 							const struct QsColLoadOptions *opts,
 							const struct QsColDirEntry *live, bool same_xact);
 
+/* seal.c: what quickstep.seal() does, on rel locked as for a merge */
+extern int	qs_seal_table(Relation rel);
+
+/*
+ * force.c: quickstep.debug_force_merge, a merge (and a seal) of the column
+ * tables of every statement before it runs (tests only).
+ */
+typedef enum QsForceMerge
+{
+	QS_FORCE_MERGE_OFF,
+	QS_FORCE_MERGE_MERGE,
+	QS_FORCE_MERGE_SEAL,
+} QsForceMerge;
+
+extern int	qs_debug_force_merge;
+extern void qs_force_merge_install_hooks(void);
+
 #endif							/* QS_MERGE_MERGE_H */
