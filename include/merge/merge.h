@@ -17,6 +17,20 @@
  * holds ShareUpdateExclusiveLock on rel.  Returns how many rows moved.
  */
 extern int64 qs_merge_table(Relation rel);
+/*
+ * The merge worker and forced merges run a merge as the table's owner under
+ * SECURITY_RESTRICTED_OPERATION with a safe search_path (index expressions
+ * and predicates run as in VACUUM): begin saves what end restores.
+ */
+typedef struct QsMergeAsOwner
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} QsMergeAsOwner;
+
+extern void qs_merge_as_owner_begin(Relation rel, QsMergeAsOwner *s);
+extern void qs_merge_as_owner_end(QsMergeAsOwner *s);
 extern Relation qs_merge_open_sql(Oid relid, const char *fname,
 								  const char *serial_detail,
 								  const char *wrongtype_hint);

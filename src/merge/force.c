@@ -103,9 +103,7 @@ force_one(Oid relid)
 {
 	Relation	rel;
 	bool		ok;
-	Oid			save_userid;
-	int			save_sec_context;
-	int			save_nestlevel;
+	QsMergeAsOwner owner;
 
 	if (get_rel_relkind(relid) != RELKIND_RELATION)
 		return false;
@@ -129,20 +127,11 @@ force_one(Oid relid)
 	}
 
 	/* index expressions and predicates run as the owner's, as in VACUUM */
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(rel->rd_rel->relowner,
-						   save_sec_context | SECURITY_RESTRICTED_OPERATION);
-	save_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp",
-							 PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-
+	qs_merge_as_owner_begin(rel, &owner);
 	(void) qs_merge_table(rel);
 	if (qs_debug_force_merge == QS_FORCE_MERGE_SEAL)
 		(void) qs_seal_table(rel);
-
-	AtEOXact_GUC(false, save_nestlevel);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	qs_merge_as_owner_end(&owner);
 
 	/* the lock stays until the end of the transaction, as merge()'s */
 	table_close(rel, NoLock);
