@@ -12,6 +12,7 @@
 #include "core/quickstep.h"
 #include "shared/shared_scan.h"
 
+#include "merge/merge.h"
 #include "merge/worker.h"
 
 #include "utils/guc.h"
@@ -25,6 +26,13 @@ int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
 int			qs_merge_threshold = 100000;
+
+static const struct config_enum_entry force_merge_options[] = {
+	{"off", QS_FORCE_MERGE_OFF, false},
+	{"merge", QS_FORCE_MERGE_MERGE, false},
+	{"merge_seal", QS_FORCE_MERGE_SEAL, false},
+	{NULL, 0, false}
+};
 
 /*
  * Parameters settable in a session are defined always, so that their values
@@ -109,6 +117,22 @@ qs_define_gucs(bool at_preload)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	/*
+	 * For tests of the merge and the seal (src/merge/force.c): while set,
+	 * every statement first merges (and seals) the quickstep_column tables
+	 * it uses, in its own transaction.  Results must not change (THE RULE
+	 * of src/merge/README.md); merges that cannot run are skipped.
+	 */
+	DefineCustomEnumVariable("quickstep.debug_force_merge",
+							 "Merges (merge) or merges and seals (merge_seal) the column tables of every statement before it runs (for tests).",
+							 "Skipped where quickstep.merge() could not run or another statement of the session has the table open.",
+							 &qs_debug_force_merge,
+							 QS_FORCE_MERGE_OFF,
+							 force_merge_options,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	/*
 	 * The merge worker (src/merge/launcher.c, worker.c): read by the

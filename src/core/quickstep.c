@@ -14,6 +14,7 @@
  */
 #include "column/options.h"
 #include "core/quickstep.h"
+#include "merge/merge.h"
 #include "merge/worker.h"
 #include "column/colscan.h"
 #include "scan/qscan.h"
@@ -55,6 +56,9 @@ _PG_init(void)
 	 * must be there whenever such a statement can run.
 	 */
 	qs_colopts_install_hooks();
+
+	/* quickstep.debug_force_merge (src/merge/force.c), tests only */
+	qs_force_merge_install_hooks();
 
 	if (!qs_loaded_at_preload)
 		return;

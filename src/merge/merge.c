@@ -773,6 +773,32 @@ qs_merge_table(Relation rel)
 }
 
 /*
+ * qs_merge_as_owner_begin / _end
+ *		Around a merge of rel not asked for by its owner (the worker, forced
+ *		merges): as the owner, under SECURITY_RESTRICTED_OPERATION, with
+ *		search_path = pg_catalog, pg_temp (index expressions and predicates
+ *		run as in VACUUM).
+ */
+void
+qs_merge_as_owner_begin(Relation rel, QsMergeAsOwner *s)
+{
+	GetUserIdAndSecContext(&s->save_userid, &s->save_sec_context);
+	SetUserIdAndSecContext(rel->rd_rel->relowner,
+						   s->save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	s->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
+qs_merge_as_owner_end(QsMergeAsOwner *s)
+{
+	AtEOXact_GUC(false, s->save_nestlevel);
+	SetUserIdAndSecContext(s->save_userid, s->save_sec_context);
+}
+
+/*
  * qs_merge_open_sql
  *		What quickstep.merge() and quickstep.seal() (fname) check before
  *		they work: not SERIALIZABLE (serial_detail says why), not during

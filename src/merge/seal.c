@@ -237,6 +237,21 @@ seal_rel(Relation rel)
 }
 
 /*
+ * qs_seal_table
+ *		The seal of quickstep.seal() on rel, which the caller opened with
+ *		ShareUpdateExclusiveLock (or stronger) in a transaction that is not
+ *		SERIALIZABLE.  Returns how many blocks were sealed or sorted.
+ */
+int
+qs_seal_table(Relation rel)
+{
+	Assert(!IsolationIsSerializable());
+	Assert(qs_is_column_rel(rel));
+	qs_colload_flush_rel(rel);
+	return seal_rel(rel);
+}
+
+/*
  * quickstep.seal(rel regclass) RETURNS integer
  *		Seal the table's open block (even if not full) and, with a sort
  *		key, sort the sealed blocks still in arrival order; returns how many
@@ -252,8 +267,7 @@ qs_seal_sql(PG_FUNCTION_ARGS)
 	rel = qs_merge_open_sql(relid, "quickstep.seal()",
 							"Like quickstep.merge(), it writes block versions other transactions read.",
 							"quickstep.seal() seals the column blocks of column tables.");
-	qs_colload_flush_rel(rel);
-	n = seal_rel(rel);
+	n = qs_seal_table(rel);
 	table_close(rel, NoLock);
 	PG_RETURN_INT32(n);
 }

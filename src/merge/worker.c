@@ -224,9 +224,7 @@ merge_one(Oid relid)
 	{
 		char		activity[2 * NAMEDATALEN + 16];
 		char	   *nsp = get_namespace_name(RelationGetNamespace(rel));
-		Oid			save_userid;
-		int			save_sec_context;
-		int			save_nestlevel;
+		QsMergeAsOwner owner;
 		instr_time	start,
 					elapsed;
 		int64		moved;
@@ -236,21 +234,14 @@ merge_one(Oid relid)
 		pgstat_report_activity(STATE_RUNNING, activity);
 
 		/* index expressions and predicates run as the owner's, as in VACUUM */
-		GetUserIdAndSecContext(&save_userid, &save_sec_context);
-		SetUserIdAndSecContext(rel->rd_rel->relowner,
-							   save_sec_context | SECURITY_RESTRICTED_OPERATION);
-		save_nestlevel = NewGUCNestLevel();
-		(void) set_config_option("search_path", "pg_catalog, pg_temp",
-								 PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+		qs_merge_as_owner_begin(rel, &owner);
 
 		INSTR_TIME_SET_CURRENT(start);
 		moved = qs_merge_table(rel);
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 
-		AtEOXact_GUC(false, save_nestlevel);
-		SetUserIdAndSecContext(save_userid, save_sec_context);
+		qs_merge_as_owner_end(&owner);
 
 		qs_mergestats_note(relid, moved, INSTR_TIME_GET_MILLISEC(elapsed));
 		elog(DEBUG1, WORKER_NAME ": %s: " INT64_FORMAT " of " INT64_FORMAT "+ movable rows moved",

@@ -1205,8 +1205,17 @@ qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
  * exclusively locked, in one WAL record: the delta version loses its mark
  * (no xmax, t_ctid itself) and the main copy gets xmax = the merge, so that
  * it is dead whatever the merge's outcome (its xmin is the merge too).
+ *
+ * Returns false, changing nothing, when the main copy already has an xmax
+ * that did not abort: only the merge's own transaction sees the copy while
+ * the merge runs, so that transaction updated, deleted or locked the row
+ * after its merge (quickstep.merge() and then DML in one transaction, or
+ * quickstep.debug_force_merge).  Cancelling would overwrite that xmax and
+ * bring the delta version back beside the transaction's new version (the
+ * row twice once it commits) or drop its lock: the caller waits for the
+ * merge's transaction instead, as heap waits for an updater.
  */
-static void
+static bool
 qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 			   OffsetNumber off, Buffer mbuf, ItemPointer link,
 			   TransactionId mover)
@@ -1234,6 +1243,15 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 						BufferGetBlockNumber(buf), off,
 						RelationGetRelationName(rel))));
 	}
+	if (!(e->t_infomask & HEAP_XMAX_INVALID) &&
+		TransactionIdIsValid(HeapTupleHeaderGetRawXmax(e)) &&
+		((e->t_infomask & HEAP_XMAX_IS_MULTI) ||
+		 !TransactionIdDidAbort(HeapTupleHeaderGetRawXmax(e))))
+	{
+		qs_genxlog_abort(state);
+		LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
+		return false;
+	}
 	hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 	hdr->t_infomask &= ~HEAP_XMAX_BITS;
 	hdr->t_infomask |= HEAP_XMAX_INVALID;
@@ -1248,6 +1266,7 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 	HeapTupleHeaderSetXmax(e, mover);
 	qs_genxlog_finish(state);
 	LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
+	return true;
 }
 
 /*
@@ -1256,9 +1275,12 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
  *		locked delta page 'buf' (and again after every re-lock: a row whose
  *		lockers went away while we waited may have been moved meanwhile):
  *		is it a version a merge moved?  A running merge's mark is cancelled
- *		(the buffer is unlocked and locked again; *tp is reloaded); an
- *		aborted merge's mark is left to heap's routines, which take the
- *		xmax as invalid.  Returns true, with *link and *mover set, when the
+ *		(the buffer is unlocked and locked again; *tp is reloaded), unless
+ *		the merge's transaction has since changed or locked the row at its
+ *		main copy: then we wait for that transaction as for an updater
+ *		(NOWAIT: an error; SKIP LOCKED: QS_MOVED_WOULDBLOCK) and decide
+ *		again.  An aborted merge's mark is left to heap's routines, which
+ *		take the xmax as invalid.  Returns true, with *link and *mover set, when the
  *		merge committed (or is our own): the row now lives at *link, where
  *		the caller must continue.
  */
@@ -1278,6 +1300,7 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 		TransactionId xmax;
 		Buffer		mbuf;
 		bool		own = false;
+		bool		taken = false;
 
 		if (!qs_header_moved(h))
 			return QS_MOVED_NONE;
@@ -1342,14 +1365,49 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 		if (qs_header_moved(h) &&
 			TransactionIdEquals(HeapTupleHeaderGetRawXmax(h), xmax) &&
 			ItemPointerEquals(&h->t_ctid, link) &&
-			(own || TransactionIdIsInProgress(xmax)))
-		{
-			qs_cancel_move(rel, L, buf, off, mbuf, link, xmax);
+			(own || TransactionIdIsInProgress(xmax)) &&
+			!qs_cancel_move(rel, L, buf, off, mbuf, link, xmax))
+			taken = true;
+		else
 			qs_load_header(L, rel, buf, off, tp, scratch);
-		}
 		if (!own)
 			qs_merge_interlock(rel, false);
 		ReleaseBuffer(mbuf);
+		if (!taken)
+			continue;
+
+		/*
+		 * The merge's transaction changed or locked the row at its main
+		 * copy (qs_cancel_move): wait for it as heap waits for an updater.
+		 * Committed, the row lives at the link, where the caller meets that
+		 * change; aborted, the mark is ignored.  Our own merge of this
+		 * command, whose copy a later command of ours changed (a volatile
+		 * function that merged and updated): heap's routines see the delta
+		 * version deleted by a later command of ours, as heap would see
+		 * the row updated by it (TM_SelfModified).
+		 */
+		if (own)
+			return QS_MOVED_NONE;
+		if (policy == LockWaitSkip)
+			return QS_MOVED_WOULDBLOCK;
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (policy == LockWaitError)
+		{
+			if (!qs_ConditionalXactLockTableWait(xmax))
+				ereport(ERROR,
+						(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+						 errmsg("could not obtain lock on row in relation \"%s\"",
+								RelationGetRelationName(rel))));
+		}
+		else
+		{
+			ItemPointerData self;
+
+			ItemPointerSet(&self, BufferGetBlockNumber(buf), off);
+			XactLockTableWait(xmax, rel, &self, XLTW_Lock);
+		}
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		qs_load_header(L, rel, buf, off, tp, scratch);
 	}
 }
 

@@ -125,8 +125,10 @@ UPDATE t SET v = v || '-u' WHERE id = 1500;
 DELETE FROM t WHERE id = 1000;
 COMMIT;
 
--- two-phase commit: decoded at COMMIT PREPARED
+-- two-phase commit: decoded at COMMIT PREPARED (a transaction that merged
+-- a column table cannot be prepared: no forced merge in it)
 BEGIN;
+SET LOCAL quickstep.debug_force_merge = off;
 INSERT INTO t VALUES (40, 'prepared');
 UPDATE t SET v = 'prepared-u' WHERE id = 1;
 PREPARE TRANSACTION 'qs_decode_2pc';
