@@ -1046,7 +1046,13 @@ pax_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 		 */
 		if (!pax_page_empty(page, h))
 			return InvalidOffsetNumber;
-		pax_init_page(page, BLCKSZ, desc);
+		{
+			/* as hpl_format: the LSN kept, so no full-page image follows */
+			XLogRecPtr	lsn = PageGetLSN(page);
+
+			pax_init_page(page, BLCKSZ, desc);
+			PageSetLSN(page, lsn);
+		}
 		if (!pax_tuple_attrs(h, desc, tuple, ptr, &natts))
 			return InvalidOffsetNumber;
 	}

@@ -1245,7 +1245,9 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 	}
 	if (!(e->t_infomask & HEAP_XMAX_INVALID) &&
 		TransactionIdIsValid(HeapTupleHeaderGetRawXmax(e)) &&
-		((e->t_infomask & HEAP_XMAX_IS_MULTI) ||
+		((e->t_infomask & HEAP_XMAX_IS_MULTI) ?
+		 MultiXactIdIsRunning(HeapTupleHeaderGetRawXmax(e),
+							  HEAP_XMAX_IS_LOCKED_ONLY(e->t_infomask)) :
 		 !TransactionIdDidAbort(HeapTupleHeaderGetRawXmax(e))))
 	{
 		qs_genxlog_abort(state);
