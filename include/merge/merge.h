@@ -17,6 +17,7 @@
  * holds ShareUpdateExclusiveLock on rel.  Returns how many rows moved.
  */
 extern int64 qs_merge_table(Relation rel);
+extern void qs_merge_hold_moves(void);
 /*
  * The merge worker and forced merges run a merge as the table's owner under
  * SECURITY_RESTRICTED_OPERATION with a safe search_path (index expressions

@@ -131,6 +131,8 @@ force_one(Oid relid)
 	(void) qs_merge_table(rel);
 	if (qs_debug_force_merge == QS_FORCE_MERGE_SEAL)
 		(void) qs_seal_table(rel);
+	/* the statement reads what was moved (qs_merge_hold_moves) */
+	qs_merge_hold_moves();
 	qs_merge_as_owner_end(&owner);
 
 	/* the lock stays until the end of the transaction, as merge()'s */
@@ -187,6 +189,8 @@ force_list(List *relids, Snapshot *snap, uint32 regd)
 static void
 force_executor_start(QueryDesc *queryDesc, int eflags)
 {
+	/* rows an earlier statement of ours moved: no cancel from here (merge.c) */
+	qs_merge_hold_moves();
 	if (force_possible() && !(eflags & EXEC_FLAG_EXPLAIN_ONLY) &&
 		!IsParallelWorker())
 	{
@@ -265,6 +269,9 @@ force_process_utility(PlannedStmt *pstmt, const char *queryString,
 					  ParamListInfo params, QueryEnvironment *queryEnv,
 					  DestReceiver *dest, QueryCompletion *qc)
 {
+	/* COPY TO and the like read what an earlier statement moved (merge.c) */
+	if (!IsA(pstmt->utilityStmt, TransactionStmt))
+		qs_merge_hold_moves();
 	if (force_possible())
 	{
 		List	   *relids = force_utility_rels(pstmt->utilityStmt);

@@ -90,6 +90,7 @@ typedef struct MergedRel
 {
 	Oid			relid;
 	SubTransactionId subid;		/* the subtransaction that merged it */
+	SubTransactionId held;		/* holds the interlock since (qs_merge_hold_moves) */
 } MergedRel;
 
 typedef struct PendingToast
@@ -187,8 +188,14 @@ merge_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	if (event == SUBXACT_EVENT_ABORT_SUB)
 	{
 		foreach(lc, merged_rels)
-			if (((MergedRel *) lfirst(lc))->subid == mySubid)
+		{
+			MergedRel  *m = lfirst(lc);
+
+			if (m->subid == mySubid)
 				merged_rels = foreach_delete_current(merged_rels, lc);
+			else if (m->held == mySubid)
+				m->held = InvalidSubTransactionId;	/* the lock went with it */
+		}
 		foreach(lc, pending_toast)
 			if (((PendingToast *) lfirst(lc))->subid == mySubid)
 				pending_toast = foreach_delete_current(pending_toast, lc);
@@ -196,8 +203,14 @@ merge_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	else if (event == SUBXACT_EVENT_COMMIT_SUB)
 	{
 		foreach(lc, merged_rels)
-			if (((MergedRel *) lfirst(lc))->subid == mySubid)
-				((MergedRel *) lfirst(lc))->subid = parentSubid;
+		{
+			MergedRel  *m = lfirst(lc);
+
+			if (m->subid == mySubid)
+				m->subid = parentSubid;
+			if (m->held == mySubid)
+				m->held = parentSubid;
+		}
 		foreach(lc, pending_toast)
 			if (((PendingToast *) lfirst(lc))->subid == mySubid)
 				((PendingToast *) lfirst(lc))->subid = parentSubid;
@@ -225,8 +238,43 @@ remember_merged(Relation rel)
 	m = palloc(sizeof(MergedRel));
 	m->relid = RelationGetRelid(rel);
 	m->subid = GetCurrentSubTransactionId();
+	m->held = InvalidSubTransactionId;
 	merged_rels = lappend(merged_rels, m);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * qs_merge_hold_moves
+ *		Before a statement of a transaction that merged (quickstep.merge(),
+ *		or a forced merge, in an earlier statement or just before this one):
+ *		from here on the transaction may read the rows it moved at their
+ *		main copies, or change them, and a writer's cancel of a move
+ *		(src/tableam/dml.c, qs_resolve_moved) would take such a row away
+ *		from under it — a scan that passed the delta misses the row, an
+ *		UPDATE ... WHERE CURRENT OF a cursor on the main copy updates
+ *		nothing.  So the interlock is taken exclusively now, as the
+ *		pre-commit takes it, and kept to the end: a writer meeting a moved
+ *		row waits for this transaction as for an updater.  A transaction
+ *		that runs nothing after its merge (the merge worker's, a merge() in
+ *		a transaction of its own, merge() then COMMIT) never gets here with
+ *		a merged table: no writer waits for it (THE RULE).
+ */
+void
+qs_merge_hold_moves(void)
+{
+	ListCell   *lc;
+
+	if (merged_rels == NIL || IsBackgroundWorker || !IsTransactionState())
+		return;					/* the merge worker: nothing runs after */
+	foreach(lc, merged_rels)
+	{
+		MergedRel  *m = lfirst(lc);
+
+		if (m->held != InvalidSubTransactionId)
+			continue;
+		qs_merge_interlock_commit(m->relid);
+		m->held = GetCurrentSubTransactionId();
+	}
 }
 
 /* a moved version with TOAST values: its chunks are deleted at pre-commit */

@@ -67,7 +67,17 @@ qs_merge_interlock_try(Relation rel)
 	return LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
 }
 
-/* the merge's pre-commit: no cancel may land from here to its commit */
+/*
+ * The merge's pre-commit: no cancel may land from here to its commit.
+ * quickstep.merge() (and a forced merge) takes it at the end of the call
+ * already: from there on the merge's transaction may read the moved rows
+ * at their main copies or change them, and a cancel would take a row away
+ * from under it (a scan that passed the delta misses it, an UPDATE ...
+ * WHERE CURRENT OF a cursor on the main copy updates nothing).  A writer
+ * meeting such a row then waits for that transaction as for an updater;
+ * the merge worker, whose transaction ends with its merge, keeps the
+ * pre-commit window only (THE RULE).
+ */
 void
 qs_merge_interlock_commit(Oid relid)
 {
