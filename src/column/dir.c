@@ -1211,26 +1211,33 @@ qs_coldir_retire_emptied(Relation rel)
 
 			w->state = QS_COLBLK_RETIRED;
 			w->flags |= QS_COLDIR_EMPTIED | QS_COLDIR_INDEX_CLEANED;
-			/* under the lock: every copy naming e was made before this */
-			stamp = ReadNextTransactionId();
-			w->cid = (CommandId) stamp;
-			qs_genxlog_finish(xs);
 
 			/*
-			 * A hot standby query copies the directory before this record
-			 * replays with a snapshot whose xmin is at most the next xid
-			 * once the record is in the WAL, which may have passed the
-			 * stamp meanwhile (an xid assigned, logged and committed): the
-			 * stamp, the reclaim's conflict horizon, moves up to it.
+			 * The stamp is the next xid, read under the page's lock (every
+			 * copy naming e was made before this) and kept so until the
+			 * record is in the WAL: XidGenLock held shared lets no xid be
+			 * assigned meanwhile.  So an xid >= stamp is assigned, and
+			 * ends, after the page changes and after the record: every
+			 * snapshot with xmax <= stamp, on the primary or on a hot
+			 * standby replaying up to this record, is taken before any xid
+			 * >= stamp ends, and entry_visible's answer for it never
+			 * changes (one stamp, never raised under live snapshots).
+			 * Deadlock-free: the only locks taken while XidGenLock is held
+			 * are WAL's (XLogInsert; the buffer is locked already), and no
+			 * holder of those waits for XidGenLock; the order buffer lock
+			 * -> XidGenLock is also that of a backend assigning an xid
+			 * while holding a buffer lock, and nobody takes a buffer lock
+			 * while holding XidGenLock.
 			 */
-			if (ReadNextTransactionId() != stamp)
-			{
-				xs = qs_genxlog_start(rel);
-				page = qs_genxlog_register(xs, buf, 0);
-				qs_coldir_page_entry(page, idx)->cid =
-					(CommandId) ReadNextTransactionId();
-				qs_genxlog_finish(xs);
-			}
+			LWLockAcquire(XidGenLock, LW_SHARED);
+#if PG_VERSION_NUM >= 170000
+			stamp = XidFromFullTransactionId(TransamVariables->nextXid);
+#else
+			stamp = XidFromFullTransactionId(ShmemVariableCache->nextXid);
+#endif
+			w->cid = (CommandId) stamp;
+			qs_genxlog_finish(xs);
+			LWLockRelease(XidGenLock);
 			n++;
 			UnlockReleaseBuffer(buf);
 			qs_debug_vacuum_point(QS_DEBUG_VACUUM_RETIRED);
