@@ -20,9 +20,14 @@ CREATE TABLE sizes (round int, pages bigint, blocks bigint);
 CREATE FUNCTION blocks_of(r regclass) RETURNS bigint LANGUAGE sql AS
   $$ SELECT count(DISTINCT block_id) FROM quickstep.blocks(r) $$;
 
--- 20 rounds: load 12,000 rows (three blocks), delete them all, VACUUM
+CREATE TABLE ticks (round int);
+-- 20 rounds: load 12,000 rows (three blocks), delete them all, VACUUM (it
+-- retires the blocks), a write (pages go back only after a transaction
+-- with an xid ended since the retirement: until then new snapshots may
+-- still list the blocks), VACUUM (it gives the pages back and truncates)
 SELECT format('INSERT INTO c SELECT g, g %% 97, repeat(''x'', g %% 13) FROM generate_series(1, 12000) g'),
        'DELETE FROM c', 'VACUUM c',
+       format('INSERT INTO ticks VALUES (%s)', r), 'VACUUM c',
        format('INSERT INTO sizes SELECT %s, pg_relation_size(''c'') / 8192, blocks_of(''c'')', r)
 FROM generate_series(1, 20) r \gexec
 -- no block left after any round, and the file no larger than after the first
@@ -118,6 +123,11 @@ DELETE FROM lc;
 DELETE FROM lh;
 VACUUM lc;
 VACUUM lh;
+-- the blocks are retired; their pages go back once a transaction with an
+-- xid has ended since
+SELECT pg_relation_size('lc') / 8192 > 2 AS col_pages_kept;
+SELECT txid_current() > 0 AS xid_ended;
+VACUUM lc;
 SELECT est('SELECT * FROM lc') AS col, est('SELECT * FROM lh') AS heap;
 SELECT pg_relation_size('lc') / 8192 AS col_pages, pg_relation_size('lh') / 8192 AS heap_pages;
 

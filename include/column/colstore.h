@@ -241,6 +241,7 @@ extern uint32 qs_coldir_retire_emptied(Relation rel);
  */
 #define QS_DEBUG_VACUUM_INDEXED	1	/* index pass done, nothing retired */
 #define QS_DEBUG_VACUUM_RETIRED	2	/* a block retired, no page given back */
+#define QS_DEBUG_VACUUM_RECLAIMED 3	/* pages given back, entry not flagged */
 
 extern void qs_debug_vacuum_point(int point);
 extern void qs_colmeta_set_stat_rows(Relation rel, double rows);

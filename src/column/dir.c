@@ -1109,19 +1109,39 @@ qs_debug_vacuum_point(int point)
  *		May the pages of RETIRED | EMPTIED version e go back to the delta?
  *		Readers copy the directory and then read the runs and delete maps
  *		it names, holding the snapshot they took before the copy (scans,
- *		fetches, DML): a copy made before the retirement named e, and its
- *		snapshot's xmin is at most the next xid at the retirement, which e
- *		keeps in cid.  Once no backend of this database advertises an xmin
- *		that old, no such copy is read any more; a copy made later skips e
- *		(RETIRED).  Other VACUUMs are left out (PROC_IN_VACUUM): they read
- *		no other table, and this one's is ours.
+ *		fetches, DML).  entry_visible keeps e in the copy of every MVCC
+ *		snapshot whose xmax is not past e's stamp cid (the next xid at the
+ *		retirement), and that includes snapshots taken after the
+ *		retirement as long as no xid >= cid has completed (xmax is
+ *		latestCompletedXid + 1): on a quiet system, every new snapshot.
+ *		So two conditions:
+ *		- the stamp precedes this table's removal horizon.  That horizon
+ *		  is at most latestCompletedXid + 1, so every snapshot taken from
+ *		  now on has xmax > cid and skips e.  The xid that completed has
+ *		  its commit or abort record before the page images reclaim
+ *		  writes, so recovery and standby replay advance
+ *		  latestCompletedXid past cid before the pages change too.  The
+ *		  horizon also holds standby feedback and replication slots.
+ *		- no backend of this database advertises an xmin <= cid: those
+ *		  may hold a copy naming e (a horizon past cid implies it for
+ *		  this database's ordinary backends; kept as the direct
+ *		  statement of what reclaim needs).  Other VACUUMs are left out
+ *		  (PROC_IN_VACUUM): they read no other table, and this one's is
+ *		  ours.
+ *		The price: on a table that sees no write between two VACUUMs, the
+ *		pages of a block retired by one VACUUM go back at the next one
+ *		after some transaction with an xid has ended.
  */
 static bool
-emptied_unread(const QsColDirEntry *e)
+emptied_unread(Relation rel, const QsColDirEntry *e)
 {
 	VirtualTransactionId *old;
 	int			n;
 
+	/* every snapshot taken from now on skips e (see above) */
+	if (!TransactionIdPrecedes((TransactionId) e->cid,
+							   GetOldestNonRemovableTransactionId(rel)))
+		return false;
 	old = GetCurrentVirtualXIDs((TransactionId) e->cid, true, false,
 								PROC_IN_VACUUM, &n);
 	pfree(old);
@@ -1191,26 +1211,33 @@ qs_coldir_retire_emptied(Relation rel)
 
 			w->state = QS_COLBLK_RETIRED;
 			w->flags |= QS_COLDIR_EMPTIED | QS_COLDIR_INDEX_CLEANED;
-			/* under the lock: every copy naming e was made before this */
-			stamp = ReadNextTransactionId();
-			w->cid = (CommandId) stamp;
-			qs_genxlog_finish(xs);
 
 			/*
-			 * A hot standby query copies the directory before this record
-			 * replays with a snapshot whose xmin is at most the next xid
-			 * once the record is in the WAL, which may have passed the
-			 * stamp meanwhile (an xid assigned, logged and committed): the
-			 * stamp, the reclaim's conflict horizon, moves up to it.
+			 * The stamp is the next xid, read under the page's lock (every
+			 * copy naming e was made before this) and kept so until the
+			 * record is in the WAL: XidGenLock held shared lets no xid be
+			 * assigned meanwhile.  So an xid >= stamp is assigned, and
+			 * ends, after the page changes and after the record: every
+			 * snapshot with xmax <= stamp, on the primary or on a hot
+			 * standby replaying up to this record, is taken before any xid
+			 * >= stamp ends, and entry_visible's answer for it never
+			 * changes (one stamp, never raised under live snapshots).
+			 * Deadlock-free: the only locks taken while XidGenLock is held
+			 * are WAL's (XLogInsert; the buffer is locked already), and no
+			 * holder of those waits for XidGenLock; the order buffer lock
+			 * -> XidGenLock is also that of a backend assigning an xid
+			 * while holding a buffer lock, and nobody takes a buffer lock
+			 * while holding XidGenLock.
 			 */
-			if (ReadNextTransactionId() != stamp)
-			{
-				xs = qs_genxlog_start(rel);
-				page = qs_genxlog_register(xs, buf, 0);
-				qs_coldir_page_entry(page, idx)->cid =
-					(CommandId) ReadNextTransactionId();
-				qs_genxlog_finish(xs);
-			}
+			LWLockAcquire(XidGenLock, LW_SHARED);
+#if PG_VERSION_NUM >= 170000
+			stamp = XidFromFullTransactionId(TransamVariables->nextXid);
+#else
+			stamp = XidFromFullTransactionId(ShmemVariableCache->nextXid);
+#endif
+			w->cid = (CommandId) stamp;
+			qs_genxlog_finish(xs);
+			LWLockRelease(XidGenLock);
 			n++;
 			UnlockReleaseBuffer(buf);
 			qs_debug_vacuum_point(QS_DEBUG_VACUUM_RETIRED);
@@ -1291,7 +1318,7 @@ qs_coldir_reclaim(Relation rel)
 					(o->state != QS_COLBLK_RETIRED ||
 					 ((o->flags & QS_COLDIR_EMPTIED) &&
 					  !(o->flags & QS_COLDIR_RUN_RECLAIMED) &&
-					  !emptied_unread(o))))
+					  !emptied_unread(rel, o))))
 					in_use = true;
 			}
 			if (!in_use)
@@ -1336,6 +1363,8 @@ qs_coldir_reclaim(Relation rel)
 		{
 			QsGenXLogState *xs;
 			Page		page;
+
+			qs_debug_vacuum_point(QS_DEBUG_VACUUM_RECLAIMED);
 
 			buf = ReadBuffer(rel, blk);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);

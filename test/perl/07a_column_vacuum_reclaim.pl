@@ -4,7 +4,7 @@
 # RETIRED (one generic WAL record), then its run and delete-map pages
 # become empty delta pages.  A crash between the steps
 # (quickstep.debug_vacuum_crash: a PANIC after the index pass, after the
-# retirement), an immediate stop after a VACUUM that gave the pages back,
+# retirement, after the pages went back), an immediate stop after a VACUUM that gave the pages back,
 # and a streaming standby replaying all of it each leave a table whose rows
 # equal a heap twin's by sequential and index scans and that check_table
 # finds clean.
@@ -81,10 +81,16 @@ sub vacuum_crash
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SET quickstep.debug_vacuum_crash = $step; VACUUM t");
 	isnt($ret, 0, "VACUUM stopped at step $step");
+	wait_restart($logpos);
+	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), "the server is back after step $step");
+}
+
+sub wait_restart
+{
+	my ($logpos) = @_;
 	$node->wait_for_log(
 		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
 		$logpos);
-	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), "the server is back after step $step");
 }
 
 load(1, 15000);
@@ -107,7 +113,10 @@ same_rows($node, 'after a crash following the retirement');
 is(blocks($node), '2', 'after a crash following the retirement: the block is retired');
 is(pages(), $before, 'its pages are still in the table');
 
-# 3. the next VACUUM gives the pages back; new rows may take them
+# 3. the next VACUUM gives the pages back, once a transaction with an xid
+# has ended since the retirement (before, a new snapshot still lists the
+# block); new rows may take them
+$node->safe_psql('postgres', 'SELECT txid_current()');
 $node->safe_psql('postgres', 'VACUUM t');
 same_rows($node, 'after the VACUUM that gave the pages back');
 is(blocks($node), '2', 'two blocks left');
@@ -130,6 +139,8 @@ is(blocks($standby), '2', 'the standby: two blocks');
 # then an immediate stop (no checkpoint): recovery replays it
 $node->safe_psql('postgres', 'DELETE FROM t; DELETE FROM h; VACUUM t');
 is(blocks($node), '0', 'no block left');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$node->safe_psql('postgres', 'VACUUM t');
 cmp_ok(pages(), '<', 4, 'the table shrank to its metapage and directory');
 $node->stop('immediate');
 $node->start;
@@ -140,6 +151,39 @@ same_rows($node, 'reloaded');
 $node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
 same_rows($standby, 'the standby after the reload');
 is(blocks($standby), '3', 'the standby: the new blocks');
+
+# 6. a crash after the pages went back, before the entry says so.  The
+# VACUUM that retires the block gives nothing back: no transaction with an
+# xid has ended since, so a snapshot taken now still lists the block.  The
+# next VACUUM after one did gives the pages back; after the crash,
+# recovery has replayed that transaction's end before the page images, so
+# no new snapshot lists the block (before this was so, every query after
+# the restart read the given-back pages as a corrupt delete map).
+$node->safe_psql('postgres', q{
+	DELETE FROM t WHERE id <= 5000; DELETE FROM h WHERE id <= 5000;
+});
+my $logpos = -s $node->logfile;
+my ($ret) = $node->psql('postgres',
+	"SET quickstep.debug_vacuum_crash = 3; VACUUM t");
+is($ret, 0, 'the VACUUM that retires the block gives no page back');
+if ($ret != 0)
+{
+	# it did and crashed: go on, so that the reads below show the damage
+	wait_restart($logpos);
+	$node->poll_query_until('postgres', 'SELECT 1', '1');
+}
+is(blocks($node), '2', 'the block is retired');
+same_rows($node, 'after the retirement');
+$before = pages();
+$node->safe_psql('postgres', 'SELECT txid_current()');
+vacuum_crash(3);
+same_rows($node, 'after a crash following the give-back');
+is(blocks($node), '2', 'after a crash following the give-back: two blocks');
+$node->safe_psql('postgres', 'VACUUM t');
+same_rows($node, 'after the VACUUM that marked the pages given back');
+cmp_ok(pages(), '<=', $before, 'the table did not grow');
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+same_rows($standby, 'the standby after the give-back');
 
 $standby->stop;
 $node->stop;
