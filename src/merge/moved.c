@@ -68,15 +68,9 @@ qs_merge_interlock_try(Relation rel)
 }
 
 /*
- * The merge's pre-commit: no cancel may land from here to its commit.
- * quickstep.merge() (and a forced merge) takes it at the end of the call
- * already: from there on the merge's transaction may read the moved rows
- * at their main copies or change them, and a cancel would take a row away
- * from under it (a scan that passed the delta misses it, an UPDATE ...
- * WHERE CURRENT OF a cursor on the main copy updates nothing).  A writer
- * meeting such a row then waits for that transaction as for an updater;
- * the merge worker, whose transaction ends with its merge, keeps the
- * pre-commit window only (THE RULE).
+ * The merge's pre-commit: no cancel may land from here to its commit.  A
+ * transaction that runs another statement after its merge takes it then
+ * already (qs_merge_hold_moves, merge.c).
  */
 void
 qs_merge_interlock_commit(Oid relid)
