@@ -18,6 +18,7 @@
  */
 extern int64 qs_merge_table(Relation rel);
 extern void qs_merge_hold_moves(void);
+extern bool qs_merge_in_worker;
 /*
  * The merge worker and forced merges run a merge as the table's owner under
  * SECURITY_RESTRICTED_OPERATION with a safe search_path (index expressions

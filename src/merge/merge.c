@@ -104,6 +104,9 @@ typedef struct PendingToast
 } PendingToast;
 
 static List *merged_rels = NIL;	/* of MergedRel */
+
+/* set in the merge worker, whose transactions end with their merges */
+bool		qs_merge_in_worker = false;
 static List *pending_toast = NIL;	/* of PendingToast */
 static bool callback_registered = false;
 
@@ -264,7 +267,7 @@ qs_merge_hold_moves(void)
 {
 	ListCell   *lc;
 
-	if (merged_rels == NIL || IsBackgroundWorker || !IsTransactionState())
+	if (merged_rels == NIL || qs_merge_in_worker || !IsTransactionState())
 		return;					/* the merge worker: nothing runs after */
 	foreach(lc, merged_rels)
 	{

@@ -326,6 +326,7 @@ qs_merge_worker_main(Datum arg)
 	BackgroundWorkerUnblockSignals();
 
 	/* as the bootstrap superuser; each merge runs as its table's owner */
+	qs_merge_in_worker = true;	/* its merges hold nothing (merge.c) */
 	BackgroundWorkerInitializeConnectionByOid(dbid, InvalidOid, 0);
 	pgstat_report_appname(WORKER_NAME);
 
