@@ -58,6 +58,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #if PG_VERSION_NUM < 160000
 #include "utils/syscache.h"
@@ -107,6 +108,9 @@ static List *merged_rels = NIL;	/* of MergedRel */
 
 /* set in the merge worker, whose transactions end with their merges */
 bool		qs_merge_in_worker = false;
+
+/* qs_merge_table calls under way in this backend */
+static int	merging = 0;
 static List *pending_toast = NIL;	/* of PendingToast */
 static bool callback_registered = false;
 
@@ -267,15 +271,37 @@ qs_merge_hold_moves(void)
 {
 	ListCell   *lc;
 
-	if (merged_rels == NIL || qs_merge_in_worker || !IsTransactionState())
-		return;					/* the merge worker: nothing runs after */
+	/*
+	 * Not in the merge worker (nothing runs after its merges), nor inside a
+	 * merge (index expressions and predicates of a merge may run SQL
+	 * functions: the merge itself reads nothing it moved).
+	 */
+	if (merged_rels == NIL || qs_merge_in_worker || merging > 0 ||
+		!IsTransactionState())
+		return;
 	foreach(lc, merged_rels)
 	{
 		MergedRel  *m = lfirst(lc);
+		ResourceOwner save = CurrentResourceOwner;
 
 		if (m->held != InvalidSubTransactionId)
 			continue;
-		qs_merge_interlock_commit(m->relid);
+
+		/*
+		 * Under the subtransaction's owner, not the portal's a statement may
+		 * run under: released exactly when 'held' says (subtransaction
+		 * abort), never with a failed cursor's portal.
+		 */
+		CurrentResourceOwner = CurTransactionResourceOwner;
+		PG_TRY();
+		{
+			qs_merge_interlock_commit(m->relid);
+		}
+		PG_FINALLY();
+		{
+			CurrentResourceOwner = save;
+		}
+		PG_END_TRY();
 		m->held = GetCurrentSubTransactionId();
 	}
 }
@@ -798,6 +824,8 @@ merge_rel(Relation rel)
 int64
 qs_merge_table(Relation rel)
 {
+	int64		moved;
+
 	Assert(!IsolationIsSerializable());
 	Assert(qs_is_column_rel(rel));
 	qs_colload_flush_rel(rel);
@@ -820,7 +848,17 @@ qs_merge_table(Relation rel)
 		(void) set_config_option("synchronous_commit", "local",
 								 PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_LOCAL, true, 0, false);
-	return merge_rel(rel);
+	merging++;
+	PG_TRY();
+	{
+		moved = merge_rel(rel);
+	}
+	PG_FINALLY();
+	{
+		merging--;
+	}
+	PG_END_TRY();
+	return moved;
 }
 
 /*
