@@ -327,6 +327,7 @@ extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
+extern void qs_colpage_give_back(Relation rel, Buffer buf);
 
 /* A block opened for reading: header checked, sections read on demand. */
 typedef struct QsColBlockHandle

@@ -1705,7 +1705,8 @@ col_vacuum(Relation rel, struct VacuumParams *params,
  *		versions not retired and every block's delete map (a 10% UPDATE of
  *		a bulk-loaded table adds a delete-map page per 291 rows: taken for
  *		delta pages, they doubled the estimate).  *mainrows and *deltapages
- *		get the two parts.
+ *		get the two parts, *stat_rows the prediction VACUUM or ANALYZE kept
+ *		in the metapage (0: none).
  */
 /* rows per delta page heap assumes before a VACUUM (integer division) */
 static double
@@ -1719,7 +1720,7 @@ delta_density(Relation rel, int32 *attr_widths)
 
 static double
 col_predicted_rows(Relation rel, int32 *attr_widths, double *mainrows,
-				   BlockNumber *deltapages)
+				   BlockNumber *deltapages, float4 *stat_rows)
 {
 	QsColMeta	meta;
 	QsColDirectory dir;
@@ -1731,9 +1732,11 @@ col_predicted_rows(Relation rel, int32 *attr_widths, double *mainrows,
 
 	*mainrows = 0;
 	*deltapages = 0;
+	*stat_rows = 0;
 	if (nblocks == 0)
 		return 0;
 	qs_colmeta_read(rel, &meta);
+	*stat_rows = meta.stat_rows;
 	other = 1 + (meta.nentries + QS_COLDIR_PER_PAGE - 1) / QS_COLDIR_PER_PAGE;
 	runs = qs_coldir_runs(rel, &nruns);
 	for (int i = 0; i < nruns; i++)
@@ -1763,9 +1766,10 @@ col_note_stat_rows(Relation rel)
 {
 	double		mainrows;
 	BlockNumber deltapages;
+	float4		stat_rows;
 
 	qs_colmeta_set_stat_rows(rel, col_predicted_rows(rel, NULL, &mainrows,
-													 &deltapages));
+													 &deltapages, &stat_rows));
 }
 
 /*
@@ -1787,6 +1791,7 @@ col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
 	double		reltuples = (double) rel->rd_rel->reltuples;
 	double		mainrows;
 	BlockNumber deltapages;
+	float4		stat_rows;
 	double		now;
 
 	*pages = RelationGetNumberOfBlocks(rel);
@@ -1794,15 +1799,13 @@ col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
 	*allvisfrac = 0;
 	if (*pages == 0)
 		return;
-	now = col_predicted_rows(rel, attr_widths, &mainrows, &deltapages);
+	now = col_predicted_rows(rel, attr_widths, &mainrows, &deltapages,
+							 &stat_rows);
 	if (reltuples >= 0)
 	{
-		QsColMeta	meta;
-
-		qs_colmeta_read(rel, &meta);
-		if (meta.stat_rows > 0)
+		if (stat_rows > 0)
 		{
-			*tuples = Max(rint(reltuples + now - meta.stat_rows), 0);
+			*tuples = Max(rint(reltuples + now - stat_rows), 0);
 			return;
 		}
 	}

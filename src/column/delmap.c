@@ -44,10 +44,8 @@
 #include "access/generic_xlog.h"
 #include "access/htup_details.h"
 #include "access/transam.h"
-#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/freespace.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
@@ -1067,24 +1065,6 @@ qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e)
 
 
 /*
- * An exclusively locked page of ours becomes an empty delta page, at once
- * in the free space map (VACUUM's first pass, which records empty pages,
- * has passed it).
- */
-static void
-give_back(Relation rel, Buffer buf)
-{
-	START_CRIT_SECTION();
-	PageInit(BufferGetPage(buf), BLCKSZ, 0);
-	MarkBufferDirty(buf);
-	if (RelationNeedsWAL(rel))
-		log_newpage_buffer(buf, true);
-	END_CRIT_SECTION();
-	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buf),
-							PageGetFreeSpace(BufferGetPage(buf)));
-}
-
-/*
  * qs_coldelmap_reclaim
  *		Give the delete-map pages of a RETIRED | EMPTIED version back to the
  *		delta as empty pages (as qs_colrun_reclaim does with runs): the
@@ -1135,7 +1115,7 @@ qs_coldelmap_reclaim(Relation rel, const QsColDirEntry *e)
 			block_id == e->block_id &&
 			vblock == QS_VIRT_BASE + e->tid_range * QS_VIRT_PAGES_PER_RANGE + v)
 		{
-			give_back(rel, buf);
+			qs_colpage_give_back(rel, buf);
 			n++;
 		}
 		UnlockReleaseBuffer(buf);
@@ -1146,7 +1126,7 @@ qs_coldelmap_reclaim(Relation rel, const QsColDirEntry *e)
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	if (root_of(BufferGetPage(buf), e))
 	{
-		give_back(rel, buf);
+		qs_colpage_give_back(rel, buf);
 		n++;
 	}
 	UnlockReleaseBuffer(buf);

@@ -1133,14 +1133,13 @@ qs_debug_vacuum_point(int point)
  *		after some transaction with an xid has ended.
  */
 static bool
-emptied_unread(Relation rel, const QsColDirEntry *e)
+emptied_unread(const QsColDirEntry *e, TransactionId horizon)
 {
 	VirtualTransactionId *old;
 	int			n;
 
 	/* every snapshot taken from now on skips e (see above) */
-	if (!TransactionIdPrecedes((TransactionId) e->cid,
-							   GetOldestNonRemovableTransactionId(rel)))
+	if (!TransactionIdPrecedes((TransactionId) e->cid, horizon))
 		return false;
 	old = GetCurrentVirtualXIDs((TransactionId) e->cid, true, false,
 								PROC_IN_VACUUM, &n);
@@ -1272,6 +1271,8 @@ qs_coldir_reclaim(Relation rel)
 	QsColDirectory all;
 	BlockNumber *given;
 	int			ngiven = 0;
+	bool	   *busy;
+	TransactionId horizon;
 
 	/*
 	 * Versions sealed without a sort key share their run (column README
@@ -1280,6 +1281,19 @@ qs_coldir_reclaim(Relation rel)
 	 */
 	qs_coldir_read_all(rel, &all);
 	given = palloc(sizeof(BlockNumber) * Max(all.nentries, 1));
+
+	/*
+	 * Which emptied versions some backend may still read: asked once per
+	 * version (a procarray scan each), not once per version naming the
+	 * same run.  Asked before the walk, the answer can only be more
+	 * cautious than later in it (the horizon only advances).
+	 */
+	busy = palloc0(sizeof(bool) * Max(all.nentries, 1));
+	horizon = GetOldestNonRemovableTransactionId(rel);
+	for (uint32 a = 0; a < all.nentries; a++)
+		busy[a] = (all.entries[a].flags & QS_COLDIR_EMPTIED) &&
+			!(all.entries[a].flags & QS_COLDIR_RUN_RECLAIMED) &&
+			!emptied_unread(&all.entries[a], horizon);
 	dir_walk_start(rel, &w, NULL);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
@@ -1315,10 +1329,7 @@ qs_coldir_reclaim(Relation rel)
 
 				if (o->block_id == ents[i].block_id &&
 					o->run_start == ents[i].run_start &&
-					(o->state != QS_COLBLK_RETIRED ||
-					 ((o->flags & QS_COLDIR_EMPTIED) &&
-					  !(o->flags & QS_COLDIR_RUN_RECLAIMED) &&
-					  !emptied_unread(rel, o))))
+					(o->state != QS_COLBLK_RETIRED || busy[a]))
 					in_use = true;
 			}
 			if (!in_use)
@@ -1383,6 +1394,7 @@ qs_coldir_reclaim(Relation rel)
 		pfree(todo);
 	}
 	pfree(given);
+	pfree(busy);
 	pfree(all.entries);
 	return pages;
 }

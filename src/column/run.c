@@ -219,6 +219,28 @@ qs_colblock_release(QsColBlockHandle *h)
 }
 
 /*
+ * qs_colpage_give_back
+ *		An exclusively locked page of a column table's own (run or delete
+ *		map) becomes an empty delta page, logged as a full-page image, and
+ *		is in the free space map at once (VACUUM's first pass, which records
+ *		empty pages, may have passed it).
+ */
+void
+qs_colpage_give_back(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+
+	START_CRIT_SECTION();
+	PageInit(page, BLCKSZ, 0);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buf),
+							PageGetFreeSpace(page));
+}
+
+/*
  * qs_colrun_reclaim
  *		Give the pages of a RETIRED block's run back to the delta: each page
  *		still holding this block's image becomes an empty page (logged as a
@@ -261,14 +283,7 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
 			UnlockReleaseBuffer(buf);
 			continue;
 		}
-		START_CRIT_SECTION();
-		PageInit(page, BLCKSZ, 0);
-		MarkBufferDirty(buf);
-		if (RelationNeedsWAL(rel))
-			log_newpage_buffer(buf, true);
-		END_CRIT_SECTION();
-		/* usable at once (VACUUM's first pass may have passed it) */
-		RecordPageWithFreeSpace(rel, blk, PageGetFreeSpace(page));
+		qs_colpage_give_back(rel, buf);
 		UnlockReleaseBuffer(buf);
 		n++;
 	}
