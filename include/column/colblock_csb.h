@@ -1,0 +1,122 @@
+/*-------------------------------------------------------------------------
+ *
+ * colblock_csb.h
+ *	  CSB+-tree index sub-blocks of sealed column blocks (paper 000 sections
+ *	  2 and 4.4; src/column/README.md section 2): for one dictionary column
+ *	  of the block, every non-NULL row's (code, physical position), sorted,
+ *	  under a directory of 64-byte nodes whose children are contiguous, so
+ *	  that a node names only its first child (Rao and Ross's CSB+-tree, with
+ *	  the node of src/csbtree's in-page directory: one u32 child reference
+ *	  and 15 u32 keys).  A code range becomes a run of entries after one
+ *	  descent; their positions are the rows that hold the range.
+ *
+ * Section format (index kind QS_COLINDEX_CSBTREE, little-endian):
+ *
+ *	  0 u32 magic "QSIX"   4 u16 version = 1   6 u16 levels (directory)
+ *	  8 u32 nentries (= the column's non-NULL rows)
+ *	 12 u32 code_end (every code < code_end; 0 when nentries = 0)
+ *	 16 u32 nnodes   20..31 zero
+ *	 nnodes directory nodes of 64 bytes, level by level from the root:
+ *	   0 u32 first child (in the next level, or leaf group at the bottom;
+ *		 node j of a level: 16 * j, checked)   4 u32 keys[15]: key k is the
+ *		 largest code under child k, for the children but the last; the
+ *		 unused keys are 0xFFFFFFFF
+ *	 leaf groups: ceil(nentries / 16) groups of 16 u32 codes (one cache
+ *	   line each), ascending; past nentries 0xFFFFFFFF
+ *	 positions: nentries u32, entry i's physical row; for equal codes
+ *	   ascending; then zero padding to a multiple of 8 bytes
+ *
+ * The level sizes follow from nentries alone: groups G = ceil(n / 16);
+ * no directory if G <= 1; else the bottom level has ceil(G / 16) nodes,
+ * each level above ceil(below / 16), up to a root of one node.
+ *
+ * Like colblock.c this is plain C without backend calls (unit tested and
+ * fuzzed); nothing read is trusted before it is checked.
+ *
+ * include/column/colblock_csb.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QS_COLUMN_COLBLOCK_CSB_H
+#define QS_COLUMN_COLBLOCK_CSB_H
+
+#include "column/colblock.h"
+
+#define QS_CSBIX_MAGIC		0x58495351	/* "QSIX" */
+#define QS_CSBIX_VERSION	1
+#define QS_CSBIX_HDRSZ		32
+#define QS_CSBIX_NODESZ		64
+#define QS_CSBIX_FANOUT		16	/* children of a node, entries of a group */
+#define QS_CSBIX_MAX_LEVELS 8
+
+/* An opened index sub-block (points into the caller's section bytes). */
+typedef struct QsCsbIndex
+{
+	const uint8_t *sec;
+	size_t		len;
+	uint32_t	nentries;
+	uint32_t	code_end;
+	uint32_t	ngroups;
+	int			levels;
+	uint32_t	level_start[QS_CSBIX_MAX_LEVELS];	/* first node of each */
+	uint32_t	level_size[QS_CSBIX_MAX_LEVELS];
+	const uint8_t *nodes;
+	const uint8_t *codes;		/* ngroups * 16 u32 */
+	const uint8_t *pos;			/* nentries u32 */
+} QsCsbIndex;
+
+/* Exact section size of an index of nentries entries. */
+extern size_t qs_csbix_size(uint32_t nentries);
+
+/*
+ * Build the index of a column from its codes: code[v] is the code of the
+ * v-th non-NULL row (nvalues of them, in position order), present the
+ * presence bitmap of nrows bits (NULL: no NULL).  Returns a buffer from
+ * alloc of *len bytes, or NULL (out of memory).
+ */
+extern uint8_t *qs_csbix_build(const uint32_t *code, uint32_t nvalues,
+							   const uint64_t *present, uint32_t nrows,
+							   const QsCodecAllocator *alloc, size_t *len);
+
+/*
+ * Open a section (checksum already checked by the caller): header, sizes
+ * and every node's child reference; O(nodes), not O(entries).  Positions
+ * are checked where they are read (qs_csbix_position).
+ */
+extern QsCodecStatus qs_csbix_open(const uint8_t *sec, size_t len, uint32_t nrows,
+								   QsCsbIndex *ix, QsCodecErr *err);
+
+/*
+ * Entries [*first, *end) hold exactly the codes lo .. hi (lo <= hi), if
+ * the index is intact; one descent per bound.  Safe on any opened index.
+ */
+extern void qs_csbix_range(const QsCsbIndex *ix, uint32_t lo, uint32_t hi,
+						   uint32_t *first, uint32_t *end);
+
+static inline uint32_t
+qs_csbix_code(const QsCsbIndex *ix, uint32_t i)
+{
+	return qs_load32(ix->codes + (size_t) i * 4);
+}
+
+static inline uint32_t
+qs_csbix_position(const QsCsbIndex *ix, uint32_t i)
+{
+	return qs_load32(ix->pos + (size_t) i * 4);
+}
+
+/*
+ * The checker's full pass: codes ascending (positions ascending among
+ * equal codes), every key the largest code under its child, every
+ * position below nrows, each non-NULL position exactly once and no NULL
+ * one (present: the column's presence bitmap, NULL if none), and, with
+ * code_of (the column's code of value index v, nvalues of them), each
+ * entry's code the column's code at its position.  scratch: nrows u32
+ * from the caller.
+ */
+extern QsCodecStatus qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present,
+									uint32_t nrows, const uint32_t *code_of,
+									uint32_t nvalues, uint32_t *scratch,
+									QsCodecErr *err);
+
+#endif							/* QS_COLUMN_COLBLOCK_CSB_H */
