@@ -34,7 +34,7 @@
  *	  88 u32 min offset, u32 min length, u32 max offset, u32 max length
  *		 (into the header; both 0 unless HAS_MINMAX)
  *	 nindexes index descriptors (32 bytes each)
- *	   0 u16 column   2 u16 kind (1 = CSB+-tree over codes)   4 u32 0
+ *	   0 u16 column   2 u16 kind (2 = TID map, 3 = CSB+-tree over codes)   4 u32 0
  *	   8 section {u64 offset, u64 length, u32 CRC-32C, u32 0}
  *	 min/max area: the values' bytes
  *	 sections, in descriptor order (col 0 nulls, dict, stripe, col 1 ...,
@@ -118,6 +118,14 @@
  * 0.  An image without one is the identity (position = TID row).
  */
 #define QS_COLINDEX_TIDMAP		2
+/*
+ * A CSB+-tree over the codes of a DICT or DICT_PADDED column: every
+ * non-NULL row's (code, position), format in column/colblock_csb.h.
+ * Written by seals for the columns of quickstep.index_columns.  (Kind 1
+ * is the reservation of the first format: its bytes are only
+ * checksummed, and nothing writes it.)
+ */
+#define QS_COLINDEX_CSBCODES	3
 
 /* pages */
 #define QS_COLPAGE_SIZE			8192

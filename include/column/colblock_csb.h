@@ -79,6 +79,14 @@ extern uint8_t *qs_csbix_build(const uint32_t *code, uint32_t nvalues,
 							   const QsCodecAllocator *alloc, size_t *len);
 
 /*
+ * The index of an encoded DICT or DICT_PADDED column as the serializer
+ * takes it (nulls: its presence bitmap or NULL); NULL for other
+ * encodings, a stripe that does not open, or out of memory.
+ */
+extern uint8_t *qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrows,
+									  const QsCodecAllocator *alloc, size_t *len);
+
+/*
  * Open a section (checksum already checked by the caller): header, sizes
  * and every node's child reference; O(nodes), not O(entries).  Positions
  * are checked where they are read (qs_csbix_position).
@@ -118,5 +126,22 @@ extern QsCodecStatus qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present
 									uint32_t nrows, const uint32_t *code_of,
 									uint32_t nvalues, uint32_t *scratch,
 									QsCodecErr *err);
+
+/*
+ * The codes of an opened DICT or DICT_PADDED column reader, one per value
+ * index, in a buffer from alloc (NULL: out of memory).
+ */
+extern uint32_t *qs_csbix_column_codes(const QsColReader *r,
+									   const QsCodecAllocator *alloc);
+
+/*
+ * The structural checker's pass over CSB+-tree index sub-block i of a
+ * whole image in memory: checksum, open, the column a dictionary column,
+ * and qs_csbix_check against the column's codes and NULLs.
+ */
+extern QsCodecStatus qs_csbix_verify(const QsColBlock *blk, int i,
+									 const uint8_t *image,
+									 const QsCodecAllocator *alloc,
+									 QsCodecErr *err);
 
 #endif							/* QS_COLUMN_COLBLOCK_CSB_H */

@@ -412,6 +412,13 @@ typedef struct QsColBuilder
 	 * section 4.5).  Set by the caller before a build.
 	 */
 	bool		keep_tids;
+
+	/*
+	 * Per attribute: give the image a CSB+-tree index sub-block over the
+	 * column's codes when it is dictionary-encoded and not the sort
+	 * column (quickstep.index_columns; seals only).  NULL: none.
+	 */
+	const bool *index_cols;
 } QsColBuilder;
 
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);

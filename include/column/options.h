@@ -39,6 +39,9 @@ typedef struct QsColLoadOptions
 	int			sort_col;		/* attribute index (0-based), -1: none */
 	unsigned   *enc_mask;		/* per attribute: QS_ENC_MASK set the
 								 * chooser is held to, 0: any it allows */
+	bool	   *index_cols;		/* per attribute: quickstep.index_columns
+								 * names it (NULL: none named); seals give
+								 * such columns index sub-blocks */
 } QsColLoadOptions;
 
 /*

@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "column/colblock_csb.h"
 #include "column/colstore.h"
 #include "column/options.h"
 
@@ -458,7 +459,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	const QsCodecAllocator *alloc = qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
-	QsColBlockIndex tidmap;
+	QsColBlockIndex *indexes = palloc0(sizeof(QsColBlockIndex) * (Max(b->natts, 1) + 1));
 	QsCodecErr	err;
 	QsCodecStatus st;
 	uint8	   *image;
@@ -634,18 +635,41 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	spec.ncols = (uint16) b->natts;
 	spec.sort_col = (int16) sort_col;
 	spec.cols = cols;
+	spec.indexes = indexes;
 	if (perm && b->keep_tids)
 	{
+		QsColBlockIndex *tidmap = &indexes[spec.nindexes++];
+
 		/* perm[j] is the TID row of position j: the image's TID map */
-		tidmap.column = 0;
-		tidmap.kind = QS_COLINDEX_TIDMAP;
-		tidmap.data = qs_colblock_tidmap_build(perm, b->nrows, alloc, &tidmap.len);
-		if (tidmap.data == NULL)
+		tidmap->column = 0;
+		tidmap->kind = QS_COLINDEX_TIDMAP;
+		tidmap->data = qs_colblock_tidmap_build(perm, b->nrows, alloc, &tidmap->len);
+		if (tidmap->data == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory for the TID map of column block %u", block_id)));
-		spec.nindexes = 1;
-		spec.indexes = &tidmap;
+	}
+	for (int c = 0; b->index_cols && c < b->natts && c < QS_COLBLOCK_MAX_INDEXES - 1; c++)
+	{
+		QsColBlockIndex *ix = &indexes[spec.nindexes];
+
+		/*
+		 * The sort column needs none (binary search finds its rows); a
+		 * column without codes gets none (README section 2: index
+		 * sub-blocks are over dictionary codes).
+		 */
+		if (!b->index_cols[c] || c == sort_col || cols[c].nvalues == 0 ||
+			(cols[c].encoding != QS_ENC_DICT && cols[c].encoding != QS_ENC_DICT_PADDED))
+			continue;
+		ix->column = (uint16) c;
+		ix->kind = QS_COLINDEX_CSBCODES;
+		ix->data = qs_csbix_build_column(&cols[c], b->nrows, alloc, &ix->len);
+		if (ix->data == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for the index sub-block of column %d of column block %u",
+							c + 1, block_id)));
+		spec.nindexes++;
 	}
 	st = qs_colblock_image_size(&spec, image_len, &err);
 	if (st != QS_CODEC_OK)
@@ -657,8 +681,9 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	for (int c = 0; c < b->natts; c++)
 		qs_colblock_column_free(alloc, &cols[c]);
 	pfree(cols);
-	if (spec.nindexes > 0)
-		pfree((void *) tidmap.data);
+	for (int k = 0; k < spec.nindexes; k++)
+		pfree((void *) indexes[k].data);
+	pfree(indexes);
 	if (perm_out)
 		*perm_out = perm;
 	if (perm)

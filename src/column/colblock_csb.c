@@ -355,3 +355,101 @@ qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present, uint32_t nrows,
 	}
 	return QS_CODEC_OK;
 }
+
+uint32_t *
+qs_csbix_column_codes(const QsColReader *r, const QsCodecAllocator *alloc)
+{
+	uint32_t	n = r->d.nvalues;
+	uint32_t   *out = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) n + 1));
+
+	if (out == NULL)
+		return NULL;
+	if (r->d.encoding == QS_ENC_DICT)
+		qs_bitpack_unpack32(r->codes.data, r->codes.width, 0, n, out);
+	else
+		for (uint32_t v = 0; v < n; v++)
+			out[v] = r->d.code_bytes == 1 ? r->padded[v] :
+				r->d.code_bytes == 2 ? qs_load16(r->padded + (size_t) v * 2) :
+				qs_load32(r->padded + (size_t) v * 4);
+	return out;
+}
+
+QsCodecStatus
+qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
+				const QsCodecAllocator *alloc, QsCodecErr *err)
+{
+	uint16_t	column,
+				kind;
+	QsColBlockSection s;
+	const uint8_t *sec[QS_COLSEC_COUNT];
+	QsColReader r;
+	QsCsbIndex	ix;
+	QsCodecStatus st;
+	uint32_t   *codes;
+	uint32_t   *scratch;
+
+	qs_colblock_index(blk, i, &column, &kind, &s);
+	st = qs_colblock_check_index(blk, i, image + s.off, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	st = qs_csbix_open(image + s.off, s.len, blk->nrows, &ix, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	qs_colblock_column_sections(blk, image, column, sec);
+	st = qs_colreader_open(blk, column, sec, NULL, NULL, false, alloc, &r, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	if (r.d.encoding != QS_ENC_DICT && r.d.encoding != QS_ENC_DICT_PADDED)
+	{
+		qs_colreader_close(&r);
+		return CORRUPT(err, "index sub-block %d over column %u, which has no codes",
+					   i, column);
+	}
+	codes = qs_csbix_column_codes(&r, alloc);
+	scratch = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) blk->nrows + 1));
+	if (codes == NULL || scratch == NULL)
+		st = qs_codec_error(err, QS_CODEC_NOMEM, "checking index sub-block %d", i);
+	else
+		st = qs_csbix_check(&ix, r.nulls, blk->nrows, codes, r.d.nvalues, scratch, err);
+	if (codes)
+		alloc->free(alloc->ctx, codes);
+	if (scratch)
+		alloc->free(alloc->ctx, scratch);
+	qs_colreader_close(&r);
+	return st;
+}
+
+uint8_t *
+qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrows,
+					  const QsCodecAllocator *alloc, size_t *len)
+{
+	uint32_t	n = col->nvalues;
+	uint32_t   *codes;
+	uint8_t    *out;
+
+	if (col->encoding != QS_ENC_DICT && col->encoding != QS_ENC_DICT_PADDED)
+		return NULL;
+	codes = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) n + 1));
+	if (codes == NULL)
+		return NULL;
+	if (col->encoding == QS_ENC_DICT)
+	{
+		QsPackedView v;
+
+		if (qs_bitpack_open(col->stripe, col->stripe_len, &v, NULL) != QS_CODEC_OK ||
+			v.count != n || v.width > 32)
+		{
+			alloc->free(alloc->ctx, codes);
+			return NULL;
+		}
+		qs_bitpack_unpack32(v.data, v.width, 0, n, codes);
+	}
+	else
+		for (uint32_t i = 0; i < n; i++)
+			codes[i] = col->code_bytes == 1 ? col->stripe[i] :
+				col->code_bytes == 2 ? qs_load16(col->stripe + (size_t) i * 2) :
+				qs_load32(col->stripe + (size_t) i * 4);
+	out = qs_csbix_build(codes, n, col->nulls, nrows, alloc, len);
+	alloc->free(alloc->ctx, codes);
+	return out;
+}

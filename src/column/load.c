@@ -149,6 +149,8 @@ load_flush(Relation rel)
 		return;
 	}
 	old = MemoryContextSwitchTo(load.tmpcxt);
+	/* a load writes sealed blocks: they get their index sub-blocks now */
+	load.builder.index_cols = load.opts.index_cols;
 	image = qs_colbuilder_build_opts(&load.builder, rel, load.block_id,
 									 load_may_sort(rel) ? load.opts.sort_col : -1,
 									 load.opts.enc_mask, &image_len);

@@ -46,6 +46,7 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
 #include <math.h>
 
 #include "access/htup_details.h"
@@ -62,6 +63,7 @@
 #include "commands/defrem.h"
 #include "commands/tablecmds.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
@@ -88,6 +90,7 @@ typedef enum OptKind
 	OPT_ROWS_PER_BLOCK,
 	OPT_MERGE_FRACTION,
 	OPT_MERGE_THRESHOLD,
+	OPT_INDEX_COLUMNS,
 	OPT_ENCODING				/* encoding_<column> */
 } OptKind;
 
@@ -114,8 +117,8 @@ static const struct
 
 #define OPTIONS_HINT \
 	"Column tables take quickstep.sort_key, quickstep.rows_per_block, " \
-	"quickstep.merge_threshold, quickstep.merge_fraction and " \
-	"quickstep.encoding_<column>."
+	"quickstep.merge_threshold, quickstep.merge_fraction, " \
+	"quickstep.index_columns and quickstep.encoding_<column>."
 
 /*
  * A CREATE TABLE or CREATE TABLE AS with our options while core runs it:
@@ -152,6 +155,8 @@ opt_kind(const char *name)
 		return OPT_MERGE_FRACTION;
 	if (strcmp(name, "merge_threshold") == 0)
 		return OPT_MERGE_THRESHOLD;
+	if (strcmp(name, "index_columns") == 0)
+		return OPT_INDEX_COLUMNS;
 	if (strncmp(name, ENC_PREFIX, ENC_PREFIX_LEN) == 0 &&
 		name[ENC_PREFIX_LEN] != '\0')
 		return OPT_ENCODING;
@@ -166,6 +171,46 @@ enc_index(const char *value)
 		if (pg_strcasecmp(value, enc_names[i].name) == 0)
 			return i;
 	return -1;
+}
+
+/*
+ * The column names of an index_columns value: split on commas, blanks
+ * around a name dropped; names keep their case (as sort_key's do).
+ */
+static List *
+index_col_names(const char *value)
+{
+	List	   *names = NIL;
+	const char *p = value;
+
+	for (;;)
+	{
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+
+		while (p < end && isspace((unsigned char) *p))
+			p++;
+		while (end > p && isspace((unsigned char) end[-1]))
+			end--;
+		names = lappend(names, pnstrdup(p, end - p));
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	return names;
+}
+
+static char *
+join_names(List *names)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, names)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) > 0 ? "," : "",
+						 (char *) lfirst(lc));
+	return buf.data;
 }
 
 /*
@@ -253,6 +298,30 @@ opt_value(OptKind kind, const char *name, const char *raw)
 							 errdetail("Valid values are integers between 1 and %d.", INT_MAX),
 							 errhint("It is the number of movable delta rows past which the merge worker merges the table.")));
 				return psprintf("%d", v);
+			}
+
+		case OPT_INDEX_COLUMNS:
+			{
+				List	   *names = index_col_names(raw);
+				ListCell   *lc;
+
+				foreach(lc, names)
+				{
+					const char *n = lfirst(lc);
+
+					if (n[0] == '\0' || strchr(n, '=') != NULL || strlen(n) >= NAMEDATALEN)
+						ereport(ERROR,
+								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								 errmsg("invalid value for quickstep.index_columns: \"%s\"", raw),
+								 errhint("Give a comma-separated list of the table's column names.")));
+					for (ListCell *lc2 = list_head(names); lc2 != lc; lc2 = lnext(names, lc2))
+						if (strcmp(lfirst(lc2), n) == 0)
+							ereport(ERROR,
+									(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+									 errmsg("quickstep.index_columns: column \"%s\" is listed more than once", n),
+									 errhint("Name each column once.")));
+				}
+				return join_names(names);
 			}
 
 		case OPT_ENCODING:
@@ -461,6 +530,33 @@ check_opt_for_rel(Relation rel, const QsColOpt *o, QsColAttr *attrs)
 								o->value, format_type_be(attrs[i].typid)),
 						 errhint("Choose a column whose type can be ordered.")));
 			break;
+
+		case OPT_INDEX_COLUMNS:
+			{
+				ListCell   *lc;
+
+				foreach(lc, index_col_names(o->value))
+				{
+					const char *n = lfirst(lc);
+
+					i = find_att(desc, n);
+					if (i < 0)
+						ereport(ERROR,
+								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								 errmsg("quickstep.index_columns: column \"%s\" of relation \"%s\" does not exist",
+										n, RelationGetRelationName(rel)),
+								 errhint("Give the column's name as the table spells it (case matters).")));
+					if (!attrs[i].has_order ||
+						(qs_colbuild_allowed(&attrs[i]) & QS_ENC_MASK(QS_ENC_DICT)) == 0)
+						ereport(ERROR,
+								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								 errmsg("quickstep.index_columns: column \"%s\" has type %s, which cannot be dictionary-encoded",
+										n, format_type_be(attrs[i].typid)),
+								 errdetail("Index sub-blocks are built over the codes of an order-preserving dictionary."),
+								 errhint("Index columns whose type has a default btree operator class and whose equal values are identical (not numeric, float or nondeterministic collations).")));
+				}
+				break;
+			}
 
 		case OPT_ENCODING:
 			{
@@ -721,6 +817,40 @@ fixup_rel(Oid relid, const char *oldname, const char *newname)
 					continue;
 				}
 				break;
+			case OPT_INDEX_COLUMNS:
+				{
+					List	   *names = index_col_names(o->value);
+					List	   *kept = NIL;
+					ListCell   *lc2;
+
+					foreach(lc2, names)
+					{
+						char	   *n = lfirst(lc2);
+
+						if (oldname && strcmp(n, oldname) == 0)
+						{
+							n = pstrdup(newname);
+							changed = true;
+						}
+						i = find_att(desc, n);
+						if (i < 0 || !attrs[i].has_order || strchr(n, '=') != NULL ||
+							(qs_colbuild_allowed(&attrs[i]) & QS_ENC_MASK(QS_ENC_DICT)) == 0)
+						{
+							ereport(NOTICE,
+									(errmsg("column \"%s\" removed from option quickstep.index_columns of \"%s\": %s",
+											n, RelationGetRelationName(rel),
+											i < 0 ? "no such column" :
+											"the column cannot be dictionary-encoded")));
+							changed = true;
+							continue;
+						}
+						kept = lappend(kept, n);
+					}
+					if (kept == NIL)
+						continue;
+					o->value = join_names(kept);
+					break;
+				}
 			case OPT_ENCODING:
 				if (oldname && strcmp(o->name + ENC_PREFIX_LEN, oldname) == 0)
 				{
@@ -800,6 +930,7 @@ qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 
 	out->rows_per_block = QS_COL_LOAD_BLOCK_ROWS;
 	out->sort_col = -1;
+	out->index_cols = NULL;
 	out->enc_mask = palloc0(sizeof(unsigned) * Max(desc->natts, 1));
 	foreach(lc, opts)
 	{
@@ -820,6 +951,21 @@ qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 				if (i >= 0 && attrs[i].has_order)
 					out->sort_col = i;
 				break;
+			case OPT_INDEX_COLUMNS:
+				{
+					ListCell   *lc2;
+
+					foreach(lc2, index_col_names(o->value))
+					{
+						i = find_att(desc, lfirst(lc2));
+						if (i < 0 || !attrs[i].has_order)
+							continue;
+						if (out->index_cols == NULL)
+							out->index_cols = palloc0(sizeof(bool) * desc->natts);
+						out->index_cols[i] = true;
+					}
+					break;
+				}
 			case OPT_ENCODING:
 				i = find_att(desc, o->name + ENC_PREFIX_LEN);
 				e = enc_index(o->value);

@@ -75,6 +75,7 @@ blocks_flush(RewriteBlocks *w)
 	if (!w->active || w->builder.nrows == 0)
 		return;
 	old = MemoryContextSwitchTo(w->tmpcxt);
+	w->builder.index_cols = w->opts.index_cols;
 	image = qs_colbuilder_build_opts(&w->builder, w->rel, w->block_id,
 									 w->may_sort ? w->opts.sort_col : -1,
 									 w->opts.enc_mask, &image_len);

@@ -712,6 +712,8 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	 * yet, so its rows may take any position.
 	 */
 	block_id = qs_coldir_reserve(rel, &range);
+	/* a block sealed at once gets its index sub-blocks (seal.c) */
+	ms->builder.index_cols = full ? ms->opts.index_cols : NULL;
 	image = qs_colbuilder_build_perm(&ms->builder, rel, block_id,
 									 full ? ms->opts.sort_col : -1,
 									 ms->opts.enc_mask, &image_len, &perm);

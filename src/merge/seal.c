@@ -76,10 +76,11 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	const QsColDirEntry *found;
 	BlockNumber lockblk;
 	BlockNumber run_start;
+	bool		share = opts->sort_col < 0 && opts->index_cols == NULL;
 
 	Assert(opts->sort_col >= 0 || !same_xact);
 
-	if (opts->sort_col < 0)
+	if (share)
 	{
 		/*
 		 * No sort key: the new version shares the old one's run (the same
@@ -95,6 +96,8 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 		qs_colbuilder_init(&b, rel, attrs);
 		seal_fill(&b, rel, live);
 		b.keep_tids = true;
+		/* index sub-blocks over the codes of quickstep.index_columns */
+		b.index_cols = opts->index_cols;
 		image = qs_colbuilder_build_perm(&b, rel, live->block_id,
 										 opts->sort_col, opts->enc_mask,
 										 &image_len, &perm);
@@ -129,7 +132,7 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	e = cur;
 	e.state = QS_COLBLK_SEALED;
 	e.flags = QS_COLDIR_MERGED;
-	e.npages = opts->sort_col < 0 ? cur.npages : qs_colblock_npages(image_len);
+	e.npages = share ? cur.npages : qs_colblock_npages(image_len);
 	e.run_start = run_start;
 	e.nrows = cur.published;
 	e.image_len = image_len;
