@@ -34,8 +34,18 @@ typedef enum QsColPredMode
 	QS_CP_ROWS,					/* decode the column, run the qual per row */
 	QS_CP_ALL,					/* every row passes: no check */
 	QS_CP_CODES,				/* a code range over the packed codes */
-	QS_CP_INTS					/* an integer range over FOR or plain values */
+	QS_CP_INTS,					/* an integer range over FOR or plain values */
+	QS_CP_PROBE					/* answered by the block's index sub-block */
 } QsColPredMode;
+
+/*
+ * Paper 000 section 4.4's ranking of a CSB+-tree probe against a scan of
+ * the stripe, per block: probe when the qual's code ranges hold at most
+ * this share of the block's rows (counted exactly in the tree after one
+ * descent per range).  Measured in src/column/README.md section 12
+ * (Index sub-blocks).
+ */
+#define QS_COLPUSH_PROBE_MAX_SHARE	0.02
 
 typedef struct QsColPred
 {
@@ -60,6 +70,8 @@ typedef struct QsColPred
 	/* for the open block */
 	QsColPredMode mode;
 	QsCodeRange range;
+	bool		have_dict;		/* dict: the open block's dictionary */
+	QsDict		dict;
 } QsColPred;
 
 typedef struct QsColPush
@@ -73,6 +85,8 @@ typedef struct QsColPush
 	Datum	   *vals;			/* QS_COLPUSH_CHUNK: one column's values */
 	bool	   *nulls;
 	uint64	   *bitmap;			/* QS_COLPUSH_CHUNK bits */
+	uint64	   *probe_bits;		/* rows of the open block an index
+								 * sub-block probe found (NULL: no probe) */
 	int64	   *ints;			/* QS_COLPUSH_CHUNK: one column's integers */
 	MemoryContext cxt;			/* the value bytes above */
 	MemoryContext chunkcxt;		/* decoded values of one chunk */
@@ -82,6 +96,7 @@ typedef struct QsColPush
 	uint64		skipped_minmax;
 	uint64		skipped_dict;
 	uint64		binary_searches;	/* blocks narrowed to a run of rows */
+	uint64		probes;			/* blocks whose rows an index sub-block gave */
 } QsColPush;
 
 extern void qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals,

@@ -39,6 +39,7 @@ typedef struct QsColCounts
 	uint64		skipped_minmax;
 	uint64		skipped_dict;
 	uint64		binary_searches;
+	uint64		probes;			/* blocks answered by an index sub-block */
 } QsColCounts;
 
 struct ExplainState;

@@ -29,6 +29,7 @@
 
 #include "column/pushdown.h"
 #include "column/colblock.h"
+#include "column/colblock_csb.h"
 #include "column/colstore.h"
 
 #include "access/htup_details.h"
@@ -606,6 +607,156 @@ narrow_sorted(QsColPush *p, ColScanDesc s, QsColPred *pr)
 	return s->row < s->row_end ? 1 : 0;
 }
 
+/* CSB+-tree index sub-block k of the open block, read and opened */
+static void
+open_index(ColScanDesc s, int k, QsCsbIndex *ix)
+{
+	const QsColBlock *blk = &s->rr.h.blk;
+	uint16		column,
+				kind;
+	QsColBlockSection sec;
+	uint8	   *bytes;
+	MemoryContext old;
+	QsCodecErr	err;
+	QsCodecStatus st;
+
+	qs_colblock_index(blk, k, &column, &kind, &sec);
+	old = MemoryContextSwitchTo(s->blkcxt);
+	bytes = qs_colblock_read_bytes(&s->rr.h, sec.off, sec.len);
+	MemoryContextSwitchTo(old);
+	err.msg[0] = '\0';
+	st = qs_colblock_check_index(blk, k, bytes, &err);
+	if (st == QS_CODEC_OK)
+		st = qs_csbix_open(bytes, sec.len, blk->nrows, ix, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, &err);
+}
+
+/*
+ * probe_index
+ *		Paper 000 section 4.4 per block: a qual kept as code ranges (one
+ *		range, or the equalities of an IN list) on a column with a CSB+-tree
+ *		index sub-block, whose ranges hold at most QS_COLPUSH_PROBE_MAX_SHARE
+ *		of the block's rows, is answered by the tree: one descent per range
+ *		bound gives the entries, their positions the rows (p->probe_bits),
+ *		and the scan's rows shrink to the span of those positions.  Before
+ *		the index is read, the dictionary's share of codes in the ranges
+ *		(as if values were spread evenly over codes) must be below twice
+ *		the limit, so that a wide range costs no index read.  The qual then
+ *		needs no other check (QS_CP_PROBE).  Returns 1 (probed), 0 (no row
+ *		passes), -1 (not probed).
+ */
+static int
+probe_index(QsColPush *p, ColScanDesc s)
+{
+	const QsColBlock *blk = &s->rr.h.blk;
+	uint32		nrows = blk->nrows;
+
+	if (blk->nindexes == 0)
+		return -1;
+	for (int i = 0; i < p->npreds; i++)
+	{
+		QsColPred  *pr = &p->preds[i];
+		QsQual	   *q = pr->qual;
+		QsCodeRange *ranges;
+		int			nranges = 0;
+		int			k;
+		uint64		ncodes = 0;
+		uint64		total = 0;
+		uint32		minp = UINT32_MAX,
+					maxp = 0;
+		QsCsbIndex	ix;
+		uint32	   *first,
+				   *end;
+
+		if (!pr->have_dict || pr->dict.nvalues == 0)
+			continue;
+		if (!((pr->mode == QS_CP_CODES && pr->range.kind == QS_RANGE_IN) ||
+			  (pr->mode == QS_CP_ROWS && q->kind == QS_QUAL_ANY &&
+			   pr->strategy == BTEqualStrategyNumber && !pr->ne)))
+			continue;
+		for (k = 0; k < blk->nindexes; k++)
+		{
+			uint16		column,
+						kind;
+			QsColBlockSection sec;
+
+			qs_colblock_index(blk, k, &column, &kind, &sec);
+			if (kind == QS_COLINDEX_CSBCODES && column == pr->col)
+				break;
+		}
+		if (k == blk->nindexes)
+			continue;
+
+		ranges = MemoryContextAlloc(s->blkcxt,
+									sizeof(QsCodeRange) * Max(q->kind == QS_QUAL_OP ? 1 : q->nelems, 1));
+		if (pr->mode == QS_CP_CODES)
+			ranges[nranges++] = pr->range;
+		else
+			for (int j = 0; j < q->nelems; j++)
+			{
+				QsCodeRange r;
+
+				if (q->elem_nulls[j])
+					continue;
+				r = value_code_range(pr, &pr->dict, j);
+				if (r.kind == QS_RANGE_ALL)
+				{
+					r.lo = 0;
+					r.hi = pr->dict.nvalues - 1;
+				}
+				else if (r.kind != QS_RANGE_IN)
+					continue;
+				ranges[nranges++] = r;
+			}
+		for (int j = 0; j < nranges; j++)
+			ncodes += (uint64) ranges[j].hi - ranges[j].lo + 1;
+		if ((double) ncodes / pr->dict.nvalues > 2 * QS_COLPUSH_PROBE_MAX_SHARE)
+			continue;
+
+		open_index(s, k, &ix);
+		first = MemoryContextAlloc(s->blkcxt, sizeof(uint32) * Max(nranges, 1) * 2);
+		end = first + Max(nranges, 1);
+		for (int j = 0; j < nranges; j++)
+		{
+			qs_csbix_range(&ix, ranges[j].lo, ranges[j].hi, &first[j], &end[j]);
+			total += end[j] - first[j];
+		}
+		if ((double) total > QS_COLPUSH_PROBE_MAX_SHARE * nrows)
+			continue;
+
+		/* IN lists may name a code twice: a bitmap, not a list */
+		p->probe_bits = MemoryContextAllocZero(s->blkcxt,
+											   sizeof(uint64) * qs_bitmap_words(nrows));
+		for (int j = 0; j < nranges; j++)
+			for (uint32 e = first[j]; e < end[j]; e++)
+			{
+				uint32		pos = qs_csbix_position(&ix, e);
+
+				if (pos >= nrows)
+				{
+					QsCodecErr	err;
+
+					(void) qs_codec_error(&err, QS_CODEC_CORRUPT,
+										  "index sub-block of column %d: position %u of %u rows",
+										  pr->col + 1, pos, nrows);
+					qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id,
+									   QS_CODEC_CORRUPT, &err);
+				}
+				p->probe_bits[pos / 64] |= UINT64CONST(1) << (pos % 64);
+				minp = Min(minp, pos);
+				maxp = Max(maxp, pos);
+			}
+		pr->mode = QS_CP_PROBE;
+		if (total == 0)
+			return 0;
+		s->row = Max(s->row, minp);
+		s->row_end = Min(s->row_end, maxp + 1);
+		return s->row < s->row_end ? 1 : 0;
+	}
+	return -1;
+}
+
 /*
  * qs_colpush_block
  *		Decide, from the open block's header and dictionaries, whether it
@@ -619,6 +770,7 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 	const QsColBlock *blk = &s->rr.h.blk;
 	bool		narrowed;
 
+	p->probe_bits = NULL;
 	for (int i = 0; i < p->npreds; i++)
 	{
 		QsColPred  *pr = &p->preds[i];
@@ -628,9 +780,10 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 		bool		nonull;
 		ColJudge	j;
 		MinMaxArg	m;
-		QsDict		dict;
+		QsDict	   *dict = &pr->dict;
 
 		pr->mode = QS_CP_ROWS;
+		pr->have_dict = false;
 		if (pr->col >= blk->ncols)
 			continue;			/* added after the block: its missing value */
 		qs_colblock_coldesc(blk, pr->col, &d);
@@ -687,17 +840,18 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 		if ((d.encoding != QS_ENC_DICT && d.encoding != QS_ENC_DICT_PADDED) ||
 			d.sec[QS_COLSEC_DICT].len == 0)
 			continue;
-		load_dict(s, pr->col, &d, &dict);
+		load_dict(s, pr->col, &d, dict);
+		pr->have_dict = true;
 		if (q->kind != QS_QUAL_OP)
 		{
-			if (judge_values(pr, one_dict, &dict) == CJ_NONE)
+			if (judge_values(pr, one_dict, dict) == CJ_NONE)
 			{
 				p->skipped_dict++;
 				return false;
 			}
 			continue;
 		}
-		pr->range = value_code_range(pr, &dict, 0);
+		pr->range = value_code_range(pr, dict, 0);
 		switch (pr->range.kind)
 		{
 			case QS_RANGE_NONE:
@@ -778,6 +932,19 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 	if (narrowed)
 		p->binary_searches++;
 	p->blocks_read++;
+
+	/* a selective qual on an indexed column: the rows from the tree */
+	switch (probe_index(p, s))
+	{
+		case 0:
+			p->probes++;
+			return false;
+		case 1:
+			p->probes++;
+			break;
+		default:
+			break;
+	}
 	return true;
 }
 
@@ -1006,8 +1173,38 @@ qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 
 	Assert(nrows <= QS_COLPUSH_CHUNK);
 	MemoryContextReset(p->chunkcxt);
-	for (int i = 0; i < n; i++)
-		sel[i] = (OffsetNumber) i;
+	if (p->probe_bits)
+	{
+		/* the probe's rows first: the other quals run on them only */
+		uint32		r = start;
+		uint32		stop = start + (uint32) nrows;
+
+		n = 0;
+		while (r < stop)
+		{
+			uint64		w = p->probe_bits[r / 64] >> (r % 64);
+
+			if (w == 0)
+			{
+				r = (r / 64 + 1) * 64;
+				continue;
+			}
+			r += (uint32) __builtin_ctzll(w);
+			if (r >= stop)
+				break;
+			sel[n++] = (OffsetNumber) (r - start);
+			r++;
+		}
+		for (int i = 0; i < p->npreds; i++)
+			if (p->preds[i].mode == QS_CP_PROBE)
+			{
+				p->preds[i].qual->rows_in += nrows;
+				p->preds[i].qual->rows_out += n;
+			}
+	}
+	else
+		for (int i = 0; i < n; i++)
+			sel[i] = (OffsetNumber) i;
 	for (int i = 0; i < p->npreds && n > 0; i++)
 	{
 		QsColPred  *pr = &p->preds[i];
@@ -1020,6 +1217,8 @@ qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 				q->rows_in += n;
 				q->rows_out += n;
 				break;
+			case QS_CP_PROBE:
+				break;			/* counted above */
 			case QS_CP_CODES:
 			case QS_CP_INTS:
 				q->rows_in += n;

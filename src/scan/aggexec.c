@@ -85,6 +85,7 @@ typedef struct QsAggShared
 	pg_atomic_uint64 skipped_minmax;
 	pg_atomic_uint64 skipped_dict;
 	pg_atomic_uint64 binary_searches;
+	pg_atomic_uint64 probes;
 	pg_atomic_uint64 header_blocks;
 } QsAggShared;
 
@@ -869,6 +870,7 @@ accumulate(QsAggScanState *st)
 		pg_atomic_fetch_add_u64(&st->shared->skipped_minmax, st->push.skipped_minmax);
 		pg_atomic_fetch_add_u64(&st->shared->skipped_dict, st->push.skipped_dict);
 		pg_atomic_fetch_add_u64(&st->shared->binary_searches, st->push.binary_searches);
+		pg_atomic_fetch_add_u64(&st->shared->probes, st->push.probes);
 		pg_atomic_fetch_add_u64(&st->shared->header_blocks, st->header_blocks);
 	}
 	if (st->groups)
@@ -984,6 +986,7 @@ agg_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	pg_atomic_init_u64(&st->shared->skipped_minmax, 0);
 	pg_atomic_init_u64(&st->shared->skipped_dict, 0);
 	pg_atomic_init_u64(&st->shared->binary_searches, 0);
+	pg_atomic_init_u64(&st->shared->probes, 0);
 	pg_atomic_init_u64(&st->shared->header_blocks, 0);
 }
 
@@ -1017,6 +1020,7 @@ agg_shutdown(CustomScanState *node)
 		st->push.skipped_minmax += pg_atomic_read_u64(&st->shared->skipped_minmax);
 		st->push.skipped_dict += pg_atomic_read_u64(&st->shared->skipped_dict);
 		st->push.binary_searches += pg_atomic_read_u64(&st->shared->binary_searches);
+		st->push.probes += pg_atomic_read_u64(&st->shared->probes);
 		st->header_blocks += pg_atomic_read_u64(&st->shared->header_blocks);
 	}
 	/* the segment goes away with the Gather's shutdown */
@@ -1077,6 +1081,7 @@ agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		c.skipped_minmax = st->push.skipped_minmax;
 		c.skipped_dict = st->push.skipped_dict;
 		c.binary_searches = st->push.binary_searches;
+		c.probes = st->push.probes;
 		ExplainPropertyFloat("Rows Removed by Storage Filter", NULL, removed, 0, es);
 		qs_scan_explain_col_counts(&c, es);
 		ExplainPropertyInteger("Blocks Answered from Headers", NULL,

@@ -1184,6 +1184,7 @@ collect_worker_counts(QsScanState *st)
 		st->worker_counts[i].skipped_minmax += sh->w[i].skipped_minmax;
 		st->worker_counts[i].skipped_dict += sh->w[i].skipped_dict;
 		st->worker_counts[i].binary_searches += sh->w[i].binary_searches;
+		st->worker_counts[i].probes += sh->w[i].probes;
 	}
 	memset(sh->w, 0, sizeof(QsColCounts) * sh->nworkers);
 }
@@ -1224,6 +1225,7 @@ qs_shutdown(CustomScanState *node)
 			st->shared->w[w].skipped_minmax = st->push.skipped_minmax;
 			st->shared->w[w].skipped_dict = st->push.skipped_dict;
 			st->shared->w[w].binary_searches = st->push.binary_searches;
+			st->shared->w[w].probes = st->push.probes;
 		}
 	}
 	else
@@ -1245,6 +1247,8 @@ qs_scan_explain_col_counts(const QsColCounts *c, ExplainState *es)
 	if (c->binary_searches > 0 || es->format != EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyInteger("Blocks Narrowed by Binary Search", NULL,
 							   (int64) c->binary_searches, es);
+	if (c->probes > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyInteger("Sub-block Probes", NULL, (int64) c->probes, es);
 }
 
 static void
@@ -1278,12 +1282,14 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		total.skipped_minmax = st->push.skipped_minmax;
 		total.skipped_dict = st->push.skipped_dict;
 		total.binary_searches = st->push.binary_searches;
+		total.probes = st->push.probes;
 		for (int i = 0; i < st->nworkers; i++)
 		{
 			total.blocks_read += st->worker_counts[i].blocks_read;
 			total.skipped_minmax += st->worker_counts[i].skipped_minmax;
 			total.skipped_dict += st->worker_counts[i].skipped_dict;
 			total.binary_searches += st->worker_counts[i].binary_searches;
+			total.probes += st->worker_counts[i].probes;
 		}
 		qs_scan_explain_col_counts(&total, es);
 		if (es->verbose && st->nworkers > 0)
