@@ -15,6 +15,7 @@
  */
 #include "fuzz_common.h"
 #include "column/colblock.h"
+#include "column/colblock_csb.h"
 
 typedef struct FzRun
 {
@@ -160,6 +161,44 @@ rebuild(const QsColBlock *blk, FzCol *cols)
 	free(nulls);
 }
 
+/*
+ * What a scan does with a CSB+-tree index sub-block before any full check
+ * (pushdown.c probe_index): checksum, open, range searches, positions read.
+ * On any image the header opens for: errors, never a read outside it.
+ */
+static void
+probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
+{
+	QsColBlock	blk;
+
+	if (qs_colblock_open(img, len, &blk, NULL) != QS_CODEC_OK || blk.image_len != len)
+		return;
+	for (int i = 0; i < blk.nindexes; i++)
+	{
+		uint16_t	column,
+					kind;
+		QsColBlockSection s;
+		QsCsbIndex	ix;
+
+		qs_colblock_index(&blk, i, &column, &kind, &s);
+		if (kind != QS_COLINDEX_CSBCODES ||
+			qs_colblock_check_index(&blk, i, img + s.off, NULL) != QS_CODEC_OK ||
+			qs_csbix_open(img + s.off, s.len, blk.nrows, &ix, NULL) != QS_CODEC_OK)
+			continue;
+		for (uint32_t lo = 0; lo < 8; lo++)
+		{
+			uint32_t	first,
+						end;
+
+			qs_csbix_range(&ix, lo * (mode >> 3), lo * (mode >> 3) + (mode & 7),
+						   &first, &end);
+			FZ_ASSERT(first <= end && end <= ix.nentries);
+			for (uint32_t e = first; e < end; e++)
+				(void) qs_csbix_position(&ix, e);
+		}
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -185,6 +224,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (c = 0; c < QS_COLBLOCK_MAX_COLS; c++)
 			cmps[c] = qs_cmp_bytes;
 	}
+	probe_indexes(img, len, mode);
 	if (qs_colblock_verify(img, len, cmps, NULL, &fz_allocator, NULL) != QS_CODEC_OK)
 	{
 		free(cmps);

@@ -6,7 +6,7 @@
  * target; build and run by hand, like gen_corpus.c:
  *
  *	 gcc -std=gnu99 -Iinclude -o /tmp/gen_cb test/fuzz/gen_corpus_colblock.c
- *		 src/codec/[a-z]*.c src/column/colblock.c -llz4 && /tmp/gen_cb
+ *		 src/codec/[a-z]*.c src/column/colblock*.c -llz4 && /tmp/gen_cb
  *
  * (one command line).
  */
@@ -14,6 +14,7 @@
 
 #include "fuzz_common.h"
 #include "column/colblock.h"
+#include "column/colblock_csb.h"
 
 static void
 put(int k, uint8_t mode, const uint8_t *buf, size_t len)
@@ -34,6 +35,7 @@ put(int k, uint8_t mode, const uint8_t *buf, size_t len)
 static void
 seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 {
+	/* nindexes 2: one CSB+-tree index sub-block over the text column's codes */
 	static const char *words[] = {"", "a", "ab", "abc", "b", "bcd", "zz", "zzz"};
 	int32_t		ints[64];
 	int64_t		longs[64];
@@ -89,6 +91,12 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 	spec.cols = cols;
 	spec.nindexes = (uint16_t) nindexes;
 	spec.indexes = &ix;
+	if (nindexes == 2)
+	{
+		ix.kind = QS_COLINDEX_CSBCODES;
+		ix.data = qs_csbix_build_column(&cols[1], nrows, &fz_allocator, &ix.len);
+		spec.nindexes = 1;
+	}
 	if (qs_colblock_image_size(&spec, &len, NULL) != QS_CODEC_OK)
 	{
 		fprintf(stderr, "seed %d: invalid spec\n", k);
@@ -112,5 +120,7 @@ main(void)
 	seed(2, 33, QS_ENC_DICT, QS_ENC_LZ4, 0);
 	seed(3, 64, QS_ENC_DICT_PADDED, QS_ENC_DICT_PADDED, 1);
 	seed(4, 0, QS_ENC_PLAIN, QS_ENC_PLAIN, 0);
+	seed(5, 64, QS_ENC_FOR, QS_ENC_DICT, 2);
+	seed(6, 40, QS_ENC_PLAIN, QS_ENC_DICT_PADDED, 2);
 	return 0;
 }

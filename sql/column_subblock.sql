@@ -1,0 +1,162 @@
+-- Index sub-blocks (issue 13): quickstep.index_columns gives the blocks a
+-- table writes sealed (loads, seals, merges, rewrites) a CSB+-tree over
+-- the codes of each listed dictionary column; QuickstepScan probes it for
+-- selective quals on that column.  Every query's rows equal heap's, with
+-- the probe, without pushdown, serial and parallel.
+CREATE SCHEMA column_subblock;
+SET search_path = column_subblock, public;
+SET quickstep.enable_agg_pushdown = off;
+
+-- the option: checked like sort_key
+CREATE TABLE bad (a int, t text, f float8, n numeric) USING quickstep_column;
+ALTER TABLE bad SET (quickstep.index_columns = 'nope');
+ALTER TABLE bad SET (quickstep.index_columns = 'a, t, a');
+ALTER TABLE bad SET (quickstep.index_columns = 'f');
+ALTER TABLE bad SET (quickstep.index_columns = 'n');
+ALTER TABLE bad SET (quickstep.index_columns = 'a,,t');
+ALTER TABLE bad SET (quickstep.index_columns = ' a , t ');
+SELECT name, value FROM quickstep.column_options WHERE relid = 'bad'::regclass;
+ALTER TABLE bad RENAME COLUMN t TO tt;
+SELECT name, value FROM quickstep.column_options WHERE relid = 'bad'::regclass;
+ALTER TABLE bad DROP COLUMN a;
+SELECT name, value FROM quickstep.column_options WHERE relid = 'bad'::regclass;
+ALTER TABLE bad DROP COLUMN tt;
+SELECT name, value FROM quickstep.column_options WHERE relid = 'bad'::regclass;
+CREATE TABLE badheap (a int) WITH (quickstep.index_columns = 'a');
+DROP TABLE bad;
+
+-- g: 1000 text values, k: 400 integers (dictionary forced), n: text with
+-- NULLs; none is the sort key, rows arrive in id order
+CREATE TABLE cs (id int, g text COLLATE "C", k int, n text COLLATE "C", f float8)
+	USING quickstep_column
+	WITH (quickstep.rows_per_block = 10000, quickstep.sort_key = 'id',
+		  quickstep.encoding_k = 'dict', quickstep.encoding_g = 'dict',
+		  quickstep.encoding_n = 'dict');
+CREATE TABLE hs (id int, g text COLLATE "C", k int, n text COLLATE "C", f float8);
+CREATE FUNCTION gen(lo int, hi int) RETURNS TABLE (id int, g text, k int, n text, f float8)
+LANGUAGE sql AS $$
+	SELECT i, 'g' || lpad(((i::int8 * 7919) % 1000)::text, 4, '0'),
+		   ((i::int8 * 104729) % 400)::int - 200,
+		   CASE WHEN i % 7 = 0 THEN NULL ELSE 'n' || (i % 300) END,
+		   (i % 100) / 4.0
+	FROM generate_series(lo, hi) i
+$$;
+-- the first block is written before the option: it has no sub-block
+INSERT INTO cs SELECT * FROM gen(1, 10000);
+ALTER TABLE cs SET (quickstep.index_columns = 'g,k,n');
+SELECT name, value FROM quickstep.column_options WHERE relid = 'cs'::regclass ORDER BY name;
+SET quickstep.column_delta_rows = 500;
+INSERT INTO cs SELECT * FROM gen(10001, 40500);
+RESET quickstep.column_delta_rows;
+INSERT INTO hs SELECT * FROM gen(1, 40500);
+SELECT count(DISTINCT block_id), sum(rows) / 5 FROM quickstep.blocks('cs');
+-- rows deleted and updated in main, fresh rows in the delta
+DELETE FROM cs WHERE id % 500 = 7;
+DELETE FROM hs WHERE id % 500 = 7;
+UPDATE cs SET g = 'g0001', k = 5 WHERE id % 700 = 3;
+UPDATE hs SET g = 'g0001', k = 5 WHERE id % 700 = 3;
+INSERT INTO cs SELECT * FROM gen(50001, 50200);
+INSERT INTO hs SELECT * FROM gen(50001, 50200);
+SELECT quickstep.check_table('cs') > 0 AS checked;
+
+-- cmp(where): the rows of cs (pushdown forced) and of hs for one WHERE
+-- clause, as count and hash; says whether the index was probed
+CREATE FUNCTION cmp(w text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+	r_cs		text;
+	r_off		text;
+	r_hs		text;
+	probes		bigint;
+	par			bool;
+	j			json;
+	agg			text := 'SELECT count(*) || '' rows/'' || coalesce(sum(hashtext(x::text)), 0) FROM (SELECT * FROM %s WHERE %s) x';
+BEGIN
+	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
+	PERFORM set_config('cpu_operator_cost', '1', true);
+	EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT * FROM cs WHERE %s', w) INTO j;
+	probes := coalesce((j->0->'Plan'->>'Sub-block Probes')::bigint,
+					   (j->0->'Plan'->'Plans'->0->>'Sub-block Probes')::bigint);
+	par := j->0->'Plan'->>'Node Type' = 'Gather';
+	EXECUTE format(agg, 'cs', w) INTO r_cs;
+	PERFORM set_config('cpu_operator_cost', '0.0025', true);
+	PERFORM set_config('quickstep.enable_pushdown', 'off', true);
+	EXECUTE format(agg, 'cs', w) INTO r_off;
+	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
+	EXECUTE format(agg, 'hs', w) INTO r_hs;
+	IF r_cs IS DISTINCT FROM r_hs OR r_off IS DISTINCT FROM r_hs THEN
+		RETURN 'DIFFERENT: ' || r_cs || ' probed, ' || r_off || ' plain, ' || r_hs || ' heap';
+	END IF;
+	RETURN split_part(r_cs, '/', 1) || ', probes ' || coalesce(probes::text, 'none') ||
+		CASE WHEN par THEN ' (parallel)' ELSE '' END;
+END
+$f$;
+
+SELECT w, cmp(w) FROM (VALUES
+	('g = ''g0123'''),
+	('g = ''g0001'''),
+	('g = ''nothing'''),
+	('g >= ''g0100'' AND g < ''g0105'''),
+	('g BETWEEN ''g0500'' AND ''g0502'''),
+	('g < ''g0003'''),
+	('g > ''g0990'''),
+	('g > ''g0100'''),
+	('g IN (''g0010'', ''g0020'', ''g0010'', ''zz'')'),
+	('g IN (''g0010'', NULL)'),
+	('g = ANY (''{}''::text[])'),
+	('k = 17'),
+	('k = 5'),
+	('k BETWEEN -3 AND -1'),
+	('k IN (1, 2, 3)'),
+	('k < -195'),
+	('k > 0'),
+	('n = ''n17'''),
+	('n IS NULL'),
+	('n IS NULL AND g = ''g0123'''),
+	('n = ''n17'' AND g < ''g0500'''),
+	('g = ''g0123'' AND k > 0 AND f < 10'),
+	('g = ''g0123'' AND id BETWEEN 12000 AND 20000'),
+	('g = ''g0123'' OR k = 17')
+) v(w);
+
+-- the probe really runs: one per block with the sub-block
+CREATE FUNCTION explain_lines(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	l text;
+BEGIN
+	PERFORM set_config('cpu_operator_cost', '1', true);
+	FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF l ~ 'Storage|Blocks|Probes' THEN
+			RETURN NEXT trim(l);
+		END IF;
+	END LOOP;
+	PERFORM set_config('cpu_operator_cost', '0.0025', true);
+END
+$$;
+SELECT explain_lines('SELECT count(id) FROM cs WHERE g = ''g0123''');
+SELECT explain_lines('SELECT count(id) FROM cs WHERE k IN (1, 2)');
+-- not selective enough: the stripe is scanned
+SELECT explain_lines('SELECT count(id) FROM cs WHERE g > ''g0100''');
+
+-- parallel: workers probe the blocks they claim
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT w, cmp(w) FROM (VALUES
+	('g = ''g0123'''),
+	('k IN (1, 2, 3)'),
+	('n = ''n17'' AND g < ''g0500''')
+) v(w);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- a seal and VACUUM FULL keep the sub-blocks right
+SELECT quickstep.seal('cs') >= 0 AS sealed;
+VACUUM FULL cs;
+SELECT quickstep.check_table('cs') > 0 AS checked;
+SELECT w, cmp(w) FROM (VALUES ('g = ''g0123'''), ('k BETWEEN -3 AND -1')) v(w);
+
+DROP SCHEMA column_subblock CASCADE;
