@@ -10,12 +10,16 @@
  *	  and 15 u32 keys).  A code range becomes a run of entries after one
  *	  descent; their positions are the rows that hold the range.
  *
- * Section format (index kind QS_COLINDEX_CSBTREE, little-endian):
+ * Section format (index kind QS_COLINDEX_CSBCODES, little-endian):
  *
  *	  0 u32 magic "QSIX"   4 u16 version = 1   6 u16 levels (directory)
  *	  8 u32 nentries (= the column's non-NULL rows)
  *	 12 u32 code_end (every code < code_end; 0 when nentries = 0)
- *	 16 u32 nnodes   20..31 zero
+ *	 16 u32 nnodes   20 u32 nchunks   24 u32 CRC-32C of bytes [0, 24) and
+ *	 of the chunk checksums   28 u32 0
+ *	 32 nchunks u32: CRC-32C of each QS_CSBIX_CHUNK bytes of the body
+ *	   (the last chunk shorter), then zero padding to a multiple of 8
+ *	 body:
  *	 nnodes directory nodes of 64 bytes, level by level from the root:
  *	   0 u32 first child (in the next level, or leaf group at the bottom;
  *		 node j of a level: 16 * j, checked)   4 u32 keys[15]: key k is the
@@ -29,6 +33,14 @@
  * The level sizes follow from nentries alone: groups G = ceil(n / 16);
  * no directory if G <= 1; else the bottom level has ceil(G / 16) nodes,
  * each level above ceil(below / 16), up to a root of one node.
+ *
+ * Why chunk checksums beside the section's: the section's checksum (in
+ * the block header's descriptor) makes the checker read the whole index;
+ * a probe reads the head, the nodes on its path, one leaf group per bound
+ * and the positions of the entries found, each chunk checked as it is
+ * read (chunks are multiples of 64 bytes, so no node, group or entry
+ * straddles two).  A probe of a 0.1% range then reads a few pages of a
+ * block instead of the whole code stripe.
  *
  * Like colblock.c this is plain C without backend calls (unit tested and
  * fuzzed); nothing read is trusted before it is checked.
@@ -49,20 +61,36 @@
 #define QS_CSBIX_FANOUT		16	/* children of a node, entries of a group */
 #define QS_CSBIX_MAX_LEVELS 8
 
-/* An opened index sub-block (points into the caller's section bytes). */
+#define QS_CSBIX_CHUNK		8192
+
+/*
+ * Bytes [off, off + len) of the section, valid until the index is done
+ * with; NULL if they cannot be had.  The reader checks what it gets.
+ */
+typedef const uint8_t *(*QsCsbReadFn) (void *arg, uint64_t off, uint64_t len);
+
+/* An opened index sub-block: chunks of the body read as needed. */
 typedef struct QsCsbIndex
 {
-	const uint8_t *sec;
-	size_t		len;
+	QsCsbReadFn read;
+	void	   *read_arg;
+	const QsCodecAllocator *alloc;
+	uint64_t	len;
 	uint32_t	nentries;
 	uint32_t	code_end;
 	uint32_t	ngroups;
+	uint32_t	nnodes;
 	int			levels;
 	uint32_t	level_start[QS_CSBIX_MAX_LEVELS];	/* first node of each */
 	uint32_t	level_size[QS_CSBIX_MAX_LEVELS];
-	const uint8_t *nodes;
-	const uint8_t *codes;		/* ngroups * 16 u32 */
-	const uint8_t *pos;			/* nentries u32 */
+	uint32_t	nchunks;
+	uint64_t	body_off;
+	uint64_t	body_len;
+	uint64_t	codes_off;		/* body offsets */
+	uint64_t	pos_off;
+	const uint8_t *head;		/* body_off bytes: header, chunk checksums */
+	const uint8_t **chunk;		/* nchunks: checked chunk, or NULL */
+	uint32_t	chunks_read;
 } QsCsbIndex;
 
 /* Exact section size of an index of nentries entries. */
@@ -87,31 +115,31 @@ extern uint8_t *qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrow
 									  const QsCodecAllocator *alloc, size_t *len);
 
 /*
- * Open a section (checksum already checked by the caller): header, sizes
- * and every node's child reference; O(nodes), not O(entries).  Positions
- * are checked where they are read (qs_csbix_position).
+ * Open an index sub-block of seclen bytes through read: header and chunk
+ * checksums read and checked (the header's checksum, the sizes nentries
+ * implies).  Chunks are read and checked when first touched.
  */
-extern QsCodecStatus qs_csbix_open(const uint8_t *sec, size_t len, uint32_t nrows,
+extern QsCodecStatus qs_csbix_open(QsCsbReadFn read, void *read_arg, uint64_t seclen,
+								   uint32_t nrows, const QsCodecAllocator *alloc,
 								   QsCsbIndex *ix, QsCodecErr *err);
+extern void qs_csbix_close(QsCsbIndex *ix);
 
 /*
  * Entries [*first, *end) hold exactly the codes lo .. hi (lo <= hi), if
- * the index is intact; one descent per bound.  Safe on any opened index.
+ * the index is intact (*end >= *first whatever it holds); one descent per
+ * bound, each node's child reference checked on the way.
  */
-extern void qs_csbix_range(const QsCsbIndex *ix, uint32_t lo, uint32_t hi,
-						   uint32_t *first, uint32_t *end);
+extern QsCodecStatus qs_csbix_range(QsCsbIndex *ix, uint32_t lo, uint32_t hi,
+									uint32_t *first, uint32_t *end, QsCodecErr *err);
 
-static inline uint32_t
-qs_csbix_code(const QsCsbIndex *ix, uint32_t i)
-{
-	return qs_load32(ix->codes + (size_t) i * 4);
-}
+/* Entry i's (< nentries) code or position into *out. */
+extern QsCodecStatus qs_csbix_code(QsCsbIndex *ix, uint32_t i, uint32_t *out,
+								   QsCodecErr *err);
+extern QsCodecStatus qs_csbix_position(QsCsbIndex *ix, uint32_t i, uint32_t *out,
+									   QsCodecErr *err);
 
-static inline uint32_t
-qs_csbix_position(const QsCsbIndex *ix, uint32_t i)
-{
-	return qs_load32(ix->pos + (size_t) i * 4);
-}
+/* A QsCsbReadFn over a section held in memory (arg: its first byte). */
+extern const uint8_t *qs_csbix_read_memory(void *arg, uint64_t off, uint64_t len);
 
 /*
  * The checker's full pass: codes ascending (positions ascending among
@@ -122,7 +150,7 @@ qs_csbix_position(const QsCsbIndex *ix, uint32_t i)
  * entry's code the column's code at its position.  scratch: nrows u32
  * from the caller.
  */
-extern QsCodecStatus qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present,
+extern QsCodecStatus qs_csbix_check(QsCsbIndex *ix, const uint8_t *present,
 									uint32_t nrows, const uint32_t *code_of,
 									uint32_t nvalues, uint32_t *scratch,
 									QsCodecErr *err);

@@ -26,45 +26,53 @@
 #define NOKEY				0xFFFFFFFFu
 #define Min(a, b)			((a) < (b) ? (a) : (b))
 
-/* levels and nodes of an index of n entries; false past the level limit */
-static bool
-shape(uint32_t n, uint32_t *ngroups, int *levels, uint32_t *level_size,
-	  uint32_t *nnodes)
+/* The layout nentries implies. */
+typedef struct CsbLayout
 {
-	uint32_t	g = (n + QS_CSBIX_FANOUT - 1) / QS_CSBIX_FANOUT;
-	uint32_t	below = g;
+	uint32_t	ngroups;
+	int			levels;
+	uint32_t	level_size[QS_CSBIX_MAX_LEVELS];	/* root first */
+	uint32_t	nnodes;
+	uint64_t	body_len;
+	uint32_t	nchunks;
+	uint64_t	body_off;
+} CsbLayout;
+
+static bool
+layout(uint32_t n, CsbLayout *L)
+{
+	uint32_t	below;
 	uint32_t	sizes[QS_CSBIX_MAX_LEVELS];
 	int			nl = 0;
 
-	*ngroups = g;
-	*nnodes = 0;
+	memset(L, 0, sizeof(*L));
+	L->ngroups = (n + QS_CSBIX_FANOUT - 1) / QS_CSBIX_FANOUT;
+	below = L->ngroups;
 	while (below > 1)
 	{
 		if (nl == QS_CSBIX_MAX_LEVELS)
 			return false;
 		below = (below + QS_CSBIX_FANOUT - 1) / QS_CSBIX_FANOUT;
 		sizes[nl++] = below;
-		*nnodes += below;
+		L->nnodes += below;
 	}
-	/* root first */
 	for (int l = 0; l < nl; l++)
-		level_size[l] = sizes[nl - 1 - l];
-	*levels = nl;
+		L->level_size[l] = sizes[nl - 1 - l];
+	L->levels = nl;
+	L->body_len = (uint64_t) L->nnodes * QS_CSBIX_NODESZ +
+		(uint64_t) L->ngroups * QS_CSBIX_NODESZ + (((uint64_t) n * 4 + 7) & ~(uint64_t) 7);
+	L->nchunks = (uint32_t) ((L->body_len + QS_CSBIX_CHUNK - 1) / QS_CSBIX_CHUNK);
+	L->body_off = QS_CSBIX_HDRSZ + (((uint64_t) L->nchunks * 4 + 7) & ~(uint64_t) 7);
 	return true;
 }
 
 size_t
 qs_csbix_size(uint32_t nentries)
 {
-	uint32_t	g,
-				nnodes;
-	uint32_t	sizes[QS_CSBIX_MAX_LEVELS];
-	int			nl;
+	CsbLayout	L;
 
-	(void) shape(nentries, &g, &nl, sizes, &nnodes);
-	return QS_CSBIX_HDRSZ + (size_t) nnodes * QS_CSBIX_NODESZ +
-		(size_t) g * QS_CSBIX_NODESZ +
-		(((size_t) nentries * 4 + 7) & ~(size_t) 7);
+	(void) layout(nentries, &L);
+	return (size_t) (L.body_off + L.body_len);
 }
 
 /* children of node j of a level whose next level has below members */
@@ -76,26 +84,38 @@ nchildren(uint32_t j, uint32_t below)
 	return below - first < QS_CSBIX_FANOUT ? below - first : QS_CSBIX_FANOUT;
 }
 
+/* checksum of the header's first 24 bytes and the chunk checksums */
+static uint32_t
+head_crc(const uint8_t *head, uint64_t body_off)
+{
+	uint32_t	c = qs_crc32c(QS_CRC32C_INIT, head, 24);
+
+	c = qs_crc32c(c, head + QS_CSBIX_HDRSZ, (size_t) (body_off - QS_CSBIX_HDRSZ));
+	return QS_CRC32C_FINISH(c);
+}
+
 uint8_t *
 qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 			   uint32_t nrows, const QsCodecAllocator *alloc, size_t *len)
 {
-	uint32_t	g,
-				nnodes;
-	uint32_t	sizes[QS_CSBIX_MAX_LEVELS];
+	CsbLayout	L;
 	uint32_t	starts[QS_CSBIX_MAX_LEVELS];
-	int			nl;
 	uint32_t	code_end = 0;
 	uint32_t   *count;
 	uint32_t   *maxcode;		/* largest code under each member of a level */
 	uint8_t    *out,
+			   *body,
 			   *nodes,
 			   *codes,
 			   *pos;
 	size_t		sz;
+	uint32_t	g;
+	int			nl;
 
-	if (!shape(nvalues, &g, &nl, sizes, &nnodes))
+	if (!layout(nvalues, &L))
 		return NULL;
+	g = L.ngroups;
+	nl = L.levels;
 	sz = qs_csbix_size(nvalues);
 	out = alloc->alloc(alloc->ctx, sz);
 	if (out == NULL)
@@ -104,8 +124,9 @@ qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 	for (uint32_t v = 0; v < nvalues; v++)
 		if (code[v] >= code_end)
 			code_end = code[v] + 1;
-	nodes = out + QS_CSBIX_HDRSZ;
-	codes = nodes + (size_t) nnodes * QS_CSBIX_NODESZ;
+	body = out + L.body_off;
+	nodes = body;
+	codes = nodes + (size_t) L.nnodes * QS_CSBIX_NODESZ;
 	pos = codes + (size_t) g * QS_CSBIX_NODESZ;
 
 	/* counting sort on the code: positions stay ascending per code */
@@ -149,13 +170,13 @@ qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 	for (int l = 0, s = 0; l < nl; l++)
 	{
 		starts[l] = s;
-		s += sizes[l];
+		s += L.level_size[l];
 	}
 	for (int l = nl - 1; l >= 0; l--)
 	{
-		uint32_t	below = l == nl - 1 ? g : sizes[l + 1];
+		uint32_t	below = l == nl - 1 ? g : L.level_size[l + 1];
 
-		for (uint32_t j = 0; j < sizes[l]; j++)
+		for (uint32_t j = 0; j < L.level_size[l]; j++)
 		{
 			uint8_t    *nd = nodes + (size_t) (starts[l] + j) * QS_CSBIX_NODESZ;
 			uint32_t	nch = nchildren(j, below);
@@ -176,112 +197,231 @@ qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 	qs_store16(out + 6, (uint16_t) nl);
 	qs_store32(out + 8, nvalues);
 	qs_store32(out + 12, code_end);
-	qs_store32(out + 16, nnodes);
+	qs_store32(out + 16, L.nnodes);
+	qs_store32(out + 20, L.nchunks);
+	for (uint32_t c = 0; c < L.nchunks; c++)
+	{
+		uint64_t	off = (uint64_t) c * QS_CSBIX_CHUNK;
+		uint64_t	clen = Min(L.body_len - off, (uint64_t) QS_CSBIX_CHUNK);
+
+		qs_store32(out + QS_CSBIX_HDRSZ + (size_t) c * 4,
+				   QS_CRC32C_FINISH(qs_crc32c(QS_CRC32C_INIT, body + off, (size_t) clen)));
+	}
+	qs_store32(out + 24, head_crc(out, L.body_off));
 	*len = sz;
 	return out;
 }
 
-QsCodecStatus
-qs_csbix_open(const uint8_t *sec, size_t len, uint32_t nrows, QsCsbIndex *ix,
-			  QsCodecErr *err)
+const uint8_t *
+qs_csbix_read_memory(void *arg, uint64_t off, uint64_t len)
 {
-	uint32_t	n,
-				nnodes,
-				g;
-	int			nl;
-	uint32_t	sizes[QS_CSBIX_MAX_LEVELS];
+	(void) len;
+	return (const uint8_t *) arg + off;
+}
 
-	if (len < QS_CSBIX_HDRSZ)
-		return CORRUPT(err, "index sub-block of %zu bytes", len);
-	if (qs_load32(sec) != QS_CSBIX_MAGIC || qs_load16(sec + 4) != QS_CSBIX_VERSION)
+QsCodecStatus
+qs_csbix_open(QsCsbReadFn read, void *read_arg, uint64_t seclen, uint32_t nrows,
+			  const QsCodecAllocator *alloc, QsCsbIndex *ix, QsCodecErr *err)
+{
+	const uint8_t *hdr;
+	uint32_t	n;
+	CsbLayout	L;
+
+	memset(ix, 0, sizeof(*ix));
+	if (seclen < QS_CSBIX_HDRSZ)
+		return CORRUPT(err, "index sub-block of %llu bytes", (unsigned long long) seclen);
+	hdr = read(read_arg, 0, QS_CSBIX_HDRSZ);
+	if (hdr == NULL)
+		return CORRUPT(err, "index sub-block header cannot be read");
+	if (qs_load32(hdr) != QS_CSBIX_MAGIC || qs_load16(hdr + 4) != QS_CSBIX_VERSION)
 		return CORRUPT(err, "index sub-block: bad magic or version");
-	for (int i = 20; i < QS_CSBIX_HDRSZ; i++)
-		if (sec[i] != 0)
-			return CORRUPT(err, "index sub-block: reserved header bytes not zero");
-	n = qs_load32(sec + 8);
+	n = qs_load32(hdr + 8);
 	if (n > nrows)
 		return CORRUPT(err, "index sub-block of %u entries in a block of %u rows", n, nrows);
-	if (!shape(n, &g, &nl, sizes, &nnodes) ||
-		qs_load16(sec + 6) != nl || qs_load32(sec + 16) != nnodes)
-		return CORRUPT(err, "index sub-block of %u entries: %u levels, %u nodes",
-					   n, qs_load16(sec + 6), qs_load32(sec + 16));
-	if (len != qs_csbix_size(n))
-		return CORRUPT(err, "index sub-block of %u entries is %zu bytes, not %zu",
-					   n, len, qs_csbix_size(n));
-	memset(ix, 0, sizeof(*ix));
-	ix->sec = sec;
-	ix->len = len;
+	if (!layout(n, &L) || qs_load16(hdr + 6) != L.levels ||
+		qs_load32(hdr + 16) != L.nnodes || qs_load32(hdr + 20) != L.nchunks ||
+		qs_load32(hdr + 28) != 0)
+		return CORRUPT(err, "index sub-block of %u entries: %u levels, %u nodes, %u chunks",
+					   n, qs_load16(hdr + 6), qs_load32(hdr + 16), qs_load32(hdr + 20));
+	if (seclen != L.body_off + L.body_len)
+		return CORRUPT(err, "index sub-block of %u entries is %llu bytes, not %llu", n,
+					   (unsigned long long) seclen,
+					   (unsigned long long) (L.body_off + L.body_len));
+	ix->head = read(read_arg, 0, L.body_off);
+	if (ix->head == NULL)
+		return CORRUPT(err, "index sub-block header cannot be read");
+	if (head_crc(ix->head, L.body_off) != qs_load32(ix->head + 24) ||
+		memcmp(ix->head, hdr, QS_CSBIX_HDRSZ) != 0)
+		return CORRUPT(err, "index sub-block header checksum mismatch");
+	for (uint64_t i = QS_CSBIX_HDRSZ + (uint64_t) L.nchunks * 4; i < L.body_off; i++)
+		if (ix->head[i] != 0)
+			return CORRUPT(err, "index sub-block: header padding not zero");
+	ix->read = read;
+	ix->read_arg = read_arg;
+	ix->alloc = alloc;
+	ix->len = seclen;
 	ix->nentries = n;
-	ix->code_end = qs_load32(sec + 12);
-	ix->ngroups = g;
-	ix->levels = nl;
-	ix->nodes = sec + QS_CSBIX_HDRSZ;
-	ix->codes = ix->nodes + (size_t) nnodes * QS_CSBIX_NODESZ;
-	ix->pos = ix->codes + (size_t) g * QS_CSBIX_NODESZ;
-	for (int l = 0, s = 0; l < nl; l++)
+	ix->code_end = qs_load32(ix->head + 12);
+	ix->ngroups = L.ngroups;
+	ix->nnodes = L.nnodes;
+	ix->levels = L.levels;
+	for (int l = 0, s = 0; l < L.levels; l++)
 	{
 		ix->level_start[l] = s;
-		ix->level_size[l] = sizes[l];
-		s += sizes[l];
-		for (uint32_t j = 0; j < sizes[l]; j++)
-			if (qs_load32(ix->nodes + (size_t) (ix->level_start[l] + j) *
-						  QS_CSBIX_NODESZ) != j * QS_CSBIX_FANOUT)
-				return CORRUPT(err, "index sub-block: node %u of level %d names child %u",
-							   j, l, qs_load32(ix->nodes + (size_t) (ix->level_start[l] + j) * QS_CSBIX_NODESZ));
+		ix->level_size[l] = L.level_size[l];
+		s += L.level_size[l];
 	}
-	/* the padding after the positions */
-	for (size_t i = (size_t) n * 4; ix->pos + i < sec + len; i++)
-		if (ix->pos[i] != 0)
-			return CORRUPT(err, "index sub-block: padding not zero");
+	ix->nchunks = L.nchunks;
+	ix->body_off = L.body_off;
+	ix->body_len = L.body_len;
+	ix->codes_off = (uint64_t) L.nnodes * QS_CSBIX_NODESZ;
+	ix->pos_off = ix->codes_off + (uint64_t) L.ngroups * QS_CSBIX_NODESZ;
+	ix->chunk = alloc->alloc(alloc->ctx, sizeof(uint8_t *) * ((size_t) L.nchunks + 1));
+	if (ix->chunk == NULL)
+		return qs_codec_error(err, QS_CODEC_NOMEM, "index sub-block of %u chunks", L.nchunks);
+	memset(ix->chunk, 0, sizeof(uint8_t *) * ((size_t) L.nchunks + 1));
 	return QS_CODEC_OK;
 }
 
-/* the first entry whose code is >= key (nentries: none) */
-static uint32_t
-lower_bound(const QsCsbIndex *ix, uint32_t key)
+void
+qs_csbix_close(QsCsbIndex *ix)
+{
+	if (ix->chunk)
+		ix->alloc->free(ix->alloc->ctx, (void *) ix->chunk);
+	ix->chunk = NULL;
+}
+
+/*
+ * The 'width' bytes at body offset off (inside one chunk: every element is
+ * 4 or 64 bytes at a multiple of its size), its chunk read and checked
+ * on first use; NULL on damage (err set).
+ */
+static const uint8_t *
+body_at(QsCsbIndex *ix, uint64_t off, QsCodecErr *err)
+{
+	uint32_t	c = (uint32_t) (off / QS_CSBIX_CHUNK);
+
+	if (c >= ix->nchunks)
+	{
+		CORRUPT(err, "index sub-block: offset %llu past its body", (unsigned long long) off);
+		return NULL;
+	}
+	if (ix->chunk[c] == NULL)
+	{
+		uint64_t	coff = (uint64_t) c * QS_CSBIX_CHUNK;
+		uint64_t	clen = Min(ix->body_len - coff, (uint64_t) QS_CSBIX_CHUNK);
+		const uint8_t *b = ix->read(ix->read_arg, ix->body_off + coff, clen);
+
+		if (b == NULL ||
+			QS_CRC32C_FINISH(qs_crc32c(QS_CRC32C_INIT, b, (size_t) clen)) !=
+			qs_load32(ix->head + QS_CSBIX_HDRSZ + (size_t) c * 4))
+		{
+			CORRUPT(err, "index sub-block chunk %u checksum mismatch", c);
+			return NULL;
+		}
+		ix->chunk[c] = b;
+		ix->chunks_read++;
+	}
+	return ix->chunk[c] + (off - (uint64_t) c * QS_CSBIX_CHUNK);
+}
+
+QsCodecStatus
+qs_csbix_code(QsCsbIndex *ix, uint32_t i, uint32_t *out, QsCodecErr *err)
+{
+	const uint8_t *p = body_at(ix, ix->codes_off + (uint64_t) i * 4, err);
+
+	if (p == NULL)
+		return QS_CODEC_CORRUPT;
+	*out = qs_load32(p);
+	return QS_CODEC_OK;
+}
+
+QsCodecStatus
+qs_csbix_position(QsCsbIndex *ix, uint32_t i, uint32_t *out, QsCodecErr *err)
+{
+	const uint8_t *p = body_at(ix, ix->pos_off + (uint64_t) i * 4, err);
+
+	if (p == NULL)
+		return QS_CODEC_CORRUPT;
+	*out = qs_load32(p);
+	return QS_CODEC_OK;
+}
+
+/* *res: the first entry whose code is >= key (nentries: none) */
+static QsCodecStatus
+lower_bound(QsCsbIndex *ix, uint32_t key, uint32_t *res, QsCodecErr *err)
 {
 	uint32_t	j = 0;
 	uint32_t	first;
+	const uint8_t *grp;
 
+	*res = 0;
 	if (ix->nentries == 0)
-		return 0;
+		return QS_CODEC_OK;
 	for (int l = 0; l < ix->levels; l++)
 	{
-		const uint8_t *nd = ix->nodes + (size_t) (ix->level_start[l] + j) * QS_CSBIX_NODESZ;
+		const uint8_t *nd = body_at(ix, (uint64_t) (ix->level_start[l] + j) * QS_CSBIX_NODESZ, err);
 		uint32_t	below = l + 1 < ix->levels ? ix->level_size[l + 1] : ix->ngroups;
 		uint32_t	nch = nchildren(j, below);
 		uint32_t	k = 0;
 
-		/* the child references were checked: j * 16 + k stays in range */
+		if (nd == NULL)
+			return QS_CODEC_CORRUPT;
+		/* the one child reference of a node: where its children are */
+		if (qs_load32(nd) != j * QS_CSBIX_FANOUT)
+			return CORRUPT(err, "index sub-block: node %u of level %d names child %u",
+						   j, l, qs_load32(nd));
 		while (k + 1 < nch && qs_load32(nd + 4 + k * 4) < key)
 			k++;
 		j = j * QS_CSBIX_FANOUT + k;
 	}
 	/* group j: one cache line of codes */
+	grp = body_at(ix, ix->codes_off + (uint64_t) j * QS_CSBIX_NODESZ, err);
+	if (grp == NULL)
+		return QS_CODEC_CORRUPT;
 	first = j * QS_CSBIX_FANOUT;
-	for (uint32_t i = first; i < first + QS_CSBIX_FANOUT && i < ix->nentries; i++)
-		if (qs_csbix_code(ix, i) >= key)
-			return i;
-	return Min(first + QS_CSBIX_FANOUT, ix->nentries);
-}
-
-void
-qs_csbix_range(const QsCsbIndex *ix, uint32_t lo, uint32_t hi, uint32_t *first,
-			   uint32_t *end)
-{
-	*first = lower_bound(ix, lo);
-	*end = hi == NOKEY ? ix->nentries : lower_bound(ix, hi + 1);
-	if (*end < *first)
-		*end = *first;			/* only on a damaged index */
+	for (uint32_t i = 0; i < QS_CSBIX_FANOUT && first + i < ix->nentries; i++)
+		if (qs_load32(grp + i * 4) >= key)
+		{
+			*res = first + i;
+			return QS_CODEC_OK;
+		}
+	*res = Min(first + QS_CSBIX_FANOUT, ix->nentries);
+	return QS_CODEC_OK;
 }
 
 QsCodecStatus
-qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present, uint32_t nrows,
+qs_csbix_range(QsCsbIndex *ix, uint32_t lo, uint32_t hi, uint32_t *first,
+			   uint32_t *end, QsCodecErr *err)
+{
+	QsCodecStatus st;
+
+	*first = *end = 0;
+	st = lower_bound(ix, lo, first, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	if (hi == NOKEY)
+		*end = ix->nentries;
+	else if ((st = lower_bound(ix, hi + 1, end, err)) != QS_CODEC_OK)
+		return st;
+	if (*end < *first)
+		*end = *first;			/* only on a damaged index */
+	return QS_CODEC_OK;
+}
+
+#define CHECKED(call) \
+	do { QsCodecStatus st_ = (call); if (st_ != QS_CODEC_OK) return st_; } while (0)
+
+QsCodecStatus
+qs_csbix_check(QsCsbIndex *ix, const uint8_t *present, uint32_t nrows,
 			   const uint32_t *code_of, uint32_t nvalues, uint32_t *scratch,
 			   QsCodecErr *err)
 {
 	uint32_t	n = ix->nentries;
 	uint32_t	below;
+	uint32_t	prevc = 0,
+				prevp = 0;
+	const uint8_t *pad;
 
 	if (n != nvalues)
 		return CORRUPT(err, "index sub-block of %u entries over %u values", n, nvalues);
@@ -289,49 +429,77 @@ qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present, uint32_t nrows,
 	memset(scratch, 0, sizeof(uint32_t) * (size_t) nrows);
 	for (uint32_t i = 0; i < n; i++)
 	{
-		uint32_t	c = qs_csbix_code(ix, i);
-		uint32_t	p = qs_csbix_position(ix, i);
+		uint32_t	c,
+					p;
 
+		CHECKED(qs_csbix_code(ix, i, &c, err));
+		CHECKED(qs_csbix_position(ix, i, &p, err));
 		if (c >= ix->code_end)
 			return CORRUPT(err, "index sub-block entry %u: code %u past %u", i, c, ix->code_end);
 		if (p >= nrows)
 			return CORRUPT(err, "index sub-block entry %u: position %u of %u rows", i, p, nrows);
-		if (i > 0 && (c < qs_csbix_code(ix, i - 1) ||
-					  (c == qs_csbix_code(ix, i - 1) &&
-					   p <= qs_csbix_position(ix, i - 1))))
+		if (i > 0 && (c < prevc || (c == prevc && p <= prevp)))
 			return CORRUPT(err, "index sub-block entry %u out of order", i);
 		if (present && !((qs_load64(present + (size_t) (p / 64) * 8) >> (p % 64)) & 1))
 			return CORRUPT(err, "index sub-block entry %u: position %u is NULL", i, p);
 		if (scratch[p] != 0)
 			return CORRUPT(err, "index sub-block: position %u twice", p);
 		scratch[p] = i + 1;
+		prevc = c;
+		prevp = p;
 	}
 	for (uint32_t i = n; i < ix->ngroups * QS_CSBIX_FANOUT; i++)
-		if (qs_csbix_code(ix, i) != NOKEY)
+	{
+		uint32_t	c;
+
+		CHECKED(qs_csbix_code(ix, i, &c, err));
+		if (c != NOKEY)
 			return CORRUPT(err, "index sub-block: leaf padding entry %u", i);
-	if (ix->code_end != (n > 0 ? qs_csbix_code(ix, n - 1) + 1 : 0))
+	}
+	if (n % 2 == 1)
+	{
+		pad = body_at(ix, ix->pos_off + (uint64_t) n * 4, err);
+		if (pad == NULL)
+			return QS_CODEC_CORRUPT;
+		if (qs_load32(pad) != 0)
+			return CORRUPT(err, "index sub-block: padding not zero");
+	}
+	if (ix->code_end != (n > 0 ? prevc + 1 : 0))
 		return CORRUPT(err, "index sub-block: code end %u", ix->code_end);
 	/* every non-NULL position named (n of them, none twice, none NULL) */
 	for (uint32_t p = 0, v = 0; p < nrows; p++)
 	{
+		uint32_t	c;
+
 		if (present && !((qs_load64(present + (size_t) (p / 64) * 8) >> (p % 64)) & 1))
 			continue;
 		if (scratch[p] == 0 || v >= nvalues)
 			return CORRUPT(err, "index sub-block: non-NULL position %u missing", p);
-		if (code_of && code_of[v] != qs_csbix_code(ix, scratch[p] - 1))
+		CHECKED(qs_csbix_code(ix, scratch[p] - 1, &c, err));
+		if (code_of && code_of[v] != c)
 			return CORRUPT(err, "index sub-block: position %u has code %u, the column %u",
-						   p, qs_csbix_code(ix, scratch[p] - 1), code_of[v]);
+						   p, c, code_of[v]);
 		v++;
 	}
 	/* keys: the largest code under each child but the last */
 	below = ix->ngroups;
 	for (int l = ix->levels - 1; l >= 0; l--)
 	{
+		uint64_t	span = QS_CSBIX_FANOUT;
+
+		/* entries under one child of a node of level l */
+		for (int m = l + 1; m < ix->levels; m++)
+			span *= QS_CSBIX_FANOUT;
 		for (uint32_t j = 0; j < ix->level_size[l]; j++)
 		{
-			const uint8_t *nd = ix->nodes + (size_t) (ix->level_start[l] + j) * QS_CSBIX_NODESZ;
+			const uint8_t *nd = body_at(ix, (uint64_t) (ix->level_start[l] + j) * QS_CSBIX_NODESZ, err);
 			uint32_t	nch = nchildren(j, below);
 
+			if (nd == NULL)
+				return QS_CODEC_CORRUPT;
+			if (qs_load32(nd) != j * QS_CSBIX_FANOUT)
+				return CORRUPT(err, "index sub-block: node %u of level %d names child %u",
+							   j, l, qs_load32(nd));
 			for (uint32_t k = 0; k < QS_CSBIX_FANOUT - 1; k++)
 			{
 				uint32_t	key = qs_load32(nd + 4 + k * 4);
@@ -339,12 +507,10 @@ qs_csbix_check(const QsCsbIndex *ix, const uint8_t *present, uint32_t nrows,
 
 				if (k + 1 < nch)
 				{
-					/* the last entry under child k of node j at level l */
-					uint64_t	span = QS_CSBIX_FANOUT;
+					uint64_t	last = Min(((uint64_t) j * QS_CSBIX_FANOUT + k + 1) * span,
+										   (uint64_t) n) - 1;
 
-					for (int m = l + 1; m < ix->levels; m++)
-						span *= QS_CSBIX_FANOUT;
-					want = qs_csbix_code(ix, (uint32_t) Min(((uint64_t) j * QS_CSBIX_FANOUT + k + 1) * span, n) - 1);
+					CHECKED(qs_csbix_code(ix, (uint32_t) last, &want, err));
 				}
 				if (key != want)
 					return CORRUPT(err, "index sub-block: key %u of node %u of level %d is %u, not %u",
@@ -392,15 +558,23 @@ qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
 	st = qs_colblock_check_index(blk, i, image + s.off, err);
 	if (st != QS_CODEC_OK)
 		return st;
-	st = qs_csbix_open(image + s.off, s.len, blk->nrows, &ix, err);
+	st = qs_csbix_open(qs_csbix_read_memory, (void *) (image + s.off), s.len,
+					   blk->nrows, alloc, &ix, err);
 	if (st != QS_CODEC_OK)
+	{
+		qs_csbix_close(&ix);
 		return st;
+	}
 	qs_colblock_column_sections(blk, image, column, sec);
 	st = qs_colreader_open(blk, column, sec, NULL, NULL, false, alloc, &r, err);
 	if (st != QS_CODEC_OK)
+	{
+		qs_csbix_close(&ix);
 		return st;
+	}
 	if (r.d.encoding != QS_ENC_DICT && r.d.encoding != QS_ENC_DICT_PADDED)
 	{
+		qs_csbix_close(&ix);
 		qs_colreader_close(&r);
 		return CORRUPT(err, "index sub-block %d over column %u, which has no codes",
 					   i, column);
@@ -416,6 +590,7 @@ qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
 	if (scratch)
 		alloc->free(alloc->ctx, scratch);
 	qs_colreader_close(&r);
+	qs_csbix_close(&ix);
 	return st;
 }
 

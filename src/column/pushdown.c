@@ -607,29 +607,28 @@ narrow_sorted(QsColPush *p, ColScanDesc s, QsColPred *pr)
 	return s->row < s->row_end ? 1 : 0;
 }
 
-/* CSB+-tree index sub-block k of the open block, read and opened */
-static void
-open_index(ColScanDesc s, int k, QsCsbIndex *ix)
+/* reads of an index sub-block of the open block, into the block's memory */
+typedef struct IndexRead
 {
-	const QsColBlock *blk = &s->rr.h.blk;
-	uint16		column,
-				kind;
-	QsColBlockSection sec;
-	uint8	   *bytes;
-	MemoryContext old;
-	QsCodecErr	err;
-	QsCodecStatus st;
+	ColScanDesc s;
+	uint64		secoff;
+} IndexRead;
 
-	qs_colblock_index(blk, k, &column, &kind, &sec);
-	old = MemoryContextSwitchTo(s->blkcxt);
-	bytes = qs_colblock_read_bytes(&s->rr.h, sec.off, sec.len);
+static const uint8_t *
+index_read(void *arg, uint64_t off, uint64_t len)
+{
+	IndexRead  *ir = arg;
+	MemoryContext old = MemoryContextSwitchTo(ir->s->blkcxt);
+	uint8	   *b = qs_colblock_read_bytes(&ir->s->rr.h, ir->secoff + off, len);
+
 	MemoryContextSwitchTo(old);
-	err.msg[0] = '\0';
-	st = qs_colblock_check_index(blk, k, bytes, &err);
-	if (st == QS_CODEC_OK)
-		st = qs_csbix_open(bytes, sec.len, blk->nrows, ix, &err);
-	if (st != QS_CODEC_OK)
-		qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, &err);
+	return b;
+}
+
+static void
+index_report(ColScanDesc s, QsCodecStatus st, QsCodecErr *err)
+{
+	qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, err);
 }
 
 /*
@@ -666,6 +665,10 @@ probe_index(QsColPush *p, ColScanDesc s)
 		uint32		minp = UINT32_MAX,
 					maxp = 0;
 		QsCsbIndex	ix;
+		IndexRead  *ir;
+		MemoryContext old;
+		QsCodecErr	err;
+		QsCodecStatus st;
 		uint32	   *first,
 				   *end;
 
@@ -714,12 +717,31 @@ probe_index(QsColPush *p, ColScanDesc s)
 		if ((double) ncodes / pr->dict.nvalues > 2 * QS_COLPUSH_PROBE_MAX_SHARE)
 			continue;
 
-		open_index(s, k, &ix);
+		/* header, chunk checksums; then only the chunks the descents touch */
+		{
+			uint16		column,
+						kind;
+			QsColBlockSection sec;
+
+			qs_colblock_index(blk, k, &column, &kind, &sec);
+			ir = MemoryContextAlloc(s->blkcxt, sizeof(IndexRead));
+			ir->s = s;
+			ir->secoff = sec.off;
+			err.msg[0] = '\0';
+			old = MemoryContextSwitchTo(s->blkcxt);
+			st = qs_csbix_open(index_read, ir, sec.len, nrows, qs_palloc_allocator(),
+							   &ix, &err);
+			MemoryContextSwitchTo(old);
+			if (st != QS_CODEC_OK)
+				index_report(s, st, &err);
+		}
 		first = MemoryContextAlloc(s->blkcxt, sizeof(uint32) * Max(nranges, 1) * 2);
 		end = first + Max(nranges, 1);
 		for (int j = 0; j < nranges; j++)
 		{
-			qs_csbix_range(&ix, ranges[j].lo, ranges[j].hi, &first[j], &end[j]);
+			st = qs_csbix_range(&ix, ranges[j].lo, ranges[j].hi, &first[j], &end[j], &err);
+			if (st != QS_CODEC_OK)
+				index_report(s, st, &err);
 			total += end[j] - first[j];
 		}
 		if ((double) total > QS_COLPUSH_PROBE_MAX_SHARE * nrows)
@@ -731,18 +753,15 @@ probe_index(QsColPush *p, ColScanDesc s)
 		for (int j = 0; j < nranges; j++)
 			for (uint32 e = first[j]; e < end[j]; e++)
 			{
-				uint32		pos = qs_csbix_position(&ix, e);
+				uint32		pos;
 
-				if (pos >= nrows)
-				{
-					QsCodecErr	err;
-
-					(void) qs_codec_error(&err, QS_CODEC_CORRUPT,
-										  "index sub-block of column %d: position %u of %u rows",
-										  pr->col + 1, pos, nrows);
-					qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id,
-									   QS_CODEC_CORRUPT, &err);
-				}
+				st = qs_csbix_position(&ix, e, &pos, &err);
+				if (st == QS_CODEC_OK && pos >= nrows)
+					st = qs_codec_error(&err, QS_CODEC_CORRUPT,
+										"index sub-block of column %d: position %u of %u rows",
+										pr->col + 1, pos, nrows);
+				if (st != QS_CODEC_OK)
+					index_report(s, st, &err);
 				p->probe_bits[pos / 64] |= UINT64CONST(1) << (pos % 64);
 				minp = Min(minp, pos);
 				maxp = Max(maxp, pos);

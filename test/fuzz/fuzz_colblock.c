@@ -181,21 +181,30 @@ probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
 		QsCsbIndex	ix;
 
 		qs_colblock_index(&blk, i, &column, &kind, &s);
-		if (kind != QS_COLINDEX_CSBCODES ||
-			qs_colblock_check_index(&blk, i, img + s.off, NULL) != QS_CODEC_OK ||
-			qs_csbix_open(img + s.off, s.len, blk.nrows, &ix, NULL) != QS_CODEC_OK)
+		/* the scan checks chunks as it reads them, not the section */
+		if (kind != QS_COLINDEX_CSBCODES)
 			continue;
+		if (qs_csbix_open(qs_csbix_read_memory, (void *) (img + s.off), s.len, blk.nrows,
+						  &fz_allocator, &ix, NULL) != QS_CODEC_OK)
+		{
+			qs_csbix_close(&ix);
+			continue;
+		}
 		for (uint32_t lo = 0; lo < 8; lo++)
 		{
 			uint32_t	first,
-						end;
+						end,
+						p;
 
-			qs_csbix_range(&ix, lo * (mode >> 3), lo * (mode >> 3) + (mode & 7),
-						   &first, &end);
+			if (qs_csbix_range(&ix, lo * (mode >> 3), lo * (mode >> 3) + (mode & 7),
+							   &first, &end, NULL) != QS_CODEC_OK)
+				break;
 			FZ_ASSERT(first <= end && end <= ix.nentries);
 			for (uint32_t e = first; e < end; e++)
-				(void) qs_csbix_position(&ix, e);
+				if (qs_csbix_position(&ix, e, &p, NULL) != QS_CODEC_OK)
+					break;
 		}
+		qs_csbix_close(&ix);
 	}
 }
 

@@ -63,7 +63,8 @@ test_roundtrip(void)
 
 			UT_CHECK(sec != NULL);
 			UT_CHECK_EQ(len, qs_csbix_size(nv));
-			UT_CHECK_EQ(qs_csbix_open(sec, len, nrows, &ix, &err), QS_CODEC_OK);
+			UT_CHECK_EQ(qs_csbix_open(qs_csbix_read_memory, sec, len, nrows, &talloc, &ix, &err),
+						QS_CODEC_OK);
 			UT_CHECK_EQ(qs_csbix_check(&ix, (const uint8_t *) present, nrows, codes, nv,
 									   scratch, &err), QS_CODEC_OK);
 			for (int q = 0; q < 40; q++)
@@ -74,12 +75,17 @@ test_roundtrip(void)
 							end,
 							want = 0;
 
-				qs_csbix_range(&ix, lo, hi, &first, &end);
+				UT_CHECK_EQ(qs_csbix_range(&ix, lo, hi, &first, &end, &err), QS_CODEC_OK);
 				for (uint32_t v = 0; v < nv; v++)
 					want += codes[v] >= lo && codes[v] <= hi;
 				UT_CHECK_EQ(end - first, want);
 				for (uint32_t i = first; i < end; i++)
-					UT_CHECK(qs_csbix_code(&ix, i) >= lo && qs_csbix_code(&ix, i) <= hi);
+				{
+					uint32_t	c = 0;
+
+					UT_CHECK_EQ(qs_csbix_code(&ix, i, &c, &err), QS_CODEC_OK);
+					UT_CHECK(c >= lo && c <= hi);
+				}
 			}
 			/* a code the column does not have at that position */
 			if (nv > 0)
@@ -88,6 +94,7 @@ test_roundtrip(void)
 				UT_CHECK_EQ(qs_csbix_check(&ix, (const uint8_t *) present, nrows, codes, nv,
 										   scratch, &err), QS_CODEC_CORRUPT);
 			}
+			qs_csbix_close(&ix);
 			free(scratch);
 			free(present);
 			free(codes);
@@ -118,18 +125,16 @@ test_mutations(void)
 
 		memcpy(mut, sec, len);
 		mut[b] ^= (uint8_t) (1 + rnd() % 255);
-		if (qs_csbix_open(mut, len, nrows, &ix, &err) != QS_CODEC_OK ||
+		if (qs_csbix_open(qs_csbix_read_memory, mut, len, nrows, &talloc, &ix, &err) != QS_CODEC_OK ||
 			qs_csbix_check(&ix, (const uint8_t *) present, nrows, codes, nv, scratch,
 						   &err) != QS_CODEC_OK)
-		{
 			caught++;
-			/* searching an opened but damaged index stays inside it */
-			if (qs_csbix_open(mut, len, nrows, &ix, &err) == QS_CODEC_OK)
-			{
-				qs_csbix_range(&ix, 3, 9, &first, &end);
-				UT_CHECK(first <= end && end <= ix.nentries);
-			}
-		}
+		qs_csbix_close(&ix);
+		/* searching an opened but damaged index stays inside it */
+		if (qs_csbix_open(qs_csbix_read_memory, mut, len, nrows, &talloc, &ix, &err) == QS_CODEC_OK &&
+			qs_csbix_range(&ix, 3, 9, &first, &end, &err) == QS_CODEC_OK)
+			UT_CHECK(first <= end && end <= ix.nentries);
+		qs_csbix_close(&ix);
 	}
 	/* every byte is accounted for: no change goes unnoticed */
 	UT_CHECK_EQ(caught, (int) len);
