@@ -325,10 +325,11 @@ body_at(QsCsbIndex *ix, uint64_t off, QsCodecErr *err)
 	return ix->chunk[c] + (off - (uint64_t) c * QS_CSBIX_CHUNK);
 }
 
-QsCodecStatus
-qs_csbix_code(QsCsbIndex *ix, uint32_t i, uint32_t *out, QsCodecErr *err)
+/* the u32 at body offset off into *out */
+static QsCodecStatus
+body_u32(QsCsbIndex *ix, uint64_t off, uint32_t *out, QsCodecErr *err)
 {
-	const uint8_t *p = body_at(ix, ix->codes_off + (uint64_t) i * 4, err);
+	const uint8_t *p = body_at(ix, off, err);
 
 	if (p == NULL)
 		return QS_CODEC_CORRUPT;
@@ -337,14 +338,15 @@ qs_csbix_code(QsCsbIndex *ix, uint32_t i, uint32_t *out, QsCodecErr *err)
 }
 
 QsCodecStatus
+qs_csbix_code(QsCsbIndex *ix, uint32_t i, uint32_t *out, QsCodecErr *err)
+{
+	return body_u32(ix, ix->codes_off + (uint64_t) i * 4, out, err);
+}
+
+QsCodecStatus
 qs_csbix_position(QsCsbIndex *ix, uint32_t i, uint32_t *out, QsCodecErr *err)
 {
-	const uint8_t *p = body_at(ix, ix->pos_off + (uint64_t) i * 4, err);
-
-	if (p == NULL)
-		return QS_CODEC_CORRUPT;
-	*out = qs_load32(p);
-	return QS_CODEC_OK;
+	return body_u32(ix, ix->pos_off + (uint64_t) i * 4, out, err);
 }
 
 /* *res: the first entry whose code is >= key (nentries: none) */

@@ -5,7 +5,7 @@
 \pset tuples_only true
 \pset pager off
 BEGIN;
-SELECT plan(26);
+SELECT plan(29);
 
 SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'quickstep_column' AND amtype = 't'),
           'quickstep_column is a table access method');
@@ -76,7 +76,18 @@ SELECT is((SELECT string_agg(name || '=' || value, ', ' ORDER BY name)
            FROM quickstep.column_options WHERE relid = 'po_col'::regclass),
           'encoding_u=lz4, rows_per_block=5000, sort_key=k',
           'RENAME COLUMN: the options naming the column follow it (a dump restores them)');
-ALTER TABLE po_col RESET (quickstep.sort_key, quickstep.rows_per_block, quickstep.encoding_u);
+ALTER TABLE po_col SET (quickstep.index_columns = 'u');
+ALTER TABLE po_col RENAME COLUMN u TO w;
+SELECT is((SELECT value FROM quickstep.column_options
+           WHERE relid = 'po_col'::regclass AND name = 'index_columns'),
+          'w', 'index_columns is listed and follows RENAME COLUMN');
+SELECT throws_ok($$ALTER TABLE po_col SET (quickstep.index_columns = 'k,k')$$,
+                 '22023', NULL, 'an index column listed twice is refused');
+CREATE TABLE po_f (f float8) USING quickstep_column;
+SELECT throws_ok($$ALTER TABLE po_f SET (quickstep.index_columns = 'f')$$,
+                 '22023', NULL, 'index_columns refuses a column that cannot be dictionary-encoded');
+ALTER TABLE po_col RESET (quickstep.sort_key, quickstep.rows_per_block, quickstep.encoding_w,
+                          quickstep.index_columns);
 SELECT is((SELECT count(*) FROM quickstep.column_options WHERE relid = 'po_col'::regclass), 0::bigint,
           'RESET removes them');
 
