@@ -253,6 +253,8 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		int			ncols = 0;
 
 		CHECK_FOR_INTERRUPTS();
+		if (n > 1 && blkno > first)
+			qs_shared_fault(QS_FAULT_IN_SCAN);
 		/* take what others wrote for us meanwhile: frees their queues */
 		qs_shared_poll(self);
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
