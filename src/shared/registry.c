@@ -1263,7 +1263,12 @@ void
 qs_shared_deliver(QsSharedRecipient *others, int nothers)
 {
 	TimestampTz started = GetCurrentTimestamp();
-	int			left = nothers;
+	int			left = 0;
+
+	/* a recipient dropped while its message was built is not sent */
+	for (int i = 0; i < nothers; i++)
+		if (!others[i].done)
+			left++;
 
 	while (left > 0)
 	{

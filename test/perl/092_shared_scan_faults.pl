@@ -110,14 +110,8 @@ for my $point (qw(after_join in_scan in_delivery))
 # mid-circle.
 sub slow_scanner
 {
-	my ($out, $err) = ('', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-h', $node->host, '-p', $node->port, '-d', 'postgres', '-c',
-		  q{SET application_name = 'victim'; SELECT count(*) FROM t WHERE k >= 0 AND pg_sleep(0.0001) IS NOT NULL} ],
-		'>', \$out, '2>', \$err);
-	$node->poll_query_until('postgres', q{
-		SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'victim' AND state = 'active'})
-	  or die 'the victim did not start';
+	my $h = qs_start_victim($node,
+		q{SELECT count(*) FROM t WHERE k >= 0 AND pg_sleep(0.0001) IS NOT NULL});
 	$node->poll_query_until('postgres', q{
 		SELECT sum(chunks) > 2 FROM quickstep.shared_scans})
 	  or die 'the victim took no chunk';
