@@ -93,9 +93,10 @@ typedef struct QsSharedRecipient
 	uint64		rows;			/* of them, the rows in msg */
 
 	/* delivery to another member */
-	int			idx;			/* its slot, generation, queue (0 or 1) */
+	int			idx;			/* its slot, generation, queue */
 	uint64		gen;
 	int			area;
+	int			circle;			/* the circle (the scanner's) */
 	shm_mq_handle *mqh;
 	bool		done;
 } QsSharedRecipient;
@@ -123,6 +124,26 @@ typedef struct QsSharedStats
 } QsSharedStats;
 
 extern QsSharedStats qs_shared_stats;
+
+/*
+ * GUC quickstep.debug_shared_fault (guc.c; for tests of the fault paths,
+ * M1): an ERROR or FATAL at one point of a shared scan.  after_join: right
+ * after a member took its slot; in_scan: while it scans a chunk it owes
+ * others (after the chunk's first page); in_delivery: after its first
+ * round of sends to them.  The last two fire only when it serves others.
+ */
+typedef enum QsSharedFault
+{
+	QS_FAULT_OFF = 0,
+	QS_FAULT_AFTER_JOIN,
+	QS_FAULT_IN_SCAN,
+	QS_FAULT_IN_DELIVERY
+} QsSharedFault;
+
+#define QS_FAULT_FATAL	16		/* added to a point: FATAL, not ERROR */
+
+extern int	qs_debug_shared_fault;
+extern void qs_shared_fault(QsSharedFault point);
 
 /* registry.c */
 extern QsSharedSlot qs_shared_join(Relation rel, BlockNumber nblocks,

@@ -27,6 +27,17 @@ int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
 int			qs_merge_threshold = 100000;
 
+static const struct config_enum_entry shared_fault_options[] = {
+	{"off", QS_FAULT_OFF, false},
+	{"error_after_join", QS_FAULT_AFTER_JOIN, false},
+	{"error_in_scan", QS_FAULT_IN_SCAN, false},
+	{"error_in_delivery", QS_FAULT_IN_DELIVERY, false},
+	{"fatal_after_join", QS_FAULT_FATAL + QS_FAULT_AFTER_JOIN, false},
+	{"fatal_in_scan", QS_FAULT_FATAL + QS_FAULT_IN_SCAN, false},
+	{"fatal_in_delivery", QS_FAULT_FATAL + QS_FAULT_IN_DELIVERY, false},
+	{NULL, 0, false}
+};
+
 static const struct config_enum_entry force_merge_options[] = {
 	{"off", QS_FORCE_MERGE_OFF, false},
 	{"merge", QS_FORCE_MERGE_MERGE, false},
@@ -117,6 +128,21 @@ qs_define_gucs(bool at_preload)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	/*
+	 * For tests of the fault paths of shared scans (src/shared/registry.c,
+	 * M1): a member fails at one point, and the others must finish with
+	 * their rows and its slot must be freed.
+	 */
+	DefineCustomEnumVariable("quickstep.debug_shared_fault",
+							 "Makes a shared scan member fail (ERROR or FATAL) at one point: after it joins, while it scans a chunk for others, or while it delivers (for tests).",
+							 "The last two fire only when the member serves others.",
+							 &qs_debug_shared_fault,
+							 QS_FAULT_OFF,
+							 shared_fault_options,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	/*
 	 * For tests of the merge and the seal (src/merge/force.c): while set,

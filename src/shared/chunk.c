@@ -189,9 +189,49 @@ same_visibility(Snapshot a, Snapshot b)
 }
 
 /*
+ * M3, the scanner's side: the messages a scanner builds for others before
+ * it sends them hold work_mem in all, plus one page's rows each.  Past it,
+ * the recipient with the largest message is dropped: its message freed,
+ * nothing more built for it (its nblocks 0: past its walk on every later
+ * page), never sent (done), so that it sees its queue detached without a
+ * message and reads the chunk itself (taken back), as when a scanner gives
+ * it up.  Recipient 0 is the scanner: its own rows are its executor's.
+ * Without this a scanner serving m members held (m - 1) messages of up to
+ * a chunk's rows each.  Streaming them in pieces was not chosen: a message
+ * is one chunk's rows with its counts at the head, which the recipient
+ * takes whole (scan/exec.c), and a recipient that gets most of a chunk is
+ * better served by reading it itself from the buffers just read.
+ */
+static void
+bound_messages(QsSharedRecipient *r, int n, int64 step)
+{
+	Size		limit = (Size) work_mem * 1024;
+	Size		total = 0;
+
+	for (int i = 1; i < n; i++)
+		if (!r[i].done)
+			total += r[i].msg.len;
+	while (total > limit)
+	{
+		int			big = -1;
+
+		for (int i = 1; i < n; i++)
+			if (!r[i].done && (big < 0 || r[i].msg.len > r[big].msg.len))
+				big = i;
+		total -= r[big].msg.len;
+		r[big].done = true;
+		r[big].nblocks = 0;
+		pfree(r[big].msg.data);
+		initStringInfo(&r[big].msg);
+		qs_shared_msg_begin(&r[big].msg, step);
+	}
+}
+
+/*
  * qs_shared_scan_chunk
  *		Read blocks first .. end-1 once and append to each recipient's
- *		message the rows it would have found there itself.
+ *		message the rows it would have found there itself (bounded:
+ *		bound_messages).
  */
 void
 qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
@@ -253,6 +293,8 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		int			ncols = 0;
 
 		CHECK_FOR_INTERRUPTS();
+		if (n > 1 && blkno > first)
+			qs_shared_fault(QS_FAULT_IN_SCAN);
 		/* take what others wrote for us meanwhile: frees their queues */
 		qs_shared_poll(self);
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
@@ -415,6 +457,7 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 			r[i].rows += k;
 		}
 		ReleaseBuffer(buf);
+		bound_messages(r, n, step);
 	}
 	for (int i = 0; i < n; i++)
 		msg_set_counts(&r[i].msg, r[i].visible, r[i].rows);

@@ -148,14 +148,8 @@ $node->pgbench("-n -c 50 -j 4 -T 10 -f $read_rc\@4 -f $read_rr\@4 -f $write\@2 $
 # while 30 checking clients run; none of them fails or hangs.
 sub slow_member
 {
-	my ($out, $err) = ('', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-h', $node->host, '-p', $node->port, '-d', 'postgres', '-c',
-		  q{SET application_name = 'victim'; SELECT count(*) FROM t WHERE k >= 0 AND pg_sleep(0.0002) IS NOT NULL} ],
-		'>', \$out, '2>', \$err);
-	$node->poll_query_until('postgres', q{
-		SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'victim' AND state = 'active'})
-	  or die 'the victim did not start';
+	my $h = qs_start_victim($node,
+		q{SELECT count(*) FROM t WHERE k >= 0 AND pg_sleep(0.0002) IS NOT NULL});
 	usleep(300_000);
 	return $h;
 }

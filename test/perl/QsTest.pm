@@ -3,10 +3,11 @@ package QsTest;
 use strict;
 use warnings;
 use Exporter 'import';
+use IPC::Run;
 use Time::HiRes qw(usleep);
 use Test::More;
 
-our @EXPORT = qw(qs_new_node crash_and_restart patch_file peek_file);
+our @EXPORT = qw(qs_new_node crash_and_restart patch_file peek_file qs_start_victim);
 
 # qs_new_node(NAME, %init_params): a cluster with quickstep_am preloaded.
 sub qs_new_node
@@ -16,6 +17,23 @@ sub qs_new_node
 	$node->init(%params);
 	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'quickstep_am'");
 	return $node;
+}
+
+# qs_start_victim(NODE, QUERY): run QUERY in a psql of its own, with
+# application_name 'victim' (for pg_stat_activity), and return its IPC::Run
+# handle once the query is active.
+sub qs_start_victim
+{
+	my ($node, $query) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-h', $node->host, '-p', $node->port, '-d', 'postgres', '-c',
+		  "SET application_name = 'victim'; $query" ],
+		'>', \$out, '2>', \$err);
+	$node->poll_query_until('postgres', q{
+		SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'victim' AND state = 'active'})
+	  or die 'the victim did not start';
+	return $h;
 }
 
 # crash_and_restart(NODE): SIGKILL the postmaster, as a power cut would, then
