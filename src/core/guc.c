@@ -111,9 +111,9 @@ qs_define_gucs(bool at_preload)
 	/* For crash tests of VACUUM giving back emptied column blocks (dir.c). */
 	DefineCustomIntVariable("quickstep.debug_vacuum_crash",
 							"Makes VACUUM of a column table PANIC at one step of retiring emptied blocks (for tests).",
-							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 0: never.",
+							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 4: (any run write) after the first page of a run written into given-back pages; 0: never.",
 							&qs_debug_vacuum_crash,
-							0, 0, 3,
+							0, 0, 4,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
