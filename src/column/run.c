@@ -34,6 +34,7 @@
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -325,6 +326,20 @@ convert_pages(Relation rel, const QsPageLayout *L, BlockNumber s,
 }
 
 /*
+ * quickstep.debug_run_wait: wait for the test's advisory lock (7401, 1),
+ * as pg_advisory_lock_shared(7401, 1) would, holding no buffer lock.
+ */
+static void
+debug_wait(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 7401, 1, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	(void) LockRelease(&tag, ShareLock, false);
+}
+
+/*
  * reuse_pages
  *		Write the run into npages consecutive freed pages; the first page,
  *		or InvalidBlockNumber when no freed range takes it.  A page the free
@@ -368,6 +383,8 @@ reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
 					ok = false;
 					taken = s + k;
 				}
+			if (ok && qs_debug_run_wait)
+				debug_wait();
 			if (ok && convert_pages(rel, L, s, npages, block_id, image,
 									image_len, &taken))
 				found = s;

@@ -22,6 +22,7 @@ bool		qs_enable_agg_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
+bool		qs_debug_run_wait = false;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
@@ -117,6 +118,16 @@ qs_define_gucs(bool at_preload)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	/* For isolation tests of run writes into given-back pages (run.c). */
+	DefineCustomBoolVariable("quickstep.debug_run_wait",
+							 "Makes a column run write wait for advisory lock (7401, 1) between choosing given-back pages and converting them (for tests).",
+							 NULL,
+							 &qs_debug_run_wait,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	/*
 	 * For tests of the merge and the seal (src/merge/force.c): while set,
