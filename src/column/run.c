@@ -603,6 +603,29 @@ qs_colpage_give_back(Relation rel, Buffer buf)
 }
 
 /*
+ * Page blk exclusively locked if it is a block-run page, its special space
+ * {magic, block id, page in run, pages in run} copied to sp; else
+ * InvalidBuffer (nothing held).
+ */
+static Buffer
+lock_run_page(Relation rel, BlockNumber blk, uint32 sp[4])
+{
+	Buffer		buf = ReadBuffer(rel, blk);
+	Page		page;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLPAGE_MAGIC)
+	{
+		UnlockReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
+	memcpy(sp, PageGetSpecialPointer(page), 4 * sizeof(uint32));
+	return buf;
+}
+
+/*
  * qs_colrun_reclaim
  *		Give the pages of a RETIRED block's run back to the delta: each page
  *		still holding this block's image becomes an empty page (logged as a
@@ -624,22 +647,14 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
 	{
 		BlockNumber blk = e->run_start + k;
 		Buffer		buf;
-		Page		page;
 		uint32		sp[4];
 
 		if (blk >= nblocks || blk == QS_COLMETA_BLKNO)
 			break;
 		CHECK_FOR_INTERRUPTS();
-		buf = ReadBuffer(rel, blk);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		if (PageIsNew(page) || !qs_is_column_page(page) ||
-			qs_column_page_magic(page) != QS_COLPAGE_MAGIC)
-		{
-			UnlockReleaseBuffer(buf);
+		buf = lock_run_page(rel, blk, sp);
+		if (!BufferIsValid(buf))
 			continue;
-		}
-		memcpy(sp, PageGetSpecialPointer(page), sizeof(sp));
 		if (sp[1] != e->block_id || sp[2] != k)
 		{
 			UnlockReleaseBuffer(buf);
@@ -691,21 +706,13 @@ qs_colrun_sweep(Relation rel)
 		for (BlockNumber blk = fr.free[i].start; blk < fr.free[i].end; blk++)
 		{
 			Buffer		buf;
-			Page		page;
 			uint32		sp[4];
 			bool		keep = false;
 
 			CHECK_FOR_INTERRUPTS();
-			buf = ReadBuffer(rel, blk);
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			page = BufferGetPage(buf);
-			if (PageIsNew(page) || !qs_is_column_page(page) ||
-				qs_column_page_magic(page) != QS_COLPAGE_MAGIC)
-			{
-				UnlockReleaseBuffer(buf);
+			buf = lock_run_page(rel, blk, sp);
+			if (!BufferIsValid(buf))
 				continue;
-			}
-			memcpy(sp, PageGetSpecialPointer(page), sizeof(sp));
 			if (sp[1] >= meta.next_block_id || sp[2] > blk)
 				keep = true;
 			for (uint32 a = 0; a < all.nentries && !keep; a++)
