@@ -242,6 +242,7 @@ extern uint32 qs_coldir_retire_emptied(Relation rel);
 #define QS_DEBUG_VACUUM_INDEXED	1	/* index pass done, nothing retired */
 #define QS_DEBUG_VACUUM_RETIRED	2	/* a block retired, no page given back */
 #define QS_DEBUG_VACUUM_RECLAIMED 3	/* pages given back, entry not flagged */
+#define QS_DEBUG_RUN_CONVERTING	4	/* a run write into freed pages: one done */
 
 extern void qs_debug_vacuum_point(int point);
 extern void qs_colmeta_set_stat_rows(Relation rel, double rows);
@@ -327,7 +328,9 @@ extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
+extern uint32 qs_colrun_sweep(Relation rel);
 extern void qs_colpage_give_back(Relation rel, Buffer buf);
+extern Buffer qs_colpage_take_free(Relation rel);
 
 /* A block opened for reading: header checked, sections read on demand. */
 typedef struct QsColBlockHandle

@@ -24,6 +24,7 @@ extern int	qs_column_fetch_cache;	/* kB, readcache.c */
 extern int	qs_max_shared_scans;
 extern bool qs_debug_undecodable;
 extern int	qs_debug_vacuum_crash;	/* column VACUUM crash tests (dir.c) */
+extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
 
 extern void qs_define_gucs(bool at_preload);
 

@@ -28,8 +28,10 @@
  * block's first virtual block number (no physical page has that number),
  * taken with no buffer lock held.  The new pages (and the directory entry
  * pointing to a new root) are written in one generic WAL record, so a
- * crash leaves either nothing or a linked page; the pages themselves come
- * from qs_extend_fork, exclusively locked from their extension until the
+ * crash leaves either nothing or a linked page; the pages themselves are
+ * empty delta pages (qs_colpage_take_free: given back by VACUUM, taken
+ * only while they hold no record, without waiting for their lock) or come
+ * from qs_extend_fork, and are exclusively locked from then until the
  * record is written (the engine passes over column pages once they carry
  * their special space, as for block runs).
  *
@@ -511,7 +513,12 @@ init_root(Page page, uint32 block_id, uint32 nvpages)
 static Buffer
 new_page(Relation rel)
 {
-	Buffer		buf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+	Buffer		buf = qs_colpage_take_free(rel);
+
+	/* an empty delta page (given back by VACUUM), else a new one */
+	if (BufferIsValid(buf))
+		return buf;
+	buf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
 
 	if (BufferGetBlockNumber(buf) >= QS_VIRT_BASE)
 		ereport(ERROR,

@@ -1270,6 +1270,7 @@ qs_coldir_reclaim(Relation rel)
 
 	QsColDirectory all;
 	BlockNumber *given;
+	uint32	   *given_ids;
 	int			ngiven = 0;
 	bool	   *busy;
 	TransactionId horizon;
@@ -1281,6 +1282,7 @@ qs_coldir_reclaim(Relation rel)
 	 */
 	qs_coldir_read_all(rel, &all);
 	given = palloc(sizeof(BlockNumber) * Max(all.nentries, 1));
+	given_ids = palloc(sizeof(uint32) * Max(all.nentries, 1));
 
 	/*
 	 * Which emptied versions some backend may still read: asked once per
@@ -1362,12 +1364,19 @@ qs_coldir_reclaim(Relation rel)
 					all.entries[a].run_start == todo[t].run_start &&
 					(all.entries[a].flags & QS_COLDIR_RUN_RECLAIMED))
 					done = true;
+			/*
+			 * Runs are told apart by block id and start: a run written into
+			 * freed pages may start where another block's retired run did
+			 * (run.c).
+			 */
 			for (int g = 0; g < ngiven && !done; g++)
-				if (given[g] == todo[t].run_start)
+				if (given[g] == todo[t].run_start &&
+					given_ids[g] == todo[t].block_id)
 					done = true;
 			if (done)
 				continue;
 			pages += qs_colrun_reclaim(rel, &todo[t]);
+			given_ids[ngiven] = todo[t].block_id;
 			given[ngiven++] = todo[t].run_start;
 		}
 		if (ntodo > 0)
@@ -1394,6 +1403,7 @@ qs_coldir_reclaim(Relation rel)
 		pfree(todo);
 	}
 	pfree(given);
+	pfree(given_ids);
 	pfree(busy);
 	pfree(all.entries);
 	return pages;

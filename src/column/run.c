@@ -4,15 +4,20 @@
  *	  Block runs: a column block image written over consecutive pages of
  *	  the main fork, and read back through shared buffers.
  *
- * Writing: the run's pages are added at the end of the fork while this
- * backend holds the relation extension lock, so they are consecutive
- * (inserters into the delta extend under the same lock).  Each page is
- * new, exclusively locked from its extension until it is filled and
- * WAL-logged as a full-page image (the hole after pd_lower elided), so no
- * inserter can take it for rows: a new page is only ever seen locked, and
- * once filled it is a column page, which the engine passes over.
+ * Writing: first into pages given back to the delta (README section 4.7,
+ * "Runs into freed page ranges": reuse_pages), else at the end of the
+ * fork while this backend holds the relation extension lock, so they are
+ * consecutive (inserters into the delta extend under the same lock).  An
+ * added page is new, exclusively locked from its extension until it is
+ * filled and WAL-logged as a full-page image (the hole after pd_lower
+ * elided), so no inserter can take it for rows: a new page is only ever
+ * seen locked, and once filled it is a column page, which the engine
+ * passes over.  A reused page is converted under its exclusive lock only
+ * while it holds no record, so whoever locks it before has left nothing
+ * on it and whoever locks it after finds a column page.
  * A run nothing points to yet (its directory entry is appended after)
- * is garbage after a crash; VACUUM will reclaim such runs (README 11).
+ * is garbage after a crash; VACUUM gives such pages back when they lie in
+ * freed ranges (qs_colrun_sweep), not at the end of the fork (README 11).
  *
  * Reading: qs_colblock_gather() asks for pages one at a time; each is
  * copied out under a share lock, and the copy is checked (block id, page
@@ -23,15 +28,375 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "column/colstore.h"
+#include "core/quickstep.h"
+#include "page/layout.h"
+#include "tableam/engine.h"
+#include "tableam/engine_int.h"
+
+/*
+ * Freed page ranges (README section 4.7, "Runs into freed page ranges").
+ *
+ * The candidates are the runs of directory entries flagged RUN_RECLAIMED:
+ * the only consecutive pages a column table gives back, with their
+ * lengths (the free space map knows pages, not runs: finding npages
+ * consecutive empty pages in it means a look-up per page of the table).
+ * Adjacent and overlapping ones are merged, and the runs of every entry
+ * not flagged so (live, pending, or retired with its pages still to go
+ * back) are cut out, as are pages at or past the end of the fork.  The
+ * pages themselves decide: a page is taken only while new, or not a
+ * column page and holding no record (page_is_free), under its exclusive
+ * lock.
+ */
+typedef struct FreeRanges
+{
+	QsPageRange *free;			/* sorted, disjoint */
+	int			nfree;
+	BlockNumber *starts;		/* run starts of entries of the writer's block */
+	int			nstarts;
+} FreeRanges;
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const QsPageRange *x = a;
+	const QsPageRange *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end ? 1 : 0;
+}
+
+static bool
+entry_has_run(const QsColDirEntry *e)
+{
+	return e->npages > 0 && e->run_start != InvalidBlockNumber &&
+		e->run_start != QS_COLMETA_BLKNO;
+}
+
+/*
+ * The freed ranges of the directory copy 'all' below 'nblocks'; with
+ * block_id, also the run starts of that block's entries (a new run of a
+ * block never starts where one of its versions' runs started: VACUUM
+ * tells runs apart by block id and start, qs_coldir_reclaim).
+ */
+static void
+free_ranges(const QsColDirectory *all, BlockNumber nblocks, uint32 block_id,
+			FreeRanges *fr)
+{
+	QsPageRange *used = palloc(sizeof(QsPageRange) * Max(all->nentries, 1));
+	int			nused = 0;
+	int			n = 0;
+	QsPageRange *out;
+	int			nout = 0;
+
+	fr->free = palloc(sizeof(QsPageRange) * Max(all->nentries, 1));
+	fr->starts = palloc(sizeof(BlockNumber) * Max(all->nentries, 1));
+	fr->nstarts = 0;
+	for (uint32 i = 0; i < all->nentries; i++)
+	{
+		const QsColDirEntry *e = &all->entries[i];
+		QsPageRange r;
+
+		if (e->block_id == block_id && e->run_start != InvalidBlockNumber)
+			fr->starts[fr->nstarts++] = e->run_start;
+		if (!entry_has_run(e))
+			continue;
+		if (e->run_start >= nblocks)
+			continue;
+		r.start = e->run_start;
+		r.end = (BlockNumber) Min((uint64) e->run_start + e->npages,
+								  (uint64) nblocks);
+		if (e->state == QS_COLBLK_RETIRED && (e->flags & QS_COLDIR_RUN_RECLAIMED))
+			fr->free[n++] = r;
+		else
+			used[nused++] = r;
+	}
+	qsort(fr->free, n, sizeof(QsPageRange), range_cmp);
+	qsort(used, nused, sizeof(QsPageRange), range_cmp);
+
+	/* merge the freed ranges, then cut the used ones out */
+	out = palloc(sizeof(QsPageRange) * (n + nused + 1));
+	for (int i = 0; i < n; i++)
+	{
+		QsPageRange r = fr->free[i];
+		BlockNumber cur;
+
+		while (i + 1 < n && fr->free[i + 1].start <= r.end)
+		{
+			r.end = Max(r.end, fr->free[i + 1].end);
+			i++;
+		}
+		cur = r.start;
+		for (int j = 0; j < nused && cur < r.end; j++)
+		{
+			if (used[j].end <= cur || used[j].start >= r.end)
+				continue;
+			if (used[j].start > cur)
+			{
+				out[nout].start = cur;
+				out[nout].end = used[j].start;
+				nout++;
+			}
+			cur = Max(cur, used[j].end);
+		}
+		if (cur < r.end)
+		{
+			out[nout].start = cur;
+			out[nout].end = r.end;
+			nout++;
+		}
+	}
+	pfree(fr->free);
+	pfree(used);
+	fr->free = out;
+	fr->nfree = nout;
+}
+
+/* May the row engine's page become a run page?  Under its lock. */
+static bool
+page_is_free(const QsPageLayout *L, Page page)
+{
+	if (PageIsNew(page))
+		return true;
+	if (qs_is_column_page(page))
+		return false;
+	return !qs_page_has_records(L, page);
+}
+
+/*
+ * The exclusively locked empty page 'buf' is about to become a column
+ * page: its visibility map bits go first (logged), as before any change
+ * that clears PD_ALL_VISIBLE (vm.c) — VACUUM flags an empty page
+ * all-visible, a column page never has bits (the checker says so); a
+ * crash or error before the page's own record leaves a flag with clear
+ * bits, which is allowed.  Its free space map entry becomes 0, so that
+ * inserters stop choosing it (one that chose it before finds a column
+ * page under the lock and passes over it, as over a full page).
+ */
+static void
+take_page(Relation rel, Buffer buf)
+{
+	qs_vm_clear(rel, buf);
+	RecordPageWithFreeSpace(rel, BufferGetBlockNumber(buf), 0);
+}
+
+/*
+ * Lock 'buf' exclusively if that needs no wait and its page may become a
+ * column page; else release it (*freespace: what its layout says it has
+ * free, or SIZE_MAX when it was locked by another backend).  Never waiting, a run writer or a maker of
+ * delete-map pages holds no buffer lock anybody waits for while it waits
+ * for one (an updater holding its new version's delta page may wait for a
+ * delete-map page; a merge holds delta pages while it moves rows).
+ */
+static bool
+lock_if_free(const QsPageLayout *L, Buffer buf, Size *freespace)
+{
+	if (freespace)
+		*freespace = SIZE_MAX;	/* busy */
+	if (!ConditionalLockBuffer(buf))
+	{
+		ReleaseBuffer(buf);
+		return false;
+	}
+	if (!page_is_free(L, BufferGetPage(buf)))
+	{
+		if (freespace)
+			*freespace = qs_page_free_space(L, BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * qs_colpage_take_free
+ *		An empty page of the delta for a delete-map page, exclusively
+ *		locked, its visibility map bits cleared and its free space map
+ *		entry 0; InvalidBuffer when the free space map offers none in a
+ *		few tries.  Pages given back (run and delete-map pages of retired
+ *		blocks) are recorded empty there (qs_colpage_give_back).  The
+ *		caller writes it as a column page (a full-page image in its WAL
+ *		record) before it unlocks it; until then the page is unchanged,
+ *		so an error leaves an empty delta page (with 0 free space recorded
+ *		until VACUUM records it again).
+ */
+Buffer
+qs_colpage_take_free(Relation rel)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	Size		need = BLCKSZ - 1024;
+	BlockNumber blk = GetPageWithFreeSpace(rel, need);
+
+	for (int tries = 0; tries < 8 && blk != InvalidBlockNumber; tries++)
+	{
+		Buffer		buf;
+		Size		freespace;
+
+		if (blk == QS_COLMETA_BLKNO ||
+			blk >= RelationGetNumberOfBlocks(rel))
+			break;
+		buf = ReadBuffer(rel, blk);
+		if (lock_if_free(L, buf, &freespace))
+		{
+			take_page(rel, buf);
+			return buf;
+		}
+		/*
+		 * Holding rows: never sent here again for this request (as the
+		 * engine's inserters do); busy: left as recorded, and given up.
+		 */
+		if (freespace == SIZE_MAX)
+			break;
+		blk = RecordAndGetPageWithFreeSpace(rel, blk,
+											Min(freespace, need - 1), need);
+	}
+	return InvalidBuffer;
+}
+
+/* Fill the exclusively locked 'buf' with page k of the image, logged. */
+static void
+fill_run_page(Relation rel, Buffer buf, uint32 block_id, const uint8 *image,
+			  uint64 image_len, uint32 k)
+{
+	Page		page = BufferGetPage(buf);
+
+	START_CRIT_SECTION();
+	PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
+	qs_colpage_fill((uint8 *) page, image, image_len, block_id, k);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+}
+
+/*
+ * Convert pages [s, s + npages) into the run, in ascending order, one
+ * buffer lock at a time.  A page found taken (a delta inserter that chose
+ * it from the free space map, or another run writer, locked it first)
+ * ends the attempt: the pages converted so far go back to the delta
+ * (nobody else reads or writes them: no directory entry names them) and
+ * *taken is set to the taken page.
+ */
+static bool
+convert_pages(Relation rel, const QsPageLayout *L, BlockNumber s,
+			  uint32 npages, uint32 block_id, const uint8 *image,
+			  uint64 image_len, BlockNumber *taken)
+{
+	for (uint32 k = 0; k < npages; k++)
+	{
+		BlockNumber blk = s + k;
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(rel, blk);
+		if (!lock_if_free(L, buf, NULL))
+		{
+			for (uint32 j = 0; j < k; j++)
+			{
+				buf = ReadBuffer(rel, s + j);
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				qs_colpage_give_back(rel, buf);
+				UnlockReleaseBuffer(buf);
+			}
+			*taken = blk;
+			return false;
+		}
+
+		take_page(rel, buf);
+		fill_run_page(rel, buf, block_id, image, image_len, k);
+		UnlockReleaseBuffer(buf);
+		if (k == 0 && npages > 1 && qs_debug_vacuum_crash == QS_DEBUG_RUN_CONVERTING)
+		{
+			XLogFlush(GetXLogInsertRecPtr());
+			elog(PANIC, "quickstep.debug_vacuum_crash: stopping in a run write into freed pages");
+		}
+	}
+	return true;
+}
+
+/*
+ * quickstep.debug_run_wait: wait for the test's advisory lock (7401, 1),
+ * as pg_advisory_lock_shared(7401, 1) would, holding no buffer lock.
+ */
+static void
+debug_wait(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 7401, 1, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	(void) LockRelease(&tag, ShareLock, false);
+}
+
+/*
+ * reuse_pages
+ *		Write the run into npages consecutive freed pages; the first page,
+ *		or InvalidBlockNumber when no freed range takes it.  A page the free
+ *		space map records with less than half a page free is taken by the
+ *		delta (given-back pages are recorded empty, converted ones as
+ *		full): passed over unread.  Stale entries only cost a read.
+ */
+static BlockNumber
+reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
+			uint64 image_len, uint32 npages)
+{
+	QsColDirectory all;
+	FreeRanges	fr;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	const QsPageLayout *L = qs_layout_of(rel);
+	BlockNumber found = InvalidBlockNumber;
+
+	qs_coldir_read_all(rel, &all);
+	free_ranges(&all, nblocks, block_id, &fr);
+	for (int i = 0; i < fr.nfree && found == InvalidBlockNumber; i++)
+	{
+		BlockNumber s = fr.free[i].start;
+
+		while (found == InvalidBlockNumber &&
+			   fr.free[i].end - s >= npages)
+		{
+			bool		ok = true;
+			BlockNumber taken = InvalidBlockNumber;
+
+			for (int j = 0; j < fr.nstarts && ok; j++)
+				if (fr.starts[j] == s)
+					ok = false;
+			if (!ok)
+			{
+				s++;
+				continue;
+			}
+			for (uint32 k = 0; k < npages && ok; k++)
+				if (GetRecordedFreeSpace(rel, s + k) < BLCKSZ / 2)
+				{
+					ok = false;
+					taken = s + k;
+				}
+			if (ok && qs_debug_run_wait)
+				debug_wait();
+			if (ok && convert_pages(rel, L, s, npages, block_id, image,
+									image_len, &taken))
+				found = s;
+			else
+				s = taken + 1;
+		}
+	}
+	pfree(fr.free);
+	pfree(fr.starts);
+	pfree(all.entries);
+	return found;
+}
 
 BlockNumber
 qs_colrun_write(Relation rel, uint32 block_id, const uint8 *image,
@@ -43,6 +408,9 @@ qs_colrun_write(Relation rel, uint32 block_id, const uint8 *image,
 
 	if (npages == 0)
 		elog(ERROR, "empty column block image");
+	start = reuse_pages(rel, block_id, image, image_len, npages);
+	if (start != InvalidBlockNumber)
+		return start;
 	if (!local)
 		LockRelationForExtension(rel, ExclusiveLock);
 	for (uint32 k = 0; k < npages; k++)
@@ -65,13 +433,7 @@ qs_colrun_write(Relation rel, uint32 block_id, const uint8 *image,
 		if (!PageIsNew(page))
 			elog(ERROR, "new page %u of column table \"%s\" is not empty",
 				 blk, RelationGetRelationName(rel));
-		START_CRIT_SECTION();
-		PageInit(page, BLCKSZ, QS_COLPAGE_SPECIAL);
-		qs_colpage_fill((uint8 *) page, image, image_len, block_id, k);
-		MarkBufferDirty(buf);
-		if (RelationNeedsWAL(rel))
-			log_newpage_buffer(buf, true);
-		END_CRIT_SECTION();
+		fill_run_page(rel, buf, block_id, image, image_len, k);
 		UnlockReleaseBuffer(buf);
 	}
 	if (!local)
@@ -241,6 +603,29 @@ qs_colpage_give_back(Relation rel, Buffer buf)
 }
 
 /*
+ * Page blk exclusively locked if it is a block-run page, its special space
+ * {magic, block id, page in run, pages in run} copied to sp; else
+ * InvalidBuffer (nothing held).
+ */
+static Buffer
+lock_run_page(Relation rel, BlockNumber blk, uint32 sp[4])
+{
+	Buffer		buf = ReadBuffer(rel, blk);
+	Page		page;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	if (PageIsNew(page) || !qs_is_column_page(page) ||
+		qs_column_page_magic(page) != QS_COLPAGE_MAGIC)
+	{
+		UnlockReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
+	memcpy(sp, PageGetSpecialPointer(page), 4 * sizeof(uint32));
+	return buf;
+}
+
+/*
  * qs_colrun_reclaim
  *		Give the pages of a RETIRED block's run back to the delta: each page
  *		still holding this block's image becomes an empty page (logged as a
@@ -262,22 +647,14 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
 	{
 		BlockNumber blk = e->run_start + k;
 		Buffer		buf;
-		Page		page;
 		uint32		sp[4];
 
 		if (blk >= nblocks || blk == QS_COLMETA_BLKNO)
 			break;
 		CHECK_FOR_INTERRUPTS();
-		buf = ReadBuffer(rel, blk);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		if (PageIsNew(page) || !qs_is_column_page(page) ||
-			qs_column_page_magic(page) != QS_COLPAGE_MAGIC)
-		{
-			UnlockReleaseBuffer(buf);
+		buf = lock_run_page(rel, blk, sp);
+		if (!BufferIsValid(buf))
 			continue;
-		}
-		memcpy(sp, PageGetSpecialPointer(page), sizeof(sp));
 		if (sp[1] != e->block_id || sp[2] != k)
 		{
 			UnlockReleaseBuffer(buf);
@@ -287,5 +664,80 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
 		UnlockReleaseBuffer(buf);
 		n++;
 	}
+	return n;
+}
+
+/*
+ * qs_colrun_sweep
+ *		VACUUM, after qs_coldir_reclaim: give back run pages in freed
+ *		ranges that no directory entry will ever name or reclaim — the
+ *		pages a run write converted before its writer crashed, failed or
+ *		aborted without an entry naming the run (a merge appends its entry
+ *		after the run; a load's pending entry gets its run at publication).
+ *		A run page (block b, page k of its run) at block blk is kept while
+ *		- b was not yet reserved when the metapage was read (read before
+ *		  the directory: a writer reserving later is not in the copy),
+ *		- an entry of block b starts its run at blk - k and is not flagged
+ *		  RUN_RECLAIMED (its own retirement gives the page back), or
+ *		- an entry of block b is a load's pending one, not retired: the
+ *		  load may be writing its run now.
+ *		Merges and seals write runs only under ShareUpdateExclusiveLock,
+ *		which the caller holds: none is in progress.  Each page is checked
+ *		again under its exclusive lock.  Only freed ranges are swept, the
+ *		only pages a run write converts; an unnamed run written at the end
+ *		of the fork stays (README section 11).  Returns the pages given
+ *		back.
+ */
+uint32
+qs_colrun_sweep(Relation rel)
+{
+	QsColMeta	meta;
+	QsColDirectory all;
+	FreeRanges	fr;
+	BlockNumber nblocks;
+	uint32		n = 0;
+
+	qs_colmeta_read(rel, &meta);
+	qs_coldir_read_all(rel, &all);
+	nblocks = RelationGetNumberOfBlocks(rel);
+	free_ranges(&all, nblocks, InvalidBlockNumber, &fr);
+	for (int i = 0; i < fr.nfree; i++)
+	{
+		for (BlockNumber blk = fr.free[i].start; blk < fr.free[i].end; blk++)
+		{
+			Buffer		buf;
+			uint32		sp[4];
+			bool		keep = false;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = lock_run_page(rel, blk, sp);
+			if (!BufferIsValid(buf))
+				continue;
+			if (sp[1] >= meta.next_block_id || sp[2] > blk)
+				keep = true;
+			for (uint32 a = 0; a < all.nentries && !keep; a++)
+			{
+				const QsColDirEntry *e = &all.entries[a];
+
+				if (e->block_id != sp[1])
+					continue;
+				if (e->run_start == blk - sp[2] &&
+					!(e->flags & QS_COLDIR_RUN_RECLAIMED))
+					keep = true;
+				if ((e->flags & QS_COLDIR_PENDING) &&
+					e->state != QS_COLBLK_RETIRED)
+					keep = true;
+			}
+			if (!keep)
+			{
+				qs_colpage_give_back(rel, buf);
+				n++;
+			}
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	pfree(fr.free);
+	pfree(fr.starts);
+	pfree(all.entries);
 	return n;
 }

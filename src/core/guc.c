@@ -22,6 +22,7 @@ bool		qs_enable_agg_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
+bool		qs_debug_run_wait = false;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
@@ -122,12 +123,22 @@ qs_define_gucs(bool at_preload)
 	/* For crash tests of VACUUM giving back emptied column blocks (dir.c). */
 	DefineCustomIntVariable("quickstep.debug_vacuum_crash",
 							"Makes VACUUM of a column table PANIC at one step of retiring emptied blocks (for tests).",
-							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 0: never.",
+							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 4: (any run write) after the first page of a run written into given-back pages; 0: never.",
 							&qs_debug_vacuum_crash,
-							0, 0, 3,
+							0, 0, 4,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	/* For isolation tests of run writes into given-back pages (run.c). */
+	DefineCustomBoolVariable("quickstep.debug_run_wait",
+							 "Makes a column run write wait for advisory lock (7401, 1) between choosing given-back pages and converting them (for tests).",
+							 NULL,
+							 &qs_debug_run_wait,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	/*
 	 * For tests of the fault paths of shared scans (src/shared/registry.c,
