@@ -159,4 +159,25 @@ VACUUM FULL cs;
 SELECT quickstep.check_table('cs') > 0 AS checked;
 SELECT w, cmp(w) FROM (VALUES ('g = ''g0123'''), ('k BETWEEN -3 AND -1')) v(w);
 
+-- a column renamed to a name the list cannot hold leaves the option (a
+-- dump of the list must restore): a NOTICE, as for sort_key
+CREATE TABLE rn (g text, h text) USING quickstep_column
+  WITH (quickstep.index_columns = 'g,h');
+ALTER TABLE rn RENAME COLUMN g TO "x,y";
+ALTER TABLE rn RENAME COLUMN h TO " h";
+SELECT name, value FROM quickstep.column_options WHERE relid = 'rn'::regclass
+  ORDER BY name;
+
+-- columns past the 64th get their sub-blocks too
+DO $$ BEGIN EXECUTE 'CREATE TABLE wide (' ||
+  (SELECT string_agg('c' || i || ' int', ', ') FROM generate_series(1, 69) i) ||
+  ', g text, k text) USING quickstep_column WITH (quickstep.index_columns = ''g,k'')'; END $$;
+INSERT INTO wide (c1, g, k)
+  SELECT i, 'v' || (i % 500), 'k' || (i % 500) FROM generate_series(1, 20000) i;
+SELECT explain_lines('SELECT c1 FROM wide WHERE g = ''v17''');
+SELECT count(*), sum(c1) FROM wide WHERE g = 'v17';
+SET quickstep.enable_pushdown = off;
+SELECT count(*), sum(c1) FROM wide WHERE g = 'v17';
+RESET quickstep.enable_pushdown;
+
 DROP SCHEMA column_subblock CASCADE;

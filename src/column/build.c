@@ -649,7 +649,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory for the TID map of column block %u", block_id)));
 	}
-	for (int c = 0; b->index_cols && c < b->natts && c < QS_COLBLOCK_MAX_INDEXES - 1; c++)
+	for (int c = 0; b->index_cols && c < b->natts && spec.nindexes < QS_COLBLOCK_MAX_INDEXES; c++)
 	{
 		QsColBlockIndex *ix = &indexes[spec.nindexes];
 

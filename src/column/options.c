@@ -200,6 +200,22 @@ index_col_names(const char *value)
 	return names;
 }
 
+/*
+ * Can name n stand in an index_columns list?  A comma splits it, blanks
+ * at its ends are dropped and '=' is refused (as sort_key's), so a column
+ * renamed to such a name cannot be listed: the value would name another
+ * column, and a dump of it would not restore.
+ */
+static bool
+index_col_name_ok(const char *n)
+{
+	size_t		len = strlen(n);
+
+	return len > 0 && len < NAMEDATALEN && strchr(n, ',') == NULL &&
+		strchr(n, '=') == NULL && !isspace((unsigned char) n[0]) &&
+		!isspace((unsigned char) n[len - 1]);
+}
+
 static char *
 join_names(List *names)
 {
@@ -833,13 +849,15 @@ fixup_rel(Oid relid, const char *oldname, const char *newname)
 							changed = true;
 						}
 						i = find_att(desc, n);
-						if (i < 0 || !attrs[i].has_order || strchr(n, '=') != NULL ||
+						if (i < 0 || !attrs[i].has_order || !index_col_name_ok(n) ||
 							(qs_colbuild_allowed(&attrs[i]) & QS_ENC_MASK(QS_ENC_DICT)) == 0)
 						{
 							ereport(NOTICE,
 									(errmsg("column \"%s\" removed from option quickstep.index_columns of \"%s\": %s",
 											n, RelationGetRelationName(rel),
 											i < 0 ? "no such column" :
+											!index_col_name_ok(n) ?
+											"the column's name contains \",\" or \"=\" or begins or ends with a blank" :
 											"the column cannot be dictionary-encoded")));
 							changed = true;
 							continue;

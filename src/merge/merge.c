@@ -643,6 +643,8 @@ append_block(MergeState *ms)
 	BlockNumber lockblk;
 	int64		moved;
 
+	/* an open block's next version: no index sub-blocks (seal.c gives them) */
+	ms->builder.index_cols = NULL;
 	image = qs_colappend_build(&ms->ap, &ms->builder, rel, ms->opts.enc_mask,
 							   &image_len);
 	ms->pos = palloc(sizeof(uint32) * ms->ncands);
