@@ -39,4 +39,11 @@ extern int	qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 							Snapshot snapshot, const OffsetNumber *offs,
 							int noffs, bool lock_tids, OffsetNumber *out);
 
+/*
+ * Opportunistic pruning of the pinned, unlocked page 'buf' (prune.c), as
+ * heap_page_prune_opt: every scan calls it on each page it reads, before
+ * locking it, as heapgetpage does; QuickstepScan too.
+ */
+extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
+
 #endif							/* QS_TABLEAM_ENGINE_H */

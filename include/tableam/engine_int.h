@@ -197,8 +197,7 @@ extern void qs_index_validate_scan(Relation tableRelation,
 extern TransactionId qs_index_delete_tuples(Relation rel,
 											TM_IndexDeleteOp *delstate);
 
-/* prune.c */
-extern void qs_page_prune_opt(Relation rel, const QsPageLayout *L, Buffer buf);
+/* prune.c (qs_page_prune_opt: engine.h) */
 extern void qs_prune_clear_hints(const QsPageLayout *L, Page page,
 								 const OffsetNumber *offs, int n);
 extern int	qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,

@@ -575,6 +575,15 @@ load_page(QsScanState *st, BlockNumber blkno)
 
 	st->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, st->strategy);
 	st->blkno = blkno;
+
+	/*
+	 * Opportunistic pruning, as heapgetpage and the engine's scans do: a
+	 * small table read by this node only (pgbench's tellers and branches)
+	 * was otherwise pruned only by index fetches, which find it pinned by
+	 * this scan (ModifyTable's unique checks), so its HOT chains grew and
+	 * its updates left the page.
+	 */
+	qs_page_prune_opt(rel, st->layout, st->buf);
 	LockBuffer(st->buf, BUFFER_LOCK_SHARE);
 	n = visible = qs_page_visible(st->layout, rel, st->buf, snapshot,
 								  NULL, -1, false, st->offs);

@@ -273,7 +273,9 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		}
 		valid = qs_record_visible(L, rel, buf, page, off, snapshot,
 								  &tup, &scratch);
-		HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
+		/* asked once per page, as PG 16's heapgetpage asks */
+		if (ssi)
+			HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
 		if (ssi && qs_moved_conflict_pending(tup.t_data, valid, &links[nlinks]))
 			nlinks++;
 		if (valid)

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# W2 (callgrind): instructions per TPC-B transaction, heap against the row
+# layouts, counted exactly by valgrind's callgrind (the machine is shared:
+# TPS is noise, instruction counts are not).
+#   bench/w2/callgrind.sh              (SCALE=10, TXNS=1500, AMS=all four)
+# For each table AM: `pgbench -i -s SCALE` into a data directory of its own
+# (server stopped after), then per measurement a fresh copy of it is run by
+# one single-user backend under callgrind (startup cancels out below; the
+# shutdown checkpoint writes what the transactions dirtied): pg_prewarm of the
+# four tables and their indexes, then TXNS pgbench TPC-B transactions
+# (the same random aid/bid/tid/delta for every AM, fixed seed), once with
+# TXNS and once with 0 transactions.  Per transaction:
+#   ir_per_txn     (Ir with TXNS - Ir with 0) / TXNS
+#   prune_per_txn  the same for the inclusive Ir of qs_page_prune_opt
+#                  (heap: heap_page_prune_opt)
+# Writes bench/results/w2_callgrind.csv; keeps the .cg files in W2CG_DIR.
+# W2CG_NOINIT=1 reuses the data directories of the last run.
+# Environment: PGVER (15), PG15_BIN/PG18_BIN, W2CG_PORT (56230), W2CG_DIR.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/env.sh
+
+ver=${PGVER:-15}
+port=${W2CG_PORT:-56230}
+dir=${W2CG_DIR:-/tmp/qs-w2cg}
+scale=${SCALE:-10}
+txns=${TXNS:-1500}
+ams=${AMS:-heap quickstep_nsm quickstep_pax quickstep_hpl}
+bindir=$(pg_bin "$ver")
+
+if [ -z "${W2CG_NOINIT:-}" ]; then
+	bash scripts/build.sh "$ver" >/dev/null
+	for am in $ams; do
+		d=$dir/init-$am/data
+		bash scripts/cluster.sh stop "$ver" "$d" 2>/dev/null || true
+		rm -rf "$dir/init-$am"
+		QS_EXTRA_CONF="shared_buffers = 256MB
+max_parallel_workers_per_gather = 0
+jit = off
+synchronous_commit = off
+autovacuum = off" bash scripts/cluster.sh start "$ver" "$d" "$port"
+		"$bindir/psql" -X -q -h /tmp -p "$port" -U postgres -d postgres \
+			-c "CREATE EXTENSION quickstep_am" -c "CREATE EXTENSION pg_prewarm"
+		PGOPTIONS="-c default_table_access_method=$am" \
+			"$bindir/pgbench" -i -q -s "$scale" -h /tmp -p "$port" -U postgres postgres >/dev/null 2>&1
+		bash scripts/cluster.sh stop "$ver" "$d"
+	done
+fi
+
+# the transactions: pgbench's tpcb-like script with fixed random values
+python3 - "$scale" "$txns" "$dir" <<'PY'
+import random, sys
+scale, n, d = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+pre = ("SELECT pg_prewarm(c.oid) FROM pg_class c WHERE c.relname LIKE 'pgbench%'\n")
+for tag, k in (("n", n), ("0", 0)):
+    r = random.Random(16)
+    with open(f"{d}/txn_{tag}.sql", "w") as f:
+        f.write(pre)
+        for _ in range(k):
+            aid, bid, tid = r.randint(1, 100000 * scale), r.randint(1, scale), r.randint(1, 10 * scale)
+            delta = r.randint(-5000, 5000)
+            f.write("BEGIN\n")
+            f.write(f"UPDATE pgbench_accounts SET abalance = abalance + {delta} WHERE aid = {aid}\n")
+            f.write(f"SELECT abalance FROM pgbench_accounts WHERE aid = {aid}\n")
+            f.write(f"UPDATE pgbench_tellers SET tbalance = tbalance + {delta} WHERE tid = {tid}\n")
+            f.write(f"UPDATE pgbench_branches SET bbalance = bbalance + {delta} WHERE bid = {bid}\n")
+            f.write(f"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ({tid}, {bid}, {aid}, {delta}, CURRENT_TIMESTAMP)\n")
+            f.write("END\n")
+PY
+chown -R postgres: "$dir"
+
+summ() { grep -E '^summary:|^totals:' "$1" | head -1 | awk '{print $2}'; }
+incl() {	# inclusive Ir of the named function
+	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+		python3 -c '
+import re, sys
+v = 0
+for line in sys.stdin:	# read it all: no SIGPIPE for callgrind_annotate
+    m = re.match(r"\s*([\d,]+)\s+\(.*?\)\s+\S*:(\w+)", line)
+    if m and m.group(2) == sys.argv[1] and not v:
+        v = int(m.group(1).replace(",", ""))
+print(v)' "$2"
+}
+
+mkdir -p bench/results
+out=bench/results/w2_callgrind.csv
+[ -f "$out" ] || echo "pg,scale,txns,am,commit,ir_per_txn,prune_per_txn" >"$out"
+commit=$(git rev-parse --short HEAD)
+for am in $ams; do
+	for tag in n 0; do
+		rm -rf "$dir/run"
+		cp -a "$dir/init-$am/data" "$dir/run"
+		runuser -u postgres -- valgrind --tool=callgrind \
+			--callgrind-out-file="$dir/$am-$tag.cg" \
+			"$bindir/postgres" --single -D "$dir/run" postgres \
+			<"$dir/txn_$tag.sql" >"$dir/$am-$tag.out" 2>"$dir/$am-$tag.err"
+	done
+	pf=qs_page_prune_opt
+	[ "$am" = heap ] && pf=heap_page_prune_opt
+	n=$(summ "$dir/$am-n.cg"); z=$(summ "$dir/$am-0.cg")
+	p=$(incl "$dir/$am-n.cg" $pf); p=${p:-0}
+	python3 -c "print('$ver,$scale,$txns,$am,$commit,%.0f,%.0f' % (($n - $z) / $txns, $p / $txns))" | tee -a "$out"
+done
+rm -rf "$dir/run"
