@@ -156,5 +156,43 @@ VACUUM lc;
 SELECT est('SELECT * FROM lc') AS col, est('SELECT * FROM lh') AS heap;
 SELECT pg_relation_size('lc') / 8192 AS col_pages, pg_relation_size('lh') / 8192 AS heap_pages;
 
+-- a physical TID names delta rows only: a ctid of a page that held delta
+-- rows and became a delete map names no row, and DML by it changes
+-- nothing (review5 F3: it reached main rows, with their virtual TIDs)
+CREATE TABLE pt (id int, v int) USING quickstep_column;
+SET quickstep.column_delta_rows = 0;
+INSERT INTO pt SELECT i, i FROM generate_series(1, 1000) i;
+SET quickstep.column_delta_rows = 100000;
+INSERT INTO pt SELECT i, i FROM generate_series(1001, 1300) i;
+-- empty the delta's first page only (a later one keeps rows: no truncation)
+DELETE FROM pt WHERE id > 1000 AND ctid < (SELECT max(ctid) FROM pt
+  WHERE ctid < '(2147483648,0)');
+VACUUM pt;
+SELECT txid_current() > 0 AS xid_ended;
+VACUUM pt;
+-- the delete map takes the freed page
+DELETE FROM pt WHERE id <= 10;
+CREATE TEMP TABLE pt_tids AS
+  SELECT format('(%s,%s)', b, o)::tid AS t
+  FROM generate_series(0, (pg_relation_size('pt') / 8192)::int - 1) b,
+       generate_series(1, 300) o;
+SET enable_seqscan = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET quickstep.enable_pushdown = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM pt_tids, LATERAL (SELECT ctid FROM pt WHERE ctid = pt_tids.t) x;
+SELECT count(*) FILTER (WHERE x.ctid <> pt_tids.t) AS other_rows,
+       count(*) = (SELECT count(*) FROM pt WHERE ctid < '(2147483648,0)') AS delta_rows_found
+  FROM pt_tids, LATERAL (SELECT ctid FROM pt WHERE ctid = pt_tids.t) x;
+DELETE FROM pt USING pt_tids WHERE pt.ctid = pt_tids.t AND pt.ctid <> pt_tids.t;
+UPDATE pt SET v = -1 FROM pt_tids WHERE pt.ctid = pt_tids.t AND pt.ctid <> pt_tids.t;
+RESET enable_seqscan;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET quickstep.enable_pushdown;
+SELECT count(*), sum(v) FROM pt;
+SELECT quickstep.check_table('pt') >= 0 AS checked;
+
 RESET quickstep.column_delta_rows;
 DROP SCHEMA column_vacreclaim CASCADE;

@@ -227,6 +227,7 @@ extern const QsColDirEntry *qs_coldir_find_range(const QsColDirectory *dir,
 												 uint32 range);
 extern uint32 qs_coldir_reserve(Relation rel, uint32 *range);
 extern void qs_coldir_append(Relation rel, const QsColDirEntry *entry);
+extern void qs_coldir_append_reserved(Relation rel, QsColDirEntry *entry);
 extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 												 const QsColDirEntry *e,
 												 TransactionId OldestXmin,

@@ -811,10 +811,13 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 /*
  * Add an entry at the directory's tail (a new tail page when the last one
  * is full), with the metapage's count, in one WAL record; with 'old', that
- * version gets xmax = the entry's writer in the same record.
+ * version gets xmax = the entry's writer in the same record.  With
+ * 'reserve', the entry's block id and TID range are the next ones, taken
+ * in the same record under the same metapage lock (qs_coldir_append_reserved).
  */
 static void
-append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
+append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
+			 bool reserve)
 {
 	Buffer		mbuf;
 	Buffer		tbuf = InvalidBuffer;
@@ -837,6 +840,13 @@ append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
 	m = meta_of(rel, BufferGetPage(mbuf));
+	if (reserve &&
+		(m->next_range >= QS_VIRT_MAX_RANGES || m->next_block_id == PG_UINT32_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column table \"%s\" has used all %u block ranges",
+						RelationGetRelationName(rel), (uint32) QS_VIRT_MAX_RANGES),
+				 errhint("VACUUM FULL rewrites the table with new ranges.")));
 	if (m->dir_tail != InvalidBlockNumber)
 	{
 		tbuf = ReadBuffer(rel, m->dir_tail);
@@ -860,6 +870,11 @@ append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 
 	xs = qs_genxlog_start(rel);
 	m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
+	if (reserve)
+	{
+		entry->block_id = m->next_block_id++;
+		entry->tid_range = m->next_range++;
+	}
 	if (BufferIsValid(tbuf))
 	{
 		tpage = qs_genxlog_register(xs, tbuf, 0);
@@ -921,7 +936,24 @@ append_entry(Relation rel, const QsColDirEntry *entry, const QsColDirEntry *old)
 void
 qs_coldir_append(Relation rel, const QsColDirEntry *entry)
 {
-	append_entry(rel, entry, NULL);
+	QsColDirEntry e = *entry;
+
+	append_entry(rel, &e, NULL, false);
+}
+
+/*
+ * qs_coldir_append_reserved
+ *		qs_coldir_reserve and qs_coldir_append in one metapage lock and one
+ *		WAL record: entry->block_id and entry->tid_range are set to the
+ *		next ones.  A load's pending entry is made so: qs_colrun_sweep
+ *		reads the metapage, then the directory, and must find the entry of
+ *		every load whose block id the metapage had given out (else it would
+ *		give back the run that load writes meanwhile).
+ */
+void
+qs_coldir_append_reserved(Relation rel, QsColDirEntry *entry)
+{
+	append_entry(rel, entry, NULL, true);
 }
 
 /*
@@ -933,8 +965,10 @@ void
 qs_coldir_supersede(Relation rel, const QsColDirEntry *old,
 					const QsColDirEntry *entry)
 {
+	QsColDirEntry e = *entry;
+
 	Assert(old->block_id == entry->block_id && old->tid_range == entry->tid_range);
-	append_entry(rel, entry, old);
+	append_entry(rel, &e, old, false);
 }
 
 /*

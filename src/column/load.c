@@ -513,7 +513,6 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 		}
 		load.xid = GetCurrentTransactionId();
 		load.size_check = rows_may_be_too_big(rel);
-		load.block_id = qs_coldir_reserve(rel, &load.range);
 		load.active = true;
 
 		/*
@@ -526,15 +525,16 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 			QsColDirEntry pe;
 
 			memset(&pe, 0, sizeof(pe));
-			pe.block_id = load.block_id;
 			pe.state = QS_COLBLK_SEALED;
 			pe.flags = QS_COLDIR_PENDING;
 			pe.run_start = InvalidBlockNumber;
-			pe.tid_range = load.range;
 			pe.xmin = load.xid;
 			pe.cid = load.cid;
 			pe.delmap_root = InvalidBlockNumber;
-			qs_coldir_append(rel, &pe);
+			/* reserved with the entry: qs_colrun_sweep relies on it */
+			qs_coldir_append_reserved(rel, &pe);
+			load.block_id = pe.block_id;
+			load.range = pe.tid_range;
 		}
 
 		/* this block's options; tmpcxt is reset after the block is written */

@@ -1039,7 +1039,16 @@ qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	*buf = ReadBuffer(rel, blkno);
 	LockBuffer(*buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(*buf);
-	if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+
+	/*
+	 * A physical TID names a delta record only.  A column table's
+	 * delete-map page answers for main rows through its layout, but only
+	 * under their virtual TIDs: a stale or typed-in ctid of such a page
+	 * (its page may have held delta rows before VACUUM gave it to a delete
+	 * map) names no row, as heap's TID of an unused line pointer.
+	 */
+	if (qs_page_layout(L, page) == &qs_colpage_layout ||
+		qs_page_record_state(L, page, off) != QS_REC_NORMAL)
 	{
 		UnlockReleaseBuffer(*buf);
 		*buf = InvalidBuffer;

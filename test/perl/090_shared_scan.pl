@@ -178,9 +178,13 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM quickstep.shared_scans}),
 my $v = slow_member();
 my $vpid = $node->safe_psql('postgres',
 	q{SELECT pid FROM pg_stat_activity WHERE application_name = 'victim'});
+my $logpos = -s $node->logfile;
 kill 'KILL', $vpid;
 $v->finish;
-$node->poll_query_until('postgres', 'SELECT true') or die 'no restart after kill -9';
+# not poll_query_until: its psql, refused during the restart, exits before
+# it reads the query (IPC::Run: Broken pipe)
+$logpos = $node->wait_for_log(qr/all server processes terminated; reinitializing/, $logpos);
+$node->wait_for_log(qr/database system is ready to accept connections/, $logpos);
 $node->pgbench("-n -c 20 -j 4 -T 5 -f $check $conn", 0,
 	[qr/number of failed transactions: 0 /, qr/processed: [1-9]/],
 	[qr/^$/],
