@@ -288,6 +288,8 @@ fill_run_page(Relation rel, Buffer buf, uint32 block_id, const uint8 *image,
  * (nobody else reads or writes them: no directory entry names them) and
  * *taken is set to the taken page.
  */
+static Buffer lock_run_page(Relation rel, BlockNumber blk, uint32 sp[4]);
+
 static bool
 convert_pages(Relation rel, const QsPageLayout *L, BlockNumber s,
 			  uint32 npages, uint32 block_id, const uint8 *image,
@@ -302,11 +304,21 @@ convert_pages(Relation rel, const QsPageLayout *L, BlockNumber s,
 		buf = ReadBuffer(rel, blk);
 		if (!lock_if_free(L, buf, NULL))
 		{
+			/*
+			 * Give back the pages this write converted, each only while it
+			 * is still this run's page k (nothing else gives them back
+			 * early today; if something did, a page with delta rows must
+			 * not be emptied here).
+			 */
 			for (uint32 j = 0; j < k; j++)
 			{
-				buf = ReadBuffer(rel, s + j);
-				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-				qs_colpage_give_back(rel, buf);
+				uint32		sp[4];
+
+				buf = lock_run_page(rel, s + j, sp);
+				if (!BufferIsValid(buf))
+					continue;
+				if (sp[1] == block_id && sp[2] == j)
+					qs_colpage_give_back(rel, buf);
 				UnlockReleaseBuffer(buf);
 			}
 			*taken = blk;
