@@ -180,8 +180,18 @@ SET enable_seqscan = off;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET quickstep.enable_pushdown = off;
-EXPLAIN (COSTS OFF)
-SELECT count(*) FROM pt_tids, LATERAL (SELECT ctid FROM pt WHERE ctid = pt_tids.t) x;
+DO $$
+DECLARE
+	l text;
+	tid_scan bool := false;
+BEGIN
+	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) SELECT count(*) FROM pt_tids,
+	  LATERAL (SELECT ctid FROM pt WHERE ctid = pt_tids.t) x' LOOP
+		tid_scan := tid_scan OR l ~ 'Tid Scan on pt';
+	END LOOP;
+	RAISE NOTICE 'a TID scan fetches by physical TID: %', tid_scan;
+END
+$$;
 SELECT count(*) FILTER (WHERE x.ctid <> pt_tids.t) AS other_rows,
        count(*) = (SELECT count(*) FROM pt WHERE ctid < '(2147483648,0)') AS delta_rows_found
   FROM pt_tids, LATERAL (SELECT ctid FROM pt WHERE ctid = pt_tids.t) x;

@@ -89,8 +89,10 @@ sub kill_backend
 	my ($pid) = @_;
 	my $logpos = -s $node->logfile;
 	kill 'KILL', $pid;
-	$logpos = $node->wait_for_log(qr/all server processes terminated; reinitializing/, $logpos);
-	$node->wait_for_log(qr/database system is ready to accept connections/, $logpos);
+	# one match: both lines may be in the log at the first look
+	$node->wait_for_log(
+		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
+		$logpos);
 	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9');
 }
 
