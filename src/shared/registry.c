@@ -64,8 +64,9 @@ typedef struct QsQualImage
  * recreated while a sender may still write into it.
  *
  * Atomics: only a hand-out, under the circle's lock, makes an area busy
- * (sender, the queue, then seq1 after a write barrier: a member that reads
- * seq1 without a lock finds the queue made); each end makes it free again
+ * (sender, the queue, then seq1 after a write barrier: a reader of seq1
+ * without the lock -- qs_shared_next's wait; the poll reads it under the
+ * circle's lock, shared -- finds the queue made); each end makes it free again
  * for its own half without a lock (compare-and-exchange, a full barrier,
  * after detaching), so that a scanner's clean-up never needs the lock of
  * a circle its recipient may have left.
@@ -1026,6 +1027,14 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 
 		if (pg_atomic_compare_exchange_u32(&m->area[a].sender, &expected, 0))
 		{
+			/*
+			 * Detach the old handle before seq1 = 0 lets a hand-out make a
+			 * new queue here: detaching after that would mark the new
+			 * queue detached (review6).
+			 */
+			if (rd->mqh[a] != NULL)
+				shm_mq_detach(rd->mqh[a]);
+			rd->mqh[a] = NULL;
 			pg_atomic_write_u64(&m->area[a].seq1, 0);
 			pg_atomic_write_u32(&m->stalled, 0);	/* it drains, as in
 													 * qs_shared_poll */
@@ -1038,9 +1047,6 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 		pfree(msg);
 		return false;
 	}
-	if (rd->mqh[a] != NULL)
-		shm_mq_detach(rd->mqh[a]);
-	rd->mqh[a] = NULL;
 	rd->seq[a] = -1;
 	return true;
 }
