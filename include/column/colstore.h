@@ -329,7 +329,7 @@ extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
-extern uint32 qs_colrun_sweep(Relation rel);
+extern uint32 qs_colrun_sweep(Relation rel, BufferAccessStrategy bstrategy);
 extern void qs_colpage_give_back(Relation rel, Buffer buf);
 extern Buffer qs_colpage_take_free(Relation rel);
 

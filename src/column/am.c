@@ -1676,7 +1676,7 @@ col_vacuum(Relation rel, struct VacuumParams *params,
 	/* runs of aborted loads: empty pages the engine's pass records or truncates */
 	(void) qs_coldir_reclaim(rel);
 	/* and pages converted for runs no entry names (run.c) */
-	(void) qs_colrun_sweep(rel);
+	(void) qs_colrun_sweep(rel, bstrategy);
 	qs_coldir_read(rel, &dir);
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{

@@ -84,23 +84,56 @@ entry_has_run(const QsColDirEntry *e)
 		e->run_start != QS_COLMETA_BLKNO;
 }
 
+static int
+blkno_cmp(const void *a, const void *b)
+{
+	BlockNumber x = *(const BlockNumber *) a;
+	BlockNumber y = *(const BlockNumber *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Sort r[0..n) and merge overlapping and adjacent ranges; the new count. */
+static int
+merge_ranges(QsPageRange *r, int n)
+{
+	int			m = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(r, n, sizeof(QsPageRange), range_cmp);
+	for (int i = 1; i < n; i++)
+	{
+		if (r[i].start <= r[m].end)
+			r[m].end = Max(r[m].end, r[i].end);
+		else
+			r[++m] = r[i];
+	}
+	return m + 1;
+}
+
 /*
  * The freed ranges of the directory copy 'all' below 'nblocks'; with
- * block_id, also the run starts of that block's entries (a new run of a
- * block never starts where one of its versions' runs started: VACUUM
- * tells runs apart by block id and start, qs_coldir_reclaim).
+ * block_id, also the run starts of that block's entries, sorted (a new
+ * run of a block never starts where one of its versions' runs started:
+ * VACUUM tells runs apart by block id and start, qs_coldir_reclaim).
+ * Both kinds of ranges are sorted and merged into disjoint lists, then the
+ * used ones are cut out of the freed ones in one pass over both: every
+ * run write and VACUUM calls this, and the directory keeps every
+ * RUN_RECLAIMED entry, so it is O((n + m) log(n + m)), not O(n * m).
  */
 static void
 free_ranges(const QsColDirectory *all, BlockNumber nblocks, uint32 block_id,
 			FreeRanges *fr)
 {
+	QsPageRange *freed = palloc(sizeof(QsPageRange) * Max(all->nentries, 1));
 	QsPageRange *used = palloc(sizeof(QsPageRange) * Max(all->nentries, 1));
+	int			nfreed = 0;
 	int			nused = 0;
-	int			n = 0;
+	int			j = 0;
 	QsPageRange *out;
 	int			nout = 0;
 
-	fr->free = palloc(sizeof(QsPageRange) * Max(all->nentries, 1));
 	fr->starts = palloc(sizeof(BlockNumber) * Max(all->nentries, 1));
 	fr->nstarts = 0;
 	for (uint32 i = 0; i < all->nentries; i++)
@@ -118,46 +151,46 @@ free_ranges(const QsColDirectory *all, BlockNumber nblocks, uint32 block_id,
 		r.end = (BlockNumber) Min((uint64) e->run_start + e->npages,
 								  (uint64) nblocks);
 		if (e->state == QS_COLBLK_RETIRED && (e->flags & QS_COLDIR_RUN_RECLAIMED))
-			fr->free[n++] = r;
+			freed[nfreed++] = r;
 		else
 			used[nused++] = r;
 	}
-	qsort(fr->free, n, sizeof(QsPageRange), range_cmp);
-	qsort(used, nused, sizeof(QsPageRange), range_cmp);
+	if (fr->nstarts > 1)
+		qsort(fr->starts, fr->nstarts, sizeof(BlockNumber), blkno_cmp);
+	nfreed = merge_ranges(freed, nfreed);
+	nused = merge_ranges(used, nused);
 
-	/* merge the freed ranges, then cut the used ones out */
-	out = palloc(sizeof(QsPageRange) * (n + nused + 1));
-	for (int i = 0; i < n; i++)
+	/*
+	 * Cut the used ranges out.  Both lists are sorted and disjoint, so the
+	 * used ranges meeting a freed range follow those meeting the one before
+	 * (a used range may meet several): j only moves forward.  Each freed
+	 * range yields at most one piece more than the used ranges it meets.
+	 */
+	out = palloc(sizeof(QsPageRange) * (nfreed + nused + 1));
+	for (int i = 0; i < nfreed; i++)
 	{
-		QsPageRange r = fr->free[i];
-		BlockNumber cur;
+		BlockNumber cur = freed[i].start;
 
-		while (i + 1 < n && fr->free[i + 1].start <= r.end)
+		while (j < nused && used[j].end <= cur)
+			j++;
+		for (int k = j; k < nused && used[k].start < freed[i].end; k++)
 		{
-			r.end = Max(r.end, fr->free[i + 1].end);
-			i++;
-		}
-		cur = r.start;
-		for (int j = 0; j < nused && cur < r.end; j++)
-		{
-			if (used[j].end <= cur || used[j].start >= r.end)
-				continue;
-			if (used[j].start > cur)
+			if (used[k].start > cur)
 			{
 				out[nout].start = cur;
-				out[nout].end = used[j].start;
+				out[nout].end = used[k].start;
 				nout++;
 			}
-			cur = Max(cur, used[j].end);
+			cur = Max(cur, used[k].end);
 		}
-		if (cur < r.end)
+		if (cur < freed[i].end)
 		{
 			out[nout].start = cur;
-			out[nout].end = r.end;
+			out[nout].end = freed[i].end;
 			nout++;
 		}
 	}
-	pfree(fr->free);
+	pfree(freed);
 	pfree(used);
 	fr->free = out;
 	fr->nfree = nout;
@@ -381,9 +414,10 @@ reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
 			bool		ok = true;
 			BlockNumber taken = InvalidBlockNumber;
 
-			for (int j = 0; j < fr.nstarts && ok; j++)
-				if (fr.starts[j] == s)
-					ok = false;
+			if (fr.nstarts > 0 &&
+				bsearch(&s, fr.starts, fr.nstarts, sizeof(BlockNumber),
+						blkno_cmp) != NULL)
+				ok = false;
 			if (!ok)
 			{
 				s++;
@@ -679,6 +713,57 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
 	return n;
 }
 
+/* What the sweep needs of a directory entry, sorted by block id. */
+typedef struct SweepEntry
+{
+	uint32		block_id;
+	BlockNumber run_start;
+	bool		reclaimed;		/* RUN_RECLAIMED */
+	bool		loading;		/* PENDING and not RETIRED */
+} SweepEntry;
+
+static int
+sweep_entry_cmp(const void *a, const void *b)
+{
+	const SweepEntry *x = a;
+	const SweepEntry *y = b;
+
+	return x->block_id < y->block_id ? -1 : x->block_id > y->block_id ? 1 : 0;
+}
+
+/*
+ * Must the sweep keep run page k of block block_id at blk?  The rules of
+ * qs_colrun_sweep, over the entries of that block (a binary search for the
+ * first, not a pass over the directory per page).
+ */
+static bool
+sweep_keeps(const SweepEntry *se, int nse, uint32 next_block_id,
+			uint32 block_id, uint32 k, BlockNumber blk)
+{
+	int			lo = 0;
+	int			hi = nse;
+
+	if (block_id >= next_block_id || k > blk)
+		return true;
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (se[mid].block_id < block_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int a = lo; a < nse && se[a].block_id == block_id; a++)
+	{
+		if (se[a].run_start == blk - k && !se[a].reclaimed)
+			return true;
+		if (se[a].loading)
+			return true;
+	}
+	return false;
+}
+
 /*
  * qs_colrun_sweep
  *		VACUUM, after qs_coldir_reclaim: give back run pages in freed
@@ -693,19 +778,30 @@ qs_colrun_reclaim(Relation rel, const QsColDirEntry *e)
  *		  RUN_RECLAIMED (its own retirement gives the page back), or
  *		- an entry of block b is a load's pending one, not retired: the
  *		  load may be writing its run now.
- *		Merges and seals write runs only under ShareUpdateExclusiveLock,
- *		which the caller holds: none is in progress.  Each page is checked
- *		again under its exclusive lock.  Only freed ranges are swept, the
- *		only pages a run write converts; an unnamed run written at the end
- *		of the fork stays (README section 11).  Returns the pages given
- *		back.
+ *		Merges and seals write runs under ShareUpdateExclusiveLock,
+ *		which the caller holds: none is in progress.  Only freed ranges are
+ *		swept, the only pages a run write converts; an unnamed run written
+ *		at the end of the fork stays (README section 11).  Returns the
+ *		pages given back.
+ *
+ *		Each page is read through the caller's buffer access strategy
+ *		(VACUUM's ring: the freed ranges of every round ever recorded are
+ *		read, and must not push the cache out) and looked at under a share
+ *		lock: most are delta pages or live runs, kept, and an inserter or
+ *		reader of a busy delta page is not held up.  A page to give back is
+ *		locked exclusively after, and given back only if its special space
+ *		is still the one decided on: the decision depends on nothing else
+ *		(the directory copy is the caller's), and a page with the same
+ *		block id, page number and run length there is the same run page —
+ *		a new run of a block never starts where one of its runs started.
  */
 uint32
-qs_colrun_sweep(Relation rel)
+qs_colrun_sweep(Relation rel, BufferAccessStrategy bstrategy)
 {
 	QsColMeta	meta;
 	QsColDirectory all;
 	FreeRanges	fr;
+	SweepEntry *se;
 	BlockNumber nblocks;
 	uint32		n = 0;
 
@@ -713,34 +809,54 @@ qs_colrun_sweep(Relation rel)
 	qs_coldir_read_all(rel, &all);
 	nblocks = RelationGetNumberOfBlocks(rel);
 	free_ranges(&all, nblocks, InvalidBlockNumber, &fr);
+	se = palloc(sizeof(SweepEntry) * Max(all.nentries, 1));
+	for (uint32 a = 0; a < all.nentries; a++)
+	{
+		const QsColDirEntry *e = &all.entries[a];
+
+		se[a].block_id = e->block_id;
+		se[a].run_start = e->run_start;
+		se[a].reclaimed = (e->flags & QS_COLDIR_RUN_RECLAIMED) != 0;
+		se[a].loading = (e->flags & QS_COLDIR_PENDING) &&
+			e->state != QS_COLBLK_RETIRED;
+	}
+	if (all.nentries > 1)
+		qsort(se, all.nentries, sizeof(SweepEntry), sweep_entry_cmp);
 	for (int i = 0; i < fr.nfree; i++)
 	{
 		for (BlockNumber blk = fr.free[i].start; blk < fr.free[i].end; blk++)
 		{
 			Buffer		buf;
+			Page		page;
 			uint32		sp[4];
-			bool		keep = false;
+			bool		give_back;
 
 			CHECK_FOR_INTERRUPTS();
-			buf = lock_run_page(rel, blk, sp);
-			if (!BufferIsValid(buf))
-				continue;
-			if (sp[1] >= meta.next_block_id || sp[2] > blk)
-				keep = true;
-			for (uint32 a = 0; a < all.nentries && !keep; a++)
+			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL,
+									 bstrategy);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			give_back = !PageIsNew(page) && qs_is_column_page(page) &&
+				qs_column_page_magic(page) == QS_COLPAGE_MAGIC;
+			if (give_back)
 			{
-				const QsColDirEntry *e = &all.entries[a];
-
-				if (e->block_id != sp[1])
-					continue;
-				if (e->run_start == blk - sp[2] &&
-					!(e->flags & QS_COLDIR_RUN_RECLAIMED))
-					keep = true;
-				if ((e->flags & QS_COLDIR_PENDING) &&
-					e->state != QS_COLBLK_RETIRED)
-					keep = true;
+				memcpy(sp, PageGetSpecialPointer(page), sizeof(sp));
+				give_back = !sweep_keeps(se, all.nentries,
+										 meta.next_block_id,
+										 sp[1], sp[2], blk);
 			}
-			if (!keep)
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (!give_back)
+			{
+				ReleaseBuffer(buf);
+				continue;
+			}
+			/* still the page decided on? (it may have gone back meanwhile) */
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			page = BufferGetPage(buf);
+			if (!PageIsNew(page) && qs_is_column_page(page) &&
+				qs_column_page_magic(page) == QS_COLPAGE_MAGIC &&
+				memcmp(sp, PageGetSpecialPointer(page), sizeof(sp)) == 0)
 			{
 				qs_colpage_give_back(rel, buf);
 				n++;
@@ -748,6 +864,7 @@ qs_colrun_sweep(Relation rel)
 			UnlockReleaseBuffer(buf);
 		}
 	}
+	pfree(se);
 	pfree(fr.free);
 	pfree(fr.starts);
 	pfree(all.entries);
