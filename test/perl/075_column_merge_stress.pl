@@ -199,7 +199,13 @@ for my $name (sort keys %runs)
 
 my $moved = $node->safe_psql('postgres', 'SELECT coalesce(sum(moved), 0) FROM mlog');
 cmp_ok($moved, '>', 0, "the merges moved rows ($moved)");
-cmp_ok($node->safe_psql('postgres', $in_main), '>', 0, 'accounts live in main blocks now');
+# How many accounts are in main blocks at the end is timing: each update
+# takes its account back to the delta, and a merge moves only versions
+# older than every snapshot, so the readers' long REPEATABLE READ
+# transactions can keep the last seconds' versions in the delta (a CI run
+# ended with 0 after 23,591 rows moved).  That moves land is asserted by
+# the merges' count above and by the last merge below, on a quiet table.
+note('accounts in main blocks after the run: ' . $node->safe_psql('postgres', $in_main));
 
 my $rows_acc = q{SELECT md5(string_agg(id || ':' || bal || ':' || note, ',' ORDER BY id)) FROM acc};
 sub check_all
