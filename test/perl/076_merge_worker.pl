@@ -245,13 +245,7 @@ same_rows('big', 'bigh', 'after a cancelled merge');
 load_big();
 $pid = merging_big();
 ok($pid, 'the worker merges big again');
-my $logpos = -s $node->logfile;
-kill 'KILL', $pid;
-# one match: both lines may be in the log at the first look
-$node->wait_for_log(
-	qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-	$logpos);
-ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9 of the worker');
+qs_kill9($node, $pid);
 same_rows('big', 'bigh', 'after kill -9 of the worker during its merge');
 
 load_big();

@@ -83,19 +83,6 @@ sub remember
 		INSERT INTO loc SELECT id, ctid FROM t WHERE (ctid::text::point)[0] >= 2147483648});
 }
 
-# kill -9 of a backend: the postmaster reinitializes, recovery runs
-sub kill_backend
-{
-	my ($pid) = @_;
-	my $logpos = -s $node->logfile;
-	kill 'KILL', $pid;
-	# one match: both lines may be in the log at the first look
-	$node->wait_for_log(
-		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-		$logpos);
-	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9');
-}
-
 # a non-empty open block
 load(20000);
 is($node->safe_psql('postgres', q{SELECT quickstep.merge('t')}), '20000', 'first merge');
@@ -115,7 +102,7 @@ ok($node->poll_query_until('postgres', qq{
 	 WHERE pid = $pid AND query LIKE '%quickstep.merge%' AND state = 'active'}),
 	'the merge runs');
 usleep(300_000);
-kill_backend($pid);
+qs_kill9($node, $pid);
 eval { $bg->quit; };
 same_rows('after kill -9 during the merge');
 is(blocks(), 'open:20000', 'the open block is the old version');
@@ -125,7 +112,7 @@ $bg = $node->background_psql('postgres', on_error_stop => 0);
 $pid = $bg->query_safe('SELECT pg_backend_pid()');
 $bg->query_safe('BEGIN');
 is($bg->query_safe(q{SELECT quickstep.merge('t')}), '400000', 'the merge moved the delta (not committed)');
-kill_backend($pid);
+qs_kill9($node, $pid);
 eval { $bg->quit; };
 same_rows('after kill -9 before the commit');
 is(blocks(), 'open:20000', 'the open block is still the old version');

@@ -80,19 +80,6 @@ sub same_rows
 		'0', "$what: every row keeps its TID");
 }
 
-sub kill_backend
-{
-	my ($pid) = @_;
-	my $logpos = -s $node->logfile;
-	kill 'KILL', $pid;
-	# one wait: PG 15's wait_for_log returns the log's end when it matched,
-	# which may already lie past the "ready" line
-	$node->wait_for_log(
-		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-		$logpos);
-	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9');
-}
-
 same_rows('before the seal');
 is(blocks($node), "open:$n:false", 'an open block in arrival order');
 my $tids = $node->safe_psql('postgres', $q_tids);
@@ -109,7 +96,7 @@ ok($node->poll_query_until('postgres', qq{
 	SELECT count(*) > 0 FROM pg_stat_activity WHERE pid = $pid AND query LIKE '%quickstep.seal%'}),
 	'the seal runs');
 usleep(200_000);
-kill_backend($pid);
+qs_kill9($node, $pid);
 eval { $bg->quit; };
 same_rows('after kill -9 of the sealing transaction');
 is(blocks($node), "open:$n:false", 'the open block is the old version');
@@ -124,7 +111,7 @@ $bg->query_safe('BEGIN');
 like($bg->query_safe(q{SELECT quickstep.seal('t')}), qr/^1$/m,
 	'the seal returned, its transaction open');
 $node->safe_psql('postgres', 'CREATE TABLE flush_me (i int)');
-kill_backend($pid);
+qs_kill9($node, $pid);
 eval { $bg->quit; };
 same_rows('after kill -9 following the seal');
 is(blocks($node), "open:$n:false", 'after kill -9 following the seal: the old version');

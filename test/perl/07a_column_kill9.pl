@@ -188,9 +188,7 @@ sub crash
 		crash('immediate');
 		return;
 	}
-	$node->wait_for_log(
-		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-		$logpos);
+	qs_wait_reinit($node, $logpos);
 	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9');
 }
 

@@ -82,16 +82,8 @@ sub vacuum_crash
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SET quickstep.debug_vacuum_crash = $step; VACUUM t");
 	isnt($ret, 0, "VACUUM stopped at step $step");
-	wait_restart($logpos);
+	qs_wait_reinit($node, $logpos);
 	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), "the server is back after step $step");
-}
-
-sub wait_restart
-{
-	my ($logpos) = @_;
-	$node->wait_for_log(
-		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-		$logpos);
 }
 
 load(1, 15000);
@@ -170,7 +162,7 @@ is($ret, 0, 'the VACUUM that retires the block gives no page back');
 if ($ret != 0)
 {
 	# it did and crashed: go on, so that the reads below show the damage
-	wait_restart($logpos);
+	qs_wait_reinit($node, $logpos);
 	$node->poll_query_until('postgres', 'SELECT 1', '1');
 }
 is(blocks($node), '2', 'the block is retired');
@@ -220,7 +212,7 @@ $before = pages();
 $logpos = -s $node->logfile;
 ($ret) = load_wide($node, 12001, 16000, 'SET quickstep.debug_vacuum_crash = 4;');
 isnt($ret, 0, 'the load stopped after converting a given-back page');
-wait_restart($logpos);
+qs_wait_reinit($node, $logpos);
 ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after the conversion');
 same_rows($node, 'after a crash in a run write into given-back pages');
 is(blocks($node), '3', 'after the crash: the load left no block');

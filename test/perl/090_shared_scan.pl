@@ -181,12 +181,7 @@ my $vpid = $node->safe_psql('postgres',
 my $logpos = -s $node->logfile;
 kill 'KILL', $vpid;
 $v->finish;
-# not poll_query_until: its psql, refused during the restart, exits before
-# it reads the query (IPC::Run: Broken pipe)
-# one match: both lines may be in the log at the first look
-$node->wait_for_log(
-	qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-	$logpos);
+qs_wait_reinit($node, $logpos);
 $node->pgbench("-n -c 20 -j 4 -T 5 -f $check $conn", 0,
 	[qr/number of failed transactions: 0 /, qr/processed: [1-9]/],
 	[qr/^$/],

@@ -143,12 +143,7 @@ sub slow_scanner
 	my $logpos = -s $node->logfile;
 	kill 'KILL', $vpid;
 	$v->finish;
-	# not poll_query_until: its psql, refused during the restart, exits before
-	# it reads the query (IPC::Run: Broken pipe)
-	# one match: both lines may be in the log at the first look
-	$node->wait_for_log(
-		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
-		$logpos);
+	qs_wait_reinit($node, $logpos);
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM quickstep.shared_scans'), '0',
 		'kill -9: the registry is empty after the restart');
 	my $m = parked_member();

@@ -7,7 +7,7 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 use Test::More;
 
-our @EXPORT = qw(qs_new_node crash_and_restart patch_file peek_file qs_start_victim);
+our @EXPORT = qw(qs_new_node crash_and_restart qs_wait_reinit qs_kill9 patch_file peek_file qs_start_victim);
 
 # qs_new_node(NAME, %init_params): a cluster with quickstep_am preloaded.
 sub qs_new_node
@@ -64,6 +64,32 @@ sub crash_and_restart
 		usleep(500_000);
 	}
 	BAIL_OUT('the crashed node did not start again within 30 s');
+}
+
+# qs_wait_reinit(NODE, LOGPOS): after a backend or worker of NODE was killed
+# with SIGKILL (or died in a PANIC), wait until the postmaster has
+# reinitialized and crash recovery is done.  LOGPOS is the log's size taken
+# before the kill.  One pattern for both lines: both may already be in the log
+# at the first look, and PG 15's wait_for_log returns the log's end, which may
+# lie past the "ready" line.  Not poll_query_until: its psql, refused during
+# the restart, may exit before it reads the query (IPC::Run: Broken pipe).
+sub qs_wait_reinit
+{
+	my ($node, $logpos) = @_;
+	$node->wait_for_log(
+		qr/all server processes terminated; reinitializing.*database system is ready to accept connections/s,
+		$logpos);
+}
+
+# qs_kill9(NODE, PID): SIGKILL one backend or worker of NODE, wait for the
+# postmaster's reinitialization and recovery, and check that it answers.
+sub qs_kill9
+{
+	my ($node, $pid) = @_;
+	my $logpos = -s $node->logfile;
+	kill 'KILL', $pid;
+	qs_wait_reinit($node, $logpos);
+	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'the server is back after kill -9');
 }
 
 # patch_file(NODE, FILE, OFFSET, BYTES): overwrite bytes of a relation file
