@@ -28,24 +28,14 @@ txns=${TXNS:-1500}
 ams=${AMS:-heap quickstep_nsm quickstep_pax quickstep_hpl}
 bindir=$(pg_bin "$ver")
 
-if [ -z "${W2CG_NOINIT:-}" ]; then
-	bash scripts/build.sh "$ver" >/dev/null
-	for am in $ams; do
-		d=$dir/init-$am/data
-		bash scripts/cluster.sh stop "$ver" "$d" 2>/dev/null || true
-		rm -rf "$dir/init-$am"
-		QS_EXTRA_CONF="shared_buffers = 256MB
-max_parallel_workers_per_gather = 0
-jit = off
-synchronous_commit = off
-autovacuum = off" bash scripts/cluster.sh start "$ver" "$d" "$port"
-		"$bindir/psql" -X -q -h /tmp -p "$port" -U postgres -d postgres \
-			-c "CREATE EXTENSION quickstep_am" -c "CREATE EXTENSION pg_prewarm"
-		PGOPTIONS="-c default_table_access_method=$am" \
-			"$bindir/pgbench" -i -q -s "$scale" -h /tmp -p "$port" -U postgres postgres >/dev/null 2>&1
-		bash scripts/cluster.sh stop "$ver" "$d"
-	done
-fi
+. bench/lib/callgrind.sh
+cg_setup()
+{
+	PGOPTIONS="-c default_table_access_method=$1" \
+		"$bindir/pgbench" -i -q -s "$scale" -h /tmp -p "$port" -U postgres postgres >/dev/null 2>&1
+}
+
+NOINIT=${W2CG_NOINIT:-} cg_init_all
 
 # the transactions: pgbench's tpcb-like script with fixed random values
 python3 - "$scale" "$txns" "$dir" <<'PY'
@@ -67,38 +57,14 @@ for tag, k in (("n", n), ("0", 0)):
             f.write(f"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ({tid}, {bid}, {aid}, {delta}, CURRENT_TIMESTAMP)\n")
             f.write("END\n")
 PY
-chown -R postgres: "$dir"
-
-summ() { grep -E '^summary:|^totals:' "$1" | head -1 | awk '{print $2}'; }
-incl() {	# inclusive Ir of the named function
-	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-		python3 -c '
-import re, sys
-v = 0
-for line in sys.stdin:	# read it all: no SIGPIPE for callgrind_annotate
-    m = re.match(r"\s*([\d,]+)\s+\(.*?\)\s+\S*:(\w+)", line)
-    if m and m.group(2) == sys.argv[1] and not v:
-        v = int(m.group(1).replace(",", ""))
-print(v)' "$2"
-}
-
 mkdir -p bench/results
 out=bench/results/w2_callgrind.csv
 [ -f "$out" ] || echo "pg,scale,txns,am,commit,ir_per_txn,prune_per_txn" >"$out"
 commit=$(git rev-parse --short HEAD)
 for am in $ams; do
-	for tag in n 0; do
-		rm -rf "$dir/run"
-		cp -a "$dir/init-$am/data" "$dir/run"
-		runuser -u postgres -- valgrind --tool=callgrind \
-			--callgrind-out-file="$dir/$am-$tag.cg" \
-			"$bindir/postgres" --single -D "$dir/run" postgres \
-			<"$dir/txn_$tag.sql" >"$dir/$am-$tag.out" 2>"$dir/$am-$tag.err"
-	done
+	ir=$(cg_measure "$am")
 	pf=qs_page_prune_opt
 	[ "$am" = heap ] && pf=heap_page_prune_opt
-	n=$(summ "$dir/$am-n.cg"); z=$(summ "$dir/$am-0.cg")
-	p=$(incl "$dir/$am-n.cg" $pf); p=${p:-0}
-	python3 -c "print('$ver,$scale,$txns,$am,$commit,%.0f,%.0f' % (($n - $z) / $txns, $p / $txns))" | tee -a "$out"
+	p=$(cg_incl "$dir/$am-n.cg" $pf)
+	python3 -c "print('$ver,$scale,$txns,$am,$commit,$ir,%.0f' % (${p:-0} / $txns))" | tee -a "$out"
 done
-rm -rf "$dir/run"
