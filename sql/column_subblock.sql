@@ -159,6 +159,27 @@ VACUUM FULL cs;
 SELECT quickstep.check_table('cs') > 0 AS checked;
 SELECT w, cmp(w) FROM (VALUES ('g = ''g0123'''), ('k BETWEEN -3 AND -1')) v(w);
 
+-- without a sort key, the merge that fills the open block seals it with
+-- its sub-blocks (four merges of 300 rows into blocks of 1000)
+CREATE TABLE mo (id int, g text COLLATE "C") USING quickstep_column
+  WITH (quickstep.rows_per_block = 1000, quickstep.index_columns = 'g',
+		quickstep.encoding_g = 'dict');
+CREATE TABLE mh (id int, g text COLLATE "C");
+INSERT INTO mo SELECT i, 'v' || (i % 500) FROM generate_series(1, 300) i;
+SELECT quickstep.merge('mo');
+INSERT INTO mo SELECT i, 'v' || (i % 500) FROM generate_series(301, 600) i;
+SELECT quickstep.merge('mo');
+INSERT INTO mo SELECT i, 'v' || (i % 500) FROM generate_series(601, 900) i;
+SELECT quickstep.merge('mo');
+INSERT INTO mo SELECT i, 'v' || (i % 500) FROM generate_series(901, 1200) i;
+SELECT quickstep.merge('mo');
+INSERT INTO mh SELECT i, 'v' || (i % 500) FROM generate_series(1, 1200) i;
+SELECT DISTINCT block_id, state, rows FROM quickstep.blocks('mo') ORDER BY 1;
+SELECT quickstep.check_table('mo') > 0 AS checked;
+SELECT explain_lines('SELECT id FROM mo WHERE g = ''v17''');
+SELECT count(*), sum(id) FROM mo WHERE g = 'v17';
+SELECT count(*), sum(id) FROM mh WHERE g = 'v17';
+
 -- a column renamed to a name the list cannot hold leaves the option (a
 -- dump of the list must restore): a NOTICE, as for sort_key
 CREATE TABLE rn (g text, h text) USING quickstep_column

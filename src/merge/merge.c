@@ -643,8 +643,15 @@ append_block(MergeState *ms)
 	BlockNumber lockblk;
 	int64		moved;
 
-	/* an open block's next version: no index sub-blocks (seal.c gives them) */
-	ms->builder.index_cols = NULL;
+	/*
+	 * An open block's next version has no index sub-blocks.  The version
+	 * that fills the block is sealed: it gets them here, unless the sorted
+	 * seal below rewrites it (seal.c gives that one its own).
+	 */
+	ms->builder.index_cols =
+		block_full(ms) &&
+		!(ms->opts.sort_col >= 0 && ms->builder.attrs[ms->opts.sort_col].has_order) ?
+		ms->opts.index_cols : NULL;
 	image = qs_colappend_build(&ms->ap, &ms->builder, rel, ms->opts.enc_mask,
 							   &image_len);
 	ms->pos = palloc(sizeof(uint32) * ms->ncands);
