@@ -18,7 +18,8 @@
 #                   difference divided by TXNS is printed (startup and the
 #                   shutdown checkpoint of what was dirtied cancel out, but
 #                   for the part the transactions add)
-#   cg_incl FILE FN the inclusive Ir of function FN in a callgrind file
+#   cg_incl FILE FN...  the inclusive Ir of the functions FN in a callgrind
+#                   file, summed
 
 cg_bindir() { pg_bin "$ver"; }
 
@@ -71,13 +72,19 @@ cg_measure()
 
 cg_incl()
 {
-	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+	local f=$1
+	shift
+	callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null |
 		python3 -c '
 import re, sys
-v = 0
+names, seen, tot = set(sys.argv[1:]), set(), 0
 for line in sys.stdin:	# read it all: no SIGPIPE for callgrind_annotate
-    m = re.match(r"\s*([\d,]+)\s+\(.*?\)\s+\S*:(\w+)", line)
-    if m and m.group(2) == sys.argv[1] and not v:
-        v = int(m.group(1).replace(",", ""))
-print(v)' "$2"
+    m = re.match(r"\s*([\d,]+)\s+\(.*?\)\s+\S*:(\S+)", line) or re.match(r"\s*([\d,]+)\s+\S*:(\S+)", line)
+    if not m:
+        continue
+    name = m.group(2).split(chr(39))[0]	# fn and its recursion fn'"'"'2: the outer one only
+    if name in names and name not in seen:
+        seen.add(name)
+        tot += int(m.group(1).replace(",", ""))
+print(tot)' "$@"
 }

@@ -111,21 +111,8 @@ for tbl in w6b w6c; do
 	run_q "${tbl}_q0" "$tbl" 0
 done
 
-# totals and inclusive AM costs
-summ() { grep -E '^summary:|^totals:' "$1" | head -1 | awk '{print $2}'; }
-incl() {	# inclusive Ir of the named functions, summed
-	local f=$1; shift
-	callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null |
-		python3 -c '
-import sys, re
-names = sys.argv[1:]
-tot = 0
-for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+)\s+\(.*?\)\s+\S*:(\S+)", line) or re.match(r"\s*([\d,]+)\s+\S*:(\S+)", line)
-    if m and m.group(2).split("'"'"'")[0] in names:
-        tot += int(m.group(1).replace(",", ""))
-print(tot)' "$@"
-}
+# totals and inclusive AM costs (cg_summ, cg_incl)
+. bench/lib/callgrind.sh
 
 mkdir -p bench/results
 {
@@ -136,10 +123,10 @@ mkdir -p bench/results
 		else
 			tbl=w6c; fns="csb_rescan csb_gettuple"; qfns="csb_beginscan csb_rescan csb_gettuple csb_endscan"
 		fi
-		n=$(summ "$dir/${tbl}_n.cg"); z=$(summ "$dir/${tbl}_0.cg")
-		a=$(incl "$dir/${tbl}_n.cg" $fns); a0=$(incl "$dir/${tbl}_0.cg" $fns)
-		qn=$(summ "$dir/${tbl}_qn.cg"); q0=$(summ "$dir/${tbl}_q0.cg")
-		qa=$(incl "$dir/${tbl}_qn.cg" $qfns); qa0=$(incl "$dir/${tbl}_q0.cg" $qfns)
+		n=$(cg_summ "$dir/${tbl}_n.cg"); z=$(cg_summ "$dir/${tbl}_0.cg")
+		a=$(cg_incl "$dir/${tbl}_n.cg" $fns); a0=$(cg_incl "$dir/${tbl}_0.cg" $fns)
+		qn=$(cg_summ "$dir/${tbl}_qn.cg"); q0=$(cg_summ "$dir/${tbl}_q0.cg")
+		qa=$(cg_incl "$dir/${tbl}_qn.cg" $qfns); qa0=$(cg_incl "$dir/${tbl}_q0.cg" $qfns)
 		python3 -c "print('w6,$ver,$rows,$probes,$am,%.1f,%.1f,%.1f,%.1f' % (($n - $z) / $probes, ($a - $a0) / $probes, ($qn - $q0) / $probes, ($qa - $qa0) / $probes))"
 	done
 } >bench/results/w6_callgrind.csv

@@ -117,7 +117,7 @@ typedef struct QsSharedMember
 	uint32		cursor;
 	uint32		ntaken;
 	uint8		taken[QS_SHARED_MAP_BYTES];
-	QsSharedArea area[QS_SHARED_AREAS]; /* seq: the chunk sent there */
+	QsSharedArea area[QS_SHARED_AREAS]; /* seq1: the chunk sent there, + 1 */
 
 	/*
 	 * A scanner gave up on one of its full queues: it did not drain within
@@ -170,7 +170,8 @@ bool		qs_enable_shared_scan = false;
 int			qs_debug_shared_fault = QS_FAULT_OFF;
 
 static QsSharedRegistry *registry = NULL;
-static char *queues = NULL;		/* 2 * nslots queues after the slots */
+static char *queues = NULL;		/* QS_SHARED_AREAS * nslots queues, after
+								 * the slots and the circles */
 
 /* this backend: does it hold a slot (cleanup has anything to do) */
 static bool holds_slots = false;

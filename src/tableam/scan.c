@@ -273,7 +273,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		}
 		valid = qs_record_visible(L, rel, buf, page, off, snapshot,
 								  &tup, &scratch);
-		/* asked once per page, as PG 16's heapgetpage asks */
+		/* ssi: decided once per page, as PG 16's heapgetpage decides */
 		if (ssi)
 			HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
 		if (ssi && qs_moved_conflict_pending(tup.t_data, valid, &links[nlinks]))
