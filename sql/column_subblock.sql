@@ -59,13 +59,14 @@ INSERT INTO cs SELECT * FROM gen(50001, 50200);
 INSERT INTO hs SELECT * FROM gen(50001, 50200);
 SELECT quickstep.check_table('cs') > 0 AS checked;
 
--- cmp(where): the rows of cs (pushdown forced) and of hs for one WHERE
--- clause, as count and hash; says whether the index was probed
-CREATE FUNCTION cmp(w text) RETURNS text LANGUAGE plpgsql AS $f$
+-- cmpt(table, heap table, where): the rows of the table (pushdown forced,
+-- and pushdown off) and of the heap table for one WHERE clause, as count
+-- and hash; says whether the index was probed.  cmp(where): cs against hs.
+CREATE FUNCTION cmpt(t text, h text, w text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
-	r_cs		text;
+	r_t			text;
 	r_off		text;
-	r_hs		text;
+	r_h			text;
 	probes		bigint;
 	par			bool;
 	j			json;
@@ -73,23 +74,24 @@ DECLARE
 BEGIN
 	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
 	PERFORM set_config('cpu_operator_cost', '1', true);
-	EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT * FROM cs WHERE %s', w) INTO j;
+	EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT * FROM %s WHERE %s', t, w) INTO j;
 	probes := coalesce((j->0->'Plan'->>'Sub-block Probes')::bigint,
 					   (j->0->'Plan'->'Plans'->0->>'Sub-block Probes')::bigint);
 	par := j->0->'Plan'->>'Node Type' = 'Gather';
-	EXECUTE format(agg, 'cs', w) INTO r_cs;
+	EXECUTE format(agg, t, w) INTO r_t;
 	PERFORM set_config('cpu_operator_cost', '0.0025', true);
 	PERFORM set_config('quickstep.enable_pushdown', 'off', true);
-	EXECUTE format(agg, 'cs', w) INTO r_off;
+	EXECUTE format(agg, t, w) INTO r_off;
 	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
-	EXECUTE format(agg, 'hs', w) INTO r_hs;
-	IF r_cs IS DISTINCT FROM r_hs OR r_off IS DISTINCT FROM r_hs THEN
-		RETURN 'DIFFERENT: ' || r_cs || ' probed, ' || r_off || ' plain, ' || r_hs || ' heap';
+	EXECUTE format(agg, h, w) INTO r_h;
+	IF r_t IS DISTINCT FROM r_h OR r_off IS DISTINCT FROM r_h THEN
+		RETURN 'DIFFERENT: ' || r_t || ' probed, ' || r_off || ' plain, ' || r_h || ' heap';
 	END IF;
-	RETURN split_part(r_cs, '/', 1) || ', probes ' || coalesce(probes::text, 'none') ||
+	RETURN split_part(r_t, '/', 1) || ', probes ' || coalesce(probes::text, 'none') ||
 		CASE WHEN par THEN ' (parallel)' ELSE '' END;
 END
 $f$;
+CREATE FUNCTION cmp(w text) RETURNS text LANGUAGE sql AS $$ SELECT cmpt('cs', 'hs', w) $$;
 
 SELECT w, cmp(w) FROM (VALUES
 	('g = ''g0123'''),
@@ -191,33 +193,6 @@ SELECT DISTINCT column_name, encoding FROM quickstep.blocks('ci')
   WHERE column_name IN ('a', 'b', 'w') ORDER BY 1, 2;
 SELECT quickstep.check_table('ci') > 0 AS checked;
 
--- cmpt(table, heap table, where): as cmp above
-CREATE FUNCTION cmpt(t text, h text, w text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	r_t			text;
-	r_off		text;
-	r_h			text;
-	probes		bigint;
-	j			json;
-	agg			text := 'SELECT count(*) || '' rows/'' || coalesce(sum(hashtext(x::text)), 0) FROM (SELECT * FROM %s WHERE %s) x';
-BEGIN
-	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
-	PERFORM set_config('cpu_operator_cost', '1', true);
-	EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT * FROM %s WHERE %s', t, w) INTO j;
-	probes := coalesce((j->0->'Plan'->>'Sub-block Probes')::bigint,
-					   (j->0->'Plan'->'Plans'->0->>'Sub-block Probes')::bigint);
-	EXECUTE format(agg, t, w) INTO r_t;
-	PERFORM set_config('cpu_operator_cost', '0.0025', true);
-	PERFORM set_config('quickstep.enable_pushdown', 'off', true);
-	EXECUTE format(agg, t, w) INTO r_off;
-	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
-	EXECUTE format(agg, h, w) INTO r_h;
-	IF r_t IS DISTINCT FROM r_h OR r_off IS DISTINCT FROM r_h THEN
-		RETURN 'DIFFERENT: ' || r_t || ' probed, ' || r_off || ' plain, ' || r_h || ' heap';
-	END IF;
-	RETURN split_part(r_t, '/', 1) || ', probes ' || coalesce(probes::text, 'none');
-END
-$f$;
 SELECT w, cmpt('ci', 'hi', w) FROM (VALUES
 	('a = 17'),
 	('a = -10000'),
