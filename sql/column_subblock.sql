@@ -59,13 +59,14 @@ INSERT INTO cs SELECT * FROM gen(50001, 50200);
 INSERT INTO hs SELECT * FROM gen(50001, 50200);
 SELECT quickstep.check_table('cs') > 0 AS checked;
 
--- cmp(where): the rows of cs (pushdown forced) and of hs for one WHERE
--- clause, as count and hash; says whether the index was probed
-CREATE FUNCTION cmp(w text) RETURNS text LANGUAGE plpgsql AS $f$
+-- cmpt(table, heap table, where): the rows of the table (pushdown forced,
+-- and pushdown off) and of the heap table for one WHERE clause, as count
+-- and hash; says whether the index was probed.  cmp(where): cs against hs.
+CREATE FUNCTION cmpt(t text, h text, w text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
-	r_cs		text;
+	r_t			text;
 	r_off		text;
-	r_hs		text;
+	r_h			text;
 	probes		bigint;
 	par			bool;
 	j			json;
@@ -73,23 +74,24 @@ DECLARE
 BEGIN
 	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
 	PERFORM set_config('cpu_operator_cost', '1', true);
-	EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT * FROM cs WHERE %s', w) INTO j;
+	EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT * FROM %s WHERE %s', t, w) INTO j;
 	probes := coalesce((j->0->'Plan'->>'Sub-block Probes')::bigint,
 					   (j->0->'Plan'->'Plans'->0->>'Sub-block Probes')::bigint);
 	par := j->0->'Plan'->>'Node Type' = 'Gather';
-	EXECUTE format(agg, 'cs', w) INTO r_cs;
+	EXECUTE format(agg, t, w) INTO r_t;
 	PERFORM set_config('cpu_operator_cost', '0.0025', true);
 	PERFORM set_config('quickstep.enable_pushdown', 'off', true);
-	EXECUTE format(agg, 'cs', w) INTO r_off;
+	EXECUTE format(agg, t, w) INTO r_off;
 	PERFORM set_config('quickstep.enable_pushdown', 'on', true);
-	EXECUTE format(agg, 'hs', w) INTO r_hs;
-	IF r_cs IS DISTINCT FROM r_hs OR r_off IS DISTINCT FROM r_hs THEN
-		RETURN 'DIFFERENT: ' || r_cs || ' probed, ' || r_off || ' plain, ' || r_hs || ' heap';
+	EXECUTE format(agg, h, w) INTO r_h;
+	IF r_t IS DISTINCT FROM r_h OR r_off IS DISTINCT FROM r_h THEN
+		RETURN 'DIFFERENT: ' || r_t || ' probed, ' || r_off || ' plain, ' || r_h || ' heap';
 	END IF;
-	RETURN split_part(r_cs, '/', 1) || ', probes ' || coalesce(probes::text, 'none') ||
+	RETURN split_part(r_t, '/', 1) || ', probes ' || coalesce(probes::text, 'none') ||
 		CASE WHEN par THEN ' (parallel)' ELSE '' END;
 END
 $f$;
+CREATE FUNCTION cmp(w text) RETURNS text LANGUAGE sql AS $$ SELECT cmpt('cs', 'hs', w) $$;
 
 SELECT w, cmp(w) FROM (VALUES
 	('g = ''g0123'''),
@@ -179,6 +181,81 @@ SELECT quickstep.check_table('mo') > 0 AS checked;
 SELECT explain_lines('SELECT id FROM mo WHERE g = ''v17''');
 SELECT count(*), sum(id) FROM mo WHERE g = 'v17';
 SELECT count(*), sum(id) FROM mh WHERE g = 'v17';
+
+-- FOR integer columns (issue 13): a CSB+-tree over value - min, the qual's
+-- range turned into those codes with the block's min/max.  a: int4, 20000
+-- values, NULLs; b: int8 spread over 5e6 from 1e12; w: int8 values 2^32
+-- and more apart (FOR, but no sub-block: its codes would not fit u32)
+CREATE TABLE ci (id int, a int, b int8, w int8) USING quickstep_column
+	WITH (quickstep.rows_per_block = 10000, quickstep.sort_key = 'id',
+		  quickstep.encoding_a = 'for', quickstep.encoding_b = 'for',
+		  quickstep.encoding_w = 'for');
+CREATE TABLE hi (id int, a int, b int8, w int8);
+CREATE FUNCTION geni(lo int, hi int) RETURNS TABLE (id int, a int, b int8, w int8)
+LANGUAGE sql AS $$
+	SELECT i, CASE WHEN i % 9 = 0 THEN NULL ELSE ((i::int8 * 104729) % 20000)::int - 10000 END,
+		   1000000000000 + (i::int8 * 7919) % 5000000,
+		   (i % 3) * 5000000000 + i
+	FROM generate_series(lo, hi) i
+$$;
+INSERT INTO ci SELECT * FROM geni(1, 10000);
+ALTER TABLE ci SET (quickstep.index_columns = 'a,b,w');
+SET quickstep.column_delta_rows = 500;
+INSERT INTO ci SELECT * FROM geni(10001, 40500);
+RESET quickstep.column_delta_rows;
+INSERT INTO hi SELECT * FROM geni(1, 40500);
+DELETE FROM ci WHERE id % 500 = 7;
+DELETE FROM hi WHERE id % 500 = 7;
+UPDATE ci SET a = 17, b = 1000000000123 WHERE id % 700 = 3;
+UPDATE hi SET a = 17, b = 1000000000123 WHERE id % 700 = 3;
+INSERT INTO ci SELECT * FROM geni(50001, 50200);
+INSERT INTO hi SELECT * FROM geni(50001, 50200);
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('ci')
+  WHERE column_name IN ('a', 'b', 'w') ORDER BY 1, 2;
+SELECT quickstep.check_table('ci') > 0 AS checked;
+
+SELECT w, cmpt('ci', 'hi', w) FROM (VALUES
+	('a = 17'),
+	('a = -10000'),
+	('a = 9999'),
+	('a = 10000'),
+	('a = 123456'),
+	('a BETWEEN 100 AND 150'),
+	('a >= 100 AND a < 120'),
+	('a > 100 AND a <= 120 AND a <> 110'),
+	('a < -9990'),
+	('a > 9990'),
+	('a > 0'),
+	('a IN (1, 2, 3, 50000)'),
+	('a IN (1, NULL, 1)'),
+	('a = ANY (''{}''::int[])'),
+	('a IS NULL'),
+	('a = 17 AND b > 1000000002000'),
+	('a = 17 AND id BETWEEN 12000 AND 20000'),
+	('a = 17::int8'),
+	('a = 17 OR b = 5'),
+	('b = 1000000000123'),
+	('b BETWEEN 1000000001000 AND 1000000001200'),
+	('b IN (1000000000001, 1000000004999, 7)'),
+	('b < 1000000000100'),
+	('w = 10000000001'),
+	('w BETWEEN 5000000000 AND 5000000100')
+) v(w);
+SELECT explain_lines('SELECT count(id) FROM ci WHERE a = 17');
+SELECT explain_lines('SELECT count(id) FROM ci WHERE b BETWEEN 1000000001000 AND 1000000001200');
+-- not selective enough, or no sub-block (w): the stripe is scanned
+SELECT explain_lines('SELECT count(id) FROM ci WHERE a > 0');
+SELECT explain_lines('SELECT count(id) FROM ci WHERE w = 10000000001');
+-- aggregate pushdown reads the probe's rows too
+SET quickstep.enable_agg_pushdown = on;
+SELECT count(*), sum(b) FROM ci WHERE a BETWEEN 100 AND 150;
+SELECT count(*), sum(b) FROM hi WHERE a BETWEEN 100 AND 150;
+RESET quickstep.enable_agg_pushdown;
+SET quickstep.enable_agg_pushdown = off;
+SELECT quickstep.seal('ci') >= 0 AS sealed;
+VACUUM FULL ci;
+SELECT quickstep.check_table('ci') > 0 AS checked;
+SELECT w, cmpt('ci', 'hi', w) FROM (VALUES ('a = 17'), ('b IN (1000000000001, 1000000004999)')) v(w);
 
 -- a column renamed to a name the list cannot hold leaves the option (a
 -- dump of the list must restore): a NOTICE, as for sort_key

@@ -126,6 +126,16 @@
  * checksummed, and nothing writes it.)
  */
 #define QS_COLINDEX_CSBCODES	3
+/*
+ * A CSB+-tree over the integers of a FOR column (by-value, 4 or 8 bytes):
+ * the same format as kind 3, each entry's code the row's value minus the
+ * column's minimum in this header (which is FOR's base, so the codes are
+ * FOR's packed residues), every code below 0xFFFFFFFF.  A probe turns a
+ * qual's integer range into codes with the header's min/max alone.  Written
+ * by seals for the FOR columns of quickstep.index_columns; images written
+ * before it was defined never carry it and read as before.
+ */
+#define QS_COLINDEX_CSBINTS		4
 
 /* pages */
 #define QS_COLPAGE_SIZE			8192

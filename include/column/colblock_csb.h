@@ -3,7 +3,9 @@
  * colblock_csb.h
  *	  CSB+-tree index sub-blocks of sealed column blocks (paper 000 sections
  *	  2 and 4.4; src/column/README.md section 2): for one dictionary column
- *	  of the block, every non-NULL row's (code, physical position), sorted,
+ *	  of the block (kind 3), or one FOR integer column with the code of a
+ *	  value its offset from the column's minimum (kind 4), every non-NULL
+ *	  row's (code, physical position), sorted,
  *	  under a directory of 64-byte nodes whose children are contiguous, so
  *	  that a node names only its first child (Rao and Ross's CSB+-tree, with
  *	  the node of src/csbtree's in-page directory: one u32 child reference
@@ -107,9 +109,17 @@ extern uint8_t *qs_csbix_build(const uint32_t *code, uint32_t nvalues,
 							   const QsCodecAllocator *alloc, size_t *len);
 
 /*
- * The index of an encoded DICT or DICT_PADDED column as the serializer
- * takes it (nulls: its presence bitmap or NULL); NULL for other
- * encodings, a stripe that does not open, or out of memory.
+ * Which index sub-block an encoded column can have: QS_COLINDEX_CSBCODES
+ * (DICT, DICT_PADDED), QS_COLINDEX_CSBINTS (FOR of a by-value 4- or 8-byte
+ * type with min/max, max - min < 0xFFFFFFFF), 0 for none.
+ */
+extern int	qs_csbix_column_kind(const QsColBlockColumn *col);
+
+/*
+ * The index of an encoded column as the serializer takes it (nulls: its
+ * presence bitmap or NULL), of the kind qs_csbix_column_kind says: codes
+ * of a dictionary column, value - min of a FOR column; NULL for other
+ * columns, a stripe that does not open, or out of memory.
  */
 extern uint8_t *qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrows,
 									  const QsCodecAllocator *alloc, size_t *len);
@@ -164,8 +174,10 @@ extern uint32_t *qs_csbix_column_codes(const QsColReader *r,
 
 /*
  * The structural checker's pass over CSB+-tree index sub-block i of a
- * whole image in memory: checksum, open, the column a dictionary column,
- * and qs_csbix_check against the column's codes and NULLs.
+ * whole image in memory: checksum, open, the column a dictionary column
+ * (kind 3) or a FOR column whose values lie within its min/max less than
+ * 0xFFFFFFFF apart (kind 4), and qs_csbix_check against the column's codes
+ * (kind 4: value - min) and NULLs.
  */
 extern QsCodecStatus qs_csbix_verify(const QsColBlock *blk, int i,
 									 const uint8_t *image,

@@ -652,17 +652,19 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	for (int c = 0; b->index_cols && c < b->natts && spec.nindexes < QS_COLBLOCK_MAX_INDEXES; c++)
 	{
 		QsColBlockIndex *ix = &indexes[spec.nindexes];
+		int			kind;
 
 		/*
 		 * The sort column needs none (binary search finds its rows); a
-		 * column without codes gets none (README section 2: index
-		 * sub-blocks are over dictionary codes).
+		 * column that is neither a dictionary nor FOR integers in this
+		 * block (PLAIN, LZ4, FOR-delta, or FOR values 2^32 - 1 or more
+		 * apart) gets none (README section 2).
 		 */
 		if (!b->index_cols[c] || c == sort_col || cols[c].nvalues == 0 ||
-			(cols[c].encoding != QS_ENC_DICT && cols[c].encoding != QS_ENC_DICT_PADDED))
+			(kind = qs_csbix_column_kind(&cols[c])) == 0)
 			continue;
 		ix->column = (uint16) c;
-		ix->kind = QS_COLINDEX_CSBCODES;
+		ix->kind = (uint16) kind;
 		ix->data = qs_csbix_build_column(&cols[c], b->nrows, alloc, &ix->len);
 		if (ix->data == NULL)
 			ereport(ERROR,

@@ -717,7 +717,7 @@ layout(const QsColBlockSpec *spec, uint32_t *header_len, uint64_t *offs,
 
 		if (ix->column >= spec->ncols || ix->len == 0 ||
 			(ix->kind != QS_COLINDEX_CSBTREE && ix->kind != QS_COLINDEX_TIDMAP &&
-			 ix->kind != QS_COLINDEX_CSBCODES) ||
+			 ix->kind != QS_COLINDEX_CSBCODES && ix->kind != QS_COLINDEX_CSBINTS) ||
 			(ix->kind == QS_COLINDEX_TIDMAP && (ix->column != 0 || ntidmaps++ > 0)))
 			return qs_codec_error(err, QS_CODEC_INVALID, "index sub-block %d", k);
 	}
@@ -1087,7 +1087,7 @@ qs_colblock_open(const uint8_t *buf, size_t len, QsColBlock *blk, QsCodecErr *er
 
 		if (qs_load16(d + ID_COLUMN) >= ncols ||
 			(kind != QS_COLINDEX_CSBTREE && kind != QS_COLINDEX_TIDMAP &&
-			 kind != QS_COLINDEX_CSBCODES) ||
+			 kind != QS_COLINDEX_CSBCODES && kind != QS_COLINDEX_CSBINTS) ||
 			(kind == QS_COLINDEX_TIDMAP &&
 			 (qs_load16(d + ID_COLUMN) != 0 || ntidmaps++ > 0)) ||
 			qs_load32(d + ID_PAD4) != 0 || qs_load64(d + ID_SECTION + 8) == 0)
@@ -1687,7 +1687,8 @@ qs_colblock_verify(const uint8_t *image, size_t len, const QsCmpFn *cmps,
 			st = qs_colblock_tidmap_decode(&blk, i, image + s.off, map, NULL, err);
 			alloc->free(alloc->ctx, map);
 		}
-		else if (st == QS_CODEC_OK && kind == QS_COLINDEX_CSBCODES)
+		else if (st == QS_CODEC_OK &&
+				 (kind == QS_COLINDEX_CSBCODES || kind == QS_COLINDEX_CSBINTS))
 			st = qs_csbix_verify(&blk, i, image, alloc, err);
 		if (st != QS_CODEC_OK)
 			return st;

@@ -2,7 +2,8 @@
  *
  * colblock_csb.c
  *	  CSB+-tree index sub-blocks over the codes of a column block's
- *	  dictionary column (format: include/column/colblock_csb.h).
+ *	  dictionary column, or the integers of its FOR column as offsets from
+ *	  the column's minimum (format: include/column/colblock_csb.h).
  *
  * The tree is static (a block image never changes), so it is built bottom
  * up and full: every node but the last of a level has 16 children, and
@@ -94,6 +95,72 @@ head_crc(const uint8_t *head, uint64_t body_off)
 	return QS_CRC32C_FINISH(c);
 }
 
+/*
+ * Codes below this are sorted with one counter per code; wider ranges (the
+ * integers of a FOR column span up to 2^32 - 1) by radix_entries, unless
+ * the counters are no more than twice the entries.
+ */
+#define SMALL_CODE_RANGE	(1u << 16)
+
+/*
+ * The entries of nvalues codes (the v-th non-NULL row's code[v]) sorted by
+ * code, positions ascending among equal codes, into codes and pos (u32
+ * each): a stable LSD radix sort of 16-bit digits over (code, position)
+ * pairs taken in position order.  False when out of memory.
+ */
+static bool
+radix_entries(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
+			  uint32_t nrows, const QsCodecAllocator *alloc, uint8_t *codes,
+			  uint8_t *pos)
+{
+	uint64_t   *a = alloc->alloc(alloc->ctx, sizeof(uint64_t) * ((size_t) nvalues + 1));
+	uint64_t   *b = alloc->alloc(alloc->ctx, sizeof(uint64_t) * ((size_t) nvalues + 1));
+	uint32_t   *count = alloc->alloc(alloc->ctx, sizeof(uint32_t) * (65536 + 1));
+
+	if (a == NULL || b == NULL || count == NULL)
+	{
+		if (a)
+			alloc->free(alloc->ctx, a);
+		if (b)
+			alloc->free(alloc->ctx, b);
+		if (count)
+			alloc->free(alloc->ctx, count);
+		return false;
+	}
+	/* code in the high half, position in the low: sorting on the code */
+	for (uint32_t r = 0, v = 0; r < nrows && v < nvalues; r++)
+	{
+		if (present && !((present[r / 64] >> (r % 64)) & 1))
+			continue;
+		a[v] = ((uint64_t) code[v] << 32) | r;
+		v++;
+	}
+	for (int shift = 32; shift < 64; shift += 16)
+	{
+		uint64_t   *t;
+
+		memset(count, 0, sizeof(uint32_t) * (65536 + 1));
+		for (uint32_t v = 0; v < nvalues; v++)
+			count[((a[v] >> shift) & 0xFFFF) + 1]++;
+		for (uint32_t d = 0; d < 65536; d++)
+			count[d + 1] += count[d];
+		for (uint32_t v = 0; v < nvalues; v++)
+			b[count[(a[v] >> shift) & 0xFFFF]++] = a[v];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (uint32_t i = 0; i < nvalues; i++)
+	{
+		qs_store32(codes + (size_t) i * 4, (uint32_t) (a[i] >> 32));
+		qs_store32(pos + (size_t) i * 4, (uint32_t) a[i]);
+	}
+	alloc->free(alloc->ctx, a);
+	alloc->free(alloc->ctx, b);
+	alloc->free(alloc->ctx, count);
+	return true;
+}
+
 uint8_t *
 qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 			   uint32_t nrows, const QsCodecAllocator *alloc, size_t *len)
@@ -122,40 +189,59 @@ qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 		return NULL;
 	memset(out, 0, sz);
 	for (uint32_t v = 0; v < nvalues; v++)
+	{
+		if (code[v] == NOKEY)
+		{
+			alloc->free(alloc->ctx, out);
+			return NULL;		/* the leaves' padding key */
+		}
 		if (code[v] >= code_end)
 			code_end = code[v] + 1;
+	}
 	body = out + L.body_off;
 	nodes = body;
 	codes = nodes + (size_t) L.nnodes * QS_CSBIX_NODESZ;
 	pos = codes + (size_t) g * QS_CSBIX_NODESZ;
 
-	/* counting sort on the code: positions stay ascending per code */
-	count = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) code_end + 1));
 	maxcode = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) g + 1));
-	if (count == NULL || maxcode == NULL)
+	if (maxcode == NULL)
 	{
-		if (count)
-			alloc->free(alloc->ctx, count);
-		if (maxcode)
-			alloc->free(alloc->ctx, maxcode);
 		alloc->free(alloc->ctx, out);
 		return NULL;
 	}
-	memset(count, 0, sizeof(uint32_t) * ((size_t) code_end + 1));
-	for (uint32_t v = 0; v < nvalues; v++)
-		count[code[v] + 1]++;
-	for (uint32_t c = 0; c < code_end; c++)
-		count[c + 1] += count[c];
-	for (uint32_t r = 0, v = 0; r < nrows && v < nvalues; r++)
+	if (code_end <= SMALL_CODE_RANGE || code_end / 2 <= nvalues)
 	{
-		uint32_t	i;
+		/* counting sort on the code: positions stay ascending per code */
+		count = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) code_end + 1));
+		if (count == NULL)
+		{
+			alloc->free(alloc->ctx, maxcode);
+			alloc->free(alloc->ctx, out);
+			return NULL;
+		}
+		memset(count, 0, sizeof(uint32_t) * ((size_t) code_end + 1));
+		for (uint32_t v = 0; v < nvalues; v++)
+			count[code[v] + 1]++;
+		for (uint32_t c = 0; c < code_end; c++)
+			count[c + 1] += count[c];
+		for (uint32_t r = 0, v = 0; r < nrows && v < nvalues; r++)
+		{
+			uint32_t	i;
 
-		if (present && !((present[r / 64] >> (r % 64)) & 1))
-			continue;
-		i = count[code[v]]++;
-		qs_store32(codes + (size_t) i * 4, code[v]);
-		qs_store32(pos + (size_t) i * 4, r);
-		v++;
+			if (present && !((present[r / 64] >> (r % 64)) & 1))
+				continue;
+			i = count[code[v]]++;
+			qs_store32(codes + (size_t) i * 4, code[v]);
+			qs_store32(pos + (size_t) i * 4, r);
+			v++;
+		}
+		alloc->free(alloc->ctx, count);
+	}
+	else if (!radix_entries(code, nvalues, present, nrows, alloc, codes, pos))
+	{
+		alloc->free(alloc->ctx, maxcode);
+		alloc->free(alloc->ctx, out);
+		return NULL;
 	}
 	for (uint32_t i = nvalues; i < g * QS_CSBIX_FANOUT; i++)
 		qs_store32(codes + (size_t) i * 4, NOKEY);
@@ -189,7 +275,6 @@ qs_csbix_build(const uint32_t *code, uint32_t nvalues, const uint64_t *present,
 			maxcode[j] = maxcode[j * QS_CSBIX_FANOUT + nch - 1];
 		}
 	}
-	alloc->free(alloc->ctx, count);
 	alloc->free(alloc->ctx, maxcode);
 
 	qs_store32(out + 0, QS_CSBIX_MAGIC);
@@ -542,6 +627,57 @@ qs_csbix_column_codes(const QsColReader *r, const QsCodecAllocator *alloc)
 	return out;
 }
 
+/*
+ * The minimum of an integer column whose values may be indexed as codes
+ * (kind QS_COLINDEX_CSBINTS): by-value, 4 or 8 bytes, with min/max of that
+ * length and max - min below the leaves' padding key.  False otherwise.
+ */
+static bool
+int_frame(QsColType type, const uint8_t *min, uint32_t min_len,
+		  const uint8_t *max, uint32_t max_len, int64_t *mn)
+{
+	int64_t		lo,
+				hi;
+
+	if (!type.typbyval || (type.typlen != 4 && type.typlen != 8) ||
+		min == NULL || max == NULL ||
+		min_len != (uint32_t) type.typlen || max_len != (uint32_t) type.typlen)
+		return false;
+	lo = type.typlen == 4 ? (int64_t) (int32_t) qs_load32(min) : (int64_t) qs_load64(min);
+	hi = type.typlen == 4 ? (int64_t) (int32_t) qs_load32(max) : (int64_t) qs_load64(max);
+	if (hi < lo || (uint64_t) hi - (uint64_t) lo >= NOKEY)
+		return false;
+	*mn = lo;
+	return true;
+}
+
+/*
+ * The codes of n values of a FOR view as an index over integers takes
+ * them: value - mn, each checked below the padding key (false if one is
+ * not: a value below the minimum or too far above it).
+ */
+static bool
+int_codes(const QsForView *fv, uint32_t n, int64_t mn, uint32_t *out)
+{
+	int64_t		buf[256];
+
+	for (uint32_t start = 0; start < n; start += 256)
+	{
+		uint32_t	k = Min(n - start, 256);
+
+		qs_for_decode64(fv, start, k, buf);
+		for (uint32_t i = 0; i < k; i++)
+		{
+			uint64_t	c = (uint64_t) buf[i] - (uint64_t) mn;
+
+			if (buf[i] < mn || c >= NOKEY)
+				return false;
+			out[start + i] = (uint32_t) c;
+		}
+	}
+	return true;
+}
+
 QsCodecStatus
 qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
 				const QsCodecAllocator *alloc, QsCodecErr *err)
@@ -555,8 +691,11 @@ qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
 	QsCodecStatus st;
 	uint32_t   *codes;
 	uint32_t   *scratch;
+	int64_t		mn = 0;
+	bool		ints;
 
 	qs_colblock_index(blk, i, &column, &kind, &s);
+	ints = kind == QS_COLINDEX_CSBINTS;
 	st = qs_colblock_check_index(blk, i, image + s.off, err);
 	if (st != QS_CODEC_OK)
 		return st;
@@ -574,14 +713,29 @@ qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
 		qs_csbix_close(&ix);
 		return st;
 	}
-	if (r.d.encoding != QS_ENC_DICT && r.d.encoding != QS_ENC_DICT_PADDED)
+	if (ints ? (r.d.encoding != QS_ENC_FOR || r.forv.kind != QS_FOR_PLAIN ||
+				!int_frame(r.d.type, r.d.min, r.d.min_len, r.d.max, r.d.max_len, &mn)) :
+		(r.d.encoding != QS_ENC_DICT && r.d.encoding != QS_ENC_DICT_PADDED))
 	{
 		qs_csbix_close(&ix);
 		qs_colreader_close(&r);
-		return CORRUPT(err, "index sub-block %d over column %u, which has no codes",
-					   i, column);
+		return CORRUPT(err, "index sub-block %d (kind %u) over column %u, which has no %s",
+					   i, kind, column, ints ? "FOR integers of a range below 2^32 - 1" : "codes");
 	}
-	codes = qs_csbix_column_codes(&r, alloc);
+	if (ints)
+	{
+		codes = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) r.d.nvalues + 1));
+		if (codes != NULL && !int_codes(&r.forv, r.d.nvalues, mn, codes))
+		{
+			alloc->free(alloc->ctx, codes);
+			qs_csbix_close(&ix);
+			qs_colreader_close(&r);
+			return CORRUPT(err, "index sub-block %d: a value of column %u outside its min/max",
+						   i, column);
+		}
+	}
+	else
+		codes = qs_csbix_column_codes(&r, alloc);
 	scratch = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) blk->nrows + 1));
 	if (codes == NULL || scratch == NULL)
 		st = qs_codec_error(err, QS_CODEC_NOMEM, "checking index sub-block %d", i);
@@ -596,6 +750,19 @@ qs_csbix_verify(const QsColBlock *blk, int i, const uint8_t *image,
 	return st;
 }
 
+int
+qs_csbix_column_kind(const QsColBlockColumn *col)
+{
+	int64_t		mn;
+
+	if (col->encoding == QS_ENC_DICT || col->encoding == QS_ENC_DICT_PADDED)
+		return QS_COLINDEX_CSBCODES;
+	if (col->encoding == QS_ENC_FOR &&
+		int_frame(col->type, col->min, col->min_len, col->max, col->max_len, &mn))
+		return QS_COLINDEX_CSBINTS;
+	return 0;
+}
+
 uint8_t *
 qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrows,
 					  const QsCodecAllocator *alloc, size_t *len)
@@ -603,13 +770,29 @@ qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrows,
 	uint32_t	n = col->nvalues;
 	uint32_t   *codes;
 	uint8_t    *out;
+	int			kind = qs_csbix_column_kind(col);
 
-	if (col->encoding != QS_ENC_DICT && col->encoding != QS_ENC_DICT_PADDED)
+	if (kind == 0)
 		return NULL;
 	codes = alloc->alloc(alloc->ctx, sizeof(uint32_t) * ((size_t) n + 1));
 	if (codes == NULL)
 		return NULL;
-	if (col->encoding == QS_ENC_DICT)
+	if (kind == QS_COLINDEX_CSBINTS)
+	{
+		QsForView	fv;
+		int64_t		mn = 0;
+
+		/* the FOR residues: FOR's base is the column's minimum */
+		if (qs_for_open(col->stripe, col->stripe_len, &fv, NULL) != QS_CODEC_OK ||
+			fv.kind != QS_FOR_PLAIN || fv.count != n ||
+			!int_frame(col->type, col->min, col->min_len, col->max, col->max_len, &mn) ||
+			!int_codes(&fv, n, mn, codes))
+		{
+			alloc->free(alloc->ctx, codes);
+			return NULL;
+		}
+	}
+	else if (col->encoding == QS_ENC_DICT)
 	{
 		QsPackedView v;
 

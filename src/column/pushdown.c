@@ -632,6 +632,154 @@ index_report(ColScanDesc s, QsCodecStatus st, QsCodecErr *err)
 }
 
 /*
+ * The index sub-block of kind 'kind' over column col of the open block:
+ * its number, or -1.
+ */
+static int
+find_index(const QsColBlock *blk, int col, uint16 want)
+{
+	for (int k = 0; k < blk->nindexes; k++)
+	{
+		uint16		column,
+					kind;
+		QsColBlockSection sec;
+
+		qs_colblock_index(blk, k, &column, &kind, &sec);
+		if (kind == want && column == col)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * A dictionary column's qual as ranges of codes for its CSB+-tree (kind 3):
+ * its one range, or one per element of an IN list.  *share: the
+ * dictionary's share of codes in them.  False if the qual has no such
+ * form.
+ */
+static bool
+probe_ranges_codes(QsColPred *pr, QsCodeRange *ranges, int *nranges, double *share)
+{
+	QsQual	   *q = pr->qual;
+	uint64		ncodes = 0;
+
+	if (!pr->have_dict || pr->dict.nvalues == 0)
+		return false;
+	if (!((pr->mode == QS_CP_CODES && pr->range.kind == QS_RANGE_IN) ||
+		  (pr->mode == QS_CP_ROWS && q->kind == QS_QUAL_ANY &&
+		   pr->strategy == BTEqualStrategyNumber && !pr->ne)))
+		return false;
+	*nranges = 0;
+	if (pr->mode == QS_CP_CODES)
+		ranges[(*nranges)++] = pr->range;
+	else
+		for (int j = 0; j < q->nelems; j++)
+		{
+			QsCodeRange r;
+
+			if (q->elem_nulls[j])
+				continue;
+			r = value_code_range(pr, &pr->dict, j);
+			if (r.kind == QS_RANGE_ALL)
+			{
+				r.lo = 0;
+				r.hi = pr->dict.nvalues - 1;
+			}
+			else if (r.kind != QS_RANGE_IN)
+				continue;
+			ranges[(*nranges)++] = r;
+		}
+	for (int j = 0; j < *nranges; j++)
+		ncodes += (uint64) ranges[j].hi - ranges[j].lo + 1;
+	*share = (double) ncodes / pr->dict.nvalues;
+	return true;
+}
+
+/*
+ * An integer qual on a FOR column as ranges of codes for its CSB+-tree
+ * over integers (kind 4: code = value - the column's minimum): an integer
+ * comparison (with the other comparisons on the column intersected into
+ * it, as BETWEEN comes), or the elements of an IN list.  Values outside
+ * the block's min/max are clamped away.  *share: the share of the integers
+ * between min and max in the ranges.  *partners: the preds intersected in
+ * (their mode becomes QS_CP_ALL if the probe is taken).  False if the
+ * qual has no such form or the header has no usable min/max.
+ */
+static bool
+probe_ranges_ints(QsColPush *p, const QsColBlock *blk, int i, QsCodeRange *ranges,
+				  int *nranges, double *share, bool *partners)
+{
+	QsColPred  *pr = &p->preds[i];
+	QsQual	   *q = pr->qual;
+	QsColBlockColDesc d;
+	int			w = q->col_width;
+	int64		mn,
+				mx;
+	uint64		ncodes = 0;
+
+	if (!pr->native || (pr->mode != QS_CP_INTS && pr->mode != QS_CP_ROWS) ||
+		!(q->kind == QS_QUAL_OP ? !pr->outside :
+		  (q->kind == QS_QUAL_ANY && pr->strategy == BTEqualStrategyNumber && !pr->ne)))
+		return false;
+	qs_colblock_coldesc(blk, pr->col, &d);
+	if (d.encoding != QS_ENC_FOR || d.min == NULL ||
+		d.min_len != (uint32) w || d.max_len != (uint32) w)
+		return false;
+	mn = block_int(d.min, w);
+	mx = block_int(d.max, w);
+	/* (the builder indexed max - mn < 0xFFFFFFFF; the reader checks it) */
+	if (mx < mn || (uint64) mx - (uint64) mn >= UINT32_MAX)
+		return false;
+	*nranges = 0;
+	if (q->kind == QS_QUAL_OP)
+	{
+		int64		lo = pr->lo,
+					hi = pr->hi;
+
+		for (int k = 0; k < p->npreds; k++)
+		{
+			QsColPred  *o = &p->preds[k];
+
+			partners[k] = false;
+			if (k == i || o->col != pr->col || !o->native || o->outside ||
+				o->qual->kind != QS_QUAL_OP ||
+				(o->mode != QS_CP_INTS && o->mode != QS_CP_ROWS))
+				continue;
+			lo = Max(lo, o->lo);
+			hi = Min(hi, o->hi);
+			partners[k] = true;
+		}
+		lo = Max(lo, mn);
+		hi = Min(hi, mx);
+		if (lo <= hi)
+		{
+			ranges[0].kind = QS_RANGE_IN;
+			ranges[0].lo = (uint32) ((uint64) lo - (uint64) mn);
+			ranges[0].hi = (uint32) ((uint64) hi - (uint64) mn);
+			*nranges = 1;
+		}
+	}
+	else
+	{
+		memset(partners, 0, sizeof(bool) * p->npreds);
+		for (int j = 0; j < q->nelems; j++)
+		{
+			int64		v = q->elem_ints[j];
+
+			if (q->elem_nulls[j] || v < mn || v > mx)
+				continue;
+			ranges[*nranges].kind = QS_RANGE_IN;
+			ranges[*nranges].lo = ranges[*nranges].hi = (uint32) ((uint64) v - (uint64) mn);
+			(*nranges)++;
+		}
+	}
+	for (int j = 0; j < *nranges; j++)
+		ncodes += (uint64) ranges[j].hi - ranges[j].lo + 1;
+	*share = (double) ncodes / ((double) ((uint64) mx - (uint64) mn) + 1);
+	return true;
+}
+
+/*
  * probe_index
  *		Paper 000 section 4.4 per block: a qual kept as code ranges (one
  *		range, or the equalities of an IN list) on a column with a CSB+-tree
@@ -639,20 +787,24 @@ index_report(ColScanDesc s, QsCodecStatus st, QsCodecErr *err)
  *		of the block's rows, is answered by the tree: one descent per range
  *		bound gives the entries, their positions the rows (p->probe_bits),
  *		and the scan's rows shrink to the span of those positions.  Before
- *		the index is read, the dictionary's share of codes in the ranges
- *		(as if values were spread evenly over codes) must be below twice
- *		the limit, so that a wide range costs no index read.  The qual then
- *		needs no other check (QS_CP_PROBE).  Returns 1 (probed), 0 (no row
- *		passes), -1 (not probed).
+ *		the index is read, the share of the column's codes in the ranges
+ *		(dictionary codes, or integers between the block's min and max; as
+ *		if values were spread evenly over them) must be below twice the
+ *		limit, so that a wide range costs no index read.  The qual then
+ *		needs no other check (QS_CP_PROBE), nor do the integer comparisons
+ *		intersected into it.  Returns 1 (probed), 0 (no row passes), -1 (not
+ *		probed).
  */
 static int
 probe_index(QsColPush *p, ColScanDesc s)
 {
 	const QsColBlock *blk = &s->rr.h.blk;
 	uint32		nrows = blk->nrows;
+	bool	   *partners;
 
 	if (blk->nindexes == 0)
 		return -1;
+	partners = MemoryContextAllocZero(s->blkcxt, sizeof(bool) * Max(p->npreds, 1));
 	for (int i = 0; i < p->npreds; i++)
 	{
 		QsColPred  *pr = &p->preds[i];
@@ -660,7 +812,7 @@ probe_index(QsColPush *p, ColScanDesc s)
 		QsCodeRange *ranges;
 		int			nranges = 0;
 		int			k;
-		uint64		ncodes = 0;
+		double		share;
 		uint64		total = 0;
 		uint32		minp = UINT32_MAX,
 					maxp = 0;
@@ -671,50 +823,23 @@ probe_index(QsColPush *p, ColScanDesc s)
 		QsCodecStatus st;
 		uint32	   *first,
 				   *end;
+		bool		ints;
 
-		if (!pr->have_dict || pr->dict.nvalues == 0)
+		if (pr->col >= blk->ncols)
 			continue;
-		if (!((pr->mode == QS_CP_CODES && pr->range.kind == QS_RANGE_IN) ||
-			  (pr->mode == QS_CP_ROWS && q->kind == QS_QUAL_ANY &&
-			   pr->strategy == BTEqualStrategyNumber && !pr->ne)))
-			continue;
-		for (k = 0; k < blk->nindexes; k++)
-		{
-			uint16		column,
-						kind;
-			QsColBlockSection sec;
-
-			qs_colblock_index(blk, k, &column, &kind, &sec);
-			if (kind == QS_COLINDEX_CSBCODES && column == pr->col)
-				break;
-		}
-		if (k == blk->nindexes)
-			continue;
-
 		ranges = MemoryContextAlloc(s->blkcxt,
 									sizeof(QsCodeRange) * Max(q->kind == QS_QUAL_OP ? 1 : q->nelems, 1));
-		if (pr->mode == QS_CP_CODES)
-			ranges[nranges++] = pr->range;
+		memset(partners, 0, sizeof(bool) * p->npreds);
+		if ((k = find_index(blk, pr->col, QS_COLINDEX_CSBCODES)) >= 0)
+			ints = false;
+		else if ((k = find_index(blk, pr->col, QS_COLINDEX_CSBINTS)) >= 0)
+			ints = true;
 		else
-			for (int j = 0; j < q->nelems; j++)
-			{
-				QsCodeRange r;
-
-				if (q->elem_nulls[j])
-					continue;
-				r = value_code_range(pr, &pr->dict, j);
-				if (r.kind == QS_RANGE_ALL)
-				{
-					r.lo = 0;
-					r.hi = pr->dict.nvalues - 1;
-				}
-				else if (r.kind != QS_RANGE_IN)
-					continue;
-				ranges[nranges++] = r;
-			}
-		for (int j = 0; j < nranges; j++)
-			ncodes += (uint64) ranges[j].hi - ranges[j].lo + 1;
-		if ((double) ncodes / pr->dict.nvalues > 2 * QS_COLPUSH_PROBE_MAX_SHARE)
+			continue;
+		if (!(ints ? probe_ranges_ints(p, blk, i, ranges, &nranges, &share, partners) :
+			  probe_ranges_codes(pr, ranges, &nranges, &share)))
+			continue;
+		if (share > 2 * QS_COLPUSH_PROBE_MAX_SHARE)
 			continue;
 
 		/* header, chunk checksums; then only the chunks the descents touch */
@@ -767,6 +892,9 @@ probe_index(QsColPush *p, ColScanDesc s)
 				maxp = Max(maxp, pos);
 			}
 		pr->mode = QS_CP_PROBE;
+		for (int o = 0; o < p->npreds; o++)
+			if (partners[o])
+				p->preds[o].mode = QS_CP_ALL;
 		if (total == 0)
 			return 0;
 		s->row = Max(s->row, minp);

@@ -182,7 +182,7 @@ probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
 
 		qs_colblock_index(&blk, i, &column, &kind, &s);
 		/* the scan checks chunks as it reads them, not the section */
-		if (kind != QS_COLINDEX_CSBCODES)
+		if (kind != QS_COLINDEX_CSBCODES && kind != QS_COLINDEX_CSBINTS)
 			continue;
 		if (qs_csbix_open(qs_csbix_read_memory, (void *) (img + s.off), s.len, blk.nrows,
 						  &fz_allocator, &ix, NULL) != QS_CODEC_OK)

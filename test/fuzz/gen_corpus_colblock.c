@@ -35,7 +35,10 @@ put(int k, uint8_t mode, const uint8_t *buf, size_t len)
 static void
 seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 {
-	/* nindexes 2: one CSB+-tree index sub-block over the text column's codes */
+	/*
+	 * nindexes 2: one CSB+-tree index sub-block over the text column's
+	 * codes; 3: one over the int32 column's FOR integers
+	 */
 	static const char *words[] = {"", "a", "ab", "abc", "b", "bcd", "zz", "zzz"};
 	int32_t		ints[64];
 	int64_t		longs[64];
@@ -97,6 +100,14 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 		ix.data = qs_csbix_build_column(&cols[1], nrows, &fz_allocator, &ix.len);
 		spec.nindexes = 1;
 	}
+	if (nindexes == 3)
+	{
+		/* over the FOR integers of column 0 (enc_i FOR) */
+		ix.column = 0;
+		ix.kind = QS_COLINDEX_CSBINTS;
+		ix.data = qs_csbix_build_column(&cols[0], nrows, &fz_allocator, &ix.len);
+		spec.nindexes = 1;
+	}
 	if (qs_colblock_image_size(&spec, &len, NULL) != QS_CODEC_OK)
 	{
 		fprintf(stderr, "seed %d: invalid spec\n", k);
@@ -122,5 +133,6 @@ main(void)
 	seed(4, 0, QS_ENC_PLAIN, QS_ENC_PLAIN, 0);
 	seed(5, 64, QS_ENC_FOR, QS_ENC_DICT, 2);
 	seed(6, 40, QS_ENC_PLAIN, QS_ENC_DICT_PADDED, 2);
+	seed(7, 64, QS_ENC_FOR, QS_ENC_DICT, 3);
 	return 0;
 }
