@@ -166,13 +166,6 @@ extern QsCodecStatus qs_csbix_check(QsCsbIndex *ix, const uint8_t *present,
 									QsCodecErr *err);
 
 /*
- * The codes of an opened DICT or DICT_PADDED column reader, one per value
- * index, in a buffer from alloc (NULL: out of memory).
- */
-extern uint32_t *qs_csbix_column_codes(const QsColReader *r,
-									   const QsCodecAllocator *alloc);
-
-/*
  * The structural checker's pass over CSB+-tree index sub-block i of a
  * whole image in memory: checksum, open, the column a dictionary column
  * (kind 3) or a FOR column whose values lie within its min/max less than

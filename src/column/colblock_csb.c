@@ -609,7 +609,11 @@ qs_csbix_check(QsCsbIndex *ix, const uint8_t *present, uint32_t nrows,
 	return QS_CODEC_OK;
 }
 
-uint32_t *
+/*
+ * The codes of an opened DICT or DICT_PADDED column reader, one per value
+ * index, in a buffer from alloc (NULL: out of memory).
+ */
+static uint32_t *
 qs_csbix_column_codes(const QsColReader *r, const QsCodecAllocator *alloc)
 {
 	uint32_t	n = r->d.nvalues;
@@ -620,10 +624,7 @@ qs_csbix_column_codes(const QsColReader *r, const QsCodecAllocator *alloc)
 	if (r->d.encoding == QS_ENC_DICT)
 		qs_bitpack_unpack32(r->codes.data, r->codes.width, 0, n, out);
 	else
-		for (uint32_t v = 0; v < n; v++)
-			out[v] = r->d.code_bytes == 1 ? r->padded[v] :
-				r->d.code_bytes == 2 ? qs_load16(r->padded + (size_t) v * 2) :
-				qs_load32(r->padded + (size_t) v * 4);
+		qs_padded_unpack(r->padded, r->d.code_bytes, 0, n, out);
 	return out;
 }
 
@@ -805,10 +806,7 @@ qs_csbix_build_column(const QsColBlockColumn *col, uint32_t nrows,
 		qs_bitpack_unpack32(v.data, v.width, 0, n, codes);
 	}
 	else
-		for (uint32_t i = 0; i < n; i++)
-			codes[i] = col->code_bytes == 1 ? col->stripe[i] :
-				col->code_bytes == 2 ? qs_load16(col->stripe + (size_t) i * 2) :
-				qs_load32(col->stripe + (size_t) i * 4);
+		qs_padded_unpack(col->stripe, col->code_bytes, 0, n, codes);
 	out = qs_csbix_build(codes, n, col->nulls, nrows, alloc, len);
 	alloc->free(alloc->ctx, codes);
 	return out;

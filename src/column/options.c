@@ -216,6 +216,18 @@ index_col_name_ok(const char *n)
 		!isspace((unsigned char) n[len - 1]);
 }
 
+/*
+ * Can the column have index sub-blocks?  They are built over the codes of
+ * an order-preserving dictionary (or a FOR column's value - min, which the
+ * same types allow).
+ */
+static bool
+index_col_type_ok(const QsColAttr *attr)
+{
+	return attr->has_order &&
+		(qs_colbuild_allowed(attr) & QS_ENC_MASK(QS_ENC_DICT)) != 0;
+}
+
 static char *
 join_names(List *names)
 {
@@ -325,7 +337,7 @@ opt_value(OptKind kind, const char *name, const char *raw)
 				{
 					const char *n = lfirst(lc);
 
-					if (n[0] == '\0' || strchr(n, '=') != NULL || strlen(n) >= NAMEDATALEN)
+					if (!index_col_name_ok(n))
 						ereport(ERROR,
 								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 								 errmsg("invalid value for quickstep.index_columns: \"%s\"", raw),
@@ -562,8 +574,7 @@ check_opt_for_rel(Relation rel, const QsColOpt *o, QsColAttr *attrs)
 								 errmsg("quickstep.index_columns: column \"%s\" of relation \"%s\" does not exist",
 										n, RelationGetRelationName(rel)),
 								 errhint("Give the column's name as the table spells it (case matters).")));
-					if (!attrs[i].has_order ||
-						(qs_colbuild_allowed(&attrs[i]) & QS_ENC_MASK(QS_ENC_DICT)) == 0)
+					if (!index_col_type_ok(&attrs[i]))
 						ereport(ERROR,
 								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 								 errmsg("quickstep.index_columns: column \"%s\" has type %s, which cannot be dictionary-encoded",
@@ -849,8 +860,7 @@ fixup_rel(Oid relid, const char *oldname, const char *newname)
 							changed = true;
 						}
 						i = find_att(desc, n);
-						if (i < 0 || !attrs[i].has_order || !index_col_name_ok(n) ||
-							(qs_colbuild_allowed(&attrs[i]) & QS_ENC_MASK(QS_ENC_DICT)) == 0)
+						if (i < 0 || !index_col_type_ok(&attrs[i]) || !index_col_name_ok(n))
 						{
 							ereport(NOTICE,
 									(errmsg("column \"%s\" removed from option quickstep.index_columns of \"%s\": %s",
@@ -976,7 +986,7 @@ qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 					foreach(lc2, index_col_names(o->value))
 					{
 						i = find_att(desc, lfirst(lc2));
-						if (i < 0 || !attrs[i].has_order)
+						if (i < 0 || !index_col_type_ok(&attrs[i]))
 							continue;
 						if (out->index_cols == NULL)
 							out->index_cols = palloc0(sizeof(bool) * desc->natts);
