@@ -42,8 +42,9 @@ typedef enum QsColPredMode
  * Paper 000 section 4.4's ranking of a CSB+-tree probe against a scan of
  * the stripe, per block: probe when the qual's code ranges hold at most
  * this share of the block's rows (counted exactly in the tree after one
- * descent per range).  Measured in src/column/README.md section 12
- * (Index sub-blocks).
+ * descent per range).  Chosen, not measured at the crossover: the
+ * figures in src/column/README.md section 12 (Index sub-blocks) are of
+ * shares well below it.
  */
 #define QS_COLPUSH_PROBE_MAX_SHARE	0.02
 
