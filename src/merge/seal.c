@@ -49,7 +49,9 @@ seal_fill(QsColBuilder *b, Relation rel, const QsColDirEntry *e)
 /*
  * qs_seal_version
  *		Write the SEALED next version of live version 'live' (sorted on
- *		opts->sort_col; without one, sharing the run of 'live') and
+ *		opts->sort_col; without one and without index columns, sharing
+ *		the run of 'live'; with index columns, a new image with its
+ *		sub-blocks) and
  *		publish it in one directory record that gives 'live' xmax = the
  *		current transaction.  same_xact: 'live' was written by the current
  *		transaction's merge (the merge that filled it): the new version
@@ -83,9 +85,10 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	if (share)
 	{
 		/*
-		 * No sort key: the new version shares the old one's run (the same
-		 * image), only its state says SEALED.  VACUUM gives a run back
-		 * once no version naming it is alive (qs_coldir_reclaim).
+		 * No sort key, no index sub-blocks to add: the new version shares
+		 * the old one's run (the same image), only its state says SEALED.
+		 * VACUUM gives a run back once no version naming it is alive
+		 * (qs_coldir_reclaim).
 		 */
 		run_start = live->run_start;
 		image_len = live->image_len;
