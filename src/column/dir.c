@@ -1207,7 +1207,7 @@ emptied_unread(const QsColDirEntry *e, TransactionId horizon)
 
 /*
  * qs_coldir_retire_emptied
- *		VACUUM, after its index pass: a SEALED version every row of which
+ *		VACUUM, after its index pass: a SEALED or OPEN version every row of which
  *		VACUUM has removed (deleted by transactions committed before its
  *		horizon, index entries gone, delete-map entries marked removed:
  *		qs_coldelmap_all_removed) holds nothing any snapshot can see, now
@@ -1217,8 +1217,11 @@ emptied_unread(const QsColDirEntry *e, TransactionId horizon)
  *		backend can still read them through a directory copy made before
  *		(emptied_unread).  Only a block's sole live version: a version
  *		superseded but not yet retired shares its delete map and is still
- *		read by older snapshots; an OPEN block takes merges, a version with
- *		an xmax is being (or was) superseded.  Its TID range is never
+ *		read by older snapshots; a version with an xmax is being (or was)
+ *		superseded.  An OPEN block takes merges, but none runs now and a
+ *		RETIRED one is never chosen again (merge.c, find_open_block,
+ *		and seal.c take only OPEN versions): the next merge starts a new
+ *		block, as when the open one is full.  Its TID range is never
  *		handed out again (qs_coldir_reserve), so index entries could never
  *		reach a new row through it anyway.  The caller holds
  *		ShareUpdateExclusiveLock: no merge or seal runs; loads only append
@@ -1240,7 +1243,8 @@ qs_coldir_retire_emptied(Relation rel)
 		Buffer		buf;
 		QsColDirPageHeader *h;
 
-		if (e->state != QS_COLBLK_SEALED || (e->flags & QS_COLDIR_PENDING) ||
+		if ((e->state != QS_COLBLK_SEALED && e->state != QS_COLBLK_OPEN) ||
+			(e->flags & QS_COLDIR_PENDING) ||
 			TransactionIdIsValid(e->xmax) || e->published == 0 ||
 			e->delmap_root == InvalidBlockNumber)
 			continue;
