@@ -191,22 +191,29 @@ dirpage_entries(QsColDirPageHeader *h)
 /*
  * The next directory page of a walk along the chain, locked in 'mode' and
  * checked.  A chain longer than the relation (a cycle) or pointing past
- * its end is corrupt.
+ * its end is corrupt.  '*nblocks' is the relation's size as the walk last
+ * saw it, asked again only when a check fails with it: the size was one
+ * lseek per directory page, a good part of every read of a large directory.
+ * A reader holds a lock on the relation, so it does not shrink meanwhile
+ * (VACUUM truncates under AccessExclusiveLock): a check that passes with
+ * the old size passes with the new.
  */
 static Buffer
-dir_read_page(Relation rel, BlockNumber blk, uint32 *visited, int mode,
-			  QsColDirPageHeader **h)
+dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
+			  BlockNumber *nblocks, int mode, QsColDirPageHeader **h)
 {
 	Buffer		buf;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 
 	CHECK_FOR_INTERRUPTS();
-	if (++(*visited) > nblocks)
+	++(*visited);
+	if (*visited > *nblocks || blk >= *nblocks)
+		*nblocks = RelationGetNumberOfBlocks(rel);
+	if (*visited > *nblocks)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory of column table \"%s\" has a cycle",
 						RelationGetRelationName(rel))));
-	if (blk >= nblocks)
+	if (blk >= *nblocks)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory of column table \"%s\" points to block %u past the end",
@@ -227,6 +234,7 @@ typedef struct DirWalk
 	Relation	rel;
 	BlockNumber next;
 	uint32		visited;
+	BlockNumber nblocks;		/* dir_read_page */
 } DirWalk;
 
 /* 'meta', when given, gets the metapage the walk starts from */
@@ -241,6 +249,7 @@ dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta)
 	w->rel = rel;
 	w->next = meta->dir_head;
 	w->visited = 0;
+	w->nblocks = 0;
 }
 
 /* the next page (its number in *blk), or InvalidBuffer at the chain's end */
@@ -252,7 +261,7 @@ dir_walk_next(DirWalk *w, int mode, QsColDirPageHeader **h, BlockNumber *blk)
 	if (w->next == InvalidBlockNumber)
 		return InvalidBuffer;
 	*blk = w->next;
-	buf = dir_read_page(w->rel, w->next, &w->visited, mode, h);
+	buf = dir_read_page(w->rel, w->next, &w->visited, &w->nblocks, mode, h);
 	w->next = (*h)->next;
 	return buf;
 }
@@ -616,11 +625,12 @@ qs_coldir_entry_vacuum_status(Relation rel, const QsColDirEntry *e,
  *		append in another order than they reserved; index validation and
  *		parallel scans want one order), one version per block
  *		(sort_entries).  With a snapshot, only the entries whose blocks it
- *		sees are kept.
+ *		sees are kept.  With 'one_range', only the entries of TID range
+ *		'range' are copied.
  */
 static void
 coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
-				QsColDirectory *dir)
+				bool one_range, uint32 range, QsColDirectory *dir)
 {
 	QsColMeta	meta;
 	BlockNumber blk;
@@ -630,7 +640,7 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 	QsColDirPageHeader *h;
 
 	dir_walk_start(rel, &w, &meta);
-	cap = Max(meta.nentries, 8);
+	cap = one_range ? 8 : Max(meta.nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
@@ -639,6 +649,8 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 
 		for (uint32 i = 0; i < h->nentries; i++)
 		{
+			if (one_range && ents[i].tid_range != range)
+				continue;
 			/* rows a load still buffers are nobody's to read (README §6) */
 			if (snapshot != NULL && (ents[i].flags & QS_COLDIR_PENDING))
 				continue;
@@ -659,7 +671,7 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 static void
 coldir_read(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 {
-	coldir_read_ext(rel, snapshot, true, dir);
+	coldir_read_ext(rel, snapshot, true, false, 0, dir);
 }
 
 void
@@ -672,7 +684,19 @@ qs_coldir_read(Relation rel, QsColDirectory *dir)
 void
 qs_coldir_read_all(Relation rel, QsColDirectory *dir)
 {
-	coldir_read_ext(rel, NULL, false, dir);
+	coldir_read_ext(rel, NULL, false, false, 0, dir);
+}
+
+/*
+ * qs_coldir_read_range
+ *		qs_coldir_read of the entries of one TID range: what
+ *		qs_coldir_find_range finds in it is what it finds in a whole copy
+ *		(versions collapse per range), without copying the whole directory.
+ */
+void
+qs_coldir_read_range(Relation rel, uint32 range, QsColDirectory *dir)
+{
+	coldir_read_ext(rel, NULL, true, true, range, dir);
 }
 
 void
@@ -1183,7 +1207,7 @@ emptied_unread(const QsColDirEntry *e, TransactionId horizon)
 
 /*
  * qs_coldir_retire_emptied
- *		VACUUM, after its index pass: a SEALED version every row of which
+ *		VACUUM, after its index pass: a SEALED or OPEN version every row of which
  *		VACUUM has removed (deleted by transactions committed before its
  *		horizon, index entries gone, delete-map entries marked removed:
  *		qs_coldelmap_all_removed) holds nothing any snapshot can see, now
@@ -1193,8 +1217,11 @@ emptied_unread(const QsColDirEntry *e, TransactionId horizon)
  *		backend can still read them through a directory copy made before
  *		(emptied_unread).  Only a block's sole live version: a version
  *		superseded but not yet retired shares its delete map and is still
- *		read by older snapshots; an OPEN block takes merges, a version with
- *		an xmax is being (or was) superseded.  Its TID range is never
+ *		read by older snapshots; a version with an xmax is being (or was)
+ *		superseded.  An OPEN block takes merges, but none runs now and a
+ *		RETIRED one is never chosen again (merge.c, find_open_block,
+ *		and seal.c take only OPEN versions): the next merge starts a new
+ *		block, as when the open one is full.  Its TID range is never
  *		handed out again (qs_coldir_reserve), so index entries could never
  *		reach a new row through it anyway.  The caller holds
  *		ShareUpdateExclusiveLock: no merge or seal runs; loads only append
@@ -1216,7 +1243,8 @@ qs_coldir_retire_emptied(Relation rel)
 		Buffer		buf;
 		QsColDirPageHeader *h;
 
-		if (e->state != QS_COLBLK_SEALED || (e->flags & QS_COLDIR_PENDING) ||
+		if ((e->state != QS_COLBLK_SEALED && e->state != QS_COLBLK_OPEN) ||
+			(e->flags & QS_COLDIR_PENDING) ||
 			TransactionIdIsValid(e->xmax) || e->published == 0 ||
 			e->delmap_root == InvalidBlockNumber)
 			continue;
