@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -662,6 +663,9 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		 */
 		if (!b->index_cols[c] || c == sort_col || cols[c].nvalues == 0 ||
 			(kind = qs_csbix_column_kind(&cols[c])) == 0)
+			continue;
+		/* time: FOR (values.c type_is_int), but no probe serves its quals */
+		if (kind == QS_COLINDEX_CSBINTS && b->attrs[c].typid == TIMEOID)
 			continue;
 		ix->column = (uint16) c;
 		ix->kind = (uint16) kind;

@@ -579,7 +579,7 @@ check_opt_for_rel(Relation rel, const QsColOpt *o, QsColAttr *attrs)
 								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 								 errmsg("quickstep.index_columns: column \"%s\" has type %s, which cannot be dictionary-encoded",
 										n, format_type_be(attrs[i].typid)),
-								 errdetail("Index sub-blocks are built over the codes of an order-preserving dictionary."),
+								 errdetail("Index sub-blocks are built over the codes of an order-preserving dictionary, or over a frame-of-reference integer column's offsets from its minimum."),
 								 errhint("Index columns whose type has a default btree operator class and whose equal values are identical (not numeric, float or nondeterministic collations).")));
 				}
 				break;
