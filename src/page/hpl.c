@@ -1031,28 +1031,91 @@ hpl_free_space(Page page)
 }
 
 /*
+ * Slots a heap-only record could take without pruning (hpl_free_slot's
+ * candidates below nrecs): DEAD slots that are not REDIRECTs, and unused
+ * ones; counting stops at 'limit'.  With 'grow', a page whose hole holds
+ * the next slot's new units counts as 'limit' (it can add a slot).
+ */
+static int
+hpl_count_free_slots(Page page, HplGeom *g, int limit, bool grow)
+{
+	PageHeader	ph = (PageHeader) page;
+	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
+	const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
+	int			nrecs = HplDirOf(page)->nrecs;
+	int			n = 0;
+
+	if (grow && nrecs < HPL_MAX_RECS &&
+		(int) ph->pd_upper - (int) ph->pd_lower >=
+		(int) (g->lines[nrecs + 1] - g->lines[nrecs]))
+		return limit;
+	for (int i = 0; i * 8 < nrecs && n < limit; i++)
+	{
+		/* the bits of records < nrecs in this byte */
+		uint32		valid = nrecs - i * 8 >= 8 ? 0xFF :
+			(1U << (nrecs - i * 8)) - 1;
+		uint32		notlive = used[i] & ~live[i] & valid;
+
+		n += pg_number_of_ones[~used[i] & valid];
+		while (notlive)
+		{
+			int			k = i * 8 + pg_rightmost_one_pos32(notlive);
+
+			notlive &= notlive - 1;
+			/* DEAD, not a REDIRECT (length 0: hpl_record_state) */
+			if (hpl_get16(page, FLD(g, F_LEN), k) != 0)
+				n++;
+		}
+	}
+	return Min(n, limit);
+}
+
+/*
  * The room an update has without pruning (layout.h, prune_free_space): a
- * DEAD slot takes its heap-only version, so with one the hole is the room;
- * without, pruning may make one, and free_space charges a new slot's units.
- * Else a page at a group boundary (slot 64 of a pgbench_accounts page needs
- * 768 bytes) looks full after every update and is pruned on every read.
+ * heap-only version takes a DEAD (or unused) slot, so with such slots the
+ * room is the hole plus their fixed fields (as heap counts a dead tuple's
+ * bytes free once pruned: a page with slots to spare is not pruned on
+ * every read); without, pruning may make one, and free_space charges a
+ * new slot's units.  Else a page at a group boundary (slot 64 of a
+ * pgbench_accounts page needs 768 bytes) looks full after every update
+ * and is pruned on every read.
  */
 static Size
 hpl_prune_free_space(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplGeom    *g;
-	int			k;
+	int			nrecs;
+	int			nfree;
 
 	if (PageIsNew(page))
 		return hpl_free_space(page);
 	g = hpl_hgeom(page);
-	k = hpl_free_slot(page, g, true);
-	/* a DEAD slot comes first; an unused one has its used bit clear */
-	if (k >= 0 && k < HplDirOf(page)->nrecs && hpl_bit(page, FLD(g, F_USED), k) &&
-		ph->pd_upper > ph->pd_lower)
-		return ph->pd_upper - ph->pd_lower;
+	nrecs = HplDirOf(page)->nrecs;
+	nfree = nrecs > 0 ? hpl_count_free_slots(page, g, nrecs, false) : 0;
+	if (nfree > 0 && ph->pd_upper > ph->pd_lower)
+		return ph->pd_upper - ph->pd_lower +
+			(Size) nfree * (g->lines[nrecs] / nrecs);
 	return hpl_free_space(page);
+}
+
+/*
+ * Fewer than HPL_HOT_RESERVE slots for heap-only versions, and no room to
+ * add one (layout.h, slots_short).  The reserve is what a slot-bound page
+ * keeps for its HOT updates between prunes: 100 tellers of pgbench on one
+ * page need about 200 slots (a REDIRECT root and a live version each),
+ * the page's bytes allow 192, and without a reserve every update took the
+ * only free slot and the next read pruned the version it left (issue 16).
+ */
+#define HPL_HOT_RESERVE 16
+
+static bool
+hpl_slots_short(Page page)
+{
+	if (PageIsNew(page))
+		return false;
+	return hpl_count_free_slots(page, hpl_hgeom(page), HPL_HOT_RESERVE,
+								true) < HPL_HOT_RESERVE;
 }
 
 /* ------------------------------------------------------------------------
@@ -2519,6 +2582,7 @@ const QsPageLayout qs_hpl_layout = {
 	.max_record_size = hpl_max_record_size,
 	.free_space = hpl_free_space,
 	.prune_free_space = hpl_prune_free_space,
+	.slots_short = hpl_slots_short,
 	.record_fits = hpl_record_fits,
 	.put_record = hpl_put_record,
 	.max_offset = hpl_max_offset,
