@@ -924,7 +924,7 @@ pax_prune_wanted(Page page)
  * reserve, updates of its HOT chains leave it until pruning runs once per
  * several updates.
  */
-#define PAX_HOT_RESERVE 12
+#define PAX_HOT_RESERVE 4
 
 static bool
 pax_slots_short(Page page)
