@@ -1121,23 +1121,21 @@ hpl_prune_free_space(Page page)
 static bool
 hpl_slots_short(Page page)
 {
-	PageHeader	ph = (PageHeader) page;
-	HplGeom    *g;
 	int			nrecs;
-	int			ndead,
-				nunused,
-				nredirect;
+	HplGeom    *g;
+	int			counts[3];		/* DEAD, unused, REDIRECT */
 
 	if (PageIsNew(page))
 		return false;
 	g = hpl_hgeom(page);
 	nrecs = HplDirOf(page)->nrecs;
 	if (nrecs < HPL_MAX_RECS &&
-		(int) ph->pd_upper - (int) ph->pd_lower >=
+		(int) ((PageHeader) page)->pd_upper -
+		(int) ((PageHeader) page)->pd_lower >=
 		(int) (g->lines[nrecs + 1] - g->lines[nrecs]))
 		return false;			/* it can add a slot */
-	hpl_count_slots(page, g, &ndead, &nunused, &nredirect);
-	return ndead + nunused < HPL_HOT_RESERVE;
+	hpl_count_slots(page, g, &counts[0], &counts[1], &counts[2]);
+	return counts[0] + counts[1] < HPL_HOT_RESERVE;
 }
 
 /* ------------------------------------------------------------------------
