@@ -103,11 +103,26 @@ typedef struct QsPageLayout
 	/*
 	 * Optional (NULL: free_space): the free space opportunistic pruning
 	 * compares with its threshold — the room an update's new version has
-	 * without pruning.  HPL: with a DEAD slot on the page (a heap-only
-	 * version takes it: heaponly_takes_dead) the whole hole, else
-	 * free_space, which charges the next slot's new units.
+	 * without pruning.  HPL: with DEAD or unused slots on the page (a
+	 * heap-only version takes one: heaponly_takes_dead) the hole plus their
+	 * fixed fields' bytes, else free_space, which charges the next slot's
+	 * new units.
 	 */
 	Size		(*prune_free_space) (Page page);
+
+	/*
+	 * Optional (NULL: never).  True when the page has fewer slots a
+	 * heap-only version could take (without pruning or growing) than a
+	 * reserve of the layout's choosing, and cannot grow one: on a layout
+	 * whose freed slots keep their storage (heaponly_takes_dead), the HOT
+	 * chains' roots then hold the slots, and every update would need a
+	 * prune first.  Pruning (prune.c) leaves such a page PD_PAGE_FULL, and
+	 * while it is, an update of a heap-only version leaves the page (dml.c,
+	 * fits_same_page): its chain's slots become free, so that pruning runs
+	 * once per several updates instead of once per update.  Reads the page
+	 * under the caller's exclusive (or cleanup) lock; no byte changes.
+	 */
+	bool		(*slots_short) (Page page);
 
 	/*
 	 * Would put_record succeed for this tuple, leaving at least 'reserve'

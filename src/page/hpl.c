@@ -1031,28 +1031,111 @@ hpl_free_space(Page page)
 }
 
 /*
+ * The slots of records below nrecs that hold no record: *ndead DEAD ones
+ * (not REDIRECTs; a heap-only record takes them, hpl_free_slot), *nunused
+ * unused ones, *nredirect REDIRECTs (roots of HOT chains).
+ */
+static void
+hpl_count_slots(Page page, HplGeom *g, int *ndead, int *nunused,
+				int *nredirect)
+{
+	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
+	const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
+	int			nrecs = HplDirOf(page)->nrecs;
+
+	*ndead = *nunused = *nredirect = 0;
+	for (int i = 0; i * 8 < nrecs; i++)
+	{
+		/* the bits of records < nrecs in this byte */
+		uint32		valid = nrecs - i * 8 >= 8 ? 0xFF :
+			(1U << (nrecs - i * 8)) - 1;
+		uint32		notlive = used[i] & ~live[i] & valid;
+
+		*nunused += pg_number_of_ones[~used[i] & valid];
+		while (notlive)
+		{
+			int			k = i * 8 + pg_rightmost_one_pos32(notlive);
+
+			notlive &= notlive - 1;
+			/* a REDIRECT is a dead slot of length 0 (hpl_record_state) */
+			if (hpl_get16(page, FLD(g, F_LEN), k) != 0)
+				(*ndead)++;
+			else
+				(*nredirect)++;
+		}
+	}
+}
+
+/*
+ * Reserve of slots a page of HOT chains keeps for their heap-only versions
+ * (layout.h, slots_short; src/tableam/README.md, issue 16): 100 tellers of
+ * pgbench on one page need about 200 slots (a REDIRECT root and a live
+ * version each), the page's bytes allow 192, and without a reserve every
+ * update took the only free slot and the next read pruned the version it
+ * left.
+ */
+#define HPL_HOT_RESERVE 16
+
+/*
  * The room an update has without pruning (layout.h, prune_free_space): a
- * DEAD slot takes its heap-only version, so with one the hole is the room;
- * without, pruning may make one, and free_space charges a new slot's units.
- * Else a page at a group boundary (slot 64 of a pgbench_accounts page needs
- * 768 bytes) looks full after every update and is pruned on every read.
+ * DEAD slot takes a heap-only version, so with one the room is the hole;
+ * without, pruning may make one, and free_space charges a new slot's
+ * units (else a page at a group boundary, slot 64 of a pgbench_accounts
+ * page needing 768 bytes, looks full after every update and is pruned on
+ * every read).  On a page of HOT chains (HPL_HOT_RESERVE REDIRECTs or
+ * more), whose updates are heap-only versions, the free slots' fixed
+ * fields count too, as heap counts a pruned tuple's bytes: a page with a
+ * reserve of slots is not pruned on every read for its hole alone.  Not on
+ * other pages: an insert cannot take a DEAD slot, and delayed pruning
+ * would keep dead records' values from it.
  */
 static Size
 hpl_prune_free_space(Page page)
 {
 	PageHeader	ph = (PageHeader) page;
 	HplGeom    *g;
-	int			k;
+	int			nrecs;
+	int			ndead,
+				nunused,
+				nredirect;
 
 	if (PageIsNew(page))
 		return hpl_free_space(page);
 	g = hpl_hgeom(page);
-	k = hpl_free_slot(page, g, true);
-	/* a DEAD slot comes first; an unused one has its used bit clear */
-	if (k >= 0 && k < HplDirOf(page)->nrecs && hpl_bit(page, FLD(g, F_USED), k) &&
-		ph->pd_upper > ph->pd_lower)
+	nrecs = HplDirOf(page)->nrecs;
+	hpl_count_slots(page, g, &ndead, &nunused, &nredirect);
+	if (ndead > 0 && ph->pd_upper > ph->pd_lower)
+	{
+		if (nredirect >= HPL_HOT_RESERVE)
+			return ph->pd_upper - ph->pd_lower +
+				(Size) (ndead + nunused) * (g->lines[nrecs] / nrecs);
 		return ph->pd_upper - ph->pd_lower;
+	}
 	return hpl_free_space(page);
+}
+
+/*
+ * Fewer than HPL_HOT_RESERVE slots for heap-only versions (DEAD, not
+ * REDIRECT, or unused), and no room to add one (layout.h, slots_short).
+ */
+static bool
+hpl_slots_short(Page page)
+{
+	int			nrecs;
+	HplGeom    *g;
+	int			counts[3];		/* DEAD, unused, REDIRECT */
+
+	if (PageIsNew(page))
+		return false;
+	g = hpl_hgeom(page);
+	nrecs = HplDirOf(page)->nrecs;
+	if (nrecs < HPL_MAX_RECS &&
+		(int) ((PageHeader) page)->pd_upper -
+		(int) ((PageHeader) page)->pd_lower >=
+		(int) (g->lines[nrecs + 1] - g->lines[nrecs]))
+		return false;			/* it can add a slot */
+	hpl_count_slots(page, g, &counts[0], &counts[1], &counts[2]);
+	return counts[0] + counts[1] < HPL_HOT_RESERVE;
 }
 
 /* ------------------------------------------------------------------------
@@ -2519,6 +2602,7 @@ const QsPageLayout qs_hpl_layout = {
 	.max_record_size = hpl_max_record_size,
 	.free_space = hpl_free_space,
 	.prune_free_space = hpl_prune_free_space,
+	.slots_short = hpl_slots_short,
 	.record_fits = hpl_record_fits,
 	.put_record = hpl_put_record,
 	.max_offset = hpl_max_offset,

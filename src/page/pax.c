@@ -890,21 +890,51 @@ pax_free_space(Page page)
  * pruning frees the dead heap-only ones' slots and grows the capacity
  * (pax_compact) before an update has to leave the page.
  */
-static bool
-pax_short_of_slots(Page page, PaxPageHeader *h)
+static int
+pax_free_slots(Page page, PaxPageHeader *h)
 {
 	PaxRecHdr  *recs = PaxRecs(page, h);
 	int			nfree = h->capacity - h->nslots;
 
 	for (int i = 0; i < h->nslots; i++)
 		nfree += (recs[i].state == PAX_UNUSED);
-	return nfree <= h->capacity / 10;
+	return nfree;
+}
+
+static bool
+pax_short_of_slots(Page page, PaxPageHeader *h)
+{
+	return pax_free_slots(page, h) <= h->capacity / 10;
 }
 
 static bool
 pax_prune_wanted(Page page)
 {
 	return !PageIsNew(page) && pax_short_of_slots(page, PaxHeaderOf(page));
+}
+
+/*
+ * Short of slots for HOT versions (layout.h, slots_short): fewer free slots
+ * than pruning's threshold plus PAX_HOT_RESERVE.  Asked after a prune,
+ * whose compaction already grew the capacity as far as the live records'
+ * bytes allow (pax_compact).  A page that pruning leaves within the
+ * threshold is pruned on every read and every update takes the slot the
+ * last prune freed (pgbench_tellers: about 200 slots for 100 rows that
+ * need two each, a REDIRECT root and a live version; issue 16); with the
+ * reserve, updates of its HOT chains leave it until pruning runs once per
+ * several updates.
+ */
+#define PAX_HOT_RESERVE 4
+
+static bool
+pax_slots_short(Page page)
+{
+	PaxPageHeader *h;
+
+	if (PageIsNew(page))
+		return false;
+	h = PaxHeaderOf(page);
+	return pax_free_slots(page, h) <= h->capacity / 10 + PAX_HOT_RESERVE;
 }
 
 /* does the page hold no record at all (then it may be laid out anew)? */
@@ -1874,6 +1904,7 @@ const QsPageLayout qs_pax_layout = {
 	.mark_dead = pax_mark_dead,
 	.mark_unused = pax_mark_unused,
 	.prune_wanted = pax_prune_wanted,
+	.slots_short = pax_slots_short,
 	.mark_redirect = pax_mark_redirect,
 	.redirect_target = pax_redirect_target,
 	.compact = pax_compact,

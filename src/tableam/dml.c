@@ -116,13 +116,26 @@ qs_record_fits(const QsPageLayout *L, const QsPageLayout *RL, Page page,
  * layout may give a heap-only record a slot it gives no other (layout.h,
  * heaponly_takes_dead).  Leaves the flag set exactly when the answer is
  * yes and 'hot', as put_record on that page must see it.
+ *
+ * 'oldheaponly': the old version is heap-only, so its chain holds two
+ * slots or more (a REDIRECT root and the version).  On a page pruning left
+ * short of slots (PD_PAGE_FULL, and the layout's slots_short still true)
+ * the answer is no: the new version goes to another page, and the chain's
+ * slots become free for the chains that stay (layout.h, slots_short).
  */
 static bool
 fits_same_page(const QsPageLayout *L, const QsPageLayout *RL, Page page,
-			   TupleDesc desc, HeapTuple tup, bool hot)
+			   TupleDesc desc, HeapTuple tup, bool hot, bool oldheaponly)
 {
 	bool		fits;
 
+	if (hot && oldheaponly && PageIsFull(page))
+	{
+		const QsPageLayout *PL = qs_page_layout(L, page);
+
+		if (PL->slots_short != NULL && PL->slots_short(page))
+			return false;
+	}
 	if (hot)
 		HeapTupleHeaderSetHeapOnly(tup->t_data);
 	fits = qs_record_fits(L, RL, page, desc, tup, 0);
@@ -1843,6 +1856,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		hot_ok = false;
 	bool		hot_summarized = false;
 	bool		use_hot = false;
+	bool		oldheaponly;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
@@ -1973,9 +1987,10 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 newtup->t_len > TOAST_TUPLE_THRESHOLD);
 
 	RL = qs_record_layout(rel, L, newtup);
+	oldheaponly = HeapTupleHeaderIsHeapOnly(tp.t_data);
 	if (!need_toast &&
 		fits_same_page(L, RL, BufferGetPage(buf), RelationGetDescr(rel), newtup,
-					   hot_ok && RL == L))
+					   hot_ok && RL == L, oldheaponly))
 	{
 		/* same page: one WAL record */
 		OffsetNumber noff;
@@ -2047,7 +2062,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			if (fits_same_page(L, RL, BufferGetPage(buf), RelationGetDescr(rel),
-							   heaptup, hot_ok && RL == L))
+							   heaptup, hot_ok && RL == L, oldheaponly))
 			{
 				newbuf = buf;
 				break;

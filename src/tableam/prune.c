@@ -373,8 +373,18 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 		START_CRIT_SECTION();
 		qs_prune_execute(L, page, ps->redirected, ps->nredirected,
 						 ps->nowdead, ps->ndead, ps->nowunused, ps->nunused);
-		/* heap_page_prune's PageClearFull: the update that set it may fit */
-		PageClearFull(page);
+
+		/*
+		 * heap_page_prune's PageClearFull: the update that set it may fit.
+		 * Unless the page is still short of slots for heap-only versions
+		 * (layout.h, slots_short): then it stays full, so that updates of
+		 * its HOT chains leave it until it has a reserve (dml.c).  The
+		 * PRUNE record carries the flag (qs_log_prune).
+		 */
+		if (L->slots_short != NULL && L->slots_short(page))
+			PageSetFull(page);
+		else
+			PageClearFull(page);
 		PageClearPrunable(page);
 		if (TransactionIdIsValid(ps->newhint))
 			PageSetPrunable(page, ps->newhint);
@@ -383,7 +393,10 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 					 ps->nowdead, ps->ndead, ps->nowunused, ps->nunused);
 		END_CRIT_SECTION();
 	}
-	else if ((ps->newhint != hint || PageIsFull(page)) && vistest != NULL)
+	else if ((ps->newhint != hint ||
+			  (PageIsFull(page) &&
+			   !(L->slots_short != NULL && L->slots_short(page)))) &&
+			 vistest != NULL)
 	{
 		QsGenXLogState *state;
 		Page		wpage;
@@ -391,7 +404,9 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 		state = qs_genxlog_start(rel);
 		wpage = qs_genxlog_register(state, buf, 0);
 		PageClearPrunable(wpage);
-		PageClearFull(wpage);
+		/* a page short of slots stays full, as above */
+		if (!(L->slots_short != NULL && L->slots_short(wpage)))
+			PageClearFull(wpage);
 		if (TransactionIdIsValid(ps->newhint))
 			PageSetPrunable(wpage, ps->newhint);
 		qs_genxlog_finish(state);

@@ -47,13 +47,16 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 {
 	bool		valid;
 	uint32		len;
+	uint16		infomask;
 
 	tup->t_data = qs_page_get_header(L, page, off, scratch, &len);
+	infomask = tup->t_data->t_infomask;
 	tup->t_len = len;
 	ItemPointerSet(&tup->t_self, BufferGetBlockNumber(buf), off);
 	tup->t_tableOid = RelationGetRelid(rel);
 	valid = HeapTupleSatisfiesVisibility(tup, snapshot, buf);
-	if (tup->t_data == scratch)
+	/* hint bits the test set (all it writes), into the page */
+	if (tup->t_data == scratch && scratch->t_infomask != infomask)
 		qs_page_set_header(L, page, off, scratch);
 	if (unlikely(tup->t_data->t_infomask2 & QS_INFOMASK2_BITS))
 		valid = qs_moved_visible(tup->t_data, snapshot, valid);

@@ -205,6 +205,35 @@ VACUUM (FREEZE) qfull;
 SELECT CASE WHEN :'am' = 'heap' THEN true
             ELSE (SELECT bool_and(vm_all_frozen)
                     FROM quickstep.page_visibility('qfull')) END AS all_frozen;
+
+-- A page bound by slots, not bytes (issue 16): pgbench_tellers' rows,
+-- three ints and a NULL, each updated many times.  An HPL or PAX page that
+-- pruning leaves short of slots for HOT versions sends updates of its
+-- chains to another page until it keeps a reserve; rows, chains and index
+-- entries must stay consistent through the moves.
+CREATE TABLE qtell (tid int PRIMARY KEY, bid int, tbalance int, filler char(84))
+  USING :am WITH (autovacuum_enabled = off);
+INSERT INTO qtell (tid, bid, tbalance)
+  SELECT g, (g - 1) / 10 + 1, 0 FROM generate_series(1, 100) g;
+DO $$
+BEGIN
+  FOR i IN 1 .. 600 LOOP
+    UPDATE qtell SET tbalance = tbalance + i WHERE tid = (i * 37) % 100 + 1;
+    COMMIT;
+  END LOOP;
+END $$;
+SELECT count(*), sum(tbalance), count(filler), sum(tid * tbalance) FROM qtell;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(tbalance), sum(tid * tbalance) FROM qtell WHERE tid > 0;
+SELECT tid, tbalance FROM qtell WHERE tid IN (1, 38, 75, 100) ORDER BY tid;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT checked(:'am', 'qtell');
+VACUUM qtell;
+SELECT count(*), sum(tbalance) FROM qtell;
+SELECT checked(:'am', 'qtell');
+DROP TABLE qtell;
 DROP TABLE qfull, qfull0;
 DROP PROCEDURE churn_page(int);
 DROP FUNCTION probe(int, int);
