@@ -675,11 +675,13 @@ lock_run_page(Relation rel, BlockNumber blk, uint32 sp[4])
  * qs_colrun_reclaim
  *		Give the pages of a RETIRED block's run back to the delta: each page
  *		still holding this block's image becomes an empty page (logged as a
- *		full-page image), which the engine formats for rows on first use and
- *		VACUUM records in the free space map or truncates from the end.
- *		Only for blocks no snapshot can read: a load that aborted or
- *		crashed (its xmin never commits, so every directory reader skips
- *		it).  Idempotent: a page that is no longer this block's is left
+ *		full-page image, recorded empty in the free space map by
+ *		qs_colpage_give_back), which the engine formats for rows on first
+ *		use or VACUUM truncates from the end.  Only for blocks no snapshot
+ *		can read: a load that aborted or crashed (its xmin never commits,
+ *		so every directory reader skips it), or a block retired emptied
+ *		once no snapshot from before its retirement is left (section 4.7
+ *		of the README).  Idempotent: a page that is no longer this block's is left
  *		alone, so a crash half-way needs nothing but the next VACUUM.
  *		Returns the number of pages reclaimed.
  */
