@@ -681,8 +681,9 @@ lock_run_page(Relation rel, BlockNumber blk, uint32 sp[4])
  *		can read: a load that aborted or crashed (its xmin never commits,
  *		so every directory reader skips it), or a block retired emptied
  *		once no snapshot from before its retirement is left (section 4.7
- *		of the README).  Idempotent: a page that is no longer this block's is left
- *		alone, so a crash half-way needs nothing but the next VACUUM.
+ *		of the README).  Idempotent: a page that is no longer this
+ *		block's is left alone, so a crash half-way needs nothing but the
+ *		next VACUUM.
  *		Returns the number of pages reclaimed.
  */
 uint32
