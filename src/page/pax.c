@@ -930,11 +930,22 @@ static bool
 pax_slots_short(Page page)
 {
 	PaxPageHeader *h;
+	Size		freeb;
 
 	if (PageIsNew(page))
 		return false;
 	h = PaxHeaderOf(page);
-	return pax_free_slots(page, h) <= h->capacity / 10 + PAX_HOT_RESERVE;
+	if (pax_free_slots(page, h) > h->capacity / 10 + PAX_HOT_RESERVE)
+		return false;
+
+	/*
+	 * Slot-bound only: the free bytes would hold PAX_HOT_RESERVE more
+	 * records of the page's mean size.  On a page out of bytes as well,
+	 * moving its chains' updates away only costs index entries: they would
+	 * not fit either until pruning frees their versions' bytes.
+	 */
+	freeb = pax_free_bytes(page, h);
+	return freeb * Max(h->nslots, 1) >= (Size) PAX_HOT_RESERVE * (BLCKSZ - freeb);
 }
 
 /* does the page hold no record at all (then it may be laid out anew)? */

@@ -36,11 +36,13 @@ sub qs_start_victim
 	return $h;
 }
 
-# crash_and_restart(NODE): SIGKILL the postmaster, as a power cut would, then
-# start it again so that crash recovery replays the WAL.  The dead
-# postmaster is reaped by init and its children notice its death within a
-# moment; until both happened the new postmaster refuses to start (lock file,
-# shared memory in use), so the start is retried for a while.
+# crash_and_restart(NODE): SIGKILL the postmaster and every process it
+# started, as a power cut would, then start it again so that crash recovery
+# replays the WAL.  The children are killed too: a backend busy in a long
+# statement notices its postmaster's death only when it next waits, and
+# until it exits the new postmaster refuses to start (shared memory still
+# in use; on a loaded machine that took over 30 s).  The start is retried
+# for a while all the same (the dead are reaped by init).
 sub crash_and_restart
 {
 	my ($node) = @_;
@@ -49,11 +51,13 @@ sub crash_and_restart
 	my $pid = <$fh>;
 	close $fh;
 	chomp $pid;
+	my @kids = children_of($pid);
 
 	$node->kill9;
+	kill 'KILL', @kids if @kids;
 	for (1 .. 300)
 	{
-		last unless kill 0, $pid;
+		last unless grep { kill 0, $_ } ($pid, @kids);
 		usleep(100_000);
 	}
 	for (1 .. 60)
@@ -64,6 +68,24 @@ sub crash_and_restart
 		usleep(500_000);
 	}
 	BAIL_OUT('the crashed node did not start again within 30 s');
+}
+
+# children_of(PID): the processes whose parent is PID (from /proc).
+sub children_of
+{
+	my ($ppid) = @_;
+	my @kids;
+	opendir(my $dh, '/proc') or return ();
+	for my $p (grep { /^\d+$/ } readdir $dh)
+	{
+		open my $st, '<', "/proc/$p/stat" or next;
+		my $line = <$st>;
+		close $st;
+		# pid (comm) state ppid ...: comm may hold blanks and parentheses
+		push @kids, $p if defined $line && $line =~ /^\d+ \(.*\)\s+\S+\s+(\d+)/ && $1 == $ppid;
+	}
+	closedir $dh;
+	return @kids;
 }
 
 # qs_wait_reinit(NODE, LOGPOS): after a backend or worker of NODE was killed
