@@ -174,7 +174,7 @@ ok($pub->poll_query_until('postgres', q{SELECT sum(n) >= 300 FROM up_nsm}),
 crash_and_restart($pub);
 $load->finish;
 note "pgbench stopped by the crash: $err";
-like($err, qr/(terminat|connection|server closed|lost)/i, 'pgbench lost its connections to the killed publisher');
+like($err, qr/(terminat|connection|server closed|lost|died)/i, 'pgbench lost its connections to the killed publisher');
 
 # more load after the restart, ending normally
 ($out, $err) = ('', '');
