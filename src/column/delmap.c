@@ -794,34 +794,6 @@ dcache_refresh(Relation rel)
 }
 
 /*
- * The live version of 'range' in the command's copy, or NULL: what
- * qs_coldir_find_range finds, by a binary search (a qs_coldir_read copy
- * is in TID order, ranges ascending, one entry a range or its retired
- * ones).
- */
-static const QsColDirEntry *
-dcache_find(uint32 range)
-{
-	const QsColDirEntry *ents = dcache.dir.entries;
-	uint32		lo = 0,
-				hi = dcache.dir.nentries;
-
-	while (lo < hi)
-	{
-		uint32		mid = lo + (hi - lo) / 2;
-
-		if (ents[mid].tid_range < range)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < dcache.dir.nentries && ents[lo].tid_range == range; lo++)
-		if (ents[lo].state != QS_COLBLK_RETIRED)
-			return &ents[lo];
-	return NULL;
-}
-
-/*
  * qs_coldelmap_buffer
  *		The buffer holding the header of main row 'tid' (pinned, not
  *		locked), made when 'create' and the row's virtual page has none;
@@ -866,7 +838,7 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
 	}
 	for (;;)
 	{
-		e = dcache_find(range);
+		e = qs_coldir_find_range(&dcache.dir, range);
 		if (e != NULL && row < e->published &&
 			(fresh || e->delmap_root != InvalidBlockNumber))
 			break;

@@ -705,13 +705,32 @@ qs_coldir_read_visible(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 	coldir_read(rel, snapshot, dir);
 }
 
+/*
+ * qs_coldir_find_range
+ *		The first entry of 'range' that is not RETIRED, or NULL.  Every copy
+ *		coldir_read_ext returns is in TID order (sort_entries), so a binary
+ *		search finds the range's first entry; index fetches and DML ask this
+ *		per row.
+ */
 const QsColDirEntry *
 qs_coldir_find_range(const QsColDirectory *dir, uint32 range)
 {
-	for (uint32 i = 0; i < dir->nentries; i++)
-		if (dir->entries[i].tid_range == range &&
-			dir->entries[i].state != QS_COLBLK_RETIRED)
-			return &dir->entries[i];
+	const QsColDirEntry *ents = dir->entries;
+	uint32		lo = 0,
+				hi = dir->nentries;
+
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+
+		if (ents[mid].tid_range < range)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < dir->nentries && ents[lo].tid_range == range; lo++)
+		if (ents[lo].state != QS_COLBLK_RETIRED)
+			return &ents[lo];
 	return NULL;
 }
 
