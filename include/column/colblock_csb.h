@@ -77,11 +77,9 @@ typedef struct QsCsbIndex
 	QsCsbReadFn read;
 	void	   *read_arg;
 	const QsCodecAllocator *alloc;
-	uint64_t	len;
 	uint32_t	nentries;
 	uint32_t	code_end;
 	uint32_t	ngroups;
-	uint32_t	nnodes;
 	int			levels;
 	uint32_t	level_start[QS_CSBIX_MAX_LEVELS];	/* first node of each */
 	uint32_t	level_size[QS_CSBIX_MAX_LEVELS];
@@ -92,7 +90,6 @@ typedef struct QsCsbIndex
 	uint64_t	pos_off;
 	const uint8_t *head;		/* body_off bytes: header, chunk checksums */
 	const uint8_t **chunk;		/* nchunks: checked chunk, or NULL */
-	uint32_t	chunks_read;
 } QsCsbIndex;
 
 /* Exact section size of an index of nentries entries. */

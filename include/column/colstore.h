@@ -240,7 +240,8 @@ extern uint32 qs_coldir_retire_emptied(Relation rel);
 
 /*
  * quickstep.debug_vacuum_crash (tests only, src/core/guc.c): PANIC at one
- * step of VACUUM's retirement of emptied blocks, for crash tests.
+ * step of VACUUM's retirement of emptied blocks (1-3, dir.c), or in any
+ * run write into freed pages (4, run.c), for crash tests.
  */
 #define QS_DEBUG_VACUUM_INDEXED	1	/* index pass done, nothing retired */
 #define QS_DEBUG_VACUUM_RETIRED	2	/* a block retired, no page given back */

@@ -23,7 +23,8 @@ extern int	qs_column_delta_rows;
 extern int	qs_column_fetch_cache;	/* kB, readcache.c */
 extern int	qs_max_shared_scans;
 extern bool qs_debug_undecodable;
-extern int	qs_debug_vacuum_crash;	/* column VACUUM crash tests (dir.c) */
+extern int	qs_debug_vacuum_crash;	/* column VACUUM and run-write crash
+											 * tests (dir.c, run.c) */
 extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
 
 extern void qs_define_gucs(bool at_preload);

@@ -344,11 +344,9 @@ qs_csbix_open(QsCsbReadFn read, void *read_arg, uint64_t seclen, uint32_t nrows,
 	ix->read = read;
 	ix->read_arg = read_arg;
 	ix->alloc = alloc;
-	ix->len = seclen;
 	ix->nentries = n;
 	ix->code_end = qs_load32(ix->head + 12);
 	ix->ngroups = L.ngroups;
-	ix->nnodes = L.nnodes;
 	ix->levels = L.levels;
 	for (int l = 0, s = 0; l < L.levels; l++)
 	{
@@ -405,7 +403,6 @@ body_at(QsCsbIndex *ix, uint64_t off, QsCodecErr *err)
 			return NULL;
 		}
 		ix->chunk[c] = b;
-		ix->chunks_read++;
 	}
 	return ix->chunk[c] + (off - (uint64_t) c * QS_CSBIX_CHUNK);
 }

@@ -172,6 +172,7 @@ load_flush(Relation rel)
 	/* keep the command's counters and the arrays; the next rows start a new block */
 	MemoryContextReset(load.tmpcxt);
 	qs_colbuilder_reset(&load.builder);
+	load.builder.index_cols = NULL;	/* pointed into tmpcxt's options */
 	load.active = false;
 	load.tids_exposed = false;
 	memset(&load.opts, 0, sizeof(load.opts));

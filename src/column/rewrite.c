@@ -95,6 +95,7 @@ blocks_flush(RewriteBlocks *w)
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(w->tmpcxt);
 	qs_colbuilder_reset(&w->builder);
+	w->builder.index_cols = NULL;	/* pointed into tmpcxt's options */
 	w->active = false;
 }
 
