@@ -47,6 +47,7 @@
 #include "executor/executor.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/array.h"
@@ -647,6 +648,12 @@ acc_main(QsAggScanState *st)
 		}
 		if (acc_header(st, s))
 		{
+			/*
+			 * seq_tup_read: every row of the block is the snapshot's and
+			 * passes (no delete map, no qual), as the plain scan would
+			 * count them (core's stats test: count(*) of tenk2)
+			 */
+			qs_pgstat_count_heap_getnext_n(rel, s->row_end - s->row);
 			st->header_blocks++;
 			qs_colscan_close_block(s);
 			continue;
@@ -677,6 +684,8 @@ acc_main(QsAggScanState *st)
 			n = k;
 			k = qs_colpush_rows(&st->push, s, start, st->sel, n);
 			InstrCountFiltered2(st, n - k);
+			/* seq_tup_read: main rows once they pass the quals (exec.c) */
+			qs_pgstat_count_heap_getnext_n(rel, k);
 			if (k > 0)
 			{
 				for (int c = 0; c < st->ncols; c++)
