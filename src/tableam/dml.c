@@ -171,6 +171,7 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 	TupleDesc	desc = RelationGetDescr(rel);
 	Size		reserve = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	Size		need;
+	Size		nearly_empty;
 	BlockNumber target = InvalidBlockNumber;
 	Buffer		buf;
 	const QsPageLayout *R = qs_record_layout(rel, L, tup);
@@ -184,11 +185,15 @@ qs_get_buffer(Relation rel, const QsPageLayout *L, HeapTuple tup,
 				 errmsg("row is too big: size %zu, maximum size %zu",
 						(size_t) tup->t_len, maxsize)));
 	/*
-	 * A record too big for the fillfactor still goes on an empty page; the
-	 * FSM request must not exceed what any page can hold either.
+	 * A record too big for the fillfactor goes on a nearly empty page, as
+	 * heap's RelationGetBufferForTuple sends it (a page "nearly empty" when
+	 * what it lacks is a few line pointers' worth); the FSM request never
+	 * exceeds what a page can hold.
 	 */
-	if (MAXALIGN(tup->t_len) + reserve > maxsize)
-		reserve = 0;
+	nearly_empty = maxsize - (MaxHeapTuplesPerPage / 8 * sizeof(ItemIdData));
+	if (MAXALIGN(tup->t_len) + reserve > nearly_empty)
+		reserve = nearly_empty > MAXALIGN(tup->t_len) ?
+			nearly_empty - MAXALIGN(tup->t_len) : 0;
 	need = MAXALIGN(tup->t_len) + reserve;
 
 	*isnew = false;
