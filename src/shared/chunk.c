@@ -12,7 +12,11 @@
  * those (each column read once per page for the first qual of every
  * recipient that filters on it, over the records some recipient sees): a
  * record nobody sees may hold a rolled-back attribute that the descriptor
- * would decode as another type (review F1 of d8fix).  After the lock is
+ * would decode as another type (review F1 of d8fix).  Recipients with an
+ * equality qual on a column several of them filter on are served by the
+ * query index instead (qindex.c): that column is read once over the same
+ * records, each value looked up once among their constants, and only the
+ * recipients listed under it run their other quals on the record.  After the lock is
  * released (the pin
  * keeps record bytes in place, include/page/layout.h), the columns each
  * recipient wants are read for its rows and appended to its message as
