@@ -10,6 +10,7 @@ from qsbench import RESULTS, pyplot  # noqa: E402
 LABELS = {
     "nsm_off": "quickstep_nsm, shared scans off",
     "nsm_on": "quickstep_nsm, shared scans on",
+    "nsm_on_base": "quickstep_nsm, shared on, W4_BASE_LIB (before)",
     "heap_btree": "heap + btree (baseline)",
 }
 

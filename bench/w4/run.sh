@@ -8,9 +8,13 @@
 #   nsm_off    quickstep_nsm, QuickstepScan, quickstep.enable_shared_scan = off
 #   nsm_on     the same with shared scans on
 #   heap_btree heap with a btree index on (flight_no, flight_date): the baseline
+#   nsm_on_base  with W4_BASE_LIB=path/to/quickstep_am.so: nsm_on with that
+#              build of the library (copied over the installed one and the
+#              server restarted around each such run), for before/after
+#              figures from one cluster and one load
 # Writes bench/results/w4.csv.
 # Environment: PGVER (18), PG18_BIN/PG15_BIN, W4_PORT (56300), W4_DIR,
-# W4_CLIENTS ("1 4 16 64"; up to 128), W4_SECONDS (5), W4_NOBUILD=1 to skip
+# W4_CLIENTS ("1 4 16 64"; up to 256), W4_SECONDS (5), W4_NOBUILD=1 to skip
 # the build.  Then bench/w4/plot.py draws bench/results/w4.png.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,7 +35,7 @@ psql_() { "$bindir/psql" -X -q -At -h /tmp -p "$port" -U postgres -d postgres -v
 bash scripts/cluster.sh stop "$ver" "$dir/data" 2>/dev/null || true
 rm -rf "$dir"
 QS_EXTRA_CONF="shared_buffers = 512MB
-max_connections = 150
+max_connections = 300
 quickstep.max_shared_scans = 256
 max_parallel_workers_per_gather = 0
 quickstep.merge_workers = 0
@@ -71,6 +75,18 @@ SELECT flight_no, flight_date, p1, p2, p3 FROM bookings_$t WHERE flight_no = :f 
 SQL
 done
 
+libdir=$("$bindir/pg_config" --pkglibdir)
+base_lib=${W4_BASE_LIB:-}
+if [ -n "$base_lib" ]; then
+	cp "$libdir/quickstep_am.so" "$dir/new.so"
+	trap 'cp "$dir/new.so" "$libdir/quickstep_am.so"; bash scripts/cluster.sh stop "$ver" "$dir/data" >/dev/null' EXIT
+fi
+restart_with() {	# library
+	bash scripts/cluster.sh stop "$ver" "$dir/data" >/dev/null
+	cp "$1" "$libdir/quickstep_am.so"
+	bash scripts/cluster.sh start "$ver" "$dir/data" "$port" >/dev/null
+}
+
 out=bench/results/w4.csv
 mkdir -p bench/results
 echo "config,clients,tps,latency_ms" >"$out"
@@ -88,5 +104,10 @@ for c in $clients; do
 	run nsm_off nsm off "$c"
 	run nsm_on nsm on "$c"
 	run heap_btree heap off "$c"
+	if [ -n "$base_lib" ]; then
+		restart_with "$base_lib"
+		run nsm_on_base nsm on "$c"
+		restart_with "$dir/new.so"
+	fi
 done
 python3 bench/w4/plot.py || echo "w4: no plot (matplotlib missing?)" >&2

@@ -34,8 +34,19 @@ extern bool qs_enable_shared_scan;
 #define QS_SHARED_SNAP_MAX		4096	/* serialized snapshot */
 #define QS_SHARED_MAX_QUALS		8		/* native quals shipped */
 #define QS_SHARED_MAX_ELEMS		64		/* their IN-list constants */
-#define QS_SHARED_AREAS			8		/* queues per member */
+#define QS_SHARED_AREAS			32		/* queues per member */
 #define QS_SHARED_QUEUE_SIZE	(8 * 1024)	/* each of them */
+
+/*
+ * A member can be served only while one of its queues is free, and each
+ * chunk scanned for it holds one until it polls, even when no row of the
+ * chunk is its (W4: nearly every message is a header).  With many members
+ * on few cores a member waits its turn for a core with its queues full,
+ * and scanners pass it by: eight queues let a chunk be read for 3 members
+ * on average at 64 W4 clients (EXPLAIN: 76 deliveries for 26 chunks
+ * served), 32 for many more (427 against 241 tps; src/shared/README.md,
+ * *Measured (qindex)*).
+ */
 
 /*
  * A member's walk is a set of chunks, not a sequence: any member may take

@@ -12,7 +12,11 @@
  * those (each column read once per page for the first qual of every
  * recipient that filters on it, over the records some recipient sees): a
  * record nobody sees may hold a rolled-back attribute that the descriptor
- * would decode as another type (review F1 of d8fix).  After the lock is
+ * would decode as another type (review F1 of d8fix).  Recipients with an
+ * equality qual on a column several of them filter on are served by the
+ * query index instead (qindex.c): that column is read once over the same
+ * records, each value looked up once among their constants, and only the
+ * recipients listed under it run their other quals on the record.  After the lock is
  * released (the pin
  * keeps record bytes in place, include/page/layout.h), the columns each
  * recipient wants are read for its rows and appended to its message as
@@ -34,6 +38,7 @@
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
+#include "shared/qindex.h"
 #include "shared/shared_scan.h"
 #include "tableam/engine.h"
 
@@ -163,6 +168,23 @@ typedef struct QsPageColumn
 	bool		isnull[MaxHeapTuplesPerPage];
 } QsPageColumn;
 
+/* The page's column attno over uni[0 .. nuni-1], read at its first use. */
+static QsPageColumn *
+page_column(QsPageColumn *cols, int *ncols, const QsPageLayout *PL,
+			Page page, TupleDesc desc, AttrNumber attno,
+			OffsetNumber *uni, int nuni)
+{
+	QsPageColumn *c;
+
+	for (int x = 0; x < *ncols; x++)
+		if (cols[x].attno == attno)
+			return &cols[x];
+	c = &cols[(*ncols)++];
+	c->attno = attno;
+	PL->read_column(page, desc, attno, uni, nuni, c->values, c->isnull);
+	return c;
+}
+
 /*
  * Do snapshots a and b see the same records?  Yes when their xmin, xmax and
  * running xids are the same: the command id only matters for rows of the
@@ -255,10 +277,14 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 	bool	   *tmpnulls = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
 	Datum	  **colvals = palloc(sizeof(Datum *) * Max(natts, 1));
 	bool	  **colnulls = palloc(sizeof(bool *) * Max(natts, 1));
-	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(n, 1));
+	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(natts, 1));	/* one per column at most */
 	int		   *judge = palloc(sizeof(int) * n);	/* whose judgement */
 	OffsetNumber **vis = palloc(sizeof(OffsetNumber *) * n);
 	int		   *nvis = palloc(sizeof(int) * n);
+	bool	  **seen = palloc0(sizeof(bool *) * n);	/* judgement's records */
+	int			njudges = 0;
+	int		   *indexed = palloc(sizeof(int) * n);	/* qual in the index */
+	QsQueryIndex *ix = qs_qindex_build(r, n, indexed);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -273,8 +299,21 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				break;
 			}
 		if (judge[i] == i)
+		{
 			vis[i] = palloc(sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
+			njudges++;
+		}
 	}
+
+	/*
+	 * With several judgements, an indexed recipient's matches are kept only
+	 * among the records its own judgement sees: seen[j][off] for judgement
+	 * j (set per page, cleared after).
+	 */
+	if (ix != NULL && njudges > 1)
+		for (int j = 0; j < n; j++)
+			if (judge[j] == j)
+				seen[j] = palloc0(sizeof(bool) * (MaxHeapTuplesPerPage + 1));
 	for (int a = 0; a < natts; a++)
 	{
 		colvals[a] = NULL;
@@ -291,6 +330,7 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		OffsetNumber maxoff;
 		bool		any = false;
 		int			ncols = 0;
+		int			njudged = 0;
 
 		CHECK_FOR_INTERRUPTS();
 		if (n > 1 && blkno > first)
@@ -358,6 +398,63 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				pos[off] = nuni;
 				uni[nuni++] = off;
 			}
+			if (seen[j] != NULL)
+				for (int x = 0; x < nvis[j]; x++)
+					seen[j][vis[j][x]] = true;
+			njudged++;
+		}
+
+		/*
+		 * In offset order, as each judgement's records are (an indexed
+		 * recipient's candidates come in uni's order and its rows must come
+		 * in its unshared scan's order: a restarted walk relies on it,
+		 * scan/exec.c).  With one judgement they already are.
+		 */
+		if (njudged > 1)
+		{
+			nuni = 0;
+			for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+				if (pos[off] >= 0)
+				{
+					pos[off] = nuni;
+					uni[nuni++] = off;
+				}
+		}
+
+		/*
+		 * The query index (qindex.c): each indexed column read once over
+		 * uni and each value looked up once; the recipients listed under it
+		 * get the record as a candidate, if their own judgement sees it and
+		 * the block is in their walk.  Their other quals run on their
+		 * candidates below.  Everyone else's nsel starts at 0 too.
+		 */
+		for (int i = 0; i < n; i++)
+			nsel[i] = 0;
+		for (int g = 0; ix != NULL && g < ix->ncolumns && nuni > 0; g++)
+		{
+			QsQindexColumn *ic = &ix->columns[g];
+			QsPageColumn *c = page_column(cols, &ncols, PL, page, desc,
+										  ic->attno, uni, nuni);
+
+			for (int x = 0; x < nuni; x++)
+			{
+				int			l;
+
+				if (c->isnull[x])
+					continue;	/* equal to no constant */
+				l = qs_qindex_probe(ix, g,
+									qs_datum_to_int64(c->values[x], ic->col_width));
+				for (; l >= 0; l = ix->links[l].next)
+				{
+					int			i = ix->links[l].recipient;
+					int			jd = judge[i];
+
+					if (blkno >= r[i].nblocks || nvis[jd] < 0 ||
+						(seen[jd] != NULL && !seen[jd][uni[x]]))
+						continue;
+					sel[i][nsel[i]++] = uni[x];
+				}
+			}
 		}
 
 		for (int i = 0; i < n; i++)
@@ -367,16 +464,27 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 			OffsetNumber *cand = sel[i];
 			bool		first = true;	/* the first native qual */
 
-			nsel[i] = 0;
 			/* past its walk (its group's may be longer), or no record */
 			if (blkno >= r[i].nblocks || nvis[jd] < 0)
 				continue;
 			r[i].visible += nvis[jd];
-			k = nvis[jd];
-			memcpy(cand, vis[jd], sizeof(OffsetNumber) * k);
+			if (indexed[i] >= 0)
+			{
+				/* its candidates: the index's matches, in cand already */
+				k = nsel[i];
+				first = false;
+			}
+			else
+			{
+				k = nvis[jd];
+				memcpy(cand, vis[jd], sizeof(OffsetNumber) * k);
+			}
 			for (int j = 0; j < r[i].nquals && k > 0; j++)
 			{
 				QsQual	   *q = r[i].quals[j];
+
+				if (j == indexed[i])
+					continue;	/* answered by the index */
 
 				/*
 				 * Native quals only: no user code runs while steps are
@@ -390,18 +498,9 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				if (first && q->kind != QS_QUAL_ISNULL && q->kind != QS_QUAL_NOTNULL)
 				{
 					/* the first qual: over the page's column, read once */
-					QsPageColumn *c = NULL;
+					QsPageColumn *c = page_column(cols, &ncols, PL, page,
+												  desc, q->attno, uni, nuni);
 
-					for (int x = 0; x < ncols; x++)
-						if (cols[x].attno == q->attno)
-							c = &cols[x];
-					if (c == NULL)
-					{
-						c = &cols[ncols++];
-						c->attno = q->attno;
-						PL->read_column(page, desc, q->attno, uni, nuni,
-										c->values, c->isnull);
-					}
 					for (int x = 0; x < k; x++)
 					{
 						tmpvals[x] = c->values[pos[cand[x]]];
@@ -419,6 +518,10 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 			}
 			nsel[i] = k;
 		}
+		for (int j = 0; j < n; j++)
+			if (seen[j] != NULL && nvis[j] > 0)
+				for (int x = 0; x < nvis[j]; x++)
+					seen[j][vis[j][x]] = false;
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 		/* the wanted columns of each recipient's rows, as minimal tuples */

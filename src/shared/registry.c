@@ -5,7 +5,7 @@
  *	  circle, and who scans which chunk for whom (src/shared/README.md).
  *
  * One fixed array of quickstep.max_shared_scans slots in the add-in shared
- * memory, as many circles (each with its own LWLock), and eight message
+ * memory, as many circles (each with its own LWLock), and 32 message
  * queues per slot.  A slot is one member: the backend scanning, the
  * table, its walk (the chunks it needs, and which of them it has had),
  * what another member needs to judge rows for it (its serialized
@@ -870,7 +870,7 @@ restore_recipient(QsSharedRecipient *r, QsPublishedCopy *pc, int natts)
  * stay busy once steps are given into them, a writer already sending gives
  * up after QS_SHARED_SEND_PATIENCE_MS and marks it stalled, and it reads
  * those chunks itself.  So a member holds at most work_mem of messages plus
- * one copied out past it, plus what its eight queues and reader handles
+ * one copied out past it, plus what its 32 queues and reader handles
  * hold (a message each at most).
  */
 void
