@@ -170,15 +170,17 @@ typedef struct QsPageColumn
 
 /* The page's column attno over uni[0 .. nuni-1], read at its first use. */
 static QsPageColumn *
-page_column(QsPageColumn *cols, int *ncols, const QsPageLayout *PL,
-			Page page, TupleDesc desc, AttrNumber attno,
-			OffsetNumber *uni, int nuni)
+page_column(QsPageColumn *cols, int *ncols, int maxcols,
+			const QsPageLayout *PL, Page page, TupleDesc desc,
+			AttrNumber attno, OffsetNumber *uni, int nuni)
 {
 	QsPageColumn *c;
 
 	for (int x = 0; x < *ncols; x++)
 		if (cols[x].attno == attno)
 			return &cols[x];
+	if (*ncols >= maxcols)
+		elog(ERROR, "shared scan reads more than %d columns of a page", maxcols);
 	c = &cols[(*ncols)++];
 	c->attno = attno;
 	PL->read_column(page, desc, attno, uni, nuni, c->values, c->isnull);
@@ -277,7 +279,13 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 	bool	   *tmpnulls = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
 	Datum	  **colvals = palloc(sizeof(Datum *) * Max(natts, 1));
 	bool	  **colnulls = palloc(sizeof(bool *) * Max(natts, 1));
-	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * Max(natts, 1));	/* one per column at most */
+	/*
+	 * Columns read over uni[]: the index's columns (each holds at least one
+	 * recipient, each recipient is in at most one) and each recipient's
+	 * first qual's column, so at most 2n distinct ones (and natts)
+	 */
+	int			maxcols = Max(Min(natts, 2 * n), 1);
+	QsPageColumn *cols = palloc(sizeof(QsPageColumn) * maxcols);
 	int		   *judge = palloc(sizeof(int) * n);	/* whose judgement */
 	OffsetNumber **vis = palloc(sizeof(OffsetNumber *) * n);
 	int		   *nvis = palloc(sizeof(int) * n);
@@ -433,8 +441,8 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 		for (int g = 0; ix != NULL && g < ix->ncolumns && nuni > 0; g++)
 		{
 			QsQindexColumn *ic = &ix->columns[g];
-			QsPageColumn *c = page_column(cols, &ncols, PL, page, desc,
-										  ic->attno, uni, nuni);
+			QsPageColumn *c = page_column(cols, &ncols, maxcols, PL, page,
+										  desc, ic->attno, uni, nuni);
 
 			for (int x = 0; x < nuni; x++)
 			{
@@ -498,8 +506,9 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				if (first && q->kind != QS_QUAL_ISNULL && q->kind != QS_QUAL_NOTNULL)
 				{
 					/* the first qual: over the page's column, read once */
-					QsPageColumn *c = page_column(cols, &ncols, PL, page,
-												  desc, q->attno, uni, nuni);
+					QsPageColumn *c = page_column(cols, &ncols, maxcols, PL,
+												  page, desc, q->attno,
+												  uni, nuni);
 
 					for (int x = 0; x < k; x++)
 					{
