@@ -216,7 +216,6 @@ dircopy_get(Relation rel)
 	DirCopy    *dc = NULL;
 	QsColDirectory raw;
 	uint64		gen;
-	MemoryContext old;
 
 	if (dirgen == NULL || RecoveryInProgress())
 		return NULL;
@@ -268,16 +267,18 @@ dircopy_get(Relation rel)
 			dircopy_drop(dc);
 	}
 
-	/* nothing half made is kept when the read fails */
-	old = MemoryContextSwitchTo(dircopy_cxt);
+	/* read where an error frees it, then kept */
 	coldir_walk_raw(rel, &raw);
-	MemoryContextSwitchTo(old);
 	if (raw.nentries > DIRCOPY_MAX_ENTRIES)
 	{
 		pfree(raw.entries);
 		return NULL;
 	}
-	dc->raw = raw;
+	dc->raw.nentries = raw.nentries;
+	dc->raw.entries = MemoryContextAlloc(dircopy_cxt,
+										 sizeof(QsColDirEntry) * Max(raw.nentries, 1));
+	memcpy(dc->raw.entries, raw.entries, sizeof(QsColDirEntry) * raw.nentries);
+	pfree(raw.entries);
 	dc->relid = RelationGetRelid(rel);
 	dc->locator = QS_REL_LOCATOR(rel);
 	dc->gen = gen;
@@ -299,7 +300,6 @@ dircopy_current(DirCopy *dc)
 {
 	QsColDirectory cur;
 	bool		stable = true;
-	MemoryContext old;
 
 	if (dc->cur.entries != NULL &&
 		(dc->cur_stable ||
@@ -326,13 +326,16 @@ dircopy_current(DirCopy *dc)
 		}
 		break;
 	}
-	old = MemoryContextSwitchTo(dircopy_cxt);
+	/* collapsed where an error frees it, then kept */
 	cur.nentries = dc->raw.nentries;
 	cur.entries = palloc(sizeof(QsColDirEntry) * Max(cur.nentries, 1));
 	memcpy(cur.entries, dc->raw.entries, sizeof(QsColDirEntry) * cur.nentries);
 	sort_entries(&cur, true, false);
-	MemoryContextSwitchTo(old);
-	dc->cur = cur;
+	dc->cur.nentries = cur.nentries;
+	dc->cur.entries = MemoryContextAlloc(dircopy_cxt,
+										 sizeof(QsColDirEntry) * Max(cur.nentries, 1));
+	memcpy(dc->cur.entries, cur.entries, sizeof(QsColDirEntry) * cur.nentries);
+	pfree(cur.entries);
 	dc->cur_stable = stable;
 	dc->cur_lxid = QS_MY_LXID;
 	dc->cur_cid = GetCurrentCommandId(false);
