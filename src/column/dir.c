@@ -203,6 +203,8 @@ dircopy_inval(Datum arg, Oid relid)
 }
 
 static void coldir_walk_raw(Relation rel, QsColDirectory *dir);
+static void coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
+							bool one_range, uint32 range, QsColDirectory *dir);
 static void sort_entries(QsColDirectory *dir, bool collapse, bool with_snapshot);
 
 /*
@@ -252,17 +254,11 @@ dircopy_get(Relation rel)
 	}
 	if (dc == NULL)
 	{
-		for (int i = 0; i < DIRCOPY_SLOTS; i++)
-			if (!dircopies[i].used &&
-				(dc == NULL || dc->used))
+		/* an unused slot (last_use 0), else the least recently used */
+		dc = &dircopies[0];
+		for (int i = 1; i < DIRCOPY_SLOTS && dc->used; i++)
+			if (!dircopies[i].used || dircopies[i].last_use < dc->last_use)
 				dc = &dircopies[i];
-		if (dc == NULL)
-		{
-			dc = &dircopies[0];
-			for (int i = 1; i < DIRCOPY_SLOTS; i++)
-				if (dircopies[i].last_use < dc->last_use)
-					dc = &dircopies[i];
-		}
 		if (dc->used)
 			dircopy_drop(dc);
 	}
@@ -777,7 +773,8 @@ qs_coldir_row_surely_dead(Relation rel, uint32 range, uint32 row)
 	bool		owned_by_aborted = false;
 	bool		held_by_live = false;
 
-	qs_coldir_read_all(rel, &all);
+	/* the range's versions (from the copy: index scans ask per row) */
+	coldir_read_ext(rel, NULL, false, true, range, &all);
 	for (uint32 i = 0; i < all.nentries && !held_by_live; i++)
 	{
 		const QsColDirEntry *e = &all.entries[i];
