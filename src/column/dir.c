@@ -938,30 +938,6 @@ coldir_walk_raw(Relation rel, QsColDirectory *dir)
 	}
 }
 
-/* Append the entries of ents[0..n-1] coldir_read_ext keeps to dir. */
-static void
-collect_entries(Relation rel, const QsColDirEntry *ents, uint32 n,
-				Snapshot snapshot, Buffer buf, bool one_range, uint32 range,
-				QsColDirectory *dir, uint32 *cap)
-{
-	for (uint32 i = 0; i < n; i++)
-	{
-		if (one_range && ents[i].tid_range != range)
-			continue;
-		/* rows a load still buffers are nobody's to read (README §6) */
-		if (snapshot != NULL && (ents[i].flags & QS_COLDIR_PENDING))
-			continue;
-		if (!entry_visible(rel, &ents[i], snapshot, buf))
-			continue;
-		if (dir->nentries == *cap)
-		{
-			*cap *= 2;
-			dir->entries = repalloc(dir->entries, sizeof(QsColDirEntry) * *cap);
-		}
-		dir->entries[dir->nentries++] = ents[i];
-	}
-}
-
 /*
  * qs_coldir_read
  *		Copy the directory, in TID order (ranges ascending: loads may
@@ -970,22 +946,21 @@ collect_entries(Relation rel, const QsColDirEntry *ents, uint32 n,
  *		(sort_entries).  With a snapshot, only the entries whose blocks it
  *		sees are kept.  With 'one_range', only the entries of TID range
  *		'range' are copied.  The entries come from the backend's copy of
- *		the directory when it is as new as the directory (dircopy_get);
- *		visibility is judged now all the same, under the metapage's share
- *		lock (the buffer heap's visibility routines are given: the entry
- *		is a local copy, as it was of a locked directory page).
+ *		the directory when it is as new as the directory (dircopy_get),
+ *		else from a copy of the pages made for this read; visibility is
+ *		judged on the copied entries, under the metapage's share lock (the
+ *		buffer heap's visibility routines are given: hints go to the local
+ *		header only, as they did with a locked directory page).
  */
 static void
 coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 				bool one_range, uint32 range, QsColDirectory *dir)
 {
-	QsColMeta	meta;
-	BlockNumber blk;
-	uint32		cap;
-	DirWalk		w;
-	Buffer		buf;
-	QsColDirPageHeader *h;
 	DirCopy    *dc = dircopy_get(rel);
+	QsColDirectory raw = {0};
+	const QsColDirectory *src;
+	Buffer		mbuf = InvalidBuffer;
+	uint32		cap;
 
 	if (dc != NULL && snapshot == NULL && collapse && !one_range)
 	{
@@ -997,36 +972,43 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 		return;
 	}
 	if (dc != NULL)
+		src = &dc->raw;
+	else
 	{
-		Buffer		mbuf = InvalidBuffer;
-		const QsColDirEntry *ents = dc->raw.entries;
-		uint32		n = dc->raw.nentries;
-
-		if (snapshot != NULL)
-		{
-			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
-		}
-		cap = one_range ? 8 : Max(n, 8);
-		dir->nentries = 0;
-		dir->entries = palloc(sizeof(QsColDirEntry) * cap);
-		collect_entries(rel, ents, n, snapshot, mbuf, one_range, range, dir, &cap);
-		if (BufferIsValid(mbuf))
-			UnlockReleaseBuffer(mbuf);
-		sort_entries(dir, collapse, snapshot != NULL);
-		return;
+		/* no copy kept (recovery, a large directory): this read's own */
+		coldir_walk_raw(rel, &raw);
+		src = &raw;
 	}
-
-	dir_walk_start(rel, &w, &meta);
-	cap = one_range ? 8 : Max(meta.nentries, 8);
+	if (snapshot != NULL)
+	{
+		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+		LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+	}
+	cap = one_range ? 8 : Max(src->nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
-	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
+	for (uint32 i = 0; i < src->nentries; i++)
 	{
-		collect_entries(rel, dirpage_entries(h), h->nentries, snapshot, buf,
-						one_range, range, dir, &cap);
-		UnlockReleaseBuffer(buf);
+		const QsColDirEntry *e = &src->entries[i];
+
+		if (one_range && e->tid_range != range)
+			continue;
+		/* rows a load still buffers are nobody's to read (README §6) */
+		if (snapshot != NULL && (e->flags & QS_COLDIR_PENDING))
+			continue;
+		if (!entry_visible(rel, e, snapshot, mbuf))
+			continue;
+		if (dir->nentries == cap)
+		{
+			cap *= 2;
+			dir->entries = repalloc(dir->entries, sizeof(QsColDirEntry) * cap);
+		}
+		dir->entries[dir->nentries++] = *e;
 	}
+	if (BufferIsValid(mbuf))
+		UnlockReleaseBuffer(mbuf);
+	if (raw.entries)
+		pfree(raw.entries);
 	sort_entries(dir, collapse, snapshot != NULL);
 }
 
