@@ -212,6 +212,16 @@ typedef struct QsColDirectory
 extern void qs_colmeta_init(Relation rel);
 extern void qs_colmeta_init_page(Page page);
 extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
+extern Size qs_coldirgen_shmem_size(void);
+extern void qs_coldirgen_shmem_request(void);
+extern void qs_coldirgen_shmem_init(void);
+extern void qs_coldir_changed(Relation rel);
+extern void qs_coldir_changed_locator(const RelFileLocator *loc);
+extern bool qs_coldir_find_current(Relation rel, uint32 range,
+								   QsColDirEntry *out);
+extern uint64 qs_coldir_delmap_pages(Relation rel);
+extern void qs_coldir_read_range_visible(Relation rel, Snapshot snapshot,
+										 uint32 range, QsColDirectory *dir);
 extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_range(Relation rel, uint32 range,

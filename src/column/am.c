@@ -954,15 +954,19 @@ cache_dir_valid(const ColFetchCache *c, Snapshot snapshot)
 
 /* the directory snapshot sees: c's, read now if it has none for it */
 static const QsColDirectory *
-cache_dir(ColFetchCache *c, Relation rel, Snapshot snapshot,
+cache_dir(ColFetchCache *c, Relation rel, Snapshot snapshot, uint32 range,
 		  QsColDirectory *own)
 {
 	MemoryContext old;
 
+	/* range's entries only: the directory copy's (dir.c) */
 	if (c->dircxt == NULL || snapshot == NULL ||
 		snapshot->snapshot_type != SNAPSHOT_MVCC || IsolationIsSerializable())
 	{
-		qs_coldir_read_visible(rel, snapshot, own);
+		if (snapshot == NULL)
+			qs_coldir_read_range(rel, range, own);
+		else
+			qs_coldir_read_range_visible(rel, snapshot, range, own);
 		return own;
 	}
 	if (cache_dir_valid(c, snapshot))
@@ -1026,7 +1030,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
-	dir = cache_dir(c, rel, snapshot, &own);
+	dir = cache_dir(c, rel, snapshot, range, &own);
 	e = qs_coldir_find_range(dir, range);
 	if (in_version)
 		*in_version = e != NULL && row < e->published;
@@ -1346,11 +1350,9 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 static bool
 col_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
 {
-	QsColDirectory dir;
-	const QsColDirEntry *e;
+	QsColDirEntry e;
 	uint32		range,
 				row;
-	bool		ok;
 
 	if (!qs_tid_is_virtual(tid))
 	{
@@ -1362,11 +1364,7 @@ col_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
 	}
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
-	qs_coldir_read(sscan->rs_rd, &dir);
-	e = qs_coldir_find_range(&dir, range);
-	ok = e != NULL && row < e->published;
-	pfree(dir.entries);
-	return ok;
+	return qs_coldir_find_current(sscan->rs_rd, range, &e) && row < e.published;
 }
 
 static bool
@@ -1384,7 +1382,7 @@ col_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 		return qs_tuple_satisfies_snapshot(rel, slot, snapshot);
 	if (!qs_virt_decode(&slot->tts_tid, &range, &row))
 		return false;
-	qs_coldir_read_visible(rel, snapshot, &dir);
+	qs_coldir_read_range_visible(rel, snapshot, range, &dir);
 	e = qs_coldir_find_range(&dir, range);
 	if (e != NULL && row < e->published)
 	{
@@ -1436,8 +1434,7 @@ void
 qs_colmain_latest_tid(Relation rel, Snapshot snapshot, ItemPointer tid,
 					  ItemPointerData vtid)
 {
-	QsColDirectory dir;
-	const QsColDirEntry *e;
+	QsColDirEntry e;
 	uint32		range,
 				row;
 	HeapTupleHeaderData hdr;
@@ -1446,11 +1443,8 @@ qs_colmain_latest_tid(Relation rel, Snapshot snapshot, ItemPointer tid,
 
 	if (!qs_virt_decode(&vtid, &range, &row))
 		return;
-	qs_coldir_read(rel, &dir);
-	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && row < e->published)
-		exists = qs_coldelmap_header(rel, e, row, snapshot, &hdr, &visible);
-	pfree(dir.entries);
+	if (qs_coldir_find_current(rel, range, &e) && row < e.published)
+		exists = qs_coldelmap_header(rel, &e, row, snapshot, &hdr, &visible);
 	if (!exists)
 		return;
 	if (visible)
@@ -1630,6 +1624,7 @@ col_set_new_filelocator(Relation rel, const RelFileLocator *newrlocator,
 	if (persistence == RELPERSISTENCE_UNLOGGED)
 		write_new_metapage(srel, newrlocator, INIT_FORKNUM, true);
 	smgrclose(srel);
+	qs_coldir_changed_locator(newrlocator);
 }
 
 /*
@@ -1643,6 +1638,7 @@ col_relation_copy_data(Relation rel, const RelFileLocator *newrlocator)
 {
 	qs_colload_flush_rel(rel);
 	qs_relation_copy_data(rel, newrlocator);
+	qs_coldir_changed_locator(newrlocator);
 }
 
 static void
@@ -1744,6 +1740,7 @@ col_predicted_rows(Relation rel, int32 *attr_widths, double *mainrows,
 	for (int i = 0; i < nruns; i++)
 		other += runs[i].end - runs[i].start;
 	pfree(runs);
+	other += qs_coldir_delmap_pages(rel);
 	qs_coldir_read(rel, &dir);
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{
@@ -1751,7 +1748,6 @@ col_predicted_rows(Relation rel, int32 *attr_widths, double *mainrows,
 
 		if (e->state == QS_COLBLK_RETIRED)
 			continue;
-		other += qs_coldelmap_npages(rel, e);
 		if (!TransactionIdIsNormal(e->xmin) || !TransactionIdDidAbort(e->xmin))
 			rows += e->published;
 	}

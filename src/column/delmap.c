@@ -602,6 +602,8 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 		qs_coldir_page_entry(dpage, idx)->delmap_root = BufferGetBlockNumber(rbuf);
 	}
 	qs_genxlog_finish(xs);
+	/* the root changed (and the entry, with a new root) */
+	qs_coldir_changed(rel);
 
 	if (BufferIsValid(dbuf))
 		UnlockReleaseBuffer(dbuf);
@@ -730,89 +732,18 @@ qs_coldelmap_extend(Relation rel, const QsColDirEntry *e)
 }
 
 /*
- * The directory copy qs_coldelmap_buffer finds the delete-map pages of
- * rows through (README section 4.1, "Finding a row's page").  Re-reading
- * the whole directory for every row made a DELETE cost rows x directory
- * entries (issue 12).  The copy lives in TopTransactionContext and is one
- * command's: another relation, relfilenode, transaction or command id and
- * it is read again (a new transaction's lxid differs, so a copy freed with
- * the last transaction's context is never touched).
- */
-#if PG_VERSION_NUM >= 170000
-#define QS_MY_LXID	(MyProc->vxid.lxid)
-#else
-#define QS_MY_LXID	(MyProc->lxid)
-#endif
-
-typedef struct DelmapDirCache
-{
-	Oid			relid;
-	RelFileLocator locator;
-	LocalTransactionId lxid;
-	CommandId	cid;
-	QsColDirectory dir;			/* NULL entries: none */
-} DelmapDirCache;
-
-static DelmapDirCache dcache;
-
-static bool
-dcache_valid(Relation rel)
-{
-	return dcache.dir.entries != NULL &&
-		dcache.lxid == QS_MY_LXID &&
-		dcache.relid == RelationGetRelid(rel) &&
-		memcmp(&dcache.locator, &QS_REL_LOCATOR(rel), sizeof(dcache.locator)) == 0 &&
-		dcache.cid == GetCurrentCommandId(false);
-}
-
-static void
-dcache_forget(void)
-{
-	/* a copy of an earlier transaction went with its context */
-	if (dcache.dir.entries != NULL && dcache.lxid == QS_MY_LXID)
-		pfree(dcache.dir.entries);
-	dcache.dir.entries = NULL;
-}
-
-/* read the directory into the command's copy */
-static void
-dcache_refresh(Relation rel)
-{
-	MemoryContext old;
-	QsColDirectory dir;
-
-	/* nothing half made is kept when the read fails */
-	dcache_forget();
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	qs_coldir_read(rel, &dir);
-	MemoryContextSwitchTo(old);
-	dcache.dir = dir;
-	dcache.relid = RelationGetRelid(rel);
-	dcache.locator = QS_REL_LOCATOR(rel);
-	dcache.lxid = QS_MY_LXID;
-	dcache.cid = GetCurrentCommandId(false);
-}
-
-/*
  * qs_coldelmap_buffer
  *		The buffer holding the header of main row 'tid' (pinned, not
  *		locked), made when 'create' and the row's virtual page has none;
  *		InvalidBuffer when no live block version has that row (or none is
  *		made).  The engine's DML calls it for virtual TIDs.
  *
- * The row's entry comes from the command's directory copy (dcache) when
- * the copy has a live version with the row and a delete map; otherwise
- * from a fresh read of the directory, which then becomes the copy, and
- * only that read may say "no such row".  An entry of the copy finds what
- * a fresh one would: a block's root never changes once made (its versions
- * share it), the page of a virtual page never changes once the root links
- * it, both are read now and checked against the block id and virtual
- * block in their special space (qs_coldelmap_root, qs_coldelmap_page);
- * rows the copy counts as published stay published; and the delete map
- * of a block whose rows this command can reach is not reclaimed (VACUUM
- * gives it back only when no snapshot reads the block).  A page is made
- * from a fresh read of the range's entries under the creation lock, as
- * before; the copy is dropped when that made the block's root.
+ * The row's entry comes from the backend's directory copy when it is as
+ * new as the directory (qs_coldir_find_current, README section 7.1):
+ * re-reading the whole directory for every row made a DELETE cost rows x
+ * directory entries (issue 12).  A page is made from a fresh read of the
+ * range's entries under the creation lock; making it (and a root) moves
+ * the directory counter, so the next row reads the directory again.
  */
 Buffer
 qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
@@ -826,28 +757,12 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
 	uint32		vpage;
 	Buffer		buf;
 	BlockNumber lockblk;
-	bool		fresh = false;
 
 	if (!qs_virt_decode(tid, &range, &row))
 		return InvalidBuffer;
 	vpage = row / QS_COLBLOCK_TIDS_PER_PAGE;
-	if (!dcache_valid(rel))
-	{
-		dcache_refresh(rel);
-		fresh = true;
-	}
-	for (;;)
-	{
-		e = qs_coldir_find_range(&dcache.dir, range);
-		if (e != NULL && row < e->published &&
-			(fresh || e->delmap_root != InvalidBlockNumber))
-			break;
-		if (fresh)
-			return InvalidBuffer;
-		dcache_refresh(rel);
-		fresh = true;
-	}
-	entry = *e;
+	if (!qs_coldir_find_current(rel, range, &entry) || row >= entry.published)
+		return InvalidBuffer;
 	qs_coldelmap_root(rel, &entry, &root);
 	buf = qs_coldelmap_page(rel, &entry, &root, vpage, BUFFER_LOCK_SHARE);
 	if (root.pages)
@@ -878,12 +793,7 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
 	if (BufferIsValid(buf))
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	else
-	{
 		buf = create_page(rel, &entry, &root, vpage);
-		/* the copy's entry has no root: the next row reads it fresh */
-		if (entry.delmap_root == InvalidBlockNumber)
-			dcache_forget();
-	}
 	if (root.pages)
 		pfree(root.pages);
 	UnlockPage(rel, lockblk, ExclusiveLock);
@@ -1092,6 +1002,7 @@ qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e)
 			 e->block_id, RelationGetRelationName(rel));
 	de->delmap_root = BufferGetBlockNumber(rbuf);
 	qs_genxlog_finish(xs);
+	qs_coldir_changed(rel);
 	e->delmap_root = BufferGetBlockNumber(rbuf);
 	UnlockReleaseBuffer(dbuf);
 	UnlockReleaseBuffer(rbuf);
@@ -1229,6 +1140,8 @@ qs_coldelmap_reclaim(Relation rel, const QsColDirEntry *e)
 	if (root_of(BufferGetPage(buf), e))
 	{
 		qs_colpage_give_back(rel, buf);
+		/* a root page no more (qs_coldir_delmap_pages) */
+		qs_coldir_changed(rel);
 		n++;
 	}
 	UnlockReleaseBuffer(buf);

@@ -30,12 +30,18 @@
 #include "access/transam.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/smgr.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "column/colstore.h"
@@ -49,6 +55,287 @@ set_special(Page page, uint32 magic)
 	uint32		sp[4] = {magic, 0, 0, 0};
 
 	memcpy(PageGetSpecialPointer(page), sp, sizeof(sp));
+}
+
+/* ------------------------------------------------------------------------
+ * The directory change counter and the backend's directory copies
+ * (README section 7.1, "Directory copies").
+ *
+ * QS_DIRGEN_SLOTS shared 64-bit counters; a relation's is the slot its
+ * relfilelocator hashes to.  Every change of a directory page or of a
+ * delete-map root page bumps it while the changed page is still
+ * exclusively locked (qs_coldir_changed); a reader reads it before it
+ * reads the directory, and a copy tagged with the value read before it
+ * was made is as new as the directory as long as the counter still has
+ * that value.  Relations sharing a slot only cost each other re-reads.
+ * Not WAL-logged: shared memory starts over with every backend after a
+ * crash, and a standby replays directory changes as generic WAL, which
+ * runs none of our code, so no copy is kept or reused during recovery.
+ * ------------------------------------------------------------------------
+ */
+#define QS_DIRGEN_SLOTS		4096
+
+static pg_atomic_uint64 *dirgen = NULL;
+
+Size
+qs_coldirgen_shmem_size(void)
+{
+	return MAXALIGN(sizeof(pg_atomic_uint64) * QS_DIRGEN_SLOTS);
+}
+
+void
+qs_coldirgen_shmem_request(void)
+{
+	RequestAddinShmemSpace(qs_coldirgen_shmem_size());
+}
+
+/* shmem_startup_hook, under AddinShmemInitLock */
+void
+qs_coldirgen_shmem_init(void)
+{
+	bool		found;
+
+	dirgen = ShmemInitStruct("quickstep_am column directory counters",
+							 qs_coldirgen_shmem_size(), &found);
+	if (!found)
+		for (int i = 0; i < QS_DIRGEN_SLOTS; i++)
+			pg_atomic_init_u64(&dirgen[i], 0);
+}
+
+static pg_atomic_uint64 *
+dirgen_slot_of(const RelFileLocator *loc)
+{
+	return &dirgen[hash_bytes((const unsigned char *) loc, sizeof(*loc)) %
+				   QS_DIRGEN_SLOTS];
+}
+
+static pg_atomic_uint64 *
+dirgen_slot(Relation rel)
+{
+	return dirgen_slot_of(&QS_REL_LOCATOR(rel));
+}
+
+/*
+ * qs_coldir_changed
+ *		Called after every change of a directory page or a delete-map root
+ *		page, with the changed page(s) still exclusively locked: a reader
+ *		that copied the page before the change read the counter before
+ *		that, so it finds the counter moved.  (A full barrier: the change
+ *		is in the page before the counter moves.)
+ */
+void
+qs_coldir_changed(Relation rel)
+{
+	if (dirgen != NULL)
+		pg_atomic_fetch_add_u64(dirgen_slot(rel), 1);
+}
+
+/*
+ * New storage (a new relfilelocator: TRUNCATE, rewrites, SET TABLESPACE):
+ * no copy made of an earlier relfilenode that had the same number (the
+ * relcache invalidation of the change drops them too) passes for it.
+ */
+void
+qs_coldir_changed_locator(const RelFileLocator *loc)
+{
+	if (dirgen != NULL)
+		pg_atomic_fetch_add_u64(dirgen_slot_of(loc), 1);
+}
+
+/*
+ * The backend's directory copies: the raw entries (every entry, in
+ * directory order) of up to DIRCOPY_SLOTS relations, each tagged with the
+ * relation, its relfilelocator and the counter read before it was made;
+ * and, made from them on demand, the copy qs_coldir_read returns (one
+ * version per range, TID order) and the pages of its delete maps.
+ * Visibility is judged per snapshot at use (coldir_read_ext), never
+ * stored.  The collapsed copy depends on whether versions' writers
+ * aborted, which can change without a directory change while a writer
+ * runs: a copy made while one of its versions' writers was running (or is
+ * ours) is kept for the command only, as before (section 4.1).
+ */
+#define DIRCOPY_SLOTS		8
+#define DIRCOPY_MAX_ENTRIES	16384	/* 1 MB of entries: larger ones are read per use */
+
+#if PG_VERSION_NUM >= 170000
+#define QS_MY_LXID	(MyProc->vxid.lxid)
+#else
+#define QS_MY_LXID	(MyProc->lxid)
+#endif
+
+typedef struct DirCopy
+{
+	bool		used;
+	Oid			relid;
+	RelFileLocator locator;
+	uint64		gen;			/* the counter before the copy was read */
+	uint64		last_use;
+	QsColDirectory raw;			/* every entry, directory order */
+	/* the collapsed copy (qs_coldir_read), NULL entries: not made */
+	QsColDirectory cur;
+	bool		cur_stable;		/* else valid for cur_lxid/cur_cid only */
+	LocalTransactionId cur_lxid;
+	CommandId	cur_cid;
+	int64		delmap_pages;	/* of cur's blocks; -1: not counted */
+} DirCopy;
+
+static DirCopy dircopies[DIRCOPY_SLOTS];
+static MemoryContext dircopy_cxt = NULL;
+static uint64 dircopy_clock = 0;
+
+static void
+dircopy_drop(DirCopy *dc)
+{
+	if (dc->raw.entries)
+		pfree(dc->raw.entries);
+	if (dc->cur.entries)
+		pfree(dc->cur.entries);
+	memset(dc, 0, sizeof(*dc));
+}
+
+static void
+dircopy_inval(Datum arg, Oid relid)
+{
+	for (int i = 0; i < DIRCOPY_SLOTS; i++)
+		if (dircopies[i].used &&
+			(!OidIsValid(relid) || dircopies[i].relid == relid))
+			dircopy_drop(&dircopies[i]);
+}
+
+static void coldir_walk_raw(Relation rel, QsColDirectory *dir);
+static void coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
+							bool one_range, uint32 range, QsColDirectory *dir);
+static void sort_entries(QsColDirectory *dir, bool collapse, bool with_snapshot);
+
+/*
+ * The backend's current raw copy of rel's directory, read now if it has
+ * none that is as new as the directory; NULL when copies are not kept
+ * (recovery, no shared memory, a directory too large).
+ */
+static DirCopy *
+dircopy_get(Relation rel)
+{
+	DirCopy    *dc = NULL;
+	QsColDirectory raw;
+	uint64		gen;
+
+	if (dirgen == NULL || RecoveryInProgress())
+		return NULL;
+	if (dircopy_cxt == NULL)
+	{
+		dircopy_cxt = AllocSetContextCreate(TopMemoryContext,
+											"quickstep column directory copies",
+											ALLOCSET_SMALL_SIZES);
+		CacheRegisterRelcacheCallback(dircopy_inval, (Datum) 0);
+	}
+
+	/*
+	 * The counter before any directory page: a change this read may miss
+	 * (its page copied before the change) moves it after this read.
+	 */
+	pg_memory_barrier();
+	gen = pg_atomic_read_u64(dirgen_slot(rel));
+	for (int i = 0; i < DIRCOPY_SLOTS; i++)
+	{
+		DirCopy    *c = &dircopies[i];
+
+		if (c->used && c->relid == RelationGetRelid(rel) &&
+			memcmp(&c->locator, &QS_REL_LOCATOR(rel), sizeof(c->locator)) == 0)
+		{
+			if (c->gen == gen)
+			{
+				c->last_use = ++dircopy_clock;
+				return c;
+			}
+			dircopy_drop(c);
+			dc = c;
+			break;
+		}
+	}
+	if (dc == NULL)
+	{
+		/* an unused slot (last_use 0), else the least recently used */
+		dc = &dircopies[0];
+		for (int i = 1; i < DIRCOPY_SLOTS && dc->used; i++)
+			if (!dircopies[i].used || dircopies[i].last_use < dc->last_use)
+				dc = &dircopies[i];
+		if (dc->used)
+			dircopy_drop(dc);
+	}
+
+	/* read where an error frees it, then kept */
+	coldir_walk_raw(rel, &raw);
+	if (raw.nentries > DIRCOPY_MAX_ENTRIES)
+	{
+		pfree(raw.entries);
+		return NULL;
+	}
+	dc->raw.nentries = raw.nentries;
+	dc->raw.entries = MemoryContextAlloc(dircopy_cxt,
+										 sizeof(QsColDirEntry) * Max(raw.nentries, 1));
+	memcpy(dc->raw.entries, raw.entries, sizeof(QsColDirEntry) * raw.nentries);
+	pfree(raw.entries);
+	dc->relid = RelationGetRelid(rel);
+	dc->locator = QS_REL_LOCATOR(rel);
+	dc->gen = gen;
+	dc->delmap_pages = -1;
+	dc->last_use = ++dircopy_clock;
+	dc->used = true;
+	return dc;
+}
+
+/*
+ * The collapsed copy (what qs_coldir_read returns) of dc, made now if it
+ * has none valid.  Stable unless a version of a range with several had a
+ * writer running (or ours) before the collapse: such a writer may abort
+ * meanwhile, which changes which version the collapse keeps (asked
+ * before the collapse, so that an abort after it is seen here).
+ */
+static const QsColDirectory *
+dircopy_current(DirCopy *dc)
+{
+	QsColDirectory cur;
+	bool		stable = true;
+
+	if (dc->cur.entries != NULL &&
+		(dc->cur_stable ||
+		 (dc->cur_lxid == QS_MY_LXID &&
+		  dc->cur_cid == GetCurrentCommandId(false))))
+		return &dc->cur;
+	if (dc->cur.entries != NULL)
+		pfree(dc->cur.entries);
+	dc->cur.entries = NULL;
+	dc->delmap_pages = -1;
+	for (uint32 i = 1; i < dc->raw.nentries && stable; i++)
+	{
+		if (dc->raw.entries[i - 1].tid_range < dc->raw.entries[i].tid_range)
+			continue;
+		/* not one version per range in order: the collapse judges writers */
+		for (uint32 j = 0; j < dc->raw.nentries && stable; j++)
+		{
+			const QsColDirEntry *e = &dc->raw.entries[j];
+
+			if (e->state != QS_COLBLK_RETIRED && TransactionIdIsNormal(e->xmin) &&
+				(TransactionIdIsCurrentTransactionId(e->xmin) ||
+				 TransactionIdIsInProgress(e->xmin)))
+				stable = false;
+		}
+		break;
+	}
+	/* collapsed where an error frees it, then kept */
+	cur.nentries = dc->raw.nentries;
+	cur.entries = palloc(sizeof(QsColDirEntry) * Max(cur.nentries, 1));
+	memcpy(cur.entries, dc->raw.entries, sizeof(QsColDirEntry) * cur.nentries);
+	sort_entries(&cur, true, false);
+	dc->cur.nentries = cur.nentries;
+	dc->cur.entries = MemoryContextAlloc(dircopy_cxt,
+										 sizeof(QsColDirEntry) * Max(cur.nentries, 1));
+	memcpy(dc->cur.entries, cur.entries, sizeof(QsColDirEntry) * cur.nentries);
+	pfree(cur.entries);
+	dc->cur_stable = stable;
+	dc->cur_lxid = QS_MY_LXID;
+	dc->cur_cid = GetCurrentCommandId(false);
+	return &dc->cur;
 }
 
 /* An all-new metapage image. */
@@ -94,6 +381,8 @@ qs_colmeta_init(Relation rel)
 	if (RelationNeedsWAL(rel))
 		log_newpage_buffer(buf, true);
 	END_CRIT_SECTION();
+	/* a new, empty directory under the same relfilelocator */
+	qs_coldir_changed(rel);
 	UnlockReleaseBuffer(buf);
 }
 
@@ -484,7 +773,8 @@ qs_coldir_row_surely_dead(Relation rel, uint32 range, uint32 row)
 	bool		owned_by_aborted = false;
 	bool		held_by_live = false;
 
-	qs_coldir_read_all(rel, &all);
+	/* the range's versions (from the copy: index scans ask per row) */
+	coldir_read_ext(rel, NULL, false, true, range, &all);
 	for (uint32 i = 0; i < all.nentries && !held_by_live; i++)
 	{
 		const QsColDirEntry *e = &all.entries[i];
@@ -619,18 +909,9 @@ qs_coldir_entry_vacuum_status(Relation rel, const QsColDirEntry *e,
 	return HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
 }
 
-/*
- * qs_coldir_read
- *		Copy the directory, in TID order (ranges ascending: loads may
- *		append in another order than they reserved; index validation and
- *		parallel scans want one order), one version per block
- *		(sort_entries).  With a snapshot, only the entries whose blocks it
- *		sees are kept.  With 'one_range', only the entries of TID range
- *		'range' are copied.
- */
+/* Every entry, in directory order, from the pages (dircopy_get). */
 static void
-coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
-				bool one_range, uint32 range, QsColDirectory *dir)
+coldir_walk_raw(Relation rel, QsColDirectory *dir)
 {
 	QsColMeta	meta;
 	BlockNumber blk;
@@ -640,31 +921,94 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 	QsColDirPageHeader *h;
 
 	dir_walk_start(rel, &w, &meta);
-	cap = one_range ? 8 : Max(meta.nentries, 8);
+	cap = Max(meta.nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
-		QsColDirEntry *ents = dirpage_entries(h);
-
-		for (uint32 i = 0; i < h->nentries; i++)
+		if (dir->nentries + h->nentries > cap)
 		{
-			if (one_range && ents[i].tid_range != range)
-				continue;
-			/* rows a load still buffers are nobody's to read (README §6) */
-			if (snapshot != NULL && (ents[i].flags & QS_COLDIR_PENDING))
-				continue;
-			if (!entry_visible(rel, &ents[i], snapshot, buf))
-				continue;
-			if (dir->nentries == cap)
-			{
-				cap *= 2;
-				dir->entries = repalloc(dir->entries, sizeof(QsColDirEntry) * cap);
-			}
-			dir->entries[dir->nentries++] = ents[i];
+			cap = Max(cap * 2, dir->nentries + h->nentries);
+			dir->entries = repalloc(dir->entries, sizeof(QsColDirEntry) * cap);
 		}
+		memcpy(dir->entries + dir->nentries, dirpage_entries(h),
+			   sizeof(QsColDirEntry) * h->nentries);
+		dir->nentries += h->nentries;
 		UnlockReleaseBuffer(buf);
 	}
+}
+
+/*
+ * qs_coldir_read
+ *		Copy the directory, in TID order (ranges ascending: loads may
+ *		append in another order than they reserved; index validation and
+ *		parallel scans want one order), one version per block
+ *		(sort_entries).  With a snapshot, only the entries whose blocks it
+ *		sees are kept.  With 'one_range', only the entries of TID range
+ *		'range' are copied.  The entries come from the backend's copy of
+ *		the directory when it is as new as the directory (dircopy_get),
+ *		else from a copy of the pages made for this read; visibility is
+ *		judged on the copied entries, under the metapage's share lock (the
+ *		buffer heap's visibility routines are given: hints go to the local
+ *		header only, as they did with a locked directory page).
+ */
+static void
+coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
+				bool one_range, uint32 range, QsColDirectory *dir)
+{
+	DirCopy    *dc = dircopy_get(rel);
+	QsColDirectory raw = {0};
+	const QsColDirectory *src;
+	Buffer		mbuf = InvalidBuffer;
+	uint32		cap;
+
+	if (dc != NULL && snapshot == NULL && collapse && !one_range)
+	{
+		const QsColDirectory *cur = dircopy_current(dc);
+
+		dir->nentries = cur->nentries;
+		dir->entries = palloc(sizeof(QsColDirEntry) * Max(cur->nentries, 1));
+		memcpy(dir->entries, cur->entries, sizeof(QsColDirEntry) * cur->nentries);
+		return;
+	}
+	if (dc != NULL)
+		src = &dc->raw;
+	else
+	{
+		/* no copy kept (recovery, a large directory): this read's own */
+		coldir_walk_raw(rel, &raw);
+		src = &raw;
+	}
+	if (snapshot != NULL)
+	{
+		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+		LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+	}
+	cap = one_range ? 8 : Max(src->nentries, 8);
+	dir->nentries = 0;
+	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
+	for (uint32 i = 0; i < src->nentries; i++)
+	{
+		const QsColDirEntry *e = &src->entries[i];
+
+		if (one_range && e->tid_range != range)
+			continue;
+		/* rows a load still buffers are nobody's to read (README §6) */
+		if (snapshot != NULL && (e->flags & QS_COLDIR_PENDING))
+			continue;
+		if (!entry_visible(rel, e, snapshot, mbuf))
+			continue;
+		if (dir->nentries == cap)
+		{
+			cap *= 2;
+			dir->entries = repalloc(dir->entries, sizeof(QsColDirEntry) * cap);
+		}
+		dir->entries[dir->nentries++] = *e;
+	}
+	if (BufferIsValid(mbuf))
+		UnlockReleaseBuffer(mbuf);
+	if (raw.entries)
+		pfree(raw.entries);
 	sort_entries(dir, collapse, snapshot != NULL);
 }
 
@@ -703,6 +1047,20 @@ void
 qs_coldir_read_visible(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 {
 	coldir_read(rel, snapshot, dir);
+}
+
+/*
+ * qs_coldir_read_range_visible
+ *		qs_coldir_read_visible of the entries of one TID range: what
+ *		qs_coldir_find_range finds in it is what it finds in the whole
+ *		(versions collapse per range), with the visibility of that range's
+ *		entries only judged (a single row's fetch).
+ */
+void
+qs_coldir_read_range_visible(Relation rel, Snapshot snapshot, uint32 range,
+							 QsColDirectory *dir)
+{
+	coldir_read_ext(rel, snapshot, true, true, range, dir);
 }
 
 /*
@@ -962,6 +1320,7 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 		(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
 	m->nentries++;
 	qs_genxlog_finish(xs);
+	qs_coldir_changed(rel);
 
 	if (BufferIsValid(obuf))
 		UnlockReleaseBuffer(obuf);
@@ -1145,6 +1504,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				}
 			}
 			qs_genxlog_finish(xs);
+			qs_coldir_changed(rel);
 		}
 		ents = dirpage_entries(h);
 		for (uint32 i = 0; i < h->nentries; i++)
@@ -1317,6 +1677,7 @@ qs_coldir_retire_emptied(Relation rel)
 #endif
 			w->cid = (CommandId) stamp;
 			qs_genxlog_finish(xs);
+			qs_coldir_changed(rel);
 			LWLockRelease(XidGenLock);
 			n++;
 			UnlockReleaseBuffer(buf);
@@ -1479,6 +1840,7 @@ qs_coldir_reclaim(Relation rel)
 						ents[i].run_start == todo[t].run_start)
 						ents[i].flags |= QS_COLDIR_RUN_RECLAIMED;
 			qs_genxlog_finish(xs);
+			qs_coldir_changed(rel);
 			UnlockReleaseBuffer(buf);
 		}
 		pfree(todo);
@@ -1544,6 +1906,7 @@ qs_coldir_publish(Relation rel, const QsColDirEntry *final)
 	*e = *final;
 	e->flags &= ~QS_COLDIR_PENDING;
 	qs_genxlog_finish(xs);
+	qs_coldir_changed(rel);
 	UnlockReleaseBuffer(buf);
 }
 
@@ -1652,6 +2015,7 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 						ents[i].state == QS_COLBLK_RETIRED)
 						ents[i].flags |= QS_COLDIR_INDEX_CLEANED;
 			qs_genxlog_finish(xs);
+			qs_coldir_changed(rel);
 		}
 		UnlockReleaseBuffer(buf);
 	}
@@ -1710,6 +2074,75 @@ qs_coldir_runs(Relation rel, int *nruns)
 }
 
 /*
+ * qs_coldir_find_current
+ *		The entry qs_coldir_find_range finds for 'range' in a fresh
+ *		qs_coldir_read, into *out; false if none.  From the backend's copy
+ *		without copying it when that copy is as new as the directory: the
+ *		main-row fetches and DML ask this per row.
+ */
+bool
+qs_coldir_find_current(Relation rel, uint32 range, QsColDirEntry *out)
+{
+	DirCopy    *dc = dircopy_get(rel);
+	QsColDirectory dir;
+	const QsColDirEntry *e;
+	bool		found;
+
+	if (dc != NULL)
+	{
+		e = qs_coldir_find_range(dircopy_current(dc), range);
+		if (e != NULL)
+			*out = *e;
+		return e != NULL;
+	}
+	qs_coldir_read(rel, &dir);
+	e = qs_coldir_find_range(&dir, range);
+	found = e != NULL;
+	if (found)
+		*out = *e;
+	pfree(dir.entries);
+	return found;
+}
+
+/*
+ * qs_coldir_delmap_pages
+ *		The pages of the delete maps (roots included) of the blocks of
+ *		qs_coldir_read's copy that are not RETIRED (the size estimate).
+ *		Kept with the backend's directory copy: a delete map's pages
+ *		change only with its root page, and every change of a root page
+ *		moves the counter (create_page, qs_coldelmap_reclaim), so the sum
+ *		is exact whenever the copy is reused.
+ */
+uint64
+qs_coldir_delmap_pages(Relation rel)
+{
+	DirCopy    *dc = dircopy_get(rel);
+	QsColDirectory dir;
+	const QsColDirectory *d;
+	uint64		n = 0;
+
+	if (dc != NULL)
+	{
+		d = dircopy_current(dc);
+		if (dc->delmap_pages >= 0)
+			return (uint64) dc->delmap_pages;
+	}
+	else
+	{
+		qs_coldir_read(rel, &dir);
+		d = &dir;
+	}
+	for (uint32 i = 0; i < d->nentries; i++)
+		if (d->entries[i].state != QS_COLBLK_RETIRED)
+			n += qs_coldelmap_npages(rel, &d->entries[i]);
+	if (dc != NULL)
+		dc->delmap_pages = (int64) n;
+	else
+		pfree(dir.entries);
+	return n;
+}
+
+/*
  * qs_coldir_lookup
  *		The directory entry (a copy) of the block holding main row 'vtid',
  *		and its row number; false if the TID names no existing row.
@@ -1718,20 +2151,13 @@ bool
 qs_coldir_lookup(Relation rel, ItemPointer vtid, QsColDirEntry *entry,
 				 uint32 *row)
 {
-	QsColDirectory dir;
-	const QsColDirEntry *e;
 	uint32		range;
-	bool		found = false;
+	QsColDirEntry e;
 
 	if (!qs_virt_decode(vtid, &range, row))
 		return false;
-	qs_coldir_read(rel, &dir);
-	e = qs_coldir_find_range(&dir, range);
-	if (e != NULL && *row < e->published)
-	{
-		*entry = *e;
-		found = true;
-	}
-	pfree(dir.entries);
-	return found;
+	if (!qs_coldir_find_current(rel, range, &e) || *row >= e.published)
+		return false;
+	*entry = e;
+	return true;
 }

@@ -11,6 +11,7 @@
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
+#include "column/colstore.h"
 #include "merge/worker.h"
 #include "shared/shared_scan.h"
 
@@ -38,8 +39,9 @@ qs_struct_size(void)
 Size
 qs_shmem_size(void)
 {
-	return add_size(add_size(qs_struct_size(), qs_mergestats_shmem_size()),
-					qs_sharedscan_shmem_size());
+	return add_size(add_size(add_size(qs_struct_size(), qs_mergestats_shmem_size()),
+							 qs_sharedscan_shmem_size()),
+					qs_coldirgen_shmem_size());
 }
 
 static void
@@ -52,6 +54,7 @@ qs_shmem_request(void)
 	RequestNamedLWLockTranche(QS_LWLOCK_TRANCHE, 1);
 	qs_mergestats_shmem_request();
 	qs_sharedscan_shmem_request();
+	qs_coldirgen_shmem_request();
 }
 
 static void
@@ -72,6 +75,7 @@ qs_shmem_startup(void)
 	}
 	qs_mergestats_shmem_init();
 	qs_sharedscan_shmem_init();
+	qs_coldirgen_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 
