@@ -28,6 +28,7 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/transam.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "common/hashfn.h"
@@ -166,6 +167,7 @@ qs_coldir_changed_locator(const RelFileLocator *loc)
 typedef struct DirCopy
 {
 	bool		used;
+	bool		too_large;		/* no entries: read per use (this gen) */
 	Oid			relid;
 	RelFileLocator locator;
 	uint64		gen;			/* the counter before the copy was read */
@@ -202,6 +204,23 @@ dircopy_inval(Datum arg, Oid relid)
 			dircopy_drop(&dircopies[i]);
 }
 
+/*
+ * A subtransaction abort makes our versions of it aborted without a
+ * directory change, and the next statement may run with the same command
+ * id (a failed statement consumes none): a collapsed copy kept for the
+ * command only is dropped then.
+ */
+static void
+dircopy_subxact(SubXactEvent event, SubTransactionId mySubid,
+				SubTransactionId parentSubid, void *arg)
+{
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	for (int i = 0; i < DIRCOPY_SLOTS; i++)
+		if (dircopies[i].used && !dircopies[i].cur_stable)
+			dircopies[i].cur_lxid = InvalidLocalTransactionId;
+}
+
 static void coldir_walk_raw(Relation rel, QsColDirectory *dir);
 static void coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 							bool one_range, uint32 range, QsColDirectory *dir);
@@ -227,6 +246,7 @@ dircopy_get(Relation rel)
 											"quickstep column directory copies",
 											ALLOCSET_SMALL_SIZES);
 		CacheRegisterRelcacheCallback(dircopy_inval, (Datum) 0);
+		RegisterSubXactCallback(dircopy_subxact, NULL);
 	}
 
 	/*
@@ -245,7 +265,7 @@ dircopy_get(Relation rel)
 			if (c->gen == gen)
 			{
 				c->last_use = ++dircopy_clock;
-				return c;
+				return c->too_large ? NULL : c;
 			}
 			dircopy_drop(c);
 			dc = c;
@@ -265,9 +285,17 @@ dircopy_get(Relation rel)
 
 	/* read where an error frees it, then kept */
 	coldir_walk_raw(rel, &raw);
+	dc->relid = RelationGetRelid(rel);
+	dc->locator = QS_REL_LOCATOR(rel);
+	dc->gen = gen;
+	dc->delmap_pages = -1;
+	dc->last_use = ++dircopy_clock;
 	if (raw.nentries > DIRCOPY_MAX_ENTRIES)
 	{
+		/* remembered, so that the callers' own reads are the only ones */
 		pfree(raw.entries);
+		dc->too_large = true;
+		dc->used = true;
 		return NULL;
 	}
 	dc->raw.nentries = raw.nentries;
@@ -275,12 +303,7 @@ dircopy_get(Relation rel)
 										 sizeof(QsColDirEntry) * Max(raw.nentries, 1));
 	memcpy(dc->raw.entries, raw.entries, sizeof(QsColDirEntry) * raw.nentries);
 	pfree(raw.entries);
-	dc->relid = RelationGetRelid(rel);
-	dc->locator = QS_REL_LOCATOR(rel);
-	dc->gen = gen;
-	dc->delmap_pages = -1;
-	dc->last_use = ++dircopy_clock;
-	dc->used = true;
+	dc->used = true;			/* last: an error above leaves the slot unused */
 	return dc;
 }
 
