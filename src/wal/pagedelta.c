@@ -152,6 +152,31 @@ qs_pagedelta(const char *cur, const char *target, size_t blcksz,
 	return (size_t) (p - out);
 }
 
+/*
+ * Zero [lower, upper) of 'page' but the part of it that lies in
+ * [cur_lower, cur_upper), the page's current hole, which the caller knows
+ * to hold zeros.  Bounds out of order (no current hole: a new, all-zero
+ * page's header says 0 and 0) or without overlap: all of [lower, upper).
+ * Writes nothing outside [lower, upper), whatever cur_lower and cur_upper
+ * say.
+ */
+void
+qs_pagedelta_zero_hole(char *page, int cur_lower, int cur_upper,
+					   int lower, int upper)
+{
+	if (lower >= upper)
+		return;
+	if (cur_lower >= cur_upper || cur_upper <= lower || cur_lower >= upper)
+	{
+		memset(page + lower, 0, (size_t) (upper - lower));
+		return;
+	}
+	if (lower < cur_lower)
+		memset(page + lower, 0, (size_t) (cur_lower - lower));
+	if (cur_upper < upper)
+		memset(page + cur_upper, 0, (size_t) (upper - cur_upper));
+}
+
 void
 qs_pagedelta_apply(char *page, const char *delta, size_t len)
 {
