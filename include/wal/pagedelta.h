@@ -27,6 +27,13 @@ extern size_t qs_pagedelta(const char *cur, const char *target, size_t blcksz,
 						   int cur_lower, int cur_upper,
 						   int target_lower, int target_upper, char *out);
 
+/*
+ * Zero the new hole [lower, upper) of 'page' but what of it lies in the
+ * current hole [cur_lower, cur_upper), known to hold zeros (genxlog.c).
+ */
+extern void qs_pagedelta_zero_hole(char *page, int cur_lower, int cur_upper,
+								   int lower, int upper);
+
 /* apply a delta to a page, as generic_redo does (tests) */
 extern void qs_pagedelta_apply(char *page, const char *delta, size_t len);
 

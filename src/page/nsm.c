@@ -303,8 +303,20 @@ nsm_redirect_target(Page page, OffsetNumber off)
 static void
 nsm_compact(Page page)
 {
+	PageHeader	ph = (PageHeader) page;
+
 	PageRepairFragmentation(page);
 	PageTruncateLinePointerArray(page);
+
+	/*
+	 * Both leave the bytes they freed (moved records' old places, truncated
+	 * line pointers) in the hole.  Zero it: the generic WAL of the next
+	 * change zeroes only the part of its hole that was not hole before
+	 * (src/wal/genxlog.c, src/wal/README.md "The hole"), so every writer of
+	 * a page in place leaves its hole zeroed.  Redo of the PRUNE record runs
+	 * this same code.
+	 */
+	memset((char *) page + ph->pd_lower, 0, ph->pd_upper - ph->pd_lower);
 }
 
 static bool

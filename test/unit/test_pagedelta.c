@@ -162,6 +162,61 @@ test_bad_current_bounds(void)
 	}
 }
 
+/*
+ * qs_pagedelta_zero_hole: a page whose current hole holds zeros (and whose
+ * other bytes do not) ends with the new hole all zero and every other byte
+ * as it was -- the same page as zeroing the whole new hole; for bounds out
+ * of order, zero or past the page, nothing outside the new hole is written.
+ */
+static void
+test_zero_hole(void)
+{
+	uint64_t	s = 5;
+
+	for (int round = 0; round < 20000; round++)
+	{
+		int			tl = (int) (ut_rand(&s) % (BLCK + 1)),
+					tu = tl + (int) (ut_rand(&s) % (BLCK - tl + 1)),
+					cl,
+					cu;
+		int			bad = round % 4 == 0;
+
+		if (bad)
+		{
+			cl = (int) (ut_rand(&s) % 65536);
+			cu = (int) (ut_rand(&s) % 65536);
+			if (round % 8 == 0)
+				cl = cu = 0;	/* a new page: all zero */
+		}
+		else
+		{
+			cl = (int) (ut_rand(&s) % (BLCK + 1));
+			cu = cl + (int) (ut_rand(&s) % (BLCK - cl + 1));
+		}
+		for (int i = 0; i < BLCK; i++)
+			cur[i] = (char) (1 + ut_rand(&s) % 255);
+		if (!bad)
+			memset(cur + cl, 0, (size_t) (cu - cl));
+		memcpy(target, cur, (size_t) BLCK);
+		memset(target + tl, 0, (size_t) (tu - tl));
+		qs_pagedelta_zero_hole(cur, cl, cu, tl, tu);
+		if (bad)
+		{
+			/* outside the new hole untouched, inside it all zero */
+			UT_CHECK(memcmp(cur, target, (size_t) tl) == 0);
+			UT_CHECK(memcmp(cur + tu, target + tu, (size_t) (BLCK - tu)) == 0);
+			for (int i = tl; i < tu; i++)
+				if (cur[i] != 0 && !(cl < cu && i >= cl && i < cu))
+				{
+					UT_CHECK(cur[i] == 0);
+					break;
+				}
+		}
+		else
+			UT_CHECK(memcmp(cur, target, (size_t) BLCK) == 0);
+	}
+}
+
 static void test_all_differ(void);
 
 /* 32 kB pages: the lengths still fit the fragments' uint16 */
@@ -172,6 +227,7 @@ test_large_pages(void)
 	test_random();
 	test_all_differ();
 	test_bad_current_bounds();
+	test_zero_hole();
 	BLCK = 8192;
 }
 
@@ -197,6 +253,7 @@ main(void)
 	UT_RUN(test_random);
 	UT_RUN(test_all_differ);
 	UT_RUN(test_bad_current_bounds);
+	UT_RUN(test_zero_hole);
 	UT_RUN(test_large_pages);
 	return ut_finish("test_pagedelta");
 }
