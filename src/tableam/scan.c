@@ -198,6 +198,13 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	/* an NSM page of a PAX/HPL table: resolved once, called directly */
 	L = qs_page_layout(L, page);
 	maxoff = L->max_offset(page);
+	/* the arrays below hold a page's records; no layout makes more */
+	if (maxoff > MaxHeapTuplesPerPage)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of relation \"%s\" has %u record slots, more than %d",
+						blkno, RelationGetRelationName(rel), maxoff,
+						(int) MaxHeapTuplesPerPage)));
 
 	/* a bitmap's TIDs name HOT chains: their members are tested */
 	if (noffs >= 0 && L->mark_redirect != NULL)
