@@ -349,9 +349,13 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	cp->path.pathkeys = NIL;
 	/*
 	 * Serial scans of row tables walk pages both ways (cursors); parallel
-	 * ones and scans of column tables forward.
+	 * ones and scans of column tables forward.  The node projects (ExecScan
+	 * with the ps_ProjInfo ExecInitCustomScan builds from the plan's
+	 * targetlist), so the planner puts no Result above it to compute an
+	 * UPDATE's new values.
 	 */
-	cp->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
+	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION |
+		(backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0);
 	cp->methods = &qs_path_methods;
 	cost_path(root, rel, &cp->path, pushed, rest, workers, visit_rows, visit_pages);
 	return cp;
