@@ -67,7 +67,8 @@ typedef struct QsScanState
 	const QsPageLayout *layout;
 	int			nquals;
 	QsQual	  **quals;
-	ExprState  *recheck;		/* the pushed quals, for EvalPlanQual */
+	ExprState  *recheck;		/* the pushed quals, for EvalPlanQual; NULL
+								 * until pushed_recheck builds it */
 	MemoryContext argcxt;		/* values of the quals' constant sides */
 
 	int			nneeded;		/* columns handed to the slot */
@@ -261,6 +262,28 @@ qs_shared_scan_refusal(QsScanState *st, EState *estate, int eflags)
 	return NULL;
 }
 
+/*
+ * The pushed quals as an ordinary qual, for EvalPlanQual rechecks and for
+ * the rows a shared scan received without them: built the first time one
+ * is needed, since most scans never need it (its ExecInitQual was an eighth
+ * of the node's start in pgbench's UPDATEs).  Built in the query's context
+ * as at node start; the quals hold no subplans (is_scan_constant), so
+ * nothing is registered with the node after ExecInitNode.
+ */
+static ExprState *
+pushed_recheck(QsScanState *st)
+{
+	if (st->recheck == NULL)
+	{
+		PlanState  *ps = &st->css.ss.ps;
+		MemoryContext old = MemoryContextSwitchTo(ps->state->es_query_cxt);
+
+		st->recheck = ExecInitQual(((CustomScan *) ps->plan)->custom_exprs, ps);
+		MemoryContextSwitchTo(old);
+	}
+	return st->recheck;
+}
+
 static void
 qs_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -287,7 +310,7 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 	i = 0;
 	foreach(lc, cscan->custom_exprs)
 		st->quals[i++] = qs_qual_compile(lfirst(lc), cscan->scan.scanrelid, &node->ss.ps);
-	st->recheck = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
+	st->recheck = NULL;
 	st->argcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan values",
 									   ALLOCSET_SMALL_SIZES);
 
@@ -295,16 +318,23 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 	st->needed = palloc(sizeof(AttrNumber) * Max(st->nneeded, 1));
 	st->colvals = palloc(sizeof(Datum *) * Max(st->nneeded, 1));
 	st->colnulls = palloc(sizeof(bool *) * Max(st->nneeded, 1));
+
+	/*
+	 * A page's worth of values for the quals' column (tmpvals) and for each
+	 * needed column, in one allocation, Datums before the null flags: a
+	 * palloc per array was a sixth of qs_begin in pgbench's UPDATEs.
+	 */
+	st->tmpvals = palloc(sizeof(Datum) * MaxHeapTuplesPerPage * (st->nneeded + 1) +
+						 sizeof(bool) * MaxHeapTuplesPerPage * (st->nneeded + 1));
+	st->tmpnulls = (bool *) (st->tmpvals + MaxHeapTuplesPerPage * (st->nneeded + 1));
 	i = 0;
 	foreach(lc, needed)
 	{
 		st->needed[i] = lfirst_int(lc);
-		st->colvals[i] = palloc(sizeof(Datum) * MaxHeapTuplesPerPage);
-		st->colnulls[i] = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
+		st->colvals[i] = st->tmpvals + MaxHeapTuplesPerPage * (i + 1);
+		st->colnulls[i] = st->tmpnulls + MaxHeapTuplesPerPage * (i + 1);
 		i++;
 	}
-	st->tmpvals = palloc(sizeof(Datum) * MaxHeapTuplesPerPage);
-	st->tmpnulls = palloc(sizeof(bool) * MaxHeapTuplesPerPage);
 
 	/* Columns nobody reads stay NULL in every tuple handed out. */
 	for (i = 0; i < slot->tts_tupleDescriptor->natts; i++)
@@ -974,7 +1004,7 @@ shared_next(QsScanState *st)
 				 * their columns.
 				 */
 				qual = st->sh_rows_own ? st->sh_own_recheck :
-					(st->sh_recheck ? st->recheck : NULL);
+					(st->sh_recheck ? pushed_recheck(st) : NULL);
 				if (qual != NULL)
 				{
 					ResetExprContext(econtext);
@@ -1069,7 +1099,7 @@ qs_recheck(ScanState *ss, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = slot;
-	return ExecQual(st->recheck, econtext);
+	return ExecQual(pushed_recheck(st), econtext);
 }
 
 static TupleTableSlot *

@@ -116,16 +116,18 @@ split_clauses(List *rinfos, Index relid, List **pushed, List **rest)
 /*
  * Does the query read system columns of this relation that QuickstepScan's
  * virtual tuples do not carry?  ctid and tableoid are carried; xmin, xmax,
- * cmin and cmax are not, and such queries keep the ordinary scans.
+ * cmin and cmax are not, and such queries keep the ordinary scans.  Only
+ * the target and the clauses not pushed (rest) are searched: a pushed
+ * clause reads one user column (qs_qual_pushable).
  */
 static bool
-needs_unsupported_system_columns(RelOptInfo *rel)
+needs_unsupported_system_columns(RelOptInfo *rel, List *rest)
 {
 	Bitmapset  *attrs = NULL;
 	ListCell   *lc;
 
 	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
-	foreach(lc, rel->baserestrictinfo)
+	foreach(lc, rest)
 		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, rel->relid, &attrs);
 	for (int attno = FirstLowInvalidHeapAttributeNumber + 1; attno < 0; attno++)
 	{
@@ -287,16 +289,25 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 	/* Visiting a row: visibility check and reading the first column. */
 	cpu_per_tuple = cpu_tuple_cost * QS_VISIT_FRACTION;
 
-	/* Each pushed qual runs on the rows the previous ones kept. */
+	/*
+	 * Each pushed qual runs on the rows the previous ones kept.  Cost and
+	 * selectivity are asked of the RestrictInfo, not of its bare clause:
+	 * set_baserel_size_estimates already computed both for every
+	 * restriction clause and the RestrictInfo caches them (eval_cost,
+	 * norm_selec), so these are lookups, not a second estimate (eqsel's
+	 * statistics lookups were most of the path's planning cost).  A pushed
+	 * clause is never pseudoconstant nor an OR, so the cached values are
+	 * the ones the bare clause would give.
+	 */
 	foreach(lc, pushed)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		QualCost	qc;
 
-		cost_qual_eval_node(&qc, (Node *) ri->clause, root);
+		cost_qual_eval_node(&qc, (Node *) ri, root);
 		startup += qc.startup;
 		cpu_per_tuple += frac * qc.per_tuple * QS_PUSHED_QUAL_FRACTION;
-		frac *= clause_selectivity(root, (Node *) ri->clause, 0, JOIN_INNER, NULL);
+		frac *= clause_selectivity(root, (Node *) ri, 0, JOIN_INNER, NULL);
 	}
 
 	/*
@@ -333,6 +344,50 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 		QS_DISABLE_PATH(path);
 }
 
+/*
+ * The path keeps its pushed clauses (custom_private), so that qs_plan_path
+ * need not decide again which of them are pushable.
+ */
+/*
+ * Would add_path reject the serial path of a row table whatever its
+ * clauses?  Its costs are at least those of visiting every row (cost_path:
+ * startup 0, cpu_tuple_cost * QS_VISIT_FRACTION per row; every other term
+ * adds), so a path already in the list that beats those bounds as
+ * add_path compares (by more than its 1 % fuzz in total cost, not worse in
+ * startup cost where startup counts, no pathkeys and no parameters needed
+ * by us, no more rows, parallel safe if we are, no more disabled nodes)
+ * dominates the path whatever it would cost: add_path would drop it, so it
+ * is not built.  The index path of a primary-key lookup does that to the
+ * scan of a large table, before its clauses are analyzed and costed.  Any
+ * doubt (enable_seqscan off: the path is disabled) builds the path.
+ */
+#define QS_ADD_PATH_FUZZ 1.01	/* pathnode.c's STD_FUZZ_FACTOR */
+
+static bool
+serial_path_dominated(RelOptInfo *rel)
+{
+	Cost		total = cpu_tuple_cost * QS_VISIT_FRACTION * rel->tuples;
+	ListCell   *lc;
+
+	if (!enable_seqscan)
+		return false;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *old = (Path *) lfirst(lc);
+
+		if (PATH_REQ_OUTER(old) == NULL &&
+#if PG_VERSION_NUM >= 180000
+			old->disabled_nodes == 0 &&
+#endif
+			total > old->total_cost * QS_ADD_PATH_FUZZ &&
+			(!rel->consider_startup || old->startup_cost <= 0) &&
+			old->rows <= rel->rows &&
+			(old->parallel_safe || !rel->consider_parallel))
+			return true;
+	}
+	return false;
+}
+
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 		  int workers, bool backward, double visit_rows, double visit_pages)
@@ -356,6 +411,7 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	 */
 	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION |
 		(backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0);
+	cp->custom_private = pushed;
 	cp->methods = &qs_path_methods;
 	cost_path(root, rel, &cp->path, pushed, rest, workers, visit_rows, visit_pages);
 	return cp;
@@ -368,6 +424,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *pushed;
 	List	   *rest;
 	QsScanKind	kind;
+	bool		serial,
+				partial;
 	double		visit_rows = 1.0,
 				visit_pages = 1.0;
 
@@ -377,16 +435,19 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!qs_enable_pushdown ||
 		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
 		rte->tablesample != NULL || rte->inh ||
-		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		rel->baserestrictinfo == NIL)	/* nothing to push */
 		return;
 	kind = relation_kind(rte->relid);
 	if (kind == QS_NOT_OURS)
 		return;
-	if (needs_unsupported_system_columns(rel))
+	serial = !(kind == QS_ROW_TABLE && serial_path_dominated(rel));
+	partial = rel->consider_parallel && rel->lateral_relids == NULL;
+	if (!serial && !partial)
 		return;
 
 	split_clauses(rel->baserestrictinfo, rel->relid, &pushed, &rest);
-	if (pushed == NIL)
+	if (pushed == NIL || needs_unsupported_system_columns(rel, rest))
 		return;
 
 	/* the same for the serial and the partial path */
@@ -394,14 +455,15 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		column_visit_shares(rel, rte->relid,
 							column_visit_fraction(root, rel, pushed),
 							&visit_rows, &visit_pages);
-	add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
-									 kind == QS_ROW_TABLE, visit_rows, visit_pages));
+	if (serial)
+		add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
+										 kind == QS_ROW_TABLE, visit_rows, visit_pages));
 
 	/*
 	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
 	 * column table's delta pages, then its main blocks) from shared state.
 	 */
-	if (rel->consider_parallel && rel->lateral_relids == NULL)
+	if (partial)
 	{
 		int			workers = compute_parallel_worker(rel, rel->pages, -1,
 													  max_parallel_workers_per_gather);
@@ -434,15 +496,30 @@ needed_columns(RelOptInfo *rel, List *rest_clauses)
 	return result;
 }
 
+/*
+ * clauses are the relation's restriction clauses (the path has no
+ * parameterization), ordered by order_qual_clauses: those the path pushed
+ * run in storage in that order, the others but pseudoconstant ones (a
+ * gating Result handles these) above it.
+ */
 static Plan *
 qs_plan_path(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 			 List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	List	   *pushed;
-	List	   *rest;
+	List	   *pushed = NIL;
+	List	   *rest = NIL;
+	ListCell   *lc;
 
-	split_clauses(clauses, rel->relid, &pushed, &rest);
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (list_member_ptr(best_path->custom_private, ri))
+			pushed = lappend(pushed, ri);
+		else if (!ri->pseudoconstant)
+			rest = lappend(rest, ri);
+	}
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = extract_actual_clauses(rest, false);

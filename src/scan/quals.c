@@ -73,6 +73,7 @@ decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
 		Expr	   *l,
 				   *r;
 		Oid			opno = op->opno;
+		Oid			opfuncid = op->opfuncid;
 
 		if (list_length(op->args) != 2 || op->opresulttype != BOOLOID || op->opretset)
 			return false;
@@ -85,12 +86,14 @@ decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
 			opno = get_commutator(opno);
 			if (!OidIsValid(opno))
 				return false;
+			opfuncid = InvalidOid;
 			*val = l;
 		}
 		else
 			return false;
 		*opnop = opno;
-		*funcid = get_opcode(opno);
+		/* the planner has looked the function up already, unless commuted */
+		*funcid = OidIsValid(opfuncid) ? opfuncid : get_opcode(opno);
 		*kind = QS_QUAL_OP;
 		return OidIsValid(*funcid) && func_strict(*funcid);
 	}
@@ -104,7 +107,7 @@ decompose(Expr *clause, Index relid, AttrNumber *attno, Expr **val,
 			return false;
 		*val = lsecond(sa->args);
 		*opnop = sa->opno;
-		*funcid = get_opcode(sa->opno);
+		*funcid = OidIsValid(sa->opfuncid) ? sa->opfuncid : get_opcode(sa->opno);
 		*kind = sa->useOr ? QS_QUAL_ANY : QS_QUAL_ALL;
 		return OidIsValid(*funcid) && func_strict(*funcid) &&
 			get_func_rettype(*funcid) == BOOLOID;
