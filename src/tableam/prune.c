@@ -122,6 +122,8 @@ static void
 prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			   OffsetNumber maxoff, QsPruneState *ps)
 {
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		HeapTupleData tup;
@@ -137,7 +139,7 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		tup.t_data = L->get_header(page, off, &scratch, &len);
 		infomask = tup.t_data->t_infomask;
 		tup.t_len = len;
-		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
+		ItemPointerSet(&tup.t_self, blkno, off);
 		tup.t_tableOid = RelationGetRelid(rel);
 		if (ps->vistest != NULL)
 		{
@@ -327,6 +329,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 			  GlobalVisState *vistest, TransactionId oldest_xmin)
 {
 	Page		page = BufferGetPage(buf);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
 	QsPruneState *ps = palloc(sizeof(QsPruneState));
 	OffsetNumber maxoff;
 	TransactionId hint = ((PageHeader) page)->pd_prune_xid;
@@ -361,7 +364,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 			continue;
 		st = ps->states[off];
 		if (st == QS_REC_NORMAL || st == QS_REC_REDIRECT)
-			prune_chain(L, page, BufferGetBlockNumber(buf), maxoff, off, ps);
+			prune_chain(L, page, blkno, maxoff, off, ps);
 	}
 	nchanged = ps->nredirected + ps->ndead + ps->nunused;
 
