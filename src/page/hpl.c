@@ -648,7 +648,13 @@ hpl_put16(Page page, const HplField *f, int k, uint16 v)
 static inline uint32
 hpl_len_nonzero8(Page page, const HplGeom *g, int i)
 {
-	const char *l = (const char *) page + g->hoff[i * 8][F_LEN];
+	/*
+	 * Capped as hpl_compute_geom caps each slot's offset: on a page whose
+	 * record count is more than its geometry holds (corrupt), the 16 bytes
+	 * read stay inside the page.
+	 */
+	const char *l = (const char *) page +
+		Min((int) g->hoff[i * 8][F_LEN], BLCKSZ - 16);
 	uint32		m = 0;
 
 	for (int h = 0; h < 2; h++)
