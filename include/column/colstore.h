@@ -217,6 +217,7 @@ extern void qs_coldirgen_shmem_request(void);
 extern void qs_coldirgen_shmem_init(void);
 extern void qs_coldir_changed(Relation rel);
 extern void qs_coldir_changed_locator(const RelFileLocator *loc);
+extern bool qs_coldir_gen(Relation rel, uint64 *gen);
 extern bool qs_coldir_find_current(Relation rel, uint32 range,
 								   QsColDirEntry *out);
 extern uint64 qs_coldir_delmap_pages(Relation rel);

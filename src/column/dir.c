@@ -132,6 +132,25 @@ qs_coldir_changed(Relation rel)
 }
 
 /*
+ * qs_coldir_gen
+ *		The table's directory change counter now, into *gen, for a copy of
+ *		a page whose every change moves it (a delete-map root: delmap.c):
+ *		read before the page, such a copy is as new as the page while the
+ *		counter keeps that value (README section 7.1).  False when no copy
+ *		may be kept (recovery, where the counter does not move; no shared
+ *		memory).
+ */
+bool
+qs_coldir_gen(Relation rel, uint64 *gen)
+{
+	if (dirgen == NULL || RecoveryInProgress())
+		return false;
+	pg_memory_barrier();
+	*gen = pg_atomic_read_u64(dirgen_slot(rel));
+	return true;
+}
+
+/*
  * New storage (a new relfilelocator: TRUNCATE, rewrites, SET TABLESPACE):
  * no copy made of an earlier relfilenode that had the same number (the
  * relcache invalidation of the change drops them too) passes for it.
