@@ -1074,24 +1074,39 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 		if (snapshot != NULL)
 		{
 			HeapTupleData tup;
-			Buffer		mbuf;
+			Buffer		mbuf = InvalidBuffer;
 
 			/*
 			 * Per row: a dirty snapshot reports this row's inserter.  Heap's
 			 * routines want a locked buffer for hint bits they may still set
 			 * (an inserter that commits meanwhile): the metapage's, whose
-			 * bytes they do not touch (the header is our copy).
+			 * bytes they do not touch (the header is our copy).  They use
+			 * the buffer for nothing else under an MVCC or dirty snapshot,
+			 * and set no hint on a header whose inserter is hinted committed
+			 * or frozen and whose xmax is invalid (HeapTupleSatisfiesMVCC,
+			 * HeapTupleSatisfiesDirty and HeapTupleSatisfiesVacuumHorizon,
+			 * which the serializable check runs, return on those bits
+			 * first): the common case, a committed block, takes no
+			 * metapage lock.  Other snapshot kinds keep it (a historic
+			 * MVCC snapshot names the tuple's relation by the buffer).
 			 */
 			tup.t_data = hdr;
 			tup.t_len = SizeofHeapTupleHeader;
 			tup.t_self = tid;
 			tup.t_tableOid = RelationGetRelid(rel);
-			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			if (!((snapshot->snapshot_type == SNAPSHOT_MVCC ||
+				   snapshot->snapshot_type == SNAPSHOT_DIRTY) &&
+				  HeapTupleHeaderXminCommitted(hdr) &&
+				  (hdr->t_infomask & HEAP_XMAX_INVALID)))
+			{
+				mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+				LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			}
 			*visible = HeapTupleSatisfiesVisibility(&tup, snapshot, mbuf);
 			HeapCheckForSerializableConflictOut(*visible, rel, &tup, mbuf,
 												snapshot);
-			UnlockReleaseBuffer(mbuf);
+			if (BufferIsValid(mbuf))
+				UnlockReleaseBuffer(mbuf);
 		}
 		return true;
 	}
