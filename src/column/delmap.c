@@ -1030,6 +1030,29 @@ qs_colmain_hint_xmin(HeapTupleHeader hdr)
 }
 
 /*
+ * qs_colmain_needs_no_buffer
+ *		May heap's visibility test of the header copy 'hdr' under 'snapshot'
+ *		(and HeapCheckForSerializableConflictOut after it) be given
+ *		InvalidBuffer?  Under MVCC and dirty snapshots they use the buffer
+ *		only to mark it for hint bits (SetHintBits), and set none on a
+ *		header whose inserter is hinted committed or frozen and whose xmax
+ *		is invalid: HeapTupleSatisfiesMVCC, HeapTupleSatisfiesDirty and
+ *		HeapTupleSatisfiesVacuumHorizon return on those bits before any
+ *		hint.  Otherwise (a running or own inserter, which may commit
+ *		meanwhile; an xmax; other snapshot kinds: a historic MVCC snapshot
+ *		names the tuple's relation by its buffer) the caller gives a locked
+ *		page whose bytes the routines do not touch (the metapage).
+ */
+bool
+qs_colmain_needs_no_buffer(const HeapTupleHeaderData *hdr, Snapshot snapshot)
+{
+	return (snapshot->snapshot_type == SNAPSHOT_MVCC ||
+			snapshot->snapshot_type == SNAPSHOT_DIRTY) &&
+		HeapTupleHeaderXminCommitted(hdr) &&
+		(hdr->t_infomask & HEAP_XMAX_INVALID) != 0;
+}
+
+/*
  * qs_colmain_hinted_header
  *		The header of a main row without a delete-map entry (its block's),
  *		with its inserter's commit state set as hint bits.
@@ -1080,24 +1103,14 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 			 * Per row: a dirty snapshot reports this row's inserter.  Heap's
 			 * routines want a locked buffer for hint bits they may still set
 			 * (an inserter that commits meanwhile): the metapage's, whose
-			 * bytes they do not touch (the header is our copy).  They use
-			 * the buffer for nothing else under an MVCC or dirty snapshot,
-			 * and set no hint on a header whose inserter is hinted committed
-			 * or frozen and whose xmax is invalid (HeapTupleSatisfiesMVCC,
-			 * HeapTupleSatisfiesDirty and HeapTupleSatisfiesVacuumHorizon,
-			 * which the serializable check runs, return on those bits
-			 * first): the common case, a committed block, takes no
-			 * metapage lock.  Other snapshot kinds keep it (a historic
-			 * MVCC snapshot names the tuple's relation by the buffer).
+			 * bytes they do not touch (the header is our copy).  The common
+			 * case, a committed block, needs none (qs_colmain_needs_no_buffer).
 			 */
 			tup.t_data = hdr;
 			tup.t_len = SizeofHeapTupleHeader;
 			tup.t_self = tid;
 			tup.t_tableOid = RelationGetRelid(rel);
-			if (!((snapshot->snapshot_type == SNAPSHOT_MVCC ||
-				   snapshot->snapshot_type == SNAPSHOT_DIRTY) &&
-				  HeapTupleHeaderXminCommitted(hdr) &&
-				  (hdr->t_infomask & HEAP_XMAX_INVALID)))
+			if (!qs_colmain_needs_no_buffer(hdr, snapshot))
 			{
 				mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 				LockBuffer(mbuf, BUFFER_LOCK_SHARE);
