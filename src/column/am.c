@@ -1165,13 +1165,15 @@ prefetched(Relation rel, ItemPointer tid)
 		col_prefetched.xact_start == GetCurrentTransactionStartTimestamp();
 }
 
-void
-qs_colmain_prefetch(Relation rel, ItemPointer tid)
+/*
+ * Keep tid's values in the one-row cache: from 'slot' (a row of rel just
+ * fetched, in the relation's descriptor) or, when NULL, fetched now.
+ */
+static void
+prefetch_keep(Relation rel, ItemPointer tid, TupleTableSlot *slot)
 {
 	MemoryContext old;
 
-	if (!qs_tid_is_virtual(tid) || prefetched(rel, tid))
-		return;
 	if (col_prefetched.cxt == NULL)
 		col_prefetched.cxt = AllocSetContextCreate(TopMemoryContext,
 												   "quickstep column prefetch",
@@ -1179,12 +1181,28 @@ qs_colmain_prefetch(Relation rel, ItemPointer tid)
 	MemoryContextReset(col_prefetched.cxt);
 	col_prefetched.tuple = NULL;
 	old = MemoryContextSwitchTo(col_prefetched.cxt);
-	col_prefetched.tuple = colmain_form(rel, tid);
+	if (slot != NULL)
+	{
+		slot_getallattrs(slot);
+		col_prefetched.tuple = heap_form_tuple(RelationGetDescr(rel),
+											   slot->tts_values,
+											   slot->tts_isnull);
+	}
+	else
+		col_prefetched.tuple = colmain_form(rel, tid);
 	MemoryContextSwitchTo(old);
 	col_prefetched.relid = RelationGetRelid(rel);
 	col_prefetched.locator = QS_REL_LOCATOR(rel);
 	col_prefetched.tid = *tid;
 	col_prefetched.xact_start = GetCurrentTransactionStartTimestamp();
+}
+
+void
+qs_colmain_prefetch(Relation rel, ItemPointer tid)
+{
+	if (!qs_tid_is_virtual(tid) || prefetched(rel, tid))
+		return;
+	prefetch_keep(rel, tid, NULL);
 }
 
 HeapTuple
@@ -1343,7 +1361,20 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 						   NULL, NULL, NULL);
 	/* the values outlive the fetch's row memory: the slot keeps its own copy */
 	if (found)
+	{
 		ExecMaterializeSlot(slot);
+
+		/*
+		 * An UPDATE's executor fetches the old row here (ri_oldTupleSlot)
+		 * right before tuple_update, whose qs_colmain_prefetch would decode
+		 * the same row again: keep these values for it.  Values of a main
+		 * row's TID never change for a relfilenode (block images are
+		 * immutable; a merge's or seal's new version keeps each TID's row),
+		 * whatever snapshot found it.
+		 */
+		if (slot->tts_tupleDescriptor->natts == RelationGetDescr(rel)->natts)
+			prefetch_keep(rel, tid, slot);
+	}
 	return found;
 }
 
