@@ -63,7 +63,8 @@ typedef struct QsQualImage
  * queue is given out again only when both are clear, so that no queue is
  * recreated while a sender may still write into it.
  *
- * Atomics: only a hand-out, under the circle's lock, makes an area busy
+ * Atomics: only a delivery (deliver_steps: a step with rows moved to a
+ * queue), under the circle's lock, exclusive, makes an area busy
  * (sender, the queue, then seq1 after a write barrier: a reader of seq1
  * without the lock -- qs_shared_next's wait; the poll reads it under the
  * circle's lock, shared -- finds the queue made); each end makes it free again
@@ -985,7 +986,7 @@ qs_shared_poll(QsSharedSlot slot)
 	rd = &readers[slot.idx];
 
 	/*
-	 * An area's seq1 is set by a hand-out after its queue was made (write
+	 * An area's seq1 is set by a delivery after its queue was made (write
 	 * barrier), and cleared only here and in take_back, so it could be
 	 * read without a lock; it is read under the circle's lock (shared)
 	 * all the same: a poll then waits out a hand-out in progress, and W4
@@ -1163,7 +1164,7 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 	}
 	/*
 	 * No lock: the writer is gone, so only this backend changes the area
-	 * (sender first, so that a hand-out finds it free only when both are
+	 * (sender first, so that a delivery finds it free only when both are
 	 * clear).
 	 */
 	if ((m = slot_of(slot)) != NULL && area_seq(&m->area[a]) == seq)
