@@ -466,18 +466,26 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 				int			l;
 
 				if (c->isnull[x])
-					continue;	/* equal to no constant */
+					continue;	/* equal to no constant, in no range */
 				l = qs_qindex_probe(ix, g,
 									qs_datum_to_int64(c->values[x], ic->col_width));
-				for (; l >= 0; l = ix->links[l].next)
+				for (int pass = 0; pass < 2; pass++)
 				{
-					int			i = ix->links[l].recipient;
-					int			jd = judge[i];
+					/* equality recipients (hash), then range ones (segments) */
+					if (pass == 1)
+						l = ic->nsegs == 0 ? -1 :
+							qs_qindex_probe_range(ix, g,
+												  qs_datum_to_int64(c->values[x], ic->col_width));
+					for (; l >= 0; l = ix->links[l].next)
+					{
+						int			i = ix->links[l].recipient;
+						int			jd = judge[i];
 
-					if (blkno >= r[i].nblocks || nvis[jd] < 0 ||
-						(seen[jd] != NULL && !seen[jd][uni[x]]))
-						continue;
-					sel[i][nsel[i]++] = uni[x];
+						if (blkno >= r[i].nblocks || nvis[jd] < 0 ||
+							(seen[jd] != NULL && !seen[jd][uni[x]]))
+							continue;
+						sel[i][nsel[i]++] = uni[x];
+					}
 				}
 			}
 		}
