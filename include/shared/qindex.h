@@ -42,6 +42,7 @@ typedef struct QsQindexColumn
 	AttrNumber	attno;
 	int			col_width;
 	struct qs_qix_hash *hash;
+	int			nkeys;			/* constants in hash */
 	int			nranges;		/* range recipients (build only) */
 	int		   *range_who;		/* [nranges]: recipient */
 	int64	   *range_lo;		/* [nranges]: its interval, inclusive */

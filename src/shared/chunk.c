@@ -463,19 +463,18 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 
 			for (int x = 0; x < nuni; x++)
 			{
-				int			l;
+				int64		key;
 
 				if (c->isnull[x])
 					continue;	/* equal to no constant, in no range */
-				l = qs_qindex_probe(ix, g,
-									qs_datum_to_int64(c->values[x], ic->col_width));
+				key = qs_datum_to_int64(c->values[x], ic->col_width);
 				for (int pass = 0; pass < 2; pass++)
 				{
 					/* equality recipients (hash), then range ones (segments) */
-					if (pass == 1)
-						l = ic->nsegs == 0 ? -1 :
-							qs_qindex_probe_range(ix, g,
-												  qs_datum_to_int64(c->values[x], ic->col_width));
+					int			l = pass == 0 ?
+						(ic->nkeys == 0 ? -1 : qs_qindex_probe(ix, g, key)) :
+						(ic->nsegs == 0 ? -1 : qs_qindex_probe_range(ix, g, key));
+
 					for (; l >= 0; l = ix->links[l].next)
 					{
 						int			i = ix->links[l].recipient;

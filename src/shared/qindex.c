@@ -206,7 +206,10 @@ index_key(QsQueryIndex *ix, int col, int64 key, int i)
 	QsQindexEntry *e = qs_qix_insert(ix->columns[col].hash, key, &found);
 
 	if (!found)
+	{
 		e->head = -1;
+		ix->columns[col].nkeys++;
+	}
 	/* this recipient's keys go in one after the other: a repeat is at head */
 	if (e->head >= 0 && ix->links[e->head].recipient == i)
 		return;
@@ -314,6 +317,7 @@ qs_qindex_build(QsSharedRecipient *r, int n, int *indexed)
 			col->col_width = cands[bestc].col_width;
 			col->hash = qs_qix_create(CurrentMemoryContext,
 									  cands[bestc].count, NULL);
+			col->nkeys = 0;
 			col->nranges = 0;
 			col->range_who = palloc(sizeof(int) * cands[bestc].count);
 			col->range_lo = palloc(sizeof(int64) * cands[bestc].count);
