@@ -1029,28 +1029,40 @@ qs_shared_poll(QsSharedSlot slot)
 		QsSharedStep *st;
 		QsReadyMsg *msg;
 		MemoryContext old;
+		uint32		result;
+		uint64		visible;
 
 		if (step_seq[s] < 0)
 			continue;
 		st = &m->step[s];
+		result = st->result;
+		visible = st->visible;
 		old = MemoryContextSwitchTo(mq_cxt);
 		msg = palloc(sizeof(QsReadyMsg));
 		msg->step = step_seq[s];
 		msg->len = -1;
 		msg->data = NULL;
-		if (st->result == QS_STEP_EMPTY)
+		if (result == QS_STEP_EMPTY)
 		{
 			StringInfoData buf;
 
 			initStringInfo(&buf);
-			qs_shared_msg_empty(&buf, step_seq[s], st->visible);
+			qs_shared_msg_empty(&buf, step_seq[s], visible);
 			msg->len = buf.len;
 			msg->data = buf.data;
 			rd->ready_bytes += buf.len;
 		}
 		rd->ready = lappend(rd->ready, msg);
 		MemoryContextSwitchTo(old);
-		/* the member's own to free: the step may be handed out again */
+
+		/*
+		 * The member's own to free: the step may be handed out again, and
+		 * its next owner writes result and visible.  They were read into
+		 * locals above, and those loads must not move after the store that
+		 * frees the step (pg_atomic_write_u64 is no barrier, and a weakly
+		 * ordered CPU may let a load pass a later store).
+		 */
+		pg_memory_barrier();
 		pg_atomic_write_u64(&st->seq1, 0);
 	}
 
