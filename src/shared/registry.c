@@ -1210,9 +1210,14 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 }
 
 /*
- * Give up step s, owed by a scanner that is gone: nobody else writes it
- * then, so the result is written and owner cleared here; the next poll
- * takes it as given up (the member reads the chunk itself).
+ * Give up step s, owed by a scanner that is gone: owner cleared by
+ * compare-and-exchange first, and the result written only when that
+ * succeeded, so that result is only ever written by whoever owns the step
+ * (a scanner that resolved it meanwhile wrote its own result, which
+ * stands).  Once owner is 0 the step is this member's: only its own poll
+ * reads result (after this, in this backend), and no hand-out retakes the
+ * step before that poll frees it (seq1 != 0).  The next poll takes it as
+ * given up (the member reads the chunk itself).
  */
 static bool
 take_back_step(QsSharedSlot slot, int s, int owner)
@@ -1222,8 +1227,10 @@ take_back_step(QsSharedSlot slot, int s, int owner)
 
 	if (m == NULL)
 		return false;
+	if (!pg_atomic_compare_exchange_u32(&m->step[s].owner, &expected, 0))
+		return false;
 	m->step[s].result = QS_STEP_GAVE_UP;
-	return pg_atomic_compare_exchange_u32(&m->step[s].owner, &expected, 0);
+	return true;
 }
 
 /*
