@@ -308,6 +308,21 @@ free_area(QsSharedMember *m)
 	return -1;
 }
 
+/*
+ * Whether member m has an area it is not waiting to read (seq1 == 0): free,
+ * or read whole while its writer has not detached yet.  Under m's circle's
+ * lock, so that it is not an area a delivery is setting up (sender set,
+ * seq1 not yet).
+ */
+static bool
+drained_area(QsSharedMember *m)
+{
+	for (int a = 0; a < QS_SHARED_AREAS; a++)
+		if (pg_atomic_read_u64(&m->area[a].seq1) == 0)
+			return true;
+	return false;
+}
+
 /* A step of member m nobody owes or has to read, or -1.  Under m's circle's lock. */
 static int
 free_step(QsSharedMember *m)
@@ -1513,10 +1528,19 @@ deliver_steps(QsSharedRecipient *others, int nothers)
 				 * marks a member whose queue stayed full).  It may have
 				 * drained one since free_area looked (its poll gives a
 				 * queue back without the lock): mark first (a full
-				 * barrier), then look again.
+				 * barrier), then look again.  The second look takes an
+				 * area with seq1 == 0 as free, whatever its sender (the
+				 * test qs_shared_deliver makes): under this lock such an
+				 * area is one the member has read whole, whose writer is
+				 * still in qs_shared_deliver and will clear its sender in
+				 * detach_sends.  free_area would see it taken, and the
+				 * member, having nothing left to drain, would never clear
+				 * its mark.  Clearing the mark from detach_sends instead
+				 * would also work, but adds a second writer of it on the
+				 * error paths; this keeps the mark's rule in one place.
 				 */
 				(void) pg_atomic_exchange_u32(&o->stalled, 1);
-				if (free_area(o) >= 0)
+				if (drained_area(o))
 					(void) pg_atomic_compare_exchange_u32(&o->stalled, &one, 0);
 			}
 			(void) resolve_step(o, r->step, QS_STEP_GAVE_UP, 0);
