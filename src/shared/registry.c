@@ -336,7 +336,10 @@ free_step(QsSharedMember *m)
 
 /*
  * Resolve a step this backend owes: the result first, then owner cleared
- * (a compare-and-exchange: a full barrier), then the member woken.  False
+ * (a compare-and-exchange: a full barrier), then the member woken, or,
+ * when wake is not NULL, its PGPROC stored there for the caller to wake
+ * once it has released a lock it holds (NULL when there is nobody to
+ * wake).  False
  * when this backend did not own it (only a member whose scanner is gone
  * takes a step from its owner).  No lock: the step stays the member's to
  * free, and a slot whose steps have an owner is never taken by a new
@@ -344,7 +347,8 @@ free_step(QsSharedMember *m)
  * not retaken.
  */
 static bool
-resolve_step(QsSharedMember *m, int s, QsStepResult result, uint64 visible)
+resolve_step(QsSharedMember *m, int s, QsStepResult result, uint64 visible,
+			 PGPROC **wake)
 {
 	QsSharedStep *st = &m->step[s];
 	uint32		me = (uint32) MyProcPid;
@@ -357,7 +361,9 @@ resolve_step(QsSharedMember *m, int s, QsStepResult result, uint64 visible)
 	if (!pg_atomic_compare_exchange_u32(&st->owner, &me, 0))
 		return false;
 	/* a stale proc (the slot was freed) only wakes its backend for nothing */
-	if (proc != NULL)
+	if (wake != NULL)
+		*wake = proc;
+	else if (proc != NULL)
 		SetLatch(&proc->procLatch);
 	return true;
 }
@@ -477,7 +483,7 @@ detach_sends(bool sweep)
 		{
 			/* a step not moved to a queue: given back, read by its member */
 			(void) resolve_step(&registry->slots[sending[i].idx], sending[i].step,
-								QS_STEP_GAVE_UP, 0);
+								QS_STEP_GAVE_UP, 0, NULL);
 			continue;
 		}
 		if (sending[i].mqh == NULL)
@@ -497,7 +503,7 @@ detach_sends(bool sweep)
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			clear_sender(&registry->slots[i].area[a]);
 		for (int st = 0; st < QS_SHARED_STEPS; st++)
-			(void) resolve_step(&registry->slots[i], st, QS_STEP_GAVE_UP, 0);
+			(void) resolve_step(&registry->slots[i], st, QS_STEP_GAVE_UP, 0, NULL);
 	}
 	nsending = 0;
 	if (sweep)
@@ -1495,6 +1501,16 @@ deliver_steps(QsSharedRecipient *others, int nothers)
 {
 	LWLock	   *lock = registry->circles[others[0].circle].lock;
 
+	/*
+	 * The members whose steps are resolved here, woken after the lock is
+	 * released: SetLatch may signal the process (kill()), too long to hold
+	 * the circle's exclusive lock for, which every member's hand-out and
+	 * wait take.  Allocated before the lock.  If shm_mq_attach fails below,
+	 * those resolved before it are not woken: they see their steps on
+	 * their wait's timeout (a second), as after any lost wake-up.
+	 */
+	PGPROC	  **wake = palloc0_array(PGPROC *, nothers);
+
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	for (int i = 0; i < nothers; i++)
 	{
@@ -1511,7 +1527,8 @@ deliver_steps(QsSharedRecipient *others, int nothers)
 		Assert(snd != NULL);
 		if (!r->done && same && r->rows == 0)
 		{
-			(void) resolve_step(o, r->step, QS_STEP_EMPTY, r->visible);
+			(void) resolve_step(o, r->step, QS_STEP_EMPTY, r->visible,
+								&wake[i]);
 			r->done = true;
 			snd->idx = -1;
 			continue;
@@ -1543,7 +1560,7 @@ deliver_steps(QsSharedRecipient *others, int nothers)
 				if (drained_area(o))
 					(void) pg_atomic_compare_exchange_u32(&o->stalled, &one, 0);
 			}
-			(void) resolve_step(o, r->step, QS_STEP_GAVE_UP, 0);
+			(void) resolve_step(o, r->step, QS_STEP_GAVE_UP, 0, &wake[i]);
 			r->done = true;
 			snd->idx = -1;
 			continue;
@@ -1567,6 +1584,10 @@ deliver_steps(QsSharedRecipient *others, int nothers)
 		snd->mqh = r->mqh;
 	}
 	LWLockRelease(lock);
+	for (int i = 0; i < nothers; i++)
+		if (wake[i] != NULL)
+			SetLatch(&wake[i]->procLatch);
+	pfree(wake);
 }
 
 /*
