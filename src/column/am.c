@@ -1368,11 +1368,18 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 		 * An UPDATE's executor fetches the old row here (ri_oldTupleSlot)
 		 * right before tuple_update, whose qs_colmain_prefetch would decode
 		 * the same row again: keep these values for it.  Values of a main
-		 * row's TID never change for a relfilenode (block images are
-		 * immutable; a merge's or seal's new version keeps each TID's row),
-		 * whatever snapshot found it.
+		 * row's TID do not change for a relfilenode (block images are
+		 * immutable; a merge's or seal's new version keeps each TID's row)
+		 * but for an in-place TRUNCATE, which drops the cache
+		 * (col_nontransactional_truncate).  Only the executor's fetches of
+		 * the row to change (SnapshotAny: UPDATE, MERGE, EvalPlanQual,
+		 * triggers) fill it, never a dirty or self snapshot's placeholder of
+		 * another backend's buffered load row, and only with the table's
+		 * own row type.
 		 */
-		if (slot->tts_tupleDescriptor->natts == RelationGetDescr(rel)->natts)
+		if (snapshot->snapshot_type == SNAPSHOT_ANY &&
+			slot->tts_tupleDescriptor->natts == RelationGetDescr(rel)->natts &&
+			slot->tts_tupleDescriptor->tdtypeid == RelationGetDescr(rel)->tdtypeid)
 			prefetch_keep(rel, tid, slot);
 	}
 	return found;
@@ -1678,6 +1685,11 @@ col_nontransactional_truncate(Relation rel)
 	qs_colload_forget_rel(rel);
 	qs_relation_nontransactional_truncate(rel);
 	qs_colmeta_init(rel);
+	/*
+	 * Same relfilenode, block ids and ranges start over: a TID names another
+	 * row now, so the one-row cache's values must go.
+	 */
+	col_prefetched.tuple = NULL;
 }
 
 /*
