@@ -339,12 +339,11 @@ free_step(QsSharedMember *m)
  * (a compare-and-exchange: a full barrier), then the member woken, or,
  * when wake is not NULL, its PGPROC stored there for the caller to wake
  * once it has released a lock it holds (NULL when there is nobody to
- * wake).  False
- * when this backend did not own it (only a member whose scanner is gone
- * takes a step from its owner).  No lock: the step stays the member's to
- * free, and a slot whose steps have an owner is never taken by a new
- * member (qs_shared_join), so the slot may have been freed meanwhile but
- * not retaken.
+ * wake).  False when this backend did not own it (only a member whose
+ * scanner is gone takes a step from its owner).  No lock: the step stays
+ * the member's to free, and a slot whose steps have an owner is never
+ * taken by a new member (qs_shared_join), so the slot may have been freed
+ * meanwhile but not retaken.
  */
 static bool
 resolve_step(QsSharedMember *m, int s, QsStepResult result, uint64 visible,
