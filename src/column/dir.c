@@ -257,7 +257,11 @@ dircopy_get(Relation rel)
 	QsColDirectory raw;
 	uint64		gen;
 
-	if (dirgen == NULL || RecoveryInProgress())
+	/*
+	 * The counter before any directory page: a change this read may miss
+	 * (its page copied before the change) moves it after this read.
+	 */
+	if (!qs_coldir_gen(rel, &gen))
 		return NULL;
 	if (dircopy_cxt == NULL)
 	{
@@ -268,12 +272,6 @@ dircopy_get(Relation rel)
 		RegisterSubXactCallback(dircopy_subxact, NULL);
 	}
 
-	/*
-	 * The counter before any directory page: a change this read may miss
-	 * (its page copied before the change) moves it after this read.
-	 */
-	pg_memory_barrier();
-	gen = pg_atomic_read_u64(dirgen_slot(rel));
 	for (int i = 0; i < DIRCOPY_SLOTS; i++)
 	{
 		DirCopy    *c = &dircopies[i];
