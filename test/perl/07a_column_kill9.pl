@@ -55,8 +55,13 @@ $node->safe_psql('postgres', q{
 	CREATE SEQUENCE ids START 2000000000;
 	CREATE SEQUENCE bulk START 1;
 	-- the standby lags behind a loaded primary: keep its WAL across the
-	-- checkpoints of crash recovery
-	SELECT pg_create_physical_replication_slot('kill9_standby');
+	-- checkpoints of crash recovery.  Reserved now (true): the slot is
+	-- written to disk with its position at once; one that got its first
+	-- position from the standby keeps it in memory only until a checkpoint,
+	-- so a crash before that left it holding no WAL and the end-of-recovery
+	-- checkpoint removed the segment the lagging standby still needed
+	-- ("requested WAL segment ... has already been removed": PG 18, load 12)
+	SELECT pg_create_physical_replication_slot('kill9_standby', true);
 });
 $node->backup('bk');
 my $standby = PostgreSQL::Test::Cluster->new('column_kill9_standby');
