@@ -1302,8 +1302,10 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* qualified names only in VERBOSE, as a Seq Scan's Filter shows them */
 	pushed = deparse_expression((Node *) make_ands_explicit(cscan->custom_exprs),
 								context, es->verbose, false);
-	ExplainPropertyText("Storage Filter", pushed, es);
-	if (es->analyze && node->ss.ps.instrument)
+	/* a column table's scan may push nothing and only project */
+	if (cscan->custom_exprs != NIL)
+		ExplainPropertyText("Storage Filter", pushed, es);
+	if (es->analyze && node->ss.ps.instrument && cscan->custom_exprs != NIL)
 	{
 		Instrumentation *instr = node->ss.ps.instrument;
 		double		removed = instr->nfiltered2;
