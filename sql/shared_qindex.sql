@@ -101,8 +101,23 @@ INSERT INTO qi_preds (pred) VALUES
 	('a = 4 AND d = date ''2020-01-06'''),
 	('d = date ''2020-01-05'''),
 	('a = -1'),
-	('a >= 38'),						-- not an equality: as before
-	('id % 1000 = 1');					-- not native: the member's own
+	('a >= 38'),						-- ranges: segments of the column
+	('id % 1000 = 1'),					-- not native: the member's own
+	('a < 3'),
+	('a <= 3'),
+	('a > 36'),
+	('a BETWEEN 10 AND 12'),			-- one range indexed, one run
+	('a >= 0 AND a = 7'),				-- the equality indexed
+	('a < -2147483649::int8'),			-- below int4: nothing
+	('a > 2147483648::int8'),			-- above int4: nothing
+	('a >= -2147483649::int8 AND a < 2'),
+	('a < NULL::int'),					-- nothing
+	('b > 27::int2'),					-- int8 column, int2 constant
+	('b <= 1'),
+	('s >= 23'),
+	('s < 1::int8'),
+	('d < date ''2020-01-02'''),
+	('d >= date ''2020-01-19''');
 
 CREATE TEMP TABLE qi_heap_res AS
 	SELECT * FROM qi_many('qi_heap', (SELECT array_agg(pred ORDER BY i) FROM qi_preds));

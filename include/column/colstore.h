@@ -217,6 +217,7 @@ extern void qs_coldirgen_shmem_request(void);
 extern void qs_coldirgen_shmem_init(void);
 extern void qs_coldir_changed(Relation rel);
 extern void qs_coldir_changed_locator(const RelFileLocator *loc);
+extern bool qs_coldir_gen(Relation rel, uint64 *gen);
 extern bool qs_coldir_find_current(Relation rel, uint32 range,
 								   QsColDirEntry *out);
 extern uint64 qs_coldir_delmap_pages(Relation rel);
@@ -293,6 +294,8 @@ typedef struct QsColDelmapRoot
 extern bool qs_coldelmap_page_info(Page page, uint32 *block_id,
 								   BlockNumber *vblock, uint32 *n);
 extern HeapTupleHeader qs_coldelmap_entry(Page page, OffsetNumber off);
+extern bool qs_colmain_needs_no_buffer(const HeapTupleHeaderData *hdr,
+									   Snapshot snapshot);
 extern void qs_coldelmap_root(Relation rel, const QsColDirEntry *e,
 							  QsColDelmapRoot *root);
 extern void qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e);

@@ -32,13 +32,24 @@ struct qs_qix_hash;				/* simplehash: int64 image -> first link */
 /*
  * One indexed column: its values compared as integers of col_width bytes
  * (quals.c's int64 images), the constants of its recipients' equality
- * quals in a hash table.
+ * quals in a hash table, the intervals of their range quals (<, <=, >, >=)
+ * cut into elementary segments: segment s holds the images from bounds[s]
+ * up to bounds[s + 1] - 1 (the last one up to PG_INT64_MAX), and lists
+ * every recipient whose interval covers it (seghead[s]: first link).
  */
 typedef struct QsQindexColumn
 {
 	AttrNumber	attno;
 	int			col_width;
 	struct qs_qix_hash *hash;
+	int			nkeys;			/* constants in hash */
+	int			nranges;		/* range recipients (build only) */
+	int		   *range_who;		/* [nranges]: recipient */
+	int64	   *range_lo;		/* [nranges]: its interval, inclusive */
+	int64	   *range_hi;
+	int			nsegs;
+	int64	   *bounds;			/* [nsegs], ascending */
+	int		   *seghead;		/* [nsegs] */
 } QsQindexColumn;
 
 typedef struct QsQueryIndex
@@ -53,5 +64,6 @@ typedef struct QsQueryIndex
 extern QsQueryIndex *qs_qindex_build(QsSharedRecipient *r, int n,
 									 int *indexed);
 extern int	qs_qindex_probe(QsQueryIndex *ix, int column, int64 key);
+extern int	qs_qindex_probe_range(QsQueryIndex *ix, int column, int64 key);
 
 #endif							/* QS_SHARED_QINDEX_H */

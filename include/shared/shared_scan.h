@@ -38,14 +38,23 @@ extern bool qs_enable_shared_scan;
 #define QS_SHARED_QUEUE_SIZE	(8 * 1024)	/* each of them */
 
 /*
- * A member can be served only while one of its queues is free, and each
- * chunk scanned for it holds one until it polls, even when no row of the
- * chunk is its (W4: nearly every message is a header).  With many members
- * on few cores a member waits its turn for a core with its queues full,
- * and scanners pass it by: eight queues let a chunk be read for 3 members
- * on average at 64 W4 clients (EXPLAIN: 76 deliveries for 26 chunks
- * served), 32 for many more (427 against 241 tps; src/shared/README.md,
- * *Measured (qindex)*).
+ * Steps a member can be owed at once (one per scanner serving it: a
+ * scanner owes a member at most one chunk at a time).  A step is handed
+ * out without a queue; the scanner records a chunk with no row for the
+ * member in the step itself (its counts) and takes one of the member's
+ * queues only for a chunk with rows (src/shared/README.md, *Empty
+ * deliveries*).
+ */
+#define QS_SHARED_STEPS			64
+
+/*
+ * A chunk with rows for a member holds one of its queues until it polls.
+ * With many members on few cores a member waits its turn for a core with
+ * its queues full: eight queues let a chunk be read for 3 members on
+ * average at 64 W4 clients (EXPLAIN: 76 deliveries for 26 chunks served),
+ * 32 for many more (427 against 241 tps; src/shared/README.md, *Measured
+ * (qindex)*).  Since empty chunks take no queue (QS_SHARED_STEPS), the
+ * queues hold only messages with rows.
  */
 
 /*
@@ -104,9 +113,11 @@ typedef struct QsSharedRecipient
 	uint64		rows;			/* of them, the rows in msg */
 
 	/* delivery to another member */
-	int			idx;			/* its slot, generation, queue */
+	int			idx;			/* its slot, generation */
 	uint64		gen;
-	int			area;
+	int			step;			/* the step it owes the member */
+	int			area;			/* its queue, -1 until it has rows to send */
+	PGPROC	   *proc;			/* the member's, to wake it */
 	int			circle;			/* the circle (the scanner's) */
 	shm_mq_handle *mqh;
 	bool		done;
@@ -183,6 +194,7 @@ extern bool qs_shared_qual_native(const QsQual *q);
 extern void qs_shared_msg_begin(StringInfo msg, int64 step);
 extern void qs_shared_msg_counts(StringInfo msg, uint64 *visible,
 								 uint64 *rows);
+extern void qs_shared_msg_empty(StringInfo msg, int64 step, uint64 visible);
 extern bool qs_shared_msg_next(StringInfo msg, int *pos, TupleDesc desc,
 							   ItemPointer tid, Datum *values, bool *isnull);
 

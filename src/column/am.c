@@ -1165,13 +1165,15 @@ prefetched(Relation rel, ItemPointer tid)
 		col_prefetched.xact_start == GetCurrentTransactionStartTimestamp();
 }
 
-void
-qs_colmain_prefetch(Relation rel, ItemPointer tid)
+/*
+ * Keep tid's values in the one-row cache: from 'slot' (a row of rel just
+ * fetched, in the relation's descriptor) or, when NULL, fetched now.
+ */
+static void
+prefetch_keep(Relation rel, ItemPointer tid, TupleTableSlot *slot)
 {
 	MemoryContext old;
 
-	if (!qs_tid_is_virtual(tid) || prefetched(rel, tid))
-		return;
 	if (col_prefetched.cxt == NULL)
 		col_prefetched.cxt = AllocSetContextCreate(TopMemoryContext,
 												   "quickstep column prefetch",
@@ -1179,12 +1181,28 @@ qs_colmain_prefetch(Relation rel, ItemPointer tid)
 	MemoryContextReset(col_prefetched.cxt);
 	col_prefetched.tuple = NULL;
 	old = MemoryContextSwitchTo(col_prefetched.cxt);
-	col_prefetched.tuple = colmain_form(rel, tid);
+	if (slot != NULL)
+	{
+		slot_getallattrs(slot);
+		col_prefetched.tuple = heap_form_tuple(RelationGetDescr(rel),
+											   slot->tts_values,
+											   slot->tts_isnull);
+	}
+	else
+		col_prefetched.tuple = colmain_form(rel, tid);
 	MemoryContextSwitchTo(old);
 	col_prefetched.relid = RelationGetRelid(rel);
 	col_prefetched.locator = QS_REL_LOCATOR(rel);
 	col_prefetched.tid = *tid;
 	col_prefetched.xact_start = GetCurrentTransactionStartTimestamp();
+}
+
+void
+qs_colmain_prefetch(Relation rel, ItemPointer tid)
+{
+	if (!qs_tid_is_virtual(tid) || prefetched(rel, tid))
+		return;
+	prefetch_keep(rel, tid, NULL);
 }
 
 HeapTuple
@@ -1343,7 +1361,27 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 						   NULL, NULL, NULL);
 	/* the values outlive the fetch's row memory: the slot keeps its own copy */
 	if (found)
+	{
 		ExecMaterializeSlot(slot);
+
+		/*
+		 * An UPDATE's executor fetches the old row here (ri_oldTupleSlot)
+		 * right before tuple_update, whose qs_colmain_prefetch would decode
+		 * the same row again: keep these values for it.  Values of a main
+		 * row's TID do not change for a relfilenode (block images are
+		 * immutable; a merge's or seal's new version keeps each TID's row)
+		 * but for an in-place TRUNCATE, which drops the cache
+		 * (col_nontransactional_truncate).  Only the executor's fetches of
+		 * the row to change (SnapshotAny: UPDATE, MERGE, EvalPlanQual,
+		 * triggers) fill it, never a dirty or self snapshot's placeholder of
+		 * another backend's buffered load row, and only with the table's
+		 * own row type.
+		 */
+		if (snapshot->snapshot_type == SNAPSHOT_ANY &&
+			slot->tts_tupleDescriptor->natts == RelationGetDescr(rel)->natts &&
+			slot->tts_tupleDescriptor->tdtypeid == RelationGetDescr(rel)->tdtypeid)
+			prefetch_keep(rel, tid, slot);
+	}
 	return found;
 }
 
@@ -1647,6 +1685,11 @@ col_nontransactional_truncate(Relation rel)
 	qs_colload_forget_rel(rel);
 	qs_relation_nontransactional_truncate(rel);
 	qs_colmeta_init(rel);
+	/*
+	 * Same relfilenode, block ids and ranges start over: a TID names another
+	 * row now, so the one-row cache's values must go.
+	 */
+	col_prefetched.tuple = NULL;
 }
 
 /*

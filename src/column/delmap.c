@@ -51,6 +51,7 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -371,12 +372,9 @@ read_checked(Relation rel, BlockNumber blk)
 	return ReadBuffer(rel, blk);
 }
 
-/*
- * qs_coldelmap_root
- *		Copy the root of block 'e' (root->n = 0 when it has no delete map).
- */
-void
-qs_coldelmap_root(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
+/* Copy the root of block 'e' from its page (root->n = 0: no delete map). */
+static void
+root_read(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
 {
 	Buffer		buf;
 	Page		page;
@@ -415,6 +413,174 @@ qs_coldelmap_root(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
 	root->pages = palloc(sizeof(BlockNumber) * Max(root->n, 1));
 	memcpy(root->pages, PageGetContents(page), sizeof(BlockNumber) * root->n);
 	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * The roots this backend copied, each tagged with the table's directory
+ * change counter read before its page was read (qs_coldir_gen).  A single-
+ * row fetch or DML reads a block's root two to five times per W5 write
+ * transaction (pin, lock, a 2 kB copy each: about 7,000 instructions).
+ * Why a copy whose tag is the counter now is as new as the page: a root
+ * changes only when a leaf is linked into it (create_page) or it is given
+ * back (qs_coldelmap_reclaim), and both bump the counter after their WAL
+ * record with the root still exclusively locked; a change the copy misses
+ * was made after the copy's share lock, so bumped after the tag was read.
+ * The README's section 7.1 makes the same argument for directory copies;
+ * as there, a copy is a read made at the moment the counter was read, and
+ * what a reader learns after that (its snapshot, a lock it waited for)
+ * came after the writer's bump.  New roots are new pages, a block id is
+ * never reused, and the key holds relation, relfilelocator, block and root
+ * page.  Not during recovery (the counter does not move on a standby) and
+ * not for RETIRED versions, whose pages may have gone back (gone_ok).
+ */
+#define ROOTCACHE_SLOTS		32
+
+typedef struct RootCacheEnt
+{
+	bool		used;
+	Oid			relid;
+	RelFileLocator locator;
+	uint32		block_id;
+	BlockNumber root_blk;
+	uint64		gen;
+	uint64		last_use;
+	QsColDelmapRoot root;		/* pages in rootcache_cxt */
+} RootCacheEnt;
+
+static RootCacheEnt rootcache[ROOTCACHE_SLOTS];
+static MemoryContext rootcache_cxt = NULL;
+static uint64 rootcache_clock = 0;
+
+static void
+rootcache_drop(RootCacheEnt *c)
+{
+	if (c->root.pages)
+		pfree(c->root.pages);
+	memset(c, 0, sizeof(*c));
+}
+
+/* a relcache invalidation (DROP, TRUNCATE, rewrites): their roots go */
+static void
+rootcache_inval(Datum arg, Oid relid)
+{
+	for (int i = 0; i < ROOTCACHE_SLOTS; i++)
+		if (rootcache[i].used &&
+			(!OidIsValid(relid) || rootcache[i].relid == relid))
+			rootcache_drop(&rootcache[i]);
+}
+
+/*
+ * Block e's root as this backend's copy has it, read now when the copy is
+ * older than the counter; NULL when no copy may be kept (the caller reads
+ * the page).  The pointer is good until the next call.
+ */
+static const QsColDelmapRoot *
+root_cached(Relation rel, const QsColDirEntry *e)
+{
+	RootCacheEnt *slot = NULL;
+	QsColDelmapRoot fresh;
+	uint64		gen;
+
+	if (gone_ok(e) || !qs_coldir_gen(rel, &gen))
+		return NULL;
+	if (rootcache_cxt == NULL)
+	{
+		rootcache_cxt = AllocSetContextCreate(TopMemoryContext,
+											  "quickstep column delete-map roots",
+											  ALLOCSET_SMALL_SIZES);
+		CacheRegisterRelcacheCallback(rootcache_inval, (Datum) 0);
+	}
+	for (int i = 0; i < ROOTCACHE_SLOTS; i++)
+	{
+		RootCacheEnt *c = &rootcache[i];
+
+		if (c->used && c->block_id == e->block_id &&
+			c->root_blk == e->delmap_root &&
+			c->relid == RelationGetRelid(rel) &&
+			memcmp(&c->locator, &QS_REL_LOCATOR(rel), sizeof(c->locator)) == 0)
+		{
+			if (c->gen == gen)
+			{
+				c->last_use = ++rootcache_clock;
+				return &c->root;
+			}
+			slot = c;
+			break;
+		}
+	}
+	if (slot == NULL)
+	{
+		/* an unused slot, else the least recently used */
+		slot = &rootcache[0];
+		for (int i = 1; i < ROOTCACHE_SLOTS && slot->used; i++)
+			if (!rootcache[i].used || rootcache[i].last_use < slot->last_use)
+				slot = &rootcache[i];
+	}
+	rootcache_drop(slot);
+
+	/* read where an error frees it, then kept */
+	root_read(rel, e, &fresh);
+	slot->root.n = fresh.n;
+	slot->root.pages = MemoryContextAlloc(rootcache_cxt,
+										  sizeof(BlockNumber) * Max(fresh.n, 1));
+	memcpy(slot->root.pages, fresh.pages, sizeof(BlockNumber) * fresh.n);
+	if (fresh.pages)
+		pfree(fresh.pages);
+	slot->relid = RelationGetRelid(rel);
+	slot->locator = QS_REL_LOCATOR(rel);
+	slot->block_id = e->block_id;
+	slot->root_blk = e->delmap_root;
+	slot->gen = gen;
+	slot->last_use = ++rootcache_clock;
+	slot->used = true;			/* last: an error above leaves it unused */
+	return &slot->root;
+}
+
+/*
+ * qs_coldelmap_root
+ *		Copy the root of block 'e' (root->n = 0 when it has no delete map).
+ */
+void
+qs_coldelmap_root(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
+{
+	const QsColDelmapRoot *c;
+
+	root->n = 0;
+	root->pages = NULL;
+	if (e->delmap_root == InvalidBlockNumber)
+		return;
+	c = root_cached(rel, e);
+	if (c == NULL)
+	{
+		root_read(rel, e, root);
+		return;
+	}
+	root->n = c->n;
+	root->pages = palloc(sizeof(BlockNumber) * Max(c->n, 1));
+	memcpy(root->pages, c->pages, sizeof(BlockNumber) * c->n);
+}
+
+/*
+ * The delete-map page of row 'row' of block 'e' as qs_coldelmap_page
+ * returns it, without copying the root when the backend's copy is good.
+ */
+static Buffer
+leaf_of(Relation rel, const QsColDirEntry *e, uint32 row, int mode)
+{
+	const QsColDelmapRoot *c;
+	QsColDelmapRoot root;
+	Buffer		buf;
+
+	if (e->delmap_root == InvalidBlockNumber)
+		return InvalidBuffer;
+	c = root_cached(rel, e);
+	if (c != NULL)
+		return qs_coldelmap_page(rel, e, c, row / QS_COLBLOCK_TIDS_PER_PAGE, mode);
+	root_read(rel, e, &root);
+	buf = qs_coldelmap_page(rel, e, &root, row / QS_COLBLOCK_TIDS_PER_PAGE, mode);
+	if (root.pages)
+		pfree(root.pages);
+	return buf;
 }
 
 /*
@@ -763,10 +929,7 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
 	vpage = row / QS_COLBLOCK_TIDS_PER_PAGE;
 	if (!qs_coldir_find_current(rel, range, &entry) || row >= entry.published)
 		return InvalidBuffer;
-	qs_coldelmap_root(rel, &entry, &root);
-	buf = qs_coldelmap_page(rel, &entry, &root, vpage, BUFFER_LOCK_SHARE);
-	if (root.pages)
-		pfree(root.pages);
+	buf = leaf_of(rel, &entry, row, BUFFER_LOCK_SHARE);
 	if (BufferIsValid(buf))
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -867,6 +1030,29 @@ qs_colmain_hint_xmin(HeapTupleHeader hdr)
 }
 
 /*
+ * qs_colmain_needs_no_buffer
+ *		May heap's visibility test of the header copy 'hdr' under 'snapshot'
+ *		(and HeapCheckForSerializableConflictOut after it) be given
+ *		InvalidBuffer?  Under MVCC and dirty snapshots they use the buffer
+ *		only to mark it for hint bits (SetHintBits), and set none on a
+ *		header whose inserter is hinted committed or frozen and whose xmax
+ *		is invalid: HeapTupleSatisfiesMVCC, HeapTupleSatisfiesDirty and
+ *		HeapTupleSatisfiesVacuumHorizon return on those bits before any
+ *		hint.  Otherwise (a running or own inserter, which may commit
+ *		meanwhile; an xmax; other snapshot kinds: a historic MVCC snapshot
+ *		names the tuple's relation by its buffer) the caller gives a locked
+ *		page whose bytes the routines do not touch (the metapage).
+ */
+bool
+qs_colmain_needs_no_buffer(const HeapTupleHeaderData *hdr, Snapshot snapshot)
+{
+	return (snapshot->snapshot_type == SNAPSHOT_MVCC ||
+			snapshot->snapshot_type == SNAPSHOT_DIRTY) &&
+		HeapTupleHeaderXminCommitted(hdr) &&
+		(hdr->t_infomask & HEAP_XMAX_INVALID) != 0;
+}
+
+/*
  * qs_colmain_hinted_header
  *		The header of a main row without a delete-map entry (its block's),
  *		with its inserter's commit state set as hint bits.
@@ -891,9 +1077,7 @@ bool
 qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 					Snapshot snapshot, HeapTupleHeader hdr, bool *visible)
 {
-	QsColDelmapRoot root;
 	Buffer		buf;
-	uint32		vpage = row / QS_COLBLOCK_TIDS_PER_PAGE;
 	OffsetNumber off = row % QS_COLBLOCK_TIDS_PER_PAGE + 1;
 	ItemPointerData tid;
 
@@ -906,34 +1090,36 @@ qs_coldelmap_header(Relation rel, const QsColDirEntry *e, uint32 row,
 		*visible = false;
 		return true;
 	}
-	qs_coldelmap_root(rel, e, &root);
-	buf = qs_coldelmap_page(rel, e, &root, vpage, BUFFER_LOCK_SHARE);
-	if (root.pages)
-		pfree(root.pages);
+	buf = leaf_of(rel, e, row, BUFFER_LOCK_SHARE);
 	if (!BufferIsValid(buf))
 	{
 		qs_colmain_hinted_header(e, &tid, hdr);
 		if (snapshot != NULL)
 		{
 			HeapTupleData tup;
-			Buffer		mbuf;
+			Buffer		mbuf = InvalidBuffer;
 
 			/*
 			 * Per row: a dirty snapshot reports this row's inserter.  Heap's
 			 * routines want a locked buffer for hint bits they may still set
 			 * (an inserter that commits meanwhile): the metapage's, whose
-			 * bytes they do not touch (the header is our copy).
+			 * bytes they do not touch (the header is our copy).  The common
+			 * case, a committed block, needs none (qs_colmain_needs_no_buffer).
 			 */
 			tup.t_data = hdr;
 			tup.t_len = SizeofHeapTupleHeader;
 			tup.t_self = tid;
 			tup.t_tableOid = RelationGetRelid(rel);
-			mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-			LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			if (!qs_colmain_needs_no_buffer(hdr, snapshot))
+			{
+				mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+				LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+			}
 			*visible = HeapTupleSatisfiesVisibility(&tup, snapshot, mbuf);
 			HeapCheckForSerializableConflictOut(*visible, rel, &tup, mbuf,
 												snapshot);
-			UnlockReleaseBuffer(mbuf);
+			if (BufferIsValid(mbuf))
+				UnlockReleaseBuffer(mbuf);
 		}
 		return true;
 	}

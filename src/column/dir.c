@@ -132,6 +132,25 @@ qs_coldir_changed(Relation rel)
 }
 
 /*
+ * qs_coldir_gen
+ *		The table's directory change counter now, into *gen, for a copy of
+ *		a page whose every change moves it (a delete-map root: delmap.c):
+ *		read before the page, such a copy is as new as the page while the
+ *		counter keeps that value (README section 7.1).  False when no copy
+ *		may be kept (recovery, where the counter does not move; no shared
+ *		memory).
+ */
+bool
+qs_coldir_gen(Relation rel, uint64 *gen)
+{
+	if (dirgen == NULL || RecoveryInProgress())
+		return false;
+	pg_memory_barrier();
+	*gen = pg_atomic_read_u64(dirgen_slot(rel));
+	return true;
+}
+
+/*
  * New storage (a new relfilelocator: TRUNCATE, rewrites, SET TABLESPACE):
  * no copy made of an earlier relfilenode that had the same number (the
  * relcache invalidation of the change drops them too) passes for it.
@@ -238,7 +257,11 @@ dircopy_get(Relation rel)
 	QsColDirectory raw;
 	uint64		gen;
 
-	if (dirgen == NULL || RecoveryInProgress())
+	/*
+	 * The counter before any directory page: a change this read may miss
+	 * (its page copied before the change) moves it after this read.
+	 */
+	if (!qs_coldir_gen(rel, &gen))
 		return NULL;
 	if (dircopy_cxt == NULL)
 	{
@@ -249,12 +272,6 @@ dircopy_get(Relation rel)
 		RegisterSubXactCallback(dircopy_subxact, NULL);
 	}
 
-	/*
-	 * The counter before any directory page: a change this read may miss
-	 * (its page copied before the change) moves it after this read.
-	 */
-	pg_memory_barrier();
-	gen = pg_atomic_read_u64(dirgen_slot(rel));
 	for (int i = 0; i < DIRCOPY_SLOTS; i++)
 	{
 		DirCopy    *c = &dircopies[i];
@@ -608,12 +625,15 @@ set_entry_xmax(const QsColDirEntry *e, HeapTupleHeader hdr)
  * Is a block's xmin/cid visible to snapshot?  Decided by heap's routine
  * on a header that has that xmin and cmin and no xmax, so that every
  * snapshot kind (MVCC, self, dirty, any, historic) means what it means
- * for a heap tuple.  'buf' is the share-locked directory page: hint bits
- * go to the local copy only (entries are not hinted).
+ * for a heap tuple.  '*buf' is a share-locked page for the hint bits
+ * heap's routines may set, which go to the local copy only (entries are
+ * not hinted): the directory page, or the metapage, share-locked here into
+ * *buf the first time an entry needs one (qs_colmain_needs_no_buffer: a
+ * committed writer and no xmax under an MVCC or dirty snapshot need none).
  */
 static bool
 entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
-			  Buffer buf)
+			  Buffer *buf)
 {
 	HeapTupleHeaderData hdr;
 	HeapTupleData tup;
@@ -665,7 +685,12 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	tup.t_len = SizeofHeapTupleHeader;
 	tup.t_tableOid = RelationGetRelid(rel);
 	ItemPointerSetInvalid(&tup.t_self);
-	visible = HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
+	if (!BufferIsValid(*buf) && !qs_colmain_needs_no_buffer(&hdr, snapshot))
+	{
+		*buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+		LockBuffer(*buf, BUFFER_LOCK_SHARE);
+	}
+	visible = HeapTupleSatisfiesVisibility(&tup, snapshot, *buf);
 
 	/*
 	 * A serializable reader that does not see a block a concurrent
@@ -673,7 +698,7 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	 * readers have with the rows they skip.
 	 */
 	if (IsMVCCSnapshot(snapshot))
-		HeapCheckForSerializableConflictOut(visible, rel, &tup, buf, snapshot);
+		HeapCheckForSerializableConflictOut(visible, rel, &tup, *buf, snapshot);
 	return visible;
 }
 
@@ -1002,11 +1027,6 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 		coldir_walk_raw(rel, &raw);
 		src = &raw;
 	}
-	if (snapshot != NULL)
-	{
-		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-		LockBuffer(mbuf, BUFFER_LOCK_SHARE);
-	}
 	cap = one_range ? 8 : Max(src->nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
@@ -1019,7 +1039,7 @@ coldir_read_ext(Relation rel, Snapshot snapshot, bool collapse,
 		/* rows a load still buffers are nobody's to read (README §6) */
 		if (snapshot != NULL && (e->flags & QS_COLDIR_PENDING))
 			continue;
-		if (!entry_visible(rel, e, snapshot, mbuf))
+		if (!entry_visible(rel, e, snapshot, &mbuf))
 			continue;
 		if (dir->nentries == cap)
 		{
@@ -1960,7 +1980,7 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 				ents[i].state == QS_COLBLK_RETIRED)
 				continue;
 			*out = ents[i];
-			if (entry_visible(rel, &ents[i], snapshot, buf))
+			if (entry_visible(rel, &ents[i], snapshot, &buf))
 			{
 				UnlockReleaseBuffer(buf);
 				return true;

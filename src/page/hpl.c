@@ -496,6 +496,40 @@ hpl_key16_equal(const HplGeom *g, uint64 b, uint64 d)
 	return a == b && c == d;
 }
 
+/* does the last geometry hpl_hgeom returned fit 'page'? */
+static inline bool
+hpl_hlast_fits(Page page)
+{
+	const HplDir *dir = HplDirOf(page);
+	uint64		b,
+				d;
+
+	memcpy(&b, dir, 8);
+	memcpy(&d, (const char *) dir + 8, 8);
+	return likely(hpl_hlast != NULL) && hpl_key16_equal(hpl_hlast, b, d);
+}
+
+/*
+ * hpl_hgeom's search when the last geometry does not fit: out of line, so
+ * that the per-record paths spend no register saves on it (get_header).
+ */
+static pg_noinline HplGeom *
+hpl_hgeom_miss(Page page)
+{
+	const HplDir *dir = HplDirOf(page);
+	uint64		b,
+				d;
+
+	memcpy(&b, dir, 8);
+	memcpy(&d, (const char *) dir + 8, 8);
+	/* statements alternate between tables: any cached geometry will do */
+	for (int i = 0; i < HPL_CACHE; i++)
+		if (hpl_cache[i] && hpl_key16_equal(hpl_cache[i], b, d))
+			return hpl_hlast = hpl_cache[i];
+	hpl_hlast = hpl_geom_dir(dir);
+	return hpl_hlast;
+}
+
 /*
  * A geometry good for the ghost bits and MVCC fields of 'page' (the
  * per-record path of every scan): their places depend only on the segment
@@ -510,21 +544,9 @@ hpl_key16_equal(const HplGeom *g, uint64 b, uint64 d)
 static inline HplGeom *
 hpl_hgeom(Page page)
 {
-	const HplDir *dir = HplDirOf(page);
-
-	uint64		b,
-				d;
-
-	memcpy(&b, dir, 8);
-	memcpy(&d, (const char *) dir + 8, 8);
-	if (likely(hpl_hlast != NULL) && hpl_key16_equal(hpl_hlast, b, d))
+	if (hpl_hlast_fits(page))
 		return hpl_hlast;
-	/* statements alternate between tables: any cached geometry will do */
-	for (int i = 0; i < HPL_CACHE; i++)
-		if (hpl_cache[i] && hpl_key16_equal(hpl_cache[i], b, d))
-			return hpl_hlast = hpl_cache[i];
-	hpl_hlast = hpl_geom_dir(dir);
-	return hpl_hlast;
+	return hpl_hgeom_miss(page);
 }
 
 /* ------------------------------------------------------------------------
@@ -609,6 +631,53 @@ static inline void
 hpl_put16(Page page, const HplField *f, int k, uint16 v)
 {
 	memcpy(hpl_addr(page, f, k), &v, 2);
+}
+
+/*
+ * The slots among 8i..8i+7 whose length field is not 0, as bits (bit j for
+ * slot 8i + j): among used, not live slots, the DEAD ones (a REDIRECT has
+ * length 0, hpl_record_state).  The caller has 8i < nrecs.  The eight
+ * length fields are 16 contiguous bytes: a unit of a 2-byte field holds 32
+ * values, so slots 8i..8i+7 share one, which exists once slot 8i does (its
+ * other values are of slots not used yet: the caller masks them).  Two word
+ * loads and a lane test instead of a field address and a load per slot: a
+ * page of HOT chains has about as many REDIRECTs as rows (100 on the
+ * pgbench tellers' page), and pruning's trigger and a heap-only version's
+ * slot search look past them on every read and update of it.
+ */
+static inline uint32
+hpl_len_nonzero8(Page page, const HplGeom *g, int i)
+{
+	/*
+	 * Capped as hpl_compute_geom caps each slot's offset: on a page whose
+	 * record count is more than its geometry holds (corrupt), the 16 bytes
+	 * read stay inside the page.
+	 */
+	const char *l = (const char *) page +
+		Min((int) g->hoff[i * 8][F_LEN], BLCKSZ - 16);
+	uint32		m = 0;
+
+	for (int h = 0; h < 2; h++)
+	{
+		uint64		w,
+					r;
+
+		memcpy(&w, l + h * 8, 8);
+		/* each 16-bit lane's two bytes ORed into its low byte ... */
+		w = (w | (w >> 8)) & UINT64CONST(0x00FF00FF00FF00FF);
+		/* ... which, plus 0xFF, carries into the lane's bit 8 iff not 0 */
+		r = ((w + UINT64CONST(0x00FF00FF00FF00FF)) >> 8) &
+			UINT64CONST(0x0001000100010001);
+		/* the lanes' bits 0, 16, 32, 48 gathered into bits 48..51 */
+		r = (r * ((UINT64CONST(1) << 48) | (UINT64CONST(1) << 33) |
+				  (UINT64CONST(1) << 18) | (UINT64CONST(1) << 3))) >> 48;
+#ifdef WORDS_BIGENDIAN
+		/* the first slot's lane is the word's high one */
+		r = ((r & 1) << 3) | ((r & 2) << 1) | ((r & 4) >> 1) | ((r & 8) >> 3);
+#endif
+		m |= (uint32) (r & 0xF) << (h * 4);
+	}
+	return m;
 }
 
 /* length of a value in the variable-size area */
@@ -982,17 +1051,15 @@ hpl_free_slot(Page page, HplGeom *g, bool heaponly)
 
 		for (int i = 0; i * 8 < nrecs; i++)
 		{
-			uint32		notlive = used[i] & ~live[i] & 0xFF;
+			uint32		valid = nrecs - i * 8 >= 8 ? 0xFF :
+				(1U << (nrecs - i * 8)) - 1;
+			uint32		dead = used[i] & ~live[i] & valid;
 
-			while (notlive)
-			{
-				int			k = i * 8 + pg_rightmost_one_pos32(notlive);
-
-				notlive &= notlive - 1;
-				/* DEAD, not a REDIRECT (length 0: hpl_record_state) */
-				if (k < nrecs && hpl_get16(page, FLD(g, F_LEN), k) != 0)
-					return k;
-			}
+			/* DEAD, not a REDIRECT (length 0) */
+			if (dead)
+				dead &= hpl_len_nonzero8(page, g, i);
+			if (dead)
+				return i * 8 + pg_rightmost_one_pos32(dead);
 		}
 	}
 	for (int i = 0; i * 8 < nrecs; i++)
@@ -1052,16 +1119,13 @@ hpl_count_slots(Page page, HplGeom *g, int *ndead, int *nunused,
 		uint32		notlive = used[i] & ~live[i] & valid;
 
 		*nunused += pg_number_of_ones[~used[i] & valid];
-		while (notlive)
+		if (notlive)
 		{
-			int			k = i * 8 + pg_rightmost_one_pos32(notlive);
-
-			notlive &= notlive - 1;
 			/* a REDIRECT is a dead slot of length 0 (hpl_record_state) */
-			if (hpl_get16(page, FLD(g, F_LEN), k) != 0)
-				(*ndead)++;
-			else
-				(*nredirect)++;
+			uint32		dead = notlive & hpl_len_nonzero8(page, g, i);
+
+			*ndead += pg_number_of_ones[dead];
+			*nredirect += pg_number_of_ones[notlive & ~dead];
 		}
 	}
 }
@@ -1486,6 +1550,8 @@ hpl_normal_offsets(Page page, OffsetNumber *out)
 {
 	HplGeom    *g;
 	const uint8 *p = (const uint8 *) page;
+	const uint8 *used;
+	const uint8 *live;
 	int			nrecs;
 	int			n = 0;
 
@@ -1493,11 +1559,26 @@ hpl_normal_offsets(Page page, OffsetNumber *out)
 		return 0;
 	nrecs = HplDirOf(page)->nrecs;
 	g = hpl_hgeom(page);
-	for (int k = 0; k < nrecs; k++)
+	used = p + FLD(g, F_USED)->unitoff[0];
+	live = p + FLD(g, F_LIVE)->unitoff[0];
+
+	/*
+	 * NORMAL = used and live, as hpl_record_state decides: eight slots per
+	 * byte of ghost bits, so a page of HOT chains (a REDIRECT and a DEAD
+	 * slot per live version, or more) costs a step per byte and per record
+	 * found, not per slot
+	 */
+	for (int i = 0; i * 8 < nrecs; i++)
 	{
-		/* NORMAL = used and live, as hpl_record_state decides */
-		out[n] = k + 1;
-		n += ((p[g->hoff[k][F_USED]] & p[g->hoff[k][F_LIVE]]) >> (k & 7)) & 1;
+		uint32		valid = nrecs - i * 8 >= 8 ? 0xFF :
+			(1U << (nrecs - i * 8)) - 1;
+		uint32		normal = used[i] & live[i] & valid;
+
+		while (normal)
+		{
+			out[n++] = i * 8 + pg_rightmost_one_pos32(normal) + 1;
+			normal &= normal - 1;
+		}
 	}
 	return n;
 }
@@ -1532,11 +1613,26 @@ hpl_fill_header(Page page, HplGeom *g, int k, HeapTupleHeader h, uint32 *len)
 	}
 }
 
+static pg_noinline HeapTupleHeader
+hpl_get_header_miss(Page page, OffsetNumber off,
+					HeapTupleHeaderData *scratch, uint32 *len)
+{
+	hpl_fill_header(page, hpl_hgeom(page), off - 1, scratch, len);
+	return scratch;
+}
+
+/*
+ * Called for every record a page scan tests (qs_page_visible): the common
+ * case, the last geometry fits, is a leaf function (no register saves), the
+ * other a tail call.
+ */
 static HeapTupleHeader
 hpl_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 			   uint32 *len)
 {
-	hpl_fill_header(page, hpl_hgeom(page), off - 1, scratch, len);
+	if (unlikely(!hpl_hlast_fits(page)))
+		return hpl_get_header_miss(page, off, scratch, len);
+	hpl_fill_header(page, hpl_hlast, off - 1, scratch, len);
 	return scratch;
 }
 

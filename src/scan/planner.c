@@ -348,10 +348,6 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 }
 
 /*
- * The path keeps its pushed clauses (custom_private), so that qs_plan_path
- * need not decide again which of them are pushable.
- */
-/*
  * Would add_path reject the serial path of a row table whatever its
  * clauses?  Its costs are at least those of visiting every row (cost_path:
  * startup 0, cpu_tuple_cost * QS_VISIT_FRACTION per row; every other term
@@ -414,6 +410,7 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	 */
 	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION |
 		(backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0);
+	/* the pushed clauses, so that qs_plan_path need not decide them again */
 	cp->custom_private = pushed;
 	cp->methods = &qs_path_methods;
 	cost_path(root, rel, &cp->path, pushed, rest, workers, visit_rows, visit_pages);

@@ -8,7 +8,11 @@
  */
 #include "scan/quals.h"
 
+#include "catalog/objectaccess.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -178,6 +182,21 @@ qs_datum_to_int64(Datum d, int width)
 	}
 }
 
+static void
+check_execute(Oid funcid)
+{
+	AclResult	aclresult;
+
+#if PG_VERSION_NUM >= 160000
+	aclresult = object_aclcheck(ProcedureRelationId, funcid, GetUserId(), ACL_EXECUTE);
+#else
+	aclresult = pg_proc_aclcheck(funcid, GetUserId(), ACL_EXECUTE);
+#endif
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
+	InvokeFunctionExecuteHook(funcid);
+}
+
 QsQual *
 qs_qual_compile(Expr *clause, Index relid, PlanState *parent)
 {
@@ -191,6 +210,13 @@ qs_qual_compile(Expr *clause, Index relid, PlanState *parent)
 	if (q->kind == QS_QUAL_ISNULL || q->kind == QS_QUAL_NOTNULL)
 		return q;
 
+	/*
+	 * What ExecInitFunc checks for a qual the executor runs: EXECUTE on the
+	 * operator's function, and the hook for security modules.  The pushed
+	 * quals' own ExprState is built only for rechecks (exec.c), so the check
+	 * is made here, for every scan that compiles them.
+	 */
+	check_execute(funcid);
 	fmgr_info(funcid, &q->flinfo);
 	q->collid = exprInputCollation((Node *) clause);
 	q->arg_state = ExecInitExpr(val, parent);

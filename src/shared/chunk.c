@@ -97,6 +97,23 @@ qs_shared_msg_counts(StringInfo msg, uint64 *visible, uint64 *rows)
 	*rows = (uint64) h.rows;
 }
 
+/*
+ * The message of a chunk with no row for its recipient, whose scanner
+ * recorded only the counts in the recipient's slot (registry.c): the
+ * bytes the scanner would have sent.
+ */
+void
+qs_shared_msg_empty(StringInfo msg, int64 step, uint64 visible)
+{
+	QsMsgHeader h = {0};
+
+	qs_shared_msg_begin(msg, step);
+	h.step = step;
+	h.visible = (int64) visible;
+	h.rows = 0;
+	memcpy(msg->data, &h, sizeof(h));
+}
+
 /* Write the counts of a message built by qs_shared_scan_chunk. */
 static void
 msg_set_counts(StringInfo msg, uint64 visible, uint64 rows)
@@ -217,9 +234,9 @@ same_visibility(Snapshot a, Snapshot b)
  * it sends them hold work_mem in all, plus one page's rows each.  Past it,
  * the recipient with the largest message is dropped: its message freed,
  * nothing more built for it (its nblocks 0: past its walk on every later
- * page), never sent (done), so that it sees its queue detached without a
- * message and reads the chunk itself (taken back), as when a scanner gives
- * it up.  Recipient 0 is the scanner: its own rows are its executor's.
+ * page), never sent (done): its step is given back undelivered
+ * (registry.c, deliver_steps) and it reads the chunk itself (taken back),
+ * as when a scanner gives it up.  Recipient 0 is the scanner: its own rows are its executor's.
  * Without this a scanner serving m members held (m - 1) messages of up to
  * a chunk's rows each.  Streaming them in pieces was not chosen: a message
  * is one chunk's rows with its counts at the head, which the recipient
@@ -446,21 +463,28 @@ qs_shared_scan_chunk(Relation rel, const QsPageLayout *layout,
 
 			for (int x = 0; x < nuni; x++)
 			{
-				int			l;
+				int64		key;
 
 				if (c->isnull[x])
-					continue;	/* equal to no constant */
-				l = qs_qindex_probe(ix, g,
-									qs_datum_to_int64(c->values[x], ic->col_width));
-				for (; l >= 0; l = ix->links[l].next)
+					continue;	/* equal to no constant, in no range */
+				key = qs_datum_to_int64(c->values[x], ic->col_width);
+				for (int pass = 0; pass < 2; pass++)
 				{
-					int			i = ix->links[l].recipient;
-					int			jd = judge[i];
+					/* equality recipients (hash), then range ones (segments) */
+					int			l = pass == 0 ?
+						(ic->nkeys == 0 ? -1 : qs_qindex_probe(ix, g, key)) :
+						(ic->nsegs == 0 ? -1 : qs_qindex_probe_range(ix, g, key));
 
-					if (blkno >= r[i].nblocks || nvis[jd] < 0 ||
-						(seen[jd] != NULL && !seen[jd][uni[x]]))
-						continue;
-					sel[i][nsel[i]++] = uni[x];
+					for (; l >= 0; l = ix->links[l].next)
+					{
+						int			i = ix->links[l].recipient;
+						int			jd = judge[i];
+
+						if (blkno >= r[i].nblocks || nvis[jd] < 0 ||
+							(seen[jd] != NULL && !seen[jd][uni[x]]))
+							continue;
+						sel[i][nsel[i]++] = uni[x];
+					}
 				}
 			}
 		}

@@ -24,6 +24,11 @@
  * constant or an empty array (nothing inserted: its recipient gets no
  * rows, as qs_qual_filter gives).
  *
+ * Range quals (col <, <=, >, >= const) are intervals of images; a
+ * column's intervals are cut into elementary segments, each listing the
+ * recipients whose interval covers it, and a value finds its segment by
+ * binary search (qs_qindex_probe_range): a stabbing query per value.
+ *
  *-------------------------------------------------------------------------
  */
 #include "core/quickstep.h"
@@ -64,10 +69,114 @@ qindex_hash_key(int64 key)
 
 /* A qual the index can answer: a native equality, with one value or many. */
 static bool
+is_range(const QsQual *q)
+{
+	return q->kind == QS_QUAL_OP &&
+		(q->fast_cmp == QS_CMP_LT || q->fast_cmp == QS_CMP_LE ||
+		 q->fast_cmp == QS_CMP_GT || q->fast_cmp == QS_CMP_GE);
+}
+
+static bool
 indexable(const QsQual *q)
 {
-	return qs_shared_qual_native(q) && q->fast_cmp == QS_CMP_EQ &&
-		(q->kind == QS_QUAL_OP || q->kind == QS_QUAL_ANY);
+	return qs_shared_qual_native(q) &&
+		((q->fast_cmp == QS_CMP_EQ &&
+		  (q->kind == QS_QUAL_OP || q->kind == QS_QUAL_ANY)) ||
+		 is_range(q));
+}
+
+/*
+ * The images a range qual passes, [*lo, *hi]: value OP arg_int, as
+ * quals.c's fast path compares them.  False when none does (< MIN, > MAX).
+ */
+static bool
+range_of(const QsQual *q, int64 *lo, int64 *hi)
+{
+	int64		b = q->arg_int;
+
+	*lo = PG_INT64_MIN;
+	*hi = PG_INT64_MAX;
+	switch (q->fast_cmp)
+	{
+		case QS_CMP_LT:
+			if (b == PG_INT64_MIN)
+				return false;
+			*hi = b - 1;
+			break;
+		case QS_CMP_LE:
+			*hi = b;
+			break;
+		case QS_CMP_GT:
+			if (b == PG_INT64_MAX)
+				return false;
+			*lo = b + 1;
+			break;
+		case QS_CMP_GE:
+			*lo = b;
+			break;
+		default:
+			pg_unreachable();
+	}
+	return true;
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static void
+add_link(QsQueryIndex *ix, int i, int *head)
+{
+	if (ix->nlinks >= ix->maxlinks)
+	{
+		ix->maxlinks *= 2;
+		ix->links = repalloc(ix->links, sizeof(QsQindexLink) * ix->maxlinks);
+	}
+	ix->links[ix->nlinks].recipient = i;
+	ix->links[ix->nlinks].next = *head;
+	*head = ix->nlinks++;
+}
+
+/*
+ * Cut a column's intervals into elementary segments (each interval's
+ * start, and the image after its end, begin one) and list each recipient
+ * under every segment its interval covers: a value's recipients are then
+ * one binary search away (a stabbing query), each listed once.
+ */
+static void
+build_segments(QsQueryIndex *ix, QsQindexColumn *col)
+{
+	int			nb = 0;
+
+	col->nsegs = 0;
+	if (col->nranges == 0)
+		return;
+	col->bounds = palloc(sizeof(int64) * col->nranges * 2);
+	for (int k = 0; k < col->nranges; k++)
+	{
+		col->bounds[nb++] = col->range_lo[k];
+		if (col->range_hi[k] < PG_INT64_MAX)
+			col->bounds[nb++] = col->range_hi[k] + 1;
+	}
+	qsort(col->bounds, nb, sizeof(int64), cmp_int64);
+	for (int k = 0; k < nb; k++)
+		if (col->nsegs == 0 || col->bounds[col->nsegs - 1] != col->bounds[k])
+			col->bounds[col->nsegs++] = col->bounds[k];
+	col->seghead = palloc(sizeof(int) * col->nsegs);
+	for (int sg = 0; sg < col->nsegs; sg++)
+	{
+		col->seghead[sg] = -1;
+		/* a segment lies in an interval iff its first image does */
+		for (int k = col->nranges - 1; k >= 0; k--)
+			if (col->range_lo[k] <= col->bounds[sg] &&
+				col->bounds[sg] <= col->range_hi[k])
+				add_link(ix, col->range_who[k], &col->seghead[sg]);
+	}
 }
 
 /* A column the recipients filter on by equality, and how many of them do. */
@@ -97,18 +206,14 @@ index_key(QsQueryIndex *ix, int col, int64 key, int i)
 	QsQindexEntry *e = qs_qix_insert(ix->columns[col].hash, key, &found);
 
 	if (!found)
+	{
 		e->head = -1;
+		ix->columns[col].nkeys++;
+	}
 	/* this recipient's keys go in one after the other: a repeat is at head */
 	if (e->head >= 0 && ix->links[e->head].recipient == i)
 		return;
-	if (ix->nlinks >= ix->maxlinks)
-	{
-		ix->maxlinks *= 2;
-		ix->links = repalloc(ix->links, sizeof(QsQindexLink) * ix->maxlinks);
-	}
-	ix->links[ix->nlinks].recipient = i;
-	ix->links[ix->nlinks].next = e->head;
-	e->head = ix->nlinks++;
+	add_link(ix, i, &e->head);
 }
 
 /*
@@ -181,8 +286,15 @@ qs_qindex_build(QsSharedRecipient *r, int n, int *indexed)
 			if (!indexable(r[i].quals[j]))
 				continue;
 			c = find_cand(cands, ncands, r[i].quals[j]);
+
+			/*
+			 * The column most recipients filter on; on it, an equality
+			 * rather than a range (fewer candidates).
+			 */
 			if (cands[c].count >= QS_QINDEX_MIN_RECIPIENTS &&
-				(bestc < 0 || cands[c].count > cands[bestc].count))
+				(bestc < 0 || cands[c].count > cands[bestc].count ||
+				 (c == bestc && is_range(r[i].quals[best]) &&
+				  !is_range(r[i].quals[j]))))
 			{
 				best = j;
 				bestc = c;
@@ -205,6 +317,12 @@ qs_qindex_build(QsSharedRecipient *r, int n, int *indexed)
 			col->col_width = cands[bestc].col_width;
 			col->hash = qs_qix_create(CurrentMemoryContext,
 									  cands[bestc].count, NULL);
+			col->nkeys = 0;
+			col->nranges = 0;
+			col->range_who = palloc(sizeof(int) * cands[bestc].count);
+			col->range_lo = palloc(sizeof(int64) * cands[bestc].count);
+			col->range_hi = palloc(sizeof(int64) * cands[bestc].count);
+			col->nsegs = 0;
 		}
 		indexed[i] = best;
 		q = r[i].quals[best];
@@ -212,7 +330,22 @@ qs_qindex_build(QsSharedRecipient *r, int n, int *indexed)
 		/* a NULL constant, or no element: nothing listed, no row */
 		if (q->arg_isnull)
 			continue;
-		if (q->kind == QS_QUAL_OP)
+		if (is_range(q))
+		{
+			QsQindexColumn *rc = &ix->columns[cands[bestc].column];
+			int64		lo,
+						hi;
+
+			/* < MIN, > MAX: nothing passes, nothing listed */
+			if (range_of(q, &lo, &hi))
+			{
+				rc->range_who[rc->nranges] = i;
+				rc->range_lo[rc->nranges] = lo;
+				rc->range_hi[rc->nranges] = hi;
+				rc->nranges++;
+			}
+		}
+		else if (q->kind == QS_QUAL_OP)
 			index_key(ix, cands[bestc].column, q->arg_int, i);
 		else
 		{
@@ -222,6 +355,8 @@ qs_qindex_build(QsSharedRecipient *r, int n, int *indexed)
 		}
 	}
 	pfree(cands);
+	for (int g = 0; ix != NULL && g < ix->ncolumns; g++)
+		build_segments(ix, &ix->columns[g]);
 	return ix;
 }
 
@@ -235,4 +370,32 @@ qs_qindex_probe(QsQueryIndex *ix, int column, int64 key)
 	QsQindexEntry *e = qs_qix_lookup(ix->columns[column].hash, key);
 
 	return e != NULL ? e->head : -1;
+}
+
+/*
+ * The first link of the recipients whose indexed range qual on
+ * ix->columns[column] holds for a record whose value there has int64 image
+ * key (-1: none): the segment holding key, by binary search.
+ */
+int
+qs_qindex_probe_range(QsQueryIndex *ix, int column, int64 key)
+{
+	QsQindexColumn *col = &ix->columns[column];
+	int			lo = 0,
+				hi = col->nsegs - 1,
+				found = -1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (col->bounds[mid] <= key)
+		{
+			found = mid;
+			lo = mid + 1;
+		}
+		else
+			hi = mid - 1;
+	}
+	return found >= 0 ? col->seghead[found] : -1;
 }

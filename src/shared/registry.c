@@ -63,7 +63,8 @@ typedef struct QsQualImage
  * queue is given out again only when both are clear, so that no queue is
  * recreated while a sender may still write into it.
  *
- * Atomics: only a hand-out, under the circle's lock, makes an area busy
+ * Atomics: only a delivery (deliver_steps: a step with rows moved to a
+ * queue), under the circle's lock, exclusive, makes an area busy
  * (sender, the queue, then seq1 after a write barrier: a reader of seq1
  * without the lock -- qs_shared_next's wait; the poll reads it under the
  * circle's lock, shared -- finds the queue made); each end makes it free again
@@ -82,6 +83,36 @@ area_seq(QsSharedArea *a)
 {
 	return (int64) pg_atomic_read_u64(&a->seq1) - 1;
 }
+
+/*
+ * A step of a member's walk handed out to a scanner (README, *Empty
+ * deliveries*).  seq1 = chunk + 1 (0: free); owner = the scanner's pid
+ * while it owes the step, 0 once it resolved it.  The scanner resolves it
+ * one of three ways: the chunk has no row for the member -- result
+ * QS_STEP_EMPTY and the counts (visible) here, no queue --; it has rows --
+ * the step moves to a queue (seq1 and owner cleared together under the
+ * circle's lock, exclusive, after the queue's area was set) --; or it gave
+ * the step up (QS_STEP_GAVE_UP: the member reads the chunk itself).
+ *
+ * result and visible are written by the owner only, before it clears
+ * owner by a compare-and-exchange (a full barrier); the member reads them
+ * only after it saw owner 0 (a read barrier), then frees the step (seq1 =
+ * 0).  Nobody but the member writes seq1 of a resolved step, and a
+ * hand-out takes a step only when both are 0, under the circle's lock.
+ */
+typedef enum QsStepResult
+{
+	QS_STEP_GAVE_UP = 0,
+	QS_STEP_EMPTY
+} QsStepResult;
+
+typedef struct QsSharedStep
+{
+	pg_atomic_uint64 seq1;
+	pg_atomic_uint32 owner;
+	uint32		result;			/* QsStepResult */
+	uint64		visible;		/* QS_STEP_EMPTY: records its snapshot sees */
+} QsSharedStep;
 
 #define QS_WANT_BYTES	((MaxHeapAttributeNumber + 8) / 8)
 
@@ -117,6 +148,7 @@ typedef struct QsSharedMember
 	uint32		cursor;
 	uint32		ntaken;
 	uint8		taken[QS_SHARED_MAP_BYTES];
+	QsSharedStep step[QS_SHARED_STEPS]; /* handed out, not yet in a queue */
 	QsSharedArea area[QS_SHARED_AREAS]; /* seq1: the chunk sent there, + 1 */
 
 	/*
@@ -185,8 +217,9 @@ static bool callbacks_registered = false;
 typedef struct QsOpenSend
 {
 	shm_mq_handle *mqh;
-	int			idx;
-	int			area;
+	int			idx;			/* the recipient's slot, -1: resolved */
+	int			step;			/* the step owed, until it moves to a queue */
+	int			area;			/* its queue, -1 before */
 } QsOpenSend;
 
 /*
@@ -275,6 +308,65 @@ free_area(QsSharedMember *m)
 	return -1;
 }
 
+/*
+ * Whether member m has an area it is not waiting to read (seq1 == 0): free,
+ * or read whole while its writer has not detached yet.  Under m's circle's
+ * lock, so that it is not an area a delivery is setting up (sender set,
+ * seq1 not yet).
+ */
+static bool
+drained_area(QsSharedMember *m)
+{
+	for (int a = 0; a < QS_SHARED_AREAS; a++)
+		if (pg_atomic_read_u64(&m->area[a].seq1) == 0)
+			return true;
+	return false;
+}
+
+/* A step of member m nobody owes or has to read, or -1.  Under m's circle's lock. */
+static int
+free_step(QsSharedMember *m)
+{
+	for (int s = 0; s < QS_SHARED_STEPS; s++)
+		if (pg_atomic_read_u64(&m->step[s].seq1) == 0 &&
+			pg_atomic_read_u32(&m->step[s].owner) == 0)
+			return s;
+	return -1;
+}
+
+/*
+ * Resolve a step this backend owes: the result first, then owner cleared
+ * (a compare-and-exchange: a full barrier), then the member woken, or,
+ * when wake is not NULL, its PGPROC stored there for the caller to wake
+ * once it has released a lock it holds (NULL when there is nobody to
+ * wake).  False when this backend did not own it (only a member whose
+ * scanner is gone takes a step from its owner).  No lock: the step stays
+ * the member's to free, and a slot whose steps have an owner is never
+ * taken by a new member (qs_shared_join), so the slot may have been freed
+ * meanwhile but not retaken.
+ */
+static bool
+resolve_step(QsSharedMember *m, int s, QsStepResult result, uint64 visible,
+			 PGPROC **wake)
+{
+	QsSharedStep *st = &m->step[s];
+	uint32		me = (uint32) MyProcPid;
+	PGPROC	   *proc = m->proc;
+
+	if (pg_atomic_read_u32(&st->owner) != me)
+		return false;
+	st->result = (uint32) result;
+	st->visible = visible;
+	if (!pg_atomic_compare_exchange_u32(&st->owner, &me, 0))
+		return false;
+	/* a stale proc (the slot was freed) only wakes its backend for nothing */
+	if (wake != NULL)
+		*wake = proc;
+	else if (proc != NULL)
+		SetLatch(&proc->procLatch);
+	return true;
+}
+
 /* Clear area's sender if it is this backend: its half of the area given back. */
 static void
 clear_sender(QsSharedArea *area)
@@ -324,6 +416,11 @@ qs_sharedscan_shmem_init(void)
 			{
 				pg_atomic_init_u64(&m->area[a].seq1, 0);
 				pg_atomic_init_u32(&m->area[a].sender, 0);
+			}
+			for (int s = 0; s < QS_SHARED_STEPS; s++)
+			{
+				pg_atomic_init_u64(&m->step[s].seq1, 0);
+				pg_atomic_init_u32(&m->step[s].owner, 0);
 			}
 			registry->circles[i].lock = &circle_locks[i].lock;
 			registry->circles[i].head = -1;
@@ -379,6 +476,15 @@ detach_sends(bool sweep)
 		return;
 	for (int i = 0; i < nsending; i++)
 	{
+		if (sending[i].idx < 0)
+			continue;			/* resolved: nothing of it left */
+		if (sending[i].area < 0)
+		{
+			/* a step not moved to a queue: given back, read by its member */
+			(void) resolve_step(&registry->slots[sending[i].idx], sending[i].step,
+								QS_STEP_GAVE_UP, 0, NULL);
+			continue;
+		}
 		if (sending[i].mqh == NULL)
 		{
 			MemoryContext old = MemoryContextSwitchTo(mq_cxt);
@@ -392,8 +498,12 @@ detach_sends(bool sweep)
 		clear_sender(&registry->slots[sending[i].idx].area[sending[i].area]);
 	}
 	for (int i = 0; sweep && i < registry->nslots; i++)
+	{
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			clear_sender(&registry->slots[i].area[a]);
+		for (int st = 0; st < QS_SHARED_STEPS; st++)
+			(void) resolve_step(&registry->slots[i], st, QS_STEP_GAVE_UP, 0, NULL);
+	}
 	nsending = 0;
 	if (sweep)
 		may_have_sent = false;
@@ -682,9 +792,14 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 
 		if (m->in_use)
 			continue;
-		/* not while a scanner may still write into its queues */
+		/*
+		 * Not while a scanner may still write into its queues or resolve
+		 * one of its steps.
+		 */
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			busy |= (pg_atomic_read_u32(&m->area[a].sender) != 0);
+		for (int s = 0; s < QS_SHARED_STEPS; s++)
+			busy |= (pg_atomic_read_u32(&m->step[s].owner) != 0);
 		if (!busy)
 		{
 			mine = m;
@@ -741,6 +856,9 @@ qs_shared_join(Relation rel, BlockNumber nblocks, BlockNumber *start,
 		memset(mine->taken, 0, (mine->nchunks + 7) / 8);
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			pg_atomic_write_u64(&mine->area[a].seq1, 0);
+		/* steps the last member left resolved and unread */
+		for (int s = 0; s < QS_SHARED_STEPS; s++)
+			pg_atomic_write_u64(&mine->step[s].seq1, 0);
 		pg_atomic_write_u32(&mine->stalled, 0);
 		mine->servable = publish(mine, snapshot, quals, nquals, needed, nneeded,
 								 shipped_all);
@@ -795,7 +913,7 @@ typedef struct QsPublishedCopy
 /* Under the circle's lock: copy member o's state, for recipient r. */
 static void
 copy_recipient(QsSharedRecipient *r, QsPublishedCopy *pc, QsSharedMember *o,
-			   int idx, int area, int circle)
+			   int idx, int step, int circle)
 {
 	pc->snap = palloc(o->snaplen);
 	memcpy(pc->snap, o->snap, o->snaplen);
@@ -808,7 +926,9 @@ copy_recipient(QsSharedRecipient *r, QsPublishedCopy *pc, QsSharedMember *o,
 	r->nblocks = o->nblocks;
 	r->idx = idx;
 	r->gen = pg_atomic_read_u64(&o->gen);
-	r->area = area;
+	r->step = step;
+	r->area = -1;
+	r->proc = o->proc;
 	r->circle = circle;
 	r->mqh = NULL;
 	r->done = false;
@@ -879,15 +999,14 @@ qs_shared_poll(QsSharedSlot slot)
 	QsLocalReader *rd;
 	QsSharedMember *m;
 	int64		seq[QS_SHARED_AREAS];
+	int64		step_seq[QS_SHARED_STEPS];
 
 	if (!QsSharedSlotIsValid(slot) || readers == NULL)
 		return;
 	rd = &readers[slot.idx];
-	if (rd->ready_bytes >= (Size) work_mem * 1024)
-		return;
 
 	/*
-	 * An area's seq1 is set by a hand-out after its queue was made (write
+	 * An area's seq1 is set by a delivery after its queue was made (write
 	 * barrier), and cleared only here and in take_back, so it could be
 	 * read without a lock; it is read under the circle's lock (shared)
 	 * all the same: a poll then waits out a hand-out in progress, and W4
@@ -903,12 +1022,70 @@ qs_shared_poll(QsSharedSlot slot)
 		LWLockAcquire(lock, LW_SHARED);
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			seq[a] = area_seq(&m->area[a]);
+		/* a step moves to a queue under the lock, exclusive: never both */
+		for (int s = 0; s < QS_SHARED_STEPS; s++)
+			step_seq[s] = pg_atomic_read_u32(&m->step[s].owner) != 0 ? -1 :
+				(int64) pg_atomic_read_u64(&m->step[s].seq1) - 1;
 		LWLockRelease(lock);
 	}
 	else
+	{
 		for (int a = 0; a < QS_SHARED_AREAS; a++)
 			seq[a] = -1;
+		for (int s = 0; s < QS_SHARED_STEPS; s++)
+			step_seq[s] = -1;
+	}
 	pg_read_barrier();
+
+	/*
+	 * Steps resolved without a queue (owner seen 0, so result and visible
+	 * were written before): a chunk with no row for the member, as the
+	 * header-only message its scanner would have sent, or one its scanner
+	 * gave up.  Taken whatever the ready list holds: they hold no queue,
+	 * and a header is all they add to it.
+	 */
+	for (int s = 0; s < QS_SHARED_STEPS; s++)
+	{
+		QsSharedStep *st;
+		QsReadyMsg *msg;
+		MemoryContext old;
+		uint32		result;
+		uint64		visible;
+
+		if (step_seq[s] < 0)
+			continue;
+		st = &m->step[s];
+		result = st->result;
+		visible = st->visible;
+		old = MemoryContextSwitchTo(mq_cxt);
+		msg = palloc(sizeof(QsReadyMsg));
+		msg->step = step_seq[s];
+		msg->len = -1;
+		msg->data = NULL;
+		if (result == QS_STEP_EMPTY)
+		{
+			StringInfoData buf;
+
+			initStringInfo(&buf);
+			qs_shared_msg_empty(&buf, step_seq[s], visible);
+			msg->len = buf.len;
+			msg->data = buf.data;
+			rd->ready_bytes += buf.len;
+		}
+		rd->ready = lappend(rd->ready, msg);
+		MemoryContextSwitchTo(old);
+
+		/*
+		 * The member's own to free: the step may be handed out again, and
+		 * its next owner writes result and visible.  They were read into
+		 * locals above, and those loads must not move after the store that
+		 * frees the step (pg_atomic_write_u64 is no barrier, and a weakly
+		 * ordered CPU may let a load pass a later store).
+		 */
+		pg_memory_barrier();
+		pg_atomic_write_u64(&st->seq1, 0);
+	}
+
 	for (int a = 0; a < QS_SHARED_AREAS; a++)
 	{
 		Size		len;
@@ -1019,7 +1196,7 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 	}
 	/*
 	 * No lock: the writer is gone, so only this backend changes the area
-	 * (sender first, so that a hand-out finds it free only when both are
+	 * (sender first, so that a delivery finds it free only when both are
 	 * clear).
 	 */
 	if ((m = slot_of(slot)) != NULL && area_seq(&m->area[a]) == seq)
@@ -1053,6 +1230,30 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
 }
 
 /*
+ * Give up step s, owed by a scanner that is gone: owner cleared by
+ * compare-and-exchange first, and the result written only when that
+ * succeeded, so that result is only ever written by whoever owns the step
+ * (a scanner that resolved it meanwhile wrote its own result, which
+ * stands).  Once owner is 0 the step is this member's: only its own poll
+ * reads result (after this, in this backend), and no hand-out retakes the
+ * step before that poll frees it (seq1 != 0).  The next poll takes it as
+ * given up (the member reads the chunk itself).
+ */
+static bool
+take_back_step(QsSharedSlot slot, int s, int owner)
+{
+	QsSharedMember *m = slot_of(slot);
+	uint32		expected = (uint32) owner;
+
+	if (m == NULL)
+		return false;
+	if (!pg_atomic_compare_exchange_u32(&m->step[s].owner, &expected, 0))
+		return false;
+	m->step[s].result = QS_STEP_GAVE_UP;
+	return true;
+}
+
+/*
  * qs_shared_next
  *		What the member does next in its walk.
  *
@@ -1060,10 +1261,10 @@ take_back(QsSharedSlot slot, int a, int64 seq, int sender)
  * out.  QS_NEXT_SCAN: the member reads chunk *step itself -- the next one
  * of its walk nobody took for it yet, or one whose writer gave up
  * (*taken_back) -- and when may_serve, also for every other member of the
- * circle that has not had this chunk and has a free queue: those are given
- * out to it
- * (*others, allocated in cxt, their queues created with this backend as
- * their writer), and it must deliver them (qs_shared_deliver) before it
+ * circle that has not had this chunk and has a free step (no queue is
+ * needed until its rows are known): those are given out to it
+ * (*others, allocated in cxt, their steps owned by this backend), and it
+ * must deliver them (qs_shared_deliver) before it
  * does anything else.  QS_NEXT_DONE: every step is done.
  *
  * A member takes the first step nobody took before it waits for one that
@@ -1080,6 +1281,7 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 	QsLocalReader *rd = &readers[slot.idx];
 	int64		wait_seq[QS_SHARED_AREAS];
 	int			wait_sender[QS_SHARED_AREAS];
+	int			wait_owner[QS_SHARED_STEPS];
 	bool		timed_out = false;
 	int			rc;
 
@@ -1163,23 +1365,24 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			{
 				QsSharedMember *o = &registry->slots[i];
 				QsSharedRecipient *r;
-				shm_mq	   *q;
-				int			a;
+				int			st;
 
 				if (o == m || !o->servable ||
 					pg_atomic_read_u32(&o->stalled) != 0 ||
 					chunk >= o->nchunks || TAKEN(o, chunk))
 					continue;
-				if ((a = free_area(o)) < 0)
-					continue;	/* its messages are still unread */
+				if ((st = free_step(o)) < 0)
+					continue;	/* owed QS_SHARED_STEPS already */
 
 				/*
-				 * What can fail here (allocations) comes before the step
-				 * is given out, and the send is recorded before its queue
-				 * is made: an error from here on leaves an entry
-				 * detach_sends finds, which tells o to read the chunk
-				 * itself.  Only o's published state is copied under the
-				 * lock; its snapshot is restored after the release.
+				 * No queue yet: one is taken at delivery only if the
+				 * chunk has rows for o (deliver_steps).  What can fail
+				 * here (allocations) comes before the step is given out,
+				 * and the send is recorded before it: an error from here
+				 * on leaves an entry detach_sends finds, which gives the
+				 * step back to o.  Only o's published state is copied
+				 * under the lock; its snapshot is restored after the
+				 * release.
 				 */
 				if (*others == NULL)
 				{
@@ -1187,26 +1390,18 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 					pc = palloc(sizeof(QsPublishedCopy) * c->nmembers);
 				}
 				r = &(*others)[*nothers];
-				copy_recipient(r, &pc[*nothers], o, i, a, slot_circle[slot.idx]);
+				copy_recipient(r, &pc[*nothers], o, i, st, slot_circle[slot.idx]);
 				(*nothers)++;
 				sending[nsending].mqh = NULL;
 				sending[nsending].idx = i;
-				sending[nsending].area = a;
+				sending[nsending].step = st;
+				sending[nsending].area = -1;
 				nsending++;
 				may_have_sent = true;
-				pg_atomic_write_u32(&o->area[a].sender, (uint32) MyProcPid);
+				pg_atomic_write_u32(&o->step[st].owner, (uint32) MyProcPid);
+				pg_atomic_write_u64(&o->step[st].seq1, (uint64) chunk + 1);
 				SET_TAKEN(o, chunk);
 				o->chunks++;
-				q = shm_mq_create(queue_of(i, a), QS_SHARED_QUEUE_SIZE);
-				shm_mq_set_sender(q, MyProc);
-				shm_mq_set_receiver(q, o->proc);
-				/* o may read seq1 without a lock: the queue first */
-				pg_write_barrier();
-				pg_atomic_write_u64(&o->area[a].seq1, (uint64) chunk + 1);
-				MemoryContextSwitchTo(mq_cxt);
-				r->mqh = shm_mq_attach(q, NULL, NULL);
-				MemoryContextSwitchTo(cxt);
-				sending[nsending - 1].mqh = r->mqh;
 			}
 			LWLockRelease(c->lock);
 			for (int i = 0; i < *nothers; i++)
@@ -1219,11 +1414,14 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			MemoryContextSwitchTo(old);
 			return QS_NEXT_SCAN;
 		}
-		LWLockRelease(c->lock);
 		{
 			bool		pending = false;
 
-			/* its own areas: no lock needed (as in qs_shared_poll) */
+			/*
+			 * Its own areas and steps, under the lock: a step moves to a
+			 * queue under it (exclusive), so a chunk is always seen in
+			 * one or the other.
+			 */
 			for (int a = 0; a < QS_SHARED_AREAS; a++)
 			{
 				wait_seq[a] = area_seq(&m->area[a]);
@@ -1231,6 +1429,12 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 				wait_sender[a] = wait_seq[a] >= 0 ?
 					(int) pg_atomic_read_u32(&m->area[a].sender) : 0;
 			}
+			for (int s = 0; s < QS_SHARED_STEPS; s++)
+			{
+				pending |= (pg_atomic_read_u64(&m->step[s].seq1) != 0);
+				wait_owner[s] = (int) pg_atomic_read_u32(&m->step[s].owner);
+			}
+			LWLockRelease(c->lock);
 			if (!pending)
 			{
 				MemoryContextSwitchTo(old);
@@ -1251,6 +1455,9 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 			for (int a = 0; a < QS_SHARED_AREAS; a++)
 				if (wait_sender[a] != 0 && BackendPidGetProc(wait_sender[a]) == NULL)
 					gave_up |= take_back(slot, a, wait_seq[a], wait_sender[a]);
+			for (int s = 0; s < QS_SHARED_STEPS; s++)
+				if (wait_owner[s] != 0 && BackendPidGetProc(wait_owner[s]) == NULL)
+					gave_up |= take_back_step(slot, s, wait_owner[s]);
 			if (gave_up)
 				continue;
 		}
@@ -1264,9 +1471,128 @@ qs_shared_next(QsSharedSlot slot, bool may_serve, int natts,
 	}
 }
 
+/* This backend's record of the send of step s to slot idx. */
+static QsOpenSend *
+send_of(int idx, int s)
+{
+	for (int i = 0; i < nsending; i++)
+		if (sending[i].idx == idx && sending[i].step == s && sending[i].area < 0)
+			return &sending[i];
+	return NULL;
+}
+
+/*
+ * Resolve each recipient's step now that its message is built.  No row:
+ * the counts go into the step (QS_STEP_EMPTY) and no queue is used.  Rows:
+ * the step moves to a free queue of the member, which this backend will
+ * write; with none free, or a recipient dropped from the chunk
+ * (bound_messages) or gone from the circle, the step is given up and the
+ * member reads the chunk itself.  Under the circle's lock, exclusive: a
+ * queue is taken as a hand-out takes one, and the member's poll (shared)
+ * sees the chunk in the step or in the queue, never in both or neither.
+ * The queue is made and its area set before the step is freed, and the
+ * handle (which may fail to allocate) attached after: an error leaves the
+ * send recorded with its area, which detach_sends detaches, so the member
+ * reads the chunk itself once, as for any send.
+ */
+static void
+deliver_steps(QsSharedRecipient *others, int nothers)
+{
+	LWLock	   *lock = registry->circles[others[0].circle].lock;
+
+	/*
+	 * The members whose steps are resolved here, woken after the lock is
+	 * released: SetLatch may signal the process (kill()), too long to hold
+	 * the circle's exclusive lock for, which every member's hand-out and
+	 * wait take.  Allocated before the lock.  If shm_mq_attach fails below,
+	 * those resolved before it are not woken: they see their steps on
+	 * their wait's timeout (a second), as after any lost wake-up.
+	 */
+	PGPROC	  **wake = palloc0_array(PGPROC *, nothers);
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	for (int i = 0; i < nothers; i++)
+	{
+		QsSharedRecipient *r = &others[i];
+		QsSharedMember *o = &registry->slots[r->idx];
+		QsOpenSend *snd = send_of(r->idx, r->step);
+		bool		same = o->circle == r->circle &&
+			pg_atomic_read_u64(&o->gen) == r->gen;
+		int			a;
+		shm_mq	   *q;
+		uint64		seq1;
+		MemoryContext old;
+
+		Assert(snd != NULL);
+		if (!r->done && same && r->rows == 0)
+		{
+			(void) resolve_step(o, r->step, QS_STEP_EMPTY, r->visible,
+								&wake[i]);
+			r->done = true;
+			snd->idx = -1;
+			continue;
+		}
+		if (r->done || !same || (a = free_area(o)) < 0)
+		{
+			if (!r->done && same)
+			{
+				uint32		one = 1;
+
+				/*
+				 * Its queues are full of rows it has not read: serve it
+				 * again only once it drains one (as qs_shared_deliver
+				 * marks a member whose queue stayed full).  It may have
+				 * drained one since free_area looked (its poll gives a
+				 * queue back without the lock): mark first (a full
+				 * barrier), then look again.  The second look takes an
+				 * area with seq1 == 0 as free, whatever its sender (the
+				 * test qs_shared_deliver makes): under this lock such an
+				 * area is one the member has read whole, whose writer is
+				 * still in qs_shared_deliver and will clear its sender in
+				 * detach_sends.  free_area would see it taken, and the
+				 * member, having nothing left to drain, would never clear
+				 * its mark.  Clearing the mark from detach_sends instead
+				 * would also work, but adds a second writer of it on the
+				 * error paths; this keeps the mark's rule in one place.
+				 */
+				(void) pg_atomic_exchange_u32(&o->stalled, 1);
+				if (drained_area(o))
+					(void) pg_atomic_compare_exchange_u32(&o->stalled, &one, 0);
+			}
+			(void) resolve_step(o, r->step, QS_STEP_GAVE_UP, 0, &wake[i]);
+			r->done = true;
+			snd->idx = -1;
+			continue;
+		}
+		seq1 = pg_atomic_read_u64(&o->step[r->step].seq1);
+		r->area = a;
+		snd->area = a;
+		pg_atomic_write_u32(&o->area[a].sender, (uint32) MyProcPid);
+		q = shm_mq_create(queue_of(r->idx, a), QS_SHARED_QUEUE_SIZE);
+		shm_mq_set_sender(q, MyProc);
+		shm_mq_set_receiver(q, o->proc);
+		/* o's wait reads seq1 of its areas: the queue first */
+		pg_write_barrier();
+		pg_atomic_write_u64(&o->area[a].seq1, seq1);
+		/* the step is in the queue now: free it (owner last) */
+		pg_atomic_write_u64(&o->step[r->step].seq1, 0);
+		pg_atomic_write_u32(&o->step[r->step].owner, 0);
+		old = MemoryContextSwitchTo(mq_cxt);
+		r->mqh = shm_mq_attach(q, NULL, NULL);
+		MemoryContextSwitchTo(old);
+		snd->mqh = r->mqh;
+	}
+	LWLockRelease(lock);
+	for (int i = 0; i < nothers; i++)
+		if (wake[i] != NULL)
+			SetLatch(&wake[i]->procLatch);
+	pfree(wake);
+}
+
 /*
  * qs_shared_deliver
- *		Send each recipient its message, then give its queue back.
+ *		Record each recipient's empty chunk in its step, send each other
+ *		recipient its message, then give its queue back.
  *
  * Without blocking on any one queue: a full queue is retried after the
  * others, while the latch is waited on (a reader that reads sets it), and
@@ -1286,7 +1612,10 @@ qs_shared_deliver(QsSharedRecipient *others, int nothers)
 	TimestampTz started = GetCurrentTimestamp();
 	int			left = 0;
 
-	/* a recipient dropped while its message was built is not sent */
+	if (nothers == 0)
+		return;
+	/* empty chunks recorded, the others' steps moved to queues */
+	deliver_steps(others, nothers);
 	for (int i = 0; i < nothers; i++)
 		if (!others[i].done)
 			left++;

@@ -78,7 +78,22 @@ typedef struct QsPruneState
 	uint8		states[MaxHeapTuplesPerPage + 1];	/* QsRecordState, before */
 	bool		marked[MaxHeapTuplesPerPage + 1];
 	int8		htsv[MaxHeapTuplesPerPage + 1]; /* -1: not a record */
+
+	/*
+	 * What prune_chain needs of each NORMAL record's header, read once by
+	 * prune_classify after the hint bits it set (nothing else changes a
+	 * header under the cleanup lock): PAX and HPL assemble a header per
+	 * get_header call, and every chain read its members' headers again.
+	 */
+	uint8		hot[MaxHeapTuplesPerPage + 1];	/* PRUNE_HEAP_ONLY, PRUNE_HOT_UPDATED */
+	TransactionId xmin[MaxHeapTuplesPerPage + 1];	/* HeapTupleHeaderGetXmin */
+	/* of a HOT-updated record: its updater, and its successor on the page */
+	TransactionId updxid[MaxHeapTuplesPerPage + 1];
+	OffsetNumber next[MaxHeapTuplesPerPage + 1];	/* invalid: another page */
 } QsPruneState;
+
+#define PRUNE_HEAP_ONLY		0x01	/* HeapTupleHeaderIsHeapOnly */
+#define PRUNE_HOT_UPDATED	0x02	/* HeapTupleHeaderIsHotUpdated */
 
 static void
 prune_record_redirect(QsPruneState *ps, OffsetNumber from, OffsetNumber to)
@@ -122,12 +137,15 @@ static void
 prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			   OffsetNumber maxoff, QsPruneState *ps)
 {
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		HeapTupleData tup;
 		HeapTupleHeaderData scratch;
 		uint32		len;
 		HTSV_Result res;
+		TransactionId updxid;
 
 		uint16		infomask;
 
@@ -137,7 +155,7 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		tup.t_data = L->get_header(page, off, &scratch, &len);
 		infomask = tup.t_data->t_infomask;
 		tup.t_len = len;
-		ItemPointerSet(&tup.t_self, BufferGetBlockNumber(buf), off);
+		ItemPointerSet(&tup.t_self, blkno, off);
 		tup.t_tableOid = RelationGetRelid(rel);
 		if (ps->vistest != NULL)
 		{
@@ -151,6 +169,7 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		else
 			res = HeapTupleSatisfiesVacuum(&tup, ps->oldest_xmin, buf);
 		ps->htsv[off] = (int8) res;
+		updxid = InvalidTransactionId;
 		if (res != HEAPTUPLE_DEAD &&
 			!(tup.t_data->t_infomask & HEAP_XMAX_INVALID) &&
 			!HEAP_XMAX_IS_LOCKED_ONLY(tup.t_data->t_infomask))
@@ -158,15 +177,41 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			/* deleted or updated, not removable yet: keep a hint */
 			TransactionId x = HeapTupleHeaderGetUpdateXid(tup.t_data);
 
+			updxid = x;
 			if (TransactionIdIsNormal(x) &&
 				(!TransactionIdIsValid(ps->newhint) ||
 				 TransactionIdPrecedes(x, ps->newhint)))
 				ps->newhint = x;
 		}
+		/* what prune_chain reads, from the header it would read */
+		ps->hot[off] = HeapTupleHeaderIsHeapOnly(tup.t_data) ? PRUNE_HEAP_ONLY : 0;
+		ps->xmin[off] = HeapTupleHeaderGetXmin(tup.t_data);
+		if (HeapTupleHeaderIsHotUpdated(tup.t_data))
+		{
+			ps->hot[off] |= PRUNE_HOT_UPDATED;
+			/* the update xid of a HOT-updated record (computed above or now) */
+			ps->updxid[off] = TransactionIdIsValid(updxid) ? updxid :
+				HeapTupleHeaderGetUpdateXid(tup.t_data);
+			ps->next[off] =
+				ItemPointerGetBlockNumber(&tup.t_data->t_ctid) == blkno ?
+				ItemPointerGetOffsetNumber(&tup.t_data->t_ctid) :
+				InvalidOffsetNumber;
+		}
 		/* hint bits the visibility test set, into the page */
 		if (tup.t_data == &scratch && scratch.t_infomask != infomask)
 			L->set_header(page, off, &scratch);
 	}
+}
+
+/* the conflict horizon of a record removed (its header, read again) */
+static void
+prune_advance_horizon(const QsPageLayout *L, Page page, OffsetNumber off,
+					  QsPruneState *ps)
+{
+	HeapTupleHeaderData scratch;
+
+	QS_HeapTupleHeaderAdvanceConflictHorizon(L->get_header(page, off, &scratch, NULL),
+											 &ps->horizon);
 }
 
 /*
@@ -180,8 +225,8 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
  *		record reached from no root (its inserter aborted) becomes UNUSED.
  */
 static void
-prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
-			OffsetNumber maxoff, OffsetNumber root, QsPruneState *ps)
+prune_chain(const QsPageLayout *L, Page page, OffsetNumber maxoff,
+			OffsetNumber root, QsPruneState *ps)
 {
 	OffsetNumber chain[MaxHeapTuplesPerPage];
 	int			nchain = 0;
@@ -191,29 +236,21 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 	QsRecordState rootst = ps->states[root];
 	int			i;
 
-	if (rootst == QS_REC_NORMAL)
+	if (rootst == QS_REC_NORMAL && (ps->hot[root] & PRUNE_HEAP_ONLY))
 	{
-		HeapTupleHeaderData scratch;
-		HeapTupleHeader h = L->get_header(page, root, &scratch, NULL);
-
-		if (HeapTupleHeaderIsHeapOnly(h))
+		/* reached through its root, or an orphan: see above */
+		if (ps->htsv[root] == HEAPTUPLE_DEAD &&
+			!(ps->hot[root] & PRUNE_HOT_UPDATED))
 		{
-			/* reached through its root, or an orphan: see above */
-			if (ps->htsv[root] == HEAPTUPLE_DEAD &&
-				!HeapTupleHeaderIsHotUpdated(h))
-			{
-				prune_record_unused(ps, root);
-				QS_HeapTupleHeaderAdvanceConflictHorizon(h, &ps->horizon);
-			}
-			return;
+			prune_record_unused(ps, root);
+			prune_advance_horizon(L, page, root, ps);
 		}
+		return;
 	}
 
 	for (;;)
 	{
 		QsRecordState st;
-		HeapTupleHeaderData scratch;
-		HeapTupleHeader h;
 		bool		tupdead = false;
 		bool		recentdead = false;
 
@@ -232,9 +269,8 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 			off = L->redirect_target(page, off);
 			continue;
 		}
-		h = L->get_header(page, off, &scratch, NULL);
 		if (TransactionIdIsValid(priorxmax) &&
-			!TransactionIdEquals(HeapTupleHeaderGetXmin(h), priorxmax))
+			!TransactionIdEquals(ps->xmin[off], priorxmax))
 			break;				/* not the version the chain goes on to */
 		chain[nchain++] = off;
 		switch ((HTSV_Result) ps->htsv[off])
@@ -251,16 +287,16 @@ prune_chain(const QsPageLayout *L, Page page, BlockNumber blkno,
 		if (tupdead)
 		{
 			latestdead = off;
-			QS_HeapTupleHeaderAdvanceConflictHorizon(h, &ps->horizon);
+			prune_advance_horizon(L, page, off, ps);
 		}
 		else if (!recentdead)
 			break;
-		if (!HeapTupleHeaderIsHotUpdated(h))
+		if (!(ps->hot[off] & PRUNE_HOT_UPDATED))
 			break;
-		if (ItemPointerGetBlockNumber(&h->t_ctid) != blkno)
+		if (!OffsetNumberIsValid(ps->next[off]))
 			break;				/* HOT never leaves the page */
-		off = ItemPointerGetOffsetNumber(&h->t_ctid);
-		priorxmax = HeapTupleHeaderGetUpdateXid(h);
+		priorxmax = ps->updxid[off];
+		off = ps->next[off];
 	}
 
 	if (OffsetNumberIsValid(latestdead))
@@ -361,7 +397,7 @@ qs_prune_page(Relation rel, const QsPageLayout *L, Buffer buf,
 			continue;
 		st = ps->states[off];
 		if (st == QS_REC_NORMAL || st == QS_REC_REDIRECT)
-			prune_chain(L, page, BufferGetBlockNumber(buf), maxoff, off, ps);
+			prune_chain(L, page, maxoff, off, ps);
 	}
 	nchanged = ps->nredirected + ps->ndead + ps->nunused;
 
