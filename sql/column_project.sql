@@ -34,16 +34,28 @@ EXPLAIN (COSTS OFF) SELECT * FROM c WHERE c1 >= 1;
 -- a row table with no qual keeps its sequential scan
 EXPLAIN (COSTS OFF) SELECT c1 FROM n;
 
--- the same rows as heap's
+-- the same rows as heap's, and the scan of c the plan takes (the scan
+-- node's name, so that a plan that stops taking QuickstepScan shows)
 CREATE FUNCTION same(q text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	agg		text := 'SELECT count(*) || '' rows/'' || coalesce(sum(hashtext(x::text)), 0) FROM (%s) x';
+	scan	text;
+	node	text;
+	line	text;
 	rc		text;
 	rh		text;
 BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || format(q, 'c') LOOP
+		node := substring(line from '(QuickstepScan|[A-Z][a-z]+(?: [A-Z][a-z]+)* Scan)\)? (?:using [^ ]+ )?on c\M');
+		IF node IS NOT NULL THEN
+			scan := coalesce(scan || ' + ', '') || node;
+		END IF;
+	END LOOP;
 	EXECUTE format(agg, format(q, 'c')) INTO rc;
 	EXECUTE format(agg, format(q, 'h')) INTO rh;
-	RETURN CASE WHEN rc = rh THEN 'same: ' || rc ELSE 'DIFFERENT: ' || rc || ' vs ' || rh END;
+	RETURN CASE WHEN rc = rh THEN 'same' ELSE 'DIFFERENT' END ||
+		', ' || coalesce(scan, 'no scan of c') || ': ' ||
+		CASE WHEN rc = rh THEN rc ELSE rc || ' vs ' || rh END;
 END $f$;
 SELECT same('SELECT c1 FROM %s');
 SELECT same('SELECT c2 FROM %s');
@@ -52,6 +64,30 @@ SELECT same('SELECT c1, c2 FROM %s WHERE c3 + 1 > 0');
 SELECT same('SELECT c4 FROM %s WHERE ctid IS NOT NULL');
 SELECT same('SELECT * FROM %s WHERE c1 >= 1');
 SELECT same('SELECT count(*) FROM %s');
+
+-- The plain scan's charge must not have let its uncharged cost reject the
+-- index paths costed between the two: a query QuickstepScan cannot run
+-- (xmin) takes the index, not the plain scan that decodes every column.
+CREATE INDEX ON h (c1);
+CREATE INDEX ON c (c1);
+ANALYZE h;
+ANALYZE c;
+EXPLAIN (COSTS OFF) SELECT xmin, c2 FROM c WHERE c1 < 15000;
+SELECT same('SELECT c2 FROM %s WHERE c1 < 15000 AND xmin::text <> '''' ');
+-- and in parallel: the partial index path the uncharged Parallel Seq Scan
+-- rejected is offered again, and Gather is built over it
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET min_parallel_index_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT xmin, c2 FROM c WHERE c1 < 15000;
+SET max_parallel_workers_per_gather = 0;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET min_parallel_index_scan_size;
+DROP INDEX h_c1_idx, c_c1_idx;
 
 -- an UPDATE with no WHERE through the projecting scan
 EXPLAIN (COSTS OFF) UPDATE c SET c5 = c5 + 1;

@@ -34,7 +34,8 @@ extern double qs_scan_parallel_divisor(int workers);
 
 /* Column tables: decoding columns (colcost.c) */
 struct Path;
-extern void qs_colcost_charge_seqscans(struct RelOptInfo *rel, Oid relid);
+extern void qs_colcost_charge_seqscans(struct PlannerInfo *root,
+									   struct RelOptInfo *rel, Oid relid);
 extern void qs_colcost_charge_scan(struct PlannerInfo *root,
 								   struct RelOptInfo *rel, struct Path *path,
 								   List *pushed, List *needed, int workers);

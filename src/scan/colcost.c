@@ -23,6 +23,8 @@
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 #include "utils/rel.h"
 
 /*
@@ -63,12 +65,23 @@ table_columns(Oid relid)
  * paths PostgreSQL offered for the column table (serial and partial; a
  * partial path's rows are shared among its participants, as cost_seqscan
  * divides its CPU cost).  Called from set_rel_pathlist_hook, before the
- * Gather paths are built over the partial ones and before set_cheapest.
+ * Gather paths are built over the partial ones and before set_cheapest
+ * (PG 15 and 18 alike), so nothing has taken a cheapest path yet.
+ *
+ * The paths are taken out of the lists, charged and offered again: add_path
+ * and add_partial_path keep their lists sorted by cost (add_path_precheck
+ * and the cheapest partial path, the list's first, rely on it), and a
+ * charged path may now lose to one already there.  The uncharged scan also
+ * made add_path reject the index, bitmap and TID paths that cost more than
+ * it but less than the charged one; they are built again (the ones still
+ * in the lists come back as duplicates, which add_path rejects).
  */
 void
-qs_colcost_charge_seqscans(RelOptInfo *rel, Oid relid)
+qs_colcost_charge_seqscans(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 {
 	Cost		all = decode_cost(rel->tuples * table_columns(relid));
+	List	   *serial = NIL;
+	List	   *partial = NIL;
 	ListCell   *lc;
 
 	foreach(lc, rel->pathlist)
@@ -76,15 +89,44 @@ qs_colcost_charge_seqscans(RelOptInfo *rel, Oid relid)
 		Path	   *path = (Path *) lfirst(lc);
 
 		if (path->pathtype == T_SeqScan)
-			path->total_cost += all;
+		{
+			serial = lappend(serial, path);
+			rel->pathlist = foreach_delete_current(rel->pathlist, lc);
+		}
 	}
 	foreach(lc, rel->partial_pathlist)
 	{
 		Path	   *path = (Path *) lfirst(lc);
 
 		if (path->pathtype == T_SeqScan)
-			path->total_cost += all / qs_scan_parallel_divisor(path->parallel_workers);
+		{
+			partial = lappend(partial, path);
+			rel->partial_pathlist = foreach_delete_current(rel->partial_pathlist, lc);
+		}
 	}
+	if (serial == NIL && partial == NIL)
+		return;
+
+	foreach(lc, serial)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		path->total_cost += all;
+		add_path(rel, path);
+	}
+	foreach(lc, partial)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		path->total_cost += all / qs_scan_parallel_divisor(path->parallel_workers);
+		add_partial_path(rel, path);
+	}
+	list_free(serial);
+	list_free(partial);
+
+	if (rel->indexlist != NIL)
+		create_index_paths(root, rel);
+	create_tidscan_paths(root, rel);
 }
 
 /*

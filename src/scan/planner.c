@@ -459,7 +459,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (kind == QS_ROW_TABLE && rel->baserestrictinfo == NIL)
 		return;
 	if (kind == QS_COLUMN_TABLE)
-		qs_colcost_charge_seqscans(rel, rte->relid);
+		qs_colcost_charge_seqscans(root, rel, rte->relid);
 	serial = !(kind == QS_ROW_TABLE && serial_path_dominated(rel));
 	partial = rel->consider_parallel && rel->lateral_relids == NULL;
 	if (!serial && !partial)
