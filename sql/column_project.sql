@@ -83,6 +83,11 @@ SET min_parallel_table_scan_size = 0;
 SET min_parallel_index_scan_size = 0;
 EXPLAIN (COSTS OFF) SELECT xmin, c2 FROM c WHERE c1 < 15000;
 SET max_parallel_workers_per_gather = 0;
+-- and a TID scan (ten random fetches made dear) costed between the two
+SET random_page_cost = 40;
+EXPLAIN (COSTS OFF) SELECT xmin, c2 FROM c
+	WHERE ctid = ANY ('{"(0,1)","(0,2)","(0,3)","(0,4)","(0,5)","(1,1)","(1,2)","(1,3)","(1,4)","(1,5)"}');
+RESET random_page_cost;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
