@@ -32,6 +32,14 @@ extern void qs_scan_column_shares(struct PlannerInfo *root, struct RelOptInfo *r
 								  double *pages);
 extern double qs_scan_parallel_divisor(int workers);
 
+/* Column tables: decoding columns (colcost.c) */
+struct Path;
+extern void qs_colcost_charge_seqscans(struct PlannerInfo *root,
+									   struct RelOptInfo *rel, Oid relid);
+extern void qs_colcost_charge_scan(struct PlannerInfo *root,
+								   struct RelOptInfo *rel, struct Path *path,
+								   List *pushed, List *needed, int workers);
+
 /* Column tables: what a scan counted for EXPLAIN ANALYZE (exec.c) */
 typedef struct QsColCounts
 {

@@ -1299,11 +1299,15 @@ qs_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	char	   *pushed;
 
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
-	/* qualified names only in VERBOSE, as a Seq Scan's Filter shows them */
-	pushed = deparse_expression((Node *) make_ands_explicit(cscan->custom_exprs),
-								context, es->verbose, false);
-	ExplainPropertyText("Storage Filter", pushed, es);
-	if (es->analyze && node->ss.ps.instrument)
+	/* a column table's scan may push nothing and only project */
+	if (cscan->custom_exprs != NIL)
+	{
+		/* qualified names only in VERBOSE, as a Seq Scan's Filter shows them */
+		pushed = deparse_expression((Node *) make_ands_explicit(cscan->custom_exprs),
+									context, es->verbose, false);
+		ExplainPropertyText("Storage Filter", pushed, es);
+	}
+	if (es->analyze && node->ss.ps.instrument && cscan->custom_exprs != NIL)
 	{
 		Instrumentation *instr = node->ss.ps.instrument;
 		double		removed = instr->nfiltered2;

@@ -8,7 +8,9 @@
  * paths), costed so that add_path picks it only where it is cheaper:
  * every visible row still pays for its visibility check and for reading
  * the pushed columns, but only the rows that pass the pushed quals pay for
- * becoming a tuple.  A table with no pushable qual gets no path.
+ * becoming a tuple.  A row table with no pushable qual gets no path; a
+ * column table gets one anyway, since the path decodes only the columns
+ * the query needs where the sequential scan decodes all (colcost.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -45,6 +47,7 @@
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
+static List *needed_columns(RelOptInfo *rel, List *rest_clauses);
 static Plan *qs_plan_path(PlannerInfo *root, RelOptInfo *rel,
 						  struct CustomPath *best_path, List *tlist,
 						  List *clauses, List *custom_plans);
@@ -414,6 +417,21 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	return cp;
 }
 
+/*
+ * A column table's path pays for decoding the columns it hands out
+ * (colcost.c), as its sequential scan pays for all of them.
+ */
+static Path *
+column_path(PlannerInfo *root, RelOptInfo *rel, QsScanKind kind, List *rest,
+			CustomPath *cp)
+{
+	if (kind == QS_COLUMN_TABLE)
+		qs_colcost_charge_scan(root, rel, &cp->path, cp->custom_private,
+							   needed_columns(rel, extract_actual_clauses(rest, false)),
+							   cp->path.parallel_workers);
+	return (Path *) cp;
+}
+
 static void
 qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					RangeTblEntry *rte)
@@ -432,19 +450,24 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!qs_enable_pushdown ||
 		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
 		rte->tablesample != NULL || rte->inh ||
-		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
-		rel->baserestrictinfo == NIL)	/* nothing to push */
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
 		return;
 	kind = relation_kind(rte->relid);
 	if (kind == QS_NOT_OURS)
 		return;
+	/* a row table with nothing to push; a column table's scan projects */
+	if (kind == QS_ROW_TABLE && rel->baserestrictinfo == NIL)
+		return;
+	if (kind == QS_COLUMN_TABLE)
+		qs_colcost_charge_seqscans(root, rel, rte->relid);
 	serial = !(kind == QS_ROW_TABLE && serial_path_dominated(rel));
 	partial = rel->consider_parallel && rel->lateral_relids == NULL;
 	if (!serial && !partial)
 		return;
 
 	split_clauses(rel->baserestrictinfo, rel->relid, &pushed, &rest);
-	if (pushed == NIL || needs_unsupported_system_columns(rel, rest))
+	if ((pushed == NIL && kind == QS_ROW_TABLE) ||
+		needs_unsupported_system_columns(rel, rest))
 		return;
 
 	/* the same for the serial and the partial path */
@@ -453,8 +476,9 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 							column_visit_fraction(root, rel, pushed),
 							&visit_rows, &visit_pages);
 	if (serial)
-		add_path(rel, (Path *) make_path(root, rel, pushed, rest, 0,
-										 kind == QS_ROW_TABLE, visit_rows, visit_pages));
+		add_path(rel, column_path(root, rel, kind, rest,
+								  make_path(root, rel, pushed, rest, 0,
+											kind == QS_ROW_TABLE, visit_rows, visit_pages)));
 
 	/*
 	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
@@ -466,8 +490,9 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 													  max_parallel_workers_per_gather);
 
 		if (workers > 0)
-			add_partial_path(rel, (Path *) make_path(root, rel, pushed, rest,
-													 workers, false, visit_rows, visit_pages));
+			add_partial_path(rel, column_path(root, rel, kind, rest,
+											  make_path(root, rel, pushed, rest, workers,
+														false, visit_rows, visit_pages)));
 	}
 }
 
