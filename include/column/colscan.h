@@ -90,6 +90,7 @@ typedef struct ColScanDescData
 	Datum	   *batch_values;
 	bool	   *batch_isnull;
 	MemoryContext batchcxt;
+	const TupleTableSlotOps *own_ops;	/* the table's slot kind (a header) */
 
 	/* TID range scans (scan_tid.c) */
 	bool		tr_set;

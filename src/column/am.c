@@ -79,7 +79,7 @@ static struct
 
 static void col_an_reset(void);
 static void store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
-							 const HeapTupleHeaderData *hdr);
+							 bool own_slot, const HeapTupleHeaderData *hdr);
 
 
 /* ------------------------------------------------------------------------
@@ -130,23 +130,24 @@ qs_colscan_store_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 	old = MemoryContextSwitchTo(rowcxt);
 	qs_colrows_get(rr, row, NULL, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
-	store_row_finish(rr, row, slot, hdr);
+	store_row_finish(rr, row, slot,
+					 slot->tts_ops == table_slot_callbacks(rr->h.rel), hdr);
 }
 
 /*
  * The rest of storing row 'row' whose values are in the slot: its TID,
- * table, header, and the virtual tuple.
+ * table, header (own_slot: the slot is the table's own kind, an HPL
+ * record slot, which has one), and the virtual tuple.
  */
 static void
 store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
-				 const HeapTupleHeaderData *hdr)
+				 bool own_slot, const HeapTupleHeaderData *hdr)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
 
 	qs_virt_tid(rr->h.entry.tid_range, row, &slot->tts_tid);
 	slot->tts_tableOid = RelationGetRelid(rr->h.rel);
-	/* only the table's own slot kind (an HPL record slot) has the header */
-	if (slot->tts_ops == table_slot_callbacks(rr->h.rel))
+	if (own_slot)
 	{
 		if (hdr)
 			rs->hdr = *hdr;
@@ -418,6 +419,7 @@ qs_colscan_init_main(ColScanDesc s)
 	 * already has the new types (the blocks hold the old ones).
 	 */
 	s->attrs = qs_colattrs(s->slot_desc ? s->slot_desc : RelationGetDescr(rel));
+	s->own_ops = table_slot_callbacks(rel);
 	MemoryContextSwitchTo(old);
 	s->main_inited = true;
 }
@@ -519,7 +521,7 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, &s->batch_values[i * natts], sizeof(Datum) * natts);
 	memcpy(slot->tts_isnull, &s->batch_isnull[i * natts], sizeof(bool) * natts);
-	store_row_finish(&s->rr, row, slot, hdr);
+	store_row_finish(&s->rr, row, slot, slot->tts_ops == s->own_ops, hdr);
 	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }

@@ -1657,6 +1657,20 @@ qs_colreader_get_fixed(QsColReader *r, const uint32_t *rows, uint32_t start, uin
 	if (rows == NULL && (start > r->nrows || n > r->nrows - start))
 		return qs_codec_error(err, QS_CODEC_INVALID, "rows %u..%u of %u",
 							  start, start + n, r->nrows);
+	if (rows == NULL && r->nulls == NULL)
+	{
+		/* no NULLs: row i is value i */
+		memset(isnull, 0, sizeof(bool) * n);
+		for (done = 0; done < n; done += QS_COLREADER_CHUNK)
+		{
+			uint32_t	m = n - done < QS_COLREADER_CHUNK ? n - done : QS_COLREADER_CHUNK;
+			QsCodecStatus st = decode_fixed(r, NULL, start + done, m, out + done, err);
+
+			if (st != QS_CODEC_OK)
+				return st;
+		}
+		return QS_CODEC_OK;
+	}
 	for (done = 0; done < n; done += QS_COLREADER_CHUNK)
 	{
 		uint32_t	m = n - done < QS_COLREADER_CHUNK ? n - done : QS_COLREADER_CHUNK;

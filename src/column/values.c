@@ -512,29 +512,30 @@ qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *wan
 			if (st != QS_CODEC_OK)
 				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
 			/* fetch_att of the value's bytes, one type length per loop */
-			for (uint32 i = 0; i < n; i++)
-				isnull[i * natts + c] = fnull[i];
+#define SPREAD(conv) \
+			for (uint32 i = 0; i < n; i++) \
+			{ \
+				values[i * natts + c] = conv; \
+				isnull[i * natts + c] = fnull[i]; \
+			}
 			switch (a->type.typlen)
 			{
 				case 8:
-					for (uint32 i = 0; i < n; i++)
-						values[i * natts + c] = Int64GetDatum((int64) fixed[i]);
+					SPREAD(Int64GetDatum((int64) fixed[i]));
 					break;
 				case 4:
-					for (uint32 i = 0; i < n; i++)
-						values[i * natts + c] = Int32GetDatum((int32) (uint32) fixed[i]);
+					SPREAD(Int32GetDatum((int32) (uint32) fixed[i]));
 					break;
 				case 2:
-					for (uint32 i = 0; i < n; i++)
-						values[i * natts + c] = Int16GetDatum((int16) (uint16) fixed[i]);
+					SPREAD(Int16GetDatum((int16) (uint16) fixed[i]));
 					break;
 				case 1:
-					for (uint32 i = 0; i < n; i++)
-						values[i * natts + c] = CharGetDatum((char) (uint8) fixed[i]);
+					SPREAD(CharGetDatum((char) (uint8) fixed[i]));
 					break;
 				default:
 					elog(ERROR, "by-value type of length %d", a->type.typlen);
 			}
+#undef SPREAD
 			continue;
 		}
 		for (uint32 i = 0; i < n; i++)
