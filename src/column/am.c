@@ -506,15 +506,24 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 static bool
 col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 {
-	const HeapTupleHeaderData *hdr;
+	const HeapTupleHeaderData *hdr = NULL;
 	int			vis = true;
 	int			natts = s->rr.natts;
+	Snapshot	snapshot = s->base.rs_snapshot;
 	uint32		i;
 
-	if (!qs_colfilter_row(s->base.rs_rd, &s->rr.h.entry, &s->filter, row,
-						  s->base.rs_snapshot, InvalidTransactionId,
-						  &hdr, &vis) || !vis)
-		return false;
+	/*
+	 * A block without a delete map: qs_colfilter_row's answer for MVCC,
+	 * SnapshotAny and no snapshot (every row, no entry), without the call.
+	 */
+	if (s->filter.root.n != 0 ||
+		(snapshot != NULL && !IsMVCCSnapshot(snapshot) &&
+		 snapshot->snapshot_type != SNAPSHOT_ANY))
+	{
+		if (!qs_colfilter_row(s->base.rs_rd, &s->rr.h.entry, &s->filter, row,
+							  snapshot, InvalidTransactionId, &hdr, &vis) || !vis)
+			return false;
+	}
 	if (row < s->batch_first || row - s->batch_first >= s->batch_n)
 		col_decode_batch(s, row, slot);
 	i = row - s->batch_first;
