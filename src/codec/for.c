@@ -254,7 +254,23 @@ decode_u64(const QsForView *v, size_t start, size_t n, int64_t *o64, int32_t *o3
 	{
 		uint32_t	b32[256];
 
-		/* one loop per output kind: no test per value */
+		/*
+		 * One loop per residue width and output kind, base added in it: no
+		 * test per value (residues of up to 32 bits through the width's
+		 * unpack32 kernel).
+		 */
+#define FOR_OUT(res) \
+		do { \
+			if (o32) \
+				for (j = 0; j < cnt; j++) \
+					o32[i + j] = (int32_t) (uint32_t) (v->base + (res)[j]); \
+			else if (v->value_bytes == 4) \
+				for (j = 0; j < cnt; j++) \
+					o64[i + j] = (int64_t) (int32_t) (uint32_t) (v->base + (res)[j]); \
+			else \
+				for (j = 0; j < cnt; j++) \
+					o64[i + j] = (int64_t) (v->base + (res)[j]); \
+		} while (0)
 		for (i = 0; i < n; i += 256)
 		{
 			size_t		cnt = n - i < 256 ? n - i : 256,
@@ -263,25 +279,15 @@ decode_u64(const QsForView *v, size_t start, size_t n, int64_t *o64, int32_t *o3
 			if (v->width <= 32)
 			{
 				qs_bitpack_unpack32(v->packed, v->width, start + i, cnt, b32);
-				for (j = 0; j < cnt; j++)
-					buf[j] = v->base + b32[j];
+				FOR_OUT(b32);
 			}
 			else
 			{
 				qs_bitpack_unpack64(v->packed, v->width, start + i, cnt, buf);
-				for (j = 0; j < cnt; j++)
-					buf[j] += v->base;
+				FOR_OUT(buf);
 			}
-			if (o32)
-				for (j = 0; j < cnt; j++)
-					o32[i + j] = (int32_t) (uint32_t) buf[j];
-			else if (v->value_bytes == 4)
-				for (j = 0; j < cnt; j++)
-					o64[i + j] = (int64_t) (int32_t) (uint32_t) buf[j];
-			else
-				for (j = 0; j < cnt; j++)
-					o64[i + j] = (int64_t) buf[j];
 		}
+#undef FOR_OUT
 	}
 	else
 	{
