@@ -386,6 +386,21 @@ extern QsCodecStatus qs_colreader_get(QsColReader *r, uint32_t row, bool *isnull
 extern void qs_colreader_close(QsColReader *r);
 
 /*
+ * Rows in bulk, for columns of 1 to 8 bytes (typlen 1..8; any encoding):
+ * rows[0 .. n - 1], or with rows NULL the n rows from start.  isnull[i],
+ * and out[i] the value's bytes as a little-endian integer (bytes above
+ * typlen unspecified: a 4-byte FOR value comes sign-extended); 0 for
+ * NULL.  Consecutive rows are decoded by the codec's bulk kernels
+ * (bit-unpack, FOR, padded codes) QS_COLREADER_CHUNK at a time.  Fails
+ * (QS_CODEC_INVALID) for a row past nrows or another type length, and as
+ * qs_colreader_get on damage the open could not see.
+ */
+#define QS_COLREADER_CHUNK 256
+extern QsCodecStatus qs_colreader_get_fixed(QsColReader *r, const uint32_t *rows,
+											uint32_t start, uint32_t n, bool *isnull,
+											uint64_t *out, QsCodecErr *err);
+
+/*
  * The structural checker's pass over a whole image: open the header and
  * every column, read every row, check index checksums and that all padding
  * is zero.  With cmps (one comparator per column, or NULL entries; cmps

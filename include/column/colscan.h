@@ -78,6 +78,20 @@ typedef struct ColScanDescData
 	uint32		row_end;		/* the open block's rows to read:
 								 * row..row_end-1 */
 
+	/*
+	 * Sequential and TID range scans: rows batch_first .. batch_first +
+	 * batch_n - 1 of the open block, decoded (qs_colrows_get_batch; row i
+	 * at batch_values[i * natts]); by-reference values in batchcxt, reset
+	 * only when the next batch is decoded or the block closed.
+	 */
+	uint32		batch_rows;		/* rows a batch holds at most */
+	uint32		batch_first;
+	uint32		batch_n;		/* 0: none */
+	Datum	   *batch_values;
+	bool	   *batch_isnull;
+	MemoryContext batchcxt;
+	const TupleTableSlotOps *own_ops;	/* the table's slot kind (a header) */
+
 	/* TID range scans (scan_tid.c) */
 	bool		tr_set;
 	ItemPointerData tr_min;

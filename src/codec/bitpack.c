@@ -224,6 +224,26 @@ qs_bitpack_unpack64(const uint8_t *packed, int width, size_t start, size_t n,
 {
 	size_t		i;
 
+	if (width >= 1 && width <= 32)
+	{
+		uint32_t	buf[256];
+
+		/*
+		 * Through the width's unrolled kernel (FOR residues of int4
+		 * columns): a third of the instructions of one
+		 * qs_bitpack_get per code.
+		 */
+		for (i = 0; i < n; i += 256)
+		{
+			size_t		cnt = n - i < 256 ? n - i : 256,
+						j;
+
+			unpack32_fns[width] (packed, start + i, cnt, buf);
+			for (j = 0; j < cnt; j++)
+				out[i + j] = buf[j];
+		}
+		return;
+	}
 	for (i = 0; i < n; i++)
 		out[i] = qs_bitpack_get(packed, width, start + i);
 }

@@ -252,22 +252,42 @@ decode_u64(const QsForView *v, size_t start, size_t n, int64_t *o64, int32_t *o3
 
 	if (v->kind == QS_FOR_PLAIN)
 	{
+		uint32_t	b32[256];
+
+		/*
+		 * One loop per residue width and output kind, base added in it: no
+		 * test per value (residues of up to 32 bits through the width's
+		 * unpack32 kernel).
+		 */
+#define FOR_OUT(res) \
+		do { \
+			if (o32) \
+				for (j = 0; j < cnt; j++) \
+					o32[i + j] = (int32_t) (uint32_t) (v->base + (res)[j]); \
+			else if (v->value_bytes == 4) \
+				for (j = 0; j < cnt; j++) \
+					o64[i + j] = (int64_t) (int32_t) (uint32_t) (v->base + (res)[j]); \
+			else \
+				for (j = 0; j < cnt; j++) \
+					o64[i + j] = (int64_t) (v->base + (res)[j]); \
+		} while (0)
 		for (i = 0; i < n; i += 256)
 		{
 			size_t		cnt = n - i < 256 ? n - i : 256,
 						j;
 
-			qs_bitpack_unpack64(v->packed, v->width, start + i, cnt, buf);
-			for (j = 0; j < cnt; j++)
+			if (v->width <= 32)
 			{
-				uint64_t	x = v->base + buf[j];
-
-				if (o64)
-					o64[i + j] = (int64_t) (v->value_bytes == 4 ? (uint64_t) (int64_t) (int32_t) (uint32_t) x : x);
-				else
-					o32[i + j] = (int32_t) (uint32_t) x;
+				qs_bitpack_unpack32(v->packed, v->width, start + i, cnt, b32);
+				FOR_OUT(b32);
+			}
+			else
+			{
+				qs_bitpack_unpack64(v->packed, v->width, start + i, cnt, buf);
+				FOR_OUT(buf);
 			}
 		}
+#undef FOR_OUT
 	}
 	else
 	{

@@ -78,6 +78,8 @@ static struct
 }			col_an;
 
 static void col_an_reset(void);
+static void store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
+							 bool own_slot, const HeapTupleHeaderData *hdr);
 
 
 /* ------------------------------------------------------------------------
@@ -122,17 +124,30 @@ qs_colscan_store_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 			   MemoryContext rowcxt, const HeapTupleHeaderData *hdr)
 {
 	MemoryContext old;
-	QsRecSlot  *rs = (QsRecSlot *) slot;
 
 	ExecClearTuple(slot);
 	MemoryContextReset(rowcxt);
 	old = MemoryContextSwitchTo(rowcxt);
 	qs_colrows_get(rr, row, NULL, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
+	store_row_finish(rr, row, slot,
+					 slot->tts_ops == table_slot_callbacks(rr->h.rel), hdr);
+}
+
+/*
+ * The rest of storing row 'row' whose values are in the slot: its TID,
+ * table, header (own_slot: the slot is the table's own kind, an HPL
+ * record slot, which has one), and the virtual tuple.
+ */
+static void
+store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
+				 bool own_slot, const HeapTupleHeaderData *hdr)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
 	qs_virt_tid(rr->h.entry.tid_range, row, &slot->tts_tid);
 	slot->tts_tableOid = RelationGetRelid(rr->h.rel);
-	/* only the table's own slot kind (an HPL record slot) has the header */
-	if (slot->tts_ops == table_slot_callbacks(rr->h.rel))
+	if (own_slot)
 	{
 		if (hdr)
 			rs->hdr = *hdr;
@@ -317,6 +332,8 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 									  ALLOCSET_DEFAULT_SIZES);
 	s->rowcxt = AllocSetContextCreate(s->cxt, "quickstep column row",
 									  ALLOCSET_DEFAULT_SIZES);
+	s->batchcxt = AllocSetContextCreate(s->cxt, "quickstep column rows",
+										ALLOCSET_DEFAULT_SIZES);
 	s->pnext = pscan ? pscan_counter(pscan) : NULL;
 	s->smp_cur = InvalidBlockNumber;
 	return &s->base;
@@ -402,6 +419,7 @@ qs_colscan_init_main(ColScanDesc s)
 	 * already has the new types (the blocks hold the old ones).
 	 */
 	s->attrs = qs_colattrs(s->slot_desc ? s->slot_desc : RelationGetDescr(rel));
+	s->own_ops = table_slot_callbacks(rel);
 	MemoryContextSwitchTo(old);
 	s->main_inited = true;
 }
@@ -415,6 +433,8 @@ qs_colscan_close_block(ColScanDesc s)
 		qs_colfilter_end(&s->filter);
 	}
 	s->have_block = false;
+	s->batch_n = 0;
+	MemoryContextReset(s->batchcxt);
 	MemoryContextReset(s->blkcxt);
 }
 
@@ -440,19 +460,77 @@ qs_colscan_open_block(ColScanDesc s, uint32 idx)
 }
 
 /*
- * Is row 'row' of the open block visible to the scan?  Then store it.
+ * Decode the batch of the open block's rows that holds 'row': the
+ * batch_rows-aligned rows around it, within s->row .. s->row_end - 1
+ * (so that forward and backward scans decode the same batches).  The slot
+ * may hold a row of the previous batch, whose by-reference values are in
+ * batchcxt: the executor is done with it (this is its next getnext), and
+ * it is cleared before they are freed.
+ */
+static void
+col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
+{
+	uint32		lo,
+				hi;
+	MemoryContext old;
+
+	if (s->batch_values == NULL)
+	{
+		int			natts = Max(s->rr.natts, 1);
+
+		/* about 64k values a batch: wide tables take fewer rows */
+		s->batch_rows = Max(Min(QS_COLROWS_BATCH, 65536 / natts), 16);
+		s->batch_values = MemoryContextAlloc(s->cxt, sizeof(Datum) * s->batch_rows * natts);
+		s->batch_isnull = MemoryContextAlloc(s->cxt, sizeof(bool) * s->batch_rows * natts);
+	}
+	lo = row - row % s->batch_rows;
+	hi = lo + s->batch_rows;
+	lo = Max(lo, s->row);
+	hi = Min(hi, s->row_end);
+	Assert(lo <= row && row < hi);
+	ExecClearTuple(slot);
+	s->batch_n = 0;
+	MemoryContextReset(s->batchcxt);
+	old = MemoryContextSwitchTo(s->batchcxt);
+	qs_colrows_get_batch(&s->rr, lo, hi - lo, NULL, s->batch_values,
+						 s->batch_isnull);
+	MemoryContextSwitchTo(old);
+	s->batch_first = lo;
+	s->batch_n = hi - lo;
+}
+
+/*
+ * Is row 'row' of the open block visible to the scan?  Then store it,
+ * from its decoded batch.
  */
 static bool
 col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 {
-	const HeapTupleHeaderData *hdr;
+	const HeapTupleHeaderData *hdr = NULL;
 	int			vis = true;
+	int			natts = s->rr.natts;
+	Snapshot	snapshot = s->base.rs_snapshot;
+	uint32		i;
 
-	if (!qs_colfilter_row(s->base.rs_rd, &s->rr.h.entry, &s->filter, row,
-						  s->base.rs_snapshot, InvalidTransactionId,
-						  &hdr, &vis) || !vis)
-		return false;
-	qs_colscan_store_row(&s->rr, row, slot, s->rowcxt, hdr);
+	/*
+	 * A block without a delete map: qs_colfilter_row's answer for MVCC,
+	 * SnapshotAny and no snapshot (every row, no entry), without the call.
+	 */
+	if (s->filter.root.n != 0 ||
+		(snapshot != NULL && !IsMVCCSnapshot(snapshot) &&
+		 snapshot->snapshot_type != SNAPSHOT_ANY))
+	{
+		if (!qs_colfilter_row(s->base.rs_rd, &s->rr.h.entry, &s->filter, row,
+							  snapshot, InvalidTransactionId, &hdr, &vis) || !vis)
+			return false;
+	}
+	if (row < s->batch_first || row - s->batch_first >= s->batch_n)
+		col_decode_batch(s, row, slot);
+	i = row - s->batch_first;
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, &s->batch_values[i * natts], sizeof(Datum) * natts);
+	memcpy(slot->tts_isnull, &s->batch_isnull[i * natts], sizeof(bool) * natts);
+	store_row_finish(&s->rr, row, slot, slot->tts_ops == s->own_ops, hdr);
 	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }

@@ -1555,6 +1555,175 @@ qs_colreader_get(QsColReader *r, uint32_t row, bool *isnull, const uint8_t **val
 	return qs_codec_error(err, QS_CODEC_INVALID, "unknown encoding");
 }
 
+/* The value of typlen (1..8) bytes at p as a little-endian integer. */
+static inline uint64_t
+load_fixed(const uint8_t *p, int typlen)
+{
+	uint64_t	v = 0;
+
+	switch (typlen)
+	{
+		case 4:
+			return qs_load32(p);
+		case 8:
+			return qs_load64(p);
+		default:
+			memcpy(&v, p, (size_t) typlen);	/* the host is little-endian */
+			return v;
+	}
+}
+
+/*
+ * The values of k non-NULL rows, by value index: idx0 .. idx0 + k - 1
+ * (didx NULL: the codec's bulk kernels) or didx[0 .. k - 1].  Indexes are
+ * below the column's values (the caller's NULL ranks make sure); codes
+ * were checked against the dictionary at open.
+ */
+static QsCodecStatus
+decode_fixed(QsColReader *r, const uint32_t *didx, uint32_t idx0, uint32_t k,
+			 uint64_t *out, QsCodecErr *err)
+{
+	const QsColBlockColDesc *d = &r->d;
+	int			tl = d->type.typlen;
+	uint32_t	codes[QS_COLREADER_CHUNK];
+	uint32_t	j;
+
+#define IDX(j) (didx ? didx[j] : idx0 + (j))
+	switch (d->encoding)
+	{
+		case QS_ENC_PLAIN:
+			for (j = 0; j < k; j++)
+				out[j] = load_fixed(r->plain + (size_t) IDX(j) * tl, tl);
+			return QS_CODEC_OK;
+
+		case QS_ENC_FOR:
+		case QS_ENC_FOR_DELTA:
+			if (r->decoded)
+				for (j = 0; j < k; j++)
+					out[j] = r->decoded[IDX(j)];
+			else if (didx == NULL)
+				qs_for_decode64(&r->forv, idx0, k, (int64_t *) out);
+			else
+				for (j = 0; j < k; j++)
+					qs_for_decode64(&r->forv, didx[j], 1, (int64_t *) &out[j]);
+			return QS_CODEC_OK;
+
+		case QS_ENC_DICT:
+		case QS_ENC_DICT_PADDED:
+			if (didx == NULL && d->encoding == QS_ENC_DICT)
+				qs_bitpack_unpack32(r->codes.data, r->codes.width, idx0, k, codes);
+			else if (didx == NULL)
+				qs_padded_unpack(r->padded, d->code_bytes, idx0, k, codes);
+			else if (d->encoding == QS_ENC_DICT)
+				for (j = 0; j < k; j++)
+					codes[j] = (uint32_t) qs_bitpack_get(r->codes.data, r->codes.width, didx[j]);
+			else
+				for (j = 0; j < k; j++)
+					qs_padded_unpack(r->padded, d->code_bytes, didx[j], 1, &codes[j]);
+			/* fixed-width dictionary of typlen-byte values (checked at open) */
+			for (j = 0; j < k; j++)
+				out[j] = load_fixed(r->dict.data + (size_t) codes[j] * tl, tl);
+			return QS_CODEC_OK;
+
+		case QS_ENC_LZ4:
+			for (j = 0; j < k; j++)
+			{
+				QsCodecErr	e2;
+				const uint8_t *v;
+				size_t		len;
+
+				if (qs_lz4chunk_get(&r->lz, IDX(j), &v, &len, &e2) != QS_CODEC_OK)
+					return CORRUPT(err, "value %u: %s", IDX(j), e2.msg);
+				if (len != (size_t) tl)
+					return CORRUPT(err, "value %u: LZ4 value of %zu bytes for type length %d",
+								   IDX(j), len, tl);
+				out[j] = load_fixed(v, tl);
+			}
+			return QS_CODEC_OK;
+	}
+#undef IDX
+	return qs_codec_error(err, QS_CODEC_INVALID, "unknown encoding");
+}
+
+QsCodecStatus
+qs_colreader_get_fixed(QsColReader *r, const uint32_t *rows, uint32_t start, uint32_t n,
+					   bool *isnull, uint64_t *out, QsCodecErr *err)
+{
+	int			tl = r->d.type.typlen;
+	uint32_t	done;
+
+	if (tl < 1 || tl > 8)
+		return qs_codec_error(err, QS_CODEC_INVALID, "type length %d is not 1..8", tl);
+	if (rows == NULL && (start > r->nrows || n > r->nrows - start))
+		return qs_codec_error(err, QS_CODEC_INVALID, "rows %u..%u of %u",
+							  start, start + n, r->nrows);
+	if (rows == NULL && r->nulls == NULL)
+	{
+		/* no NULLs: row i is value i */
+		memset(isnull, 0, sizeof(bool) * n);
+		for (done = 0; done < n; done += QS_COLREADER_CHUNK)
+		{
+			uint32_t	m = n - done < QS_COLREADER_CHUNK ? n - done : QS_COLREADER_CHUNK;
+			QsCodecStatus st = decode_fixed(r, NULL, start + done, m, out + done, err);
+
+			if (st != QS_CODEC_OK)
+				return st;
+		}
+		return QS_CODEC_OK;
+	}
+	for (done = 0; done < n; done += QS_COLREADER_CHUNK)
+	{
+		uint32_t	m = n - done < QS_COLREADER_CHUNK ? n - done : QS_COLREADER_CHUNK;
+		uint32_t	didx[QS_COLREADER_CHUNK];
+		uint32_t	k = 0,
+					i;
+		bool		dense = rows == NULL;
+		QsCodecStatus st;
+
+		/* each row's value index (its rank among non-NULL rows) */
+		for (i = 0; i < m; i++)
+		{
+			uint32_t	row = rows ? rows[done + i] : start + done + i;
+
+			if (row >= r->nrows)
+				return qs_codec_error(err, QS_CODEC_INVALID, "row %u of %u", row, r->nrows);
+			if (r->nulls != NULL)
+			{
+				uint64_t	w = qs_load64(r->nulls + (size_t) (row / 64) * 8);
+				uint64_t	bit = UINT64_C(1) << (row % 64);
+
+				isnull[done + i] = (w & bit) == 0;
+				if (isnull[done + i])
+					continue;
+				didx[k++] = r->rank[row / 64] + (uint32_t) __builtin_popcountll(w & (bit - 1));
+			}
+			else
+			{
+				isnull[done + i] = false;
+				didx[k++] = row;
+			}
+		}
+
+		/*
+		 * Consecutive rows have consecutive value indexes: decode the k
+		 * values in bulk, then spread them over the non-NULL rows from the
+		 * last (the j-th non-NULL row's place is j or later), NULLs 0.
+		 */
+		st = decode_fixed(r, dense ? NULL : didx, k > 0 ? didx[0] : 0, k,
+						  out + done, err);
+		if (st != QS_CODEC_OK)
+			return st;
+		if (k < m)
+		{
+			uint32_t	j = k;
+
+			for (i = m; i-- > 0;)
+				out[done + i] = isnull[done + i] ? 0 : out[done + --j];
+		}
+	}
+	return QS_CODEC_OK;
+}
+
 void
 qs_colreader_close(QsColReader *r)
 {

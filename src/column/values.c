@@ -338,6 +338,53 @@ qs_colrows_reader(QsColRowReader *rr, int c)
 }
 
 /*
+ * Value bytes of column c as a datum; by-reference values are palloc'd in
+ * CurrentMemoryContext.
+ */
+static Datum
+value_datum(QsColRowReader *rr, int c, const uint8 *p, size_t len)
+{
+	QsColAttr  *a = &rr->attrs[c];
+	size_t		need;
+	char	   *d;
+
+	if (a->type.typbyval)
+	{
+		void	   *nb = NULL;
+		size_t		nl = 0;
+
+		return bytes_to_datum(&a->type, p, len, CurrentMemoryContext, &nb, &nl);
+	}
+	need = a->type.typlen > 0 ? (size_t) a->type.typlen :
+		a->type.typlen == -1 ? VARHDRSZ + len : len + 1;
+	if (a->type.typlen > 0 && len != (size_t) a->type.typlen)
+	{
+		QsCodecErr	err;
+
+		qs_codec_error(&err, QS_CODEC_CORRUPT,
+					   "value of column %d has %zu bytes, type length %d",
+					   c + 1, len, a->type.typlen);
+		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, QS_CODEC_CORRUPT, &err);
+	}
+	if (need > MaxAllocHugeSize)
+		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, QS_CODEC_CORRUPT, NULL);
+	d = palloc_extended(need, MCXT_ALLOC_HUGE);
+	if (a->type.typlen == -1)
+	{
+		SET_VARSIZE(d, VARHDRSZ + len);
+		memcpy(VARDATA(d), p, len);
+	}
+	else if (a->type.typlen == -2)
+	{
+		memcpy(d, p, len);
+		d[len] = '\0';
+	}
+	else
+		memcpy(d, p, len);
+	return PointerGetDatum(d);
+}
+
+/*
  * qs_colrows_get
  *		TID row 'row' of the block (its physical position through the
  *		image's TID map): as qs_colrows_get_pos.
@@ -371,7 +418,6 @@ qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
 			 rr->h.entry.block_id, rr->h.blk.nrows);
 	for (int c = 0; c < rr->natts; c++)
 	{
-		QsColAttr  *a = &rr->attrs[c];
 		const uint8 *p;
 		size_t		len;
 		QsCodecErr	err;
@@ -407,43 +453,103 @@ qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
 			values[c] = (Datum) 0;
 			continue;
 		}
+		values[c] = value_datum(rr, c, p, len);
+	}
+}
+
+/*
+ * qs_colrows_get_batch
+ *		TID rows first .. first + n - 1 (n <= QS_COLROWS_BATCH) of the
+ *		block, decoded column by column: row i's attributes are
+ *		values[i * natts ...], isnull[i * natts ...], as qs_colrows_get_pos
+ *		gives them (want NULL: all).  By-value columns go through the
+ *		reader's bulk decoding (qs_colreader_get_fixed: the codec's kernels
+ *		over consecutive positions, or the TID map's positions of the
+ *		rows); by-reference values are palloc'd in CurrentMemoryContext.
+ */
+void
+qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *want,
+					 Datum *values, bool *isnull)
+{
+	TupleDesc	desc = rr->attrs[0].desc;
+	int			natts = rr->natts;
+	const uint32 *pos = rr->pos_of_row ? rr->pos_of_row + first : NULL;
+	uint64		fixed[QS_COLROWS_BATCH];
+	bool		fnull[QS_COLROWS_BATCH];
+
+	Assert(n <= QS_COLROWS_BATCH);
+	if (first > rr->h.blk.nrows || n > rr->h.blk.nrows - first)
+		elog(ERROR, "rows %u..%u of column block %u are past its %u rows", first,
+			 first + n - 1, rr->h.entry.block_id, rr->h.blk.nrows);
+	for (int c = 0; c < natts; c++)
+	{
+		QsColAttr  *a = &rr->attrs[c];
+		QsCodecErr	err;
+		QsCodecStatus st;
+
+		if ((want && !want[c]) || TupleDescAttr(desc, c)->attisdropped ||
+			c >= rr->h.blk.ncols)
+		{
+			Datum		v = (Datum) 0;
+			bool		isn = true;
+
+			if (!(want && !want[c]) && !TupleDescAttr(desc, c)->attisdropped)
+				v = getmissingattr(desc, c + 1, &isn);
+			for (uint32 i = 0; i < n; i++)
+			{
+				values[i * natts + c] = v;
+				isnull[i * natts + c] = isn;
+			}
+			continue;
+		}
+		if (!rr->opened[c])
+			open_column(rr, c);
+		err.msg[0] = '\0';
 		if (a->type.typbyval)
 		{
-			void	   *nb = NULL;
-			size_t		nl = 0;
-
-			values[c] = bytes_to_datum(&a->type, p, len, CurrentMemoryContext,
-									   &nb, &nl);
+			st = qs_colreader_get_fixed(&rr->readers[c], pos, first, n, fnull,
+										fixed, &err);
+			if (st != QS_CODEC_OK)
+				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+			/* fetch_att of the value's bytes, one type length per loop */
+#define SPREAD(conv) \
+			for (uint32 i = 0; i < n; i++) \
+			{ \
+				values[i * natts + c] = conv; \
+				isnull[i * natts + c] = fnull[i]; \
+			}
+			switch (a->type.typlen)
+			{
+				case 8:
+					SPREAD(Int64GetDatum((int64) fixed[i]));
+					break;
+				case 4:
+					SPREAD(Int32GetDatum((int32) (uint32) fixed[i]));
+					break;
+				case 2:
+					SPREAD(Int16GetDatum((int16) (uint16) fixed[i]));
+					break;
+				case 1:
+					SPREAD(CharGetDatum((char) (uint8) fixed[i]));
+					break;
+				default:
+					elog(ERROR, "by-value type of length %d", a->type.typlen);
+			}
+#undef SPREAD
+			continue;
 		}
-		else
+		for (uint32 i = 0; i < n; i++)
 		{
-			size_t		need = a->type.typlen > 0 ? (size_t) a->type.typlen :
-				a->type.typlen == -1 ? VARHDRSZ + len : len + 1;
-			char	   *d;
+			const uint8 *p;
+			size_t		len;
+			bool		isn;
 
-			if (a->type.typlen > 0 && len != (size_t) a->type.typlen)
-			{
-				qs_codec_error(&err, QS_CODEC_CORRUPT,
-							   "value of column %d has %zu bytes, type length %d",
-							   c + 1, len, a->type.typlen);
-				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, QS_CODEC_CORRUPT, &err);
-			}
-			if (need > MaxAllocHugeSize)
-				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, QS_CODEC_CORRUPT, NULL);
-			d = palloc_extended(need, MCXT_ALLOC_HUGE);
-			if (a->type.typlen == -1)
-			{
-				SET_VARSIZE(d, VARHDRSZ + len);
-				memcpy(VARDATA(d), p, len);
-			}
-			else if (a->type.typlen == -2)
-			{
-				memcpy(d, p, len);
-				d[len] = '\0';
-			}
-			else
-				memcpy(d, p, len);
-			values[c] = PointerGetDatum(d);
+			st = qs_colreader_get(&rr->readers[c], pos ? pos[i] : first + i,
+								  &isn, &p, &len, &err);
+			if (st != QS_CODEC_OK)
+				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+			isnull[i * natts + c] = isn;
+			values[i * natts + c] = isn ? (Datum) 0 : value_datum(rr, c, p, len);
 		}
 	}
 }

@@ -208,6 +208,63 @@ probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
 	}
 }
 
+/*
+ * The bulk reader (qs_colreader_get_fixed) of a 1..8-byte column gives
+ * what qs_colreader_get gave row by row: all rows, the rows from an
+ * offset the input picks (not aligned to a chunk), and the rows
+ * backwards through a row list; another type length and a row past the
+ * end are refused.
+ */
+static void
+check_fixed(QsColReader *r, const FzCol *col, uint32_t nrows, uint8_t mode)
+{
+	int			tl = r->d.type.typlen;
+	uint64_t   *out;
+	bool	   *isnull;
+	uint32_t   *rows;
+	uint32_t	i,
+				off;
+
+	if (tl < 1 || tl > 8)
+	{
+		uint64_t	o;
+		bool		n;
+
+		FZ_ASSERT(qs_colreader_get_fixed(r, NULL, 0, nrows > 0, &n, &o, NULL) ==
+				  QS_CODEC_INVALID);
+		return;
+	}
+	out = malloc(((size_t) nrows + 1) * sizeof(uint64_t));
+	isnull = malloc((size_t) nrows + 1);
+	rows = malloc(((size_t) nrows + 1) * sizeof(uint32_t));
+	off = nrows ? (uint32_t) (mode * 37u) % nrows : 0;
+	FZ_ASSERT(qs_colreader_get_fixed(r, NULL, off, nrows - off, isnull, out, NULL) ==
+			  QS_CODEC_OK);
+	for (i = off; i < nrows; i++)
+	{
+		FZ_ASSERT(isnull[i - off] == col->isnull[i]);
+		if (!isnull[i - off])
+			FZ_ASSERT(memcmp(&out[i - off], col->vals[i], tl) == 0);
+		else
+			FZ_ASSERT(out[i - off] == 0);
+	}
+	for (i = 0; i < nrows; i++)
+		rows[i] = nrows - 1 - i;
+	FZ_ASSERT(qs_colreader_get_fixed(r, rows, 0, nrows, isnull, out, NULL) == QS_CODEC_OK);
+	for (i = 0; i < nrows; i++)
+	{
+		FZ_ASSERT(isnull[i] == col->isnull[rows[i]]);
+		if (!isnull[i])
+			FZ_ASSERT(memcmp(&out[i], col->vals[rows[i]], tl) == 0);
+	}
+	rows[0] = nrows;
+	FZ_ASSERT(qs_colreader_get_fixed(r, rows, 0, 1, isnull, out, NULL) == QS_CODEC_INVALID);
+	FZ_ASSERT(qs_colreader_get_fixed(r, NULL, nrows, 1, isnull, out, NULL) == QS_CODEC_INVALID);
+	free(out);
+	free(isnull);
+	free(rows);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -280,6 +337,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				memcpy(cols[c].vals[i], v, vl);
 			cols[c].lens[i] = (uint32_t) vl;
 		}
+		check_fixed(&r, &cols[c], blk.nrows, mode);
 		qs_colreader_close(&r);
 	}
 	rebuild(&blk, cols);

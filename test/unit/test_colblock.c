@@ -251,6 +251,60 @@ build_two(TCol *cols, int k0, QsEncoding e0, int k1, QsEncoding e1, uint32_t nro
 }
 
 /*
+ * The bulk reader against the column's values: for 1..8-byte columns the
+ * rows from several starts (in and across its 256-row chunks) and every
+ * third row backwards through a row list; other columns and rows past
+ * the end refused.  Returns the number of mismatches.
+ */
+static long
+fixed_mismatches(QsColReader *r, const TCol *col, uint32_t nrows)
+{
+	static const uint32_t starts[] = {0, 1, 63, 64, 255, 256, 257, 699};
+	int			tl = r->d.type.typlen;
+	uint64_t   *out = malloc(((size_t) nrows + 1) * sizeof(uint64_t));
+	bool	   *isnull = malloc((size_t) nrows + 1);
+	uint32_t   *rows = malloc(((size_t) nrows + 1) * sizeof(uint32_t));
+	long		bad = 0;
+	uint32_t	i,
+				n = 0;
+
+	if (tl < 1 || tl > 8)
+	{
+		bad += qs_colreader_get_fixed(r, NULL, 0, 1, isnull, out, NULL) != QS_CODEC_INVALID;
+		goto done;
+	}
+	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++)
+	{
+		uint32_t	st = starts[k] < nrows ? starts[k] : 0;
+
+		if (qs_colreader_get_fixed(r, NULL, st, nrows - st, isnull, out, NULL) != QS_CODEC_OK)
+			bad++;
+		else
+			for (i = st; i < nrows; i++)
+				bad += isnull[i - st] != col->isnull[i] ||
+					(isnull[i - st] ? out[i - st] != 0 :
+					 memcmp(&out[i - st], col->vals[i], tl) != 0);
+	}
+	for (i = nrows; i-- > 0;)
+		if (i % 3 == 0)
+			rows[n++] = i;
+	if (qs_colreader_get_fixed(r, rows, 0, n, isnull, out, NULL) != QS_CODEC_OK)
+		bad++;
+	else
+		for (i = 0; i < n; i++)
+			bad += isnull[i] != col->isnull[rows[i]] ||
+				(!isnull[i] && memcmp(&out[i], col->vals[rows[i]], tl) != 0);
+	rows[0] = nrows;
+	bad += qs_colreader_get_fixed(r, rows, 0, 1, isnull, out, NULL) != QS_CODEC_INVALID;
+	bad += qs_colreader_get_fixed(r, NULL, nrows, 1, isnull, out, NULL) != QS_CODEC_INVALID;
+done:
+	free(out);
+	free(isnull);
+	free(rows);
+	return bad;
+}
+
+/*
  * Read every row of every column back through the validating reader and
  * compare with the originals.  Returns the number of mismatches, or -1 if
  * the image was rejected.
@@ -293,6 +347,7 @@ read_back(const uint8_t *img, size_t len, TCol *cols, int ncols, uint32_t nrows)
 							 (vl > 0 && memcmp(v, cols[c].vals[i], vl) != 0))))
 				bad++;
 		}
+		bad += fixed_mismatches(&r, &cols[c], nrows);
 		qs_colreader_close(&r);
 	}
 	return bad;
