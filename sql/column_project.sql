@@ -100,5 +100,35 @@ UPDATE c SET c5 = c5 + 1;
 UPDATE h SET c5 = c5 + 1;
 SELECT same('SELECT c1, c5 FROM %s');
 
+-- WHERE CURRENT OF: only a TID scan runs it (no QuickstepScan offered; on
+-- PG 18 a small table's QuickstepScan was cheaper than the TID scan and the
+-- UPDATE failed: "WHERE CURRENT OF is not supported for this table type")
+CREATE TABLE cs (a int, b int) USING quickstep_column;
+CREATE TABLE hs (a int, b int) USING heap;
+INSERT INTO cs VALUES (1, 10), (2, 20), (3, 30);
+INSERT INTO hs SELECT * FROM cs;
+VACUUM ANALYZE cs, hs;
+BEGIN;
+DECLARE cc CURSOR FOR SELECT a FROM cs WHERE a = 2 FOR UPDATE;
+FETCH cc;
+EXPLAIN (COSTS OFF) UPDATE cs SET b = -1 WHERE CURRENT OF cc;
+UPDATE cs SET b = -1 WHERE CURRENT OF cc;
+FETCH cc;
+DECLARE cd CURSOR FOR SELECT a FROM cs WHERE a = 3 FOR UPDATE;
+FETCH cd;
+DELETE FROM cs WHERE CURRENT OF cd;
+COMMIT;
+BEGIN;
+DECLARE hc CURSOR FOR SELECT a FROM hs WHERE a = 2 FOR UPDATE;
+FETCH hc;
+UPDATE hs SET b = -1 WHERE CURRENT OF hc;
+FETCH hc;
+DECLARE hd CURSOR FOR SELECT a FROM hs WHERE a = 3 FOR UPDATE;
+FETCH hd;
+DELETE FROM hs WHERE CURRENT OF hd;
+COMMIT;
+SELECT * FROM cs ORDER BY a;
+SELECT * FROM hs ORDER BY a;
+
 RESET search_path;
 DROP SCHEMA column_project CASCADE;

@@ -432,6 +432,24 @@ column_path(PlannerInfo *root, RelOptInfo *rel, QsScanKind kind, List *rest,
 	return (Path *) cp;
 }
 
+/*
+ * Is one of the relation's quals WHERE CURRENT OF?  Only the TID scan
+ * executes it: PG 18 builds no other path for it (create_tidscan_paths),
+ * and PG 15 disables the others; a QuickstepScan offered there would be the
+ * cheapest path and fail at run time ("WHERE CURRENT OF is not supported
+ * for this table type").
+ */
+static bool
+has_current_of(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+		if (IsA(((RestrictInfo *) lfirst(lc))->clause, CurrentOfExpr))
+			return true;
+	return false;
+}
+
 static void
 qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					RangeTblEntry *rte)
@@ -453,7 +471,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
 		return;
 	kind = relation_kind(rte->relid);
-	if (kind == QS_NOT_OURS)
+	if (kind == QS_NOT_OURS || has_current_of(rel))
 		return;
 	/* a row table with nothing to push; a column table's scan projects */
 	if (kind == QS_ROW_TABLE && rel->baserestrictinfo == NIL)
