@@ -338,6 +338,32 @@ qs_colrows_reader(QsColRowReader *rr, int c)
 }
 
 /*
+ * A column whose value the block does not hold for any row: not wanted or
+ * dropped (NULL), or added after the block was built (its missing value).
+ * Then *value and *isnull are set and the answer is true.
+ */
+static bool
+column_absent(QsColRowReader *rr, int c, const bool *want, Datum *value,
+			  bool *isnull)
+{
+	/* the descriptor of the caller's slot (a rewrite's old one) */
+	TupleDesc	desc = rr->attrs[0].desc;
+
+	if ((want && !want[c]) || TupleDescAttr(desc, c)->attisdropped)
+	{
+		*value = (Datum) 0;
+		*isnull = true;
+		return true;
+	}
+	if (c >= rr->h.blk.ncols)
+	{
+		*value = getmissingattr(desc, c + 1, isnull);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Value bytes of column c as a datum; by-reference values are palloc'd in
  * CurrentMemoryContext.
  */
@@ -410,9 +436,6 @@ void
 qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
 				   Datum *values, bool *isnull)
 {
-	/* the descriptor of the caller's slot (a rewrite's old one), not the relation's */
-	TupleDesc	desc = rr->attrs[0].desc;
-
 	if (row >= rr->h.blk.nrows)
 		elog(ERROR, "row %u of column block %u is past its %u rows", row,
 			 rr->h.entry.block_id, rr->h.blk.nrows);
@@ -424,23 +447,8 @@ qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
 		QsCodecStatus st;
 		bool		n;
 
-		if (want && !want[c])
-		{
-			values[c] = (Datum) 0;
-			isnull[c] = true;
+		if (column_absent(rr, c, want, &values[c], &isnull[c]))
 			continue;
-		}
-		if (TupleDescAttr(desc, c)->attisdropped)
-		{
-			values[c] = (Datum) 0;
-			isnull[c] = true;
-			continue;
-		}
-		if (c >= rr->h.blk.ncols)
-		{
-			values[c] = getmissingattr(desc, c + 1, &isnull[c]);
-			continue;
-		}
 		if (!rr->opened[c])
 			open_column(rr, c);
 		err.msg[0] = '\0';
@@ -471,7 +479,6 @@ void
 qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *want,
 					 Datum *values, bool *isnull)
 {
-	TupleDesc	desc = rr->attrs[0].desc;
 	int			natts = rr->natts;
 	const uint32 *pos = rr->pos_of_row ? rr->pos_of_row + first : NULL;
 	uint64		fixed[QS_COLROWS_BATCH];
@@ -486,15 +493,11 @@ qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *wan
 		QsColAttr  *a = &rr->attrs[c];
 		QsCodecErr	err;
 		QsCodecStatus st;
+		Datum		v;
+		bool		isn;
 
-		if ((want && !want[c]) || TupleDescAttr(desc, c)->attisdropped ||
-			c >= rr->h.blk.ncols)
+		if (column_absent(rr, c, want, &v, &isn))
 		{
-			Datum		v = (Datum) 0;
-			bool		isn = true;
-
-			if (!(want && !want[c]) && !TupleDescAttr(desc, c)->attisdropped)
-				v = getmissingattr(desc, c + 1, &isn);
 			for (uint32 i = 0; i < n; i++)
 			{
 				values[i * natts + c] = v;
@@ -542,7 +545,6 @@ qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *wan
 		{
 			const uint8 *p;
 			size_t		len;
-			bool		isn;
 
 			st = qs_colreader_get(&rr->readers[c], pos ? pos[i] : first + i,
 								  &isn, &p, &len, &err);

@@ -422,13 +422,12 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
  * (colcost.c), as its sequential scan pays for all of them.
  */
 static Path *
-column_path(PlannerInfo *root, RelOptInfo *rel, QsScanKind kind, List *rest,
+column_path(PlannerInfo *root, RelOptInfo *rel, QsScanKind kind, List *needed,
 			CustomPath *cp)
 {
 	if (kind == QS_COLUMN_TABLE)
 		qs_colcost_charge_scan(root, rel, &cp->path, cp->custom_private,
-							   needed_columns(rel, extract_actual_clauses(rest, false)),
-							   cp->path.parallel_workers);
+							   needed, cp->path.parallel_workers);
 	return (Path *) cp;
 }
 
@@ -456,6 +455,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 {
 	List	   *pushed;
 	List	   *rest;
+	List	   *needed = NIL;
 	QsScanKind	kind;
 	bool		serial,
 				partial;
@@ -490,11 +490,14 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	/* the same for the serial and the partial path */
 	if (kind == QS_COLUMN_TABLE)
+	{
+		needed = needed_columns(rel, extract_actual_clauses(rest, false));
 		column_visit_shares(rel, rte->relid,
 							column_visit_fraction(root, rel, pushed),
 							&visit_rows, &visit_pages);
+	}
 	if (serial)
-		add_path(rel, column_path(root, rel, kind, rest,
+		add_path(rel, column_path(root, rel, kind, needed,
 								  make_path(root, rel, pushed, rest, 0,
 											kind == QS_ROW_TABLE, visit_rows, visit_pages)));
 
@@ -508,7 +511,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 													  max_parallel_workers_per_gather);
 
 		if (workers > 0)
-			add_partial_path(rel, column_path(root, rel, kind, rest,
+			add_partial_path(rel, column_path(root, rel, kind, needed,
 											  make_path(root, rel, pushed, rest, workers,
 														false, visit_rows, visit_pages)));
 	}
