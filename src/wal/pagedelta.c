@@ -99,6 +99,50 @@ first_diff_byte(uint64_t x)
 }
 
 /*
+ * The first byte of [i, tend) where cur and target differ; tend if none.
+ */
+static inline size_t
+next_diff(const char *cur, const char *target, size_t i, size_t tend)
+{
+	/*
+	 * Long equal stretches (a page's records beside the one that changed)
+	 * by the C library's vectorized memcmp, a block at a time: a quarter of
+	 * the instructions of the word loop.  First by 1 kB: most of a page is
+	 * equal after an update or insert, and one call per 1 kB costs far less
+	 * than eight per 128 bytes (the call and its set-up weigh most in a
+	 * 128-byte compare); a 1 kB block that differs is then skipped by 128.
+	 */
+	while (i + SKIP_BIG <= tend &&
+		   memcmp(cur + i, target + i, SKIP_BIG) == 0)
+		i += SKIP_BIG;
+	while (i + SKIP_BLOCK <= tend &&
+		   memcmp(cur + i, target + i, SKIP_BLOCK) == 0)
+		i += SKIP_BLOCK;
+
+	/*
+	 * Then two words a step, unaligned (word_at copies), the differing
+	 * byte found in its word by a bit scan: an HPL page change is some
+	 * twenty fields in separate units of the segment, each found this way
+	 * (bench/w2/callgrind.sh, HPL, qs_pagedelta per TPC-B transaction:
+	 * 24.6k instructions with byte loops to a word boundary and into the
+	 * differing word, 21.9k a word a step, 21.2k two words a step; issue
+	 * 16).
+	 */
+	while (i + 16 <= tend)
+	{
+		uint64_t	x0 = word_at(cur, i) ^ word_at(target, i);
+		uint64_t	x1 = word_at(cur, i + 8) ^ word_at(target, i + 8);
+
+		if ((x0 | x1) != 0)
+			return i + (x0 != 0 ? first_diff_byte(x0) : 8 + first_diff_byte(x1));
+		i += 16;
+	}
+	while (i < tend && cur[i] == target[i])
+		i++;
+	return i;
+}
+
+/*
  * Fragments for [start, end) of target; bytes of cur outside [vstart, vend)
  * are different whatever they hold.  Equal bytes are skipped by blocks,
  * then eight at a time; a differing run is cut to the byte, as core cuts
@@ -128,44 +172,7 @@ region_delta(char *p, const char *cur, const char *target,
 	{
 		size_t		j;
 
-		/*
-		 * The next differing byte.  Long equal stretches (a page's records
-		 * beside the one that changed) by the C library's vectorized
-		 * memcmp, a block at a time: a quarter of the instructions of the
-		 * word loop.  First by 1 kB: most of a page is equal after an
-		 * update or insert, and one call per 1 kB costs far less than eight
-		 * per 128 bytes (the call and its set-up weigh most in a 128-byte
-		 * compare); a 1 kB block that differs is then skipped by 128.
-		 */
-		while (i + SKIP_BIG <= tend &&
-			   memcmp(cur + i, target + i, SKIP_BIG) == 0)
-			i += SKIP_BIG;
-		while (i + SKIP_BLOCK <= tend &&
-			   memcmp(cur + i, target + i, SKIP_BLOCK) == 0)
-			i += SKIP_BLOCK;
-
-		/*
-		 * Then by words, unaligned (word_at copies), the differing byte
-		 * found in its word at once: an HPL page change is some twenty
-		 * fields in separate units of the segment, each found this way;
-		 * a byte loop to the next word boundary and one into the differing
-		 * word made qs_pagedelta 11 % dearer (HPL, TPC-B: 24.6k
-		 * instructions per transaction, now 21.9k; bench/w2/callgrind.sh,
-		 * issue 16).
-		 */
-		while (i + 8 <= tend)
-		{
-			uint64_t	x = word_at(cur, i) ^ word_at(target, i);
-
-			if (x != 0)
-			{
-				i += first_diff_byte(x);
-				break;
-			}
-			i += 8;
-		}
-		while (i < tend && cur[i] == target[i])
-			i++;
+		i = next_diff(cur, target, i, tend);
 		if (i >= tend)
 			break;
 		/* the run of differing bytes from i */
