@@ -80,10 +80,11 @@ header_visible(const QsPageLayout *PL, Relation rel, Buffer buf,
  *		committed before all of them: whatever the inserter, the snapshot
  *		sees the delete; not a multixact or a lock), -1 undecided (the
  *		caller asks HeapTupleSatisfiesVisibility).  No hint bit to write
- *		either way.  A merge's bits in infomask2 change neither verdict
- *		(qs_moved_visible keeps an invisible record invisible, and hides a
- *		visible one only from the transaction that inserted it, whose xid
- *		does not precede its snapshot's xmin).  For non-serializable MVCC
+ *		either way.  A merge's bits in infomask2 change neither verdict:
+ *		qs_moved_visible never makes an invisible record visible, and it
+ *		acts only on a record whose mark is live (qs_header_moved), which
+ *		needs HEAP_XMAX_INVALID clear, while the visible verdict needs it
+ *		set.  For non-serializable MVCC
  *		snapshots only (qs_page_visible's 'fast').
  */
 static inline int
