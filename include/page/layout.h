@@ -54,6 +54,14 @@ typedef enum QsRecordState
 								 * member (heap's LP_REDIRECT) */
 } QsRecordState;
 
+/* What a scan's MVCC fast paths decide a record by (layout.h, mvcc_hints). */
+typedef struct QsMvccHint
+{
+	TransactionId xmin;			/* raw xmin */
+	TransactionId xmax;			/* raw xmax */
+	uint16		infomask;
+} QsMvccHint;
+
 typedef struct QsPageLayout
 {
 	const char *name;			/* "nsm", "pax", "hpl" */
@@ -178,6 +186,15 @@ typedef struct QsPageLayout
 	 */
 	HeapTupleHeader (*get_header) (Page page, OffsetNumber off,
 								   HeapTupleHeaderData *scratch, uint32 *len);
+	/*
+	 * Optional (NULL: the engine reads get_header's): raw xmin, raw xmax and
+	 * t_infomask of the NORMAL records offs[0..n-1], into out[], in one call
+	 * per page.  A page scan decides most records by these alone (scan.c,
+	 * mvcc_fast); a layout that assembles headers (HPL) then builds one only
+	 * for the records they leave undecided.
+	 */
+	void		(*mvcc_hints) (Page page, const OffsetNumber *offs, int n,
+							   QsMvccHint *out);
 	/* Write back a header obtained from get_header (hint bits, xmax, ctid). */
 	void		(*set_header) (Page page, OffsetNumber off, HeapTupleHeader hdr);
 

@@ -1286,25 +1286,57 @@ hpl_plan(Page page, HplGeom *g, TupleDesc desc, HeapTuple tuple, int tnatts,
 	return plan->newlower <= plan->newupper;
 }
 
+/*
+ * A record's values for hpl_plan and hpl_put_record: in the arrays here
+ * for up to HPL_MAX_FIELDS attributes (a page of more stores formed tuples,
+ * so most tables), else palloc'd (a palloc and a pfree per array were a
+ * fifth of a put's instructions, bench/w2/callgrind.sh, issue 16).
+ */
+typedef struct HplValues
+{
+	Datum	   *values;
+	bool	   *isnull;
+	Datum		vbuf[HPL_MAX_FIELDS];
+	bool		nbuf[HPL_MAX_FIELDS];
+} HplValues;
+
 static int
-hpl_deform(TupleDesc desc, HeapTuple tuple, Datum **values, bool **isnull)
+hpl_deform(TupleDesc desc, HeapTuple tuple, HplValues *v)
 {
 	int			tnatts = HeapTupleHeaderGetNatts(tuple->t_data);
-	int			n = Max(desc->natts, tnatts);
+	int			n = Max(Max(desc->natts, tnatts), 1);
 
-	*values = palloc(sizeof(Datum) * Max(n, 1));
-	*isnull = palloc0(sizeof(bool) * Max(n, 1));
+	if (n <= HPL_MAX_FIELDS)
+	{
+		v->values = v->vbuf;
+		v->isnull = v->nbuf;
+	}
+	else
+	{
+		v->values = palloc(sizeof(Datum) * n);
+		v->isnull = palloc(sizeof(bool) * n);
+	}
+	memset(v->isnull, 0, sizeof(bool) * n);
 	if (tnatts > desc->natts)
 		return tnatts;			/* refused by the caller's plan */
-	heap_deform_tuple(tuple, desc, *values, *isnull);
+	heap_deform_tuple(tuple, desc, v->values, v->isnull);
 	return tnatts;
+}
+
+static void
+hpl_values_free(HplValues *v)
+{
+	if (v->values != v->vbuf)
+	{
+		pfree(v->values);
+		pfree(v->isnull);
+	}
 }
 
 static bool
 hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 {
-	Datum	   *values;
-	bool	   *isnull;
+	HplValues	v;
 	int			tnatts;
 	HplPlan		plan;
 	bool		ok;
@@ -1353,17 +1385,17 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 		}
 	}
 
-	tnatts = hpl_deform(desc, tuple, &values, &isnull);
+	tnatts = hpl_deform(desc, tuple, &v);
 	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
 	{
 		/* put_record reformats an empty page for the record */
 		target = tmp.data;
-		hpl_format(target, BLCKSZ, desc, isnull);
+		hpl_format(target, BLCKSZ, desc, v.isnull);
 	}
-	ok = hpl_plan(target, hpl_geom(target), desc, tuple, tnatts, values, isnull, &plan) &&
+	ok = hpl_plan(target, hpl_geom(target), desc, tuple, tnatts, v.values,
+				  v.isnull, &plan) &&
 		plan.newupper - plan.newlower >= (int) reserve;
-	pfree(values);
-	pfree(isnull);
+	hpl_values_free(&v);
 	return ok;
 }
 
@@ -1373,6 +1405,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	PageHeader	ph = (PageHeader) page;
 	HplDir	   *dir;
 	HplGeom    *g;
+	HplValues	v;
 	Datum	   *values;
 	bool	   *isnull;
 	int			tnatts;
@@ -1381,15 +1414,19 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	HeapTupleHeader th = tuple->t_data;
 	OffsetNumber off;
 
-	tnatts = hpl_deform(desc, tuple, &values, &isnull);
-	if (PageIsNew(page) || hpl_is_empty(page, hpl_geom(page)))
+	tnatts = hpl_deform(desc, tuple, &v);
+	values = v.values;
+	isnull = v.isnull;
+	g = PageIsNew(page) ? NULL : hpl_geom(page);
+	if (g == NULL || hpl_is_empty(page, g))
+	{
 		hpl_format(page, PageGetPageSize(page), desc, isnull);
+		g = hpl_geom(page);
+	}
 	dir = HplDirOf(page);
-	g = hpl_geom(page);
 	if (!hpl_plan(page, g, desc, tuple, tnatts, values, isnull, &plan))
 	{
-		pfree(values);
-		pfree(isnull);
+		hpl_values_free(&v);
 		return InvalidOffsetNumber;
 	}
 
@@ -1474,8 +1511,7 @@ hpl_put_record(Page page, TupleDesc desc, BlockNumber blkno, HeapTuple tuple)
 	if (tnatts < dir->minnatts)
 		dir->minnatts = tnatts;
 
-	pfree(values);
-	pfree(isnull);
+	hpl_values_free(&v);
 	return off;
 }
 
@@ -1634,6 +1670,28 @@ hpl_get_header(Page page, OffsetNumber off, HeapTupleHeaderData *scratch,
 		return hpl_get_header_miss(page, off, scratch, len);
 	hpl_fill_header(page, hpl_hlast, off - 1, scratch, len);
 	return scratch;
+}
+
+/*
+ * The fields a page scan's fast paths read, for the page's candidates in
+ * one geometry lookup: three loads a record, where get_header assembles a
+ * whole header (about 55 instructions; 266 records per TPC-B transaction,
+ * issue 16).  The offsets are NORMAL records, so within nrecs.
+ */
+static void
+hpl_mvcc_hints(Page page, const OffsetNumber *offs, int n, QsMvccHint *out)
+{
+	const HplGeom *g = hpl_hgeom(page);
+	const char *p = (const char *) page;
+
+	for (int i = 0; i < n; i++)
+	{
+		const uint16 *o = g->hoff[offs[i] - 1];
+
+		memcpy(&out[i].xmin, p + o[F_XMIN], 4);
+		memcpy(&out[i].xmax, p + o[F_XMAX], 4);
+		memcpy(&out[i].infomask, p + o[F_INFOMASK], 2);
+	}
 }
 
 static void
@@ -2706,6 +2764,7 @@ const QsPageLayout qs_hpl_layout = {
 	.normal_offsets = hpl_normal_offsets,
 	.record_states = hpl_record_states,
 	.get_header = hpl_get_header,
+	.mvcc_hints = hpl_mvcc_hints,
 	.set_header = hpl_set_header,
 	.store_record = hpl_store_record,
 	.copy_record = hpl_copy_record,

@@ -70,6 +70,44 @@ header_visible(const QsPageLayout *PL, Relation rel, Buffer buf,
 	return valid;
 }
 
+/*
+ * mvcc_fast
+ *		An MVCC snapshot's verdict on a record from its raw xmin, raw xmax
+ *		and infomask alone, where HeapTupleSatisfiesMVCC would decide it by
+ *		hint bits and the snapshot's xmin without looking further: 1
+ *		visible (inserter committed before every xid the snapshot could
+ *		consider running, never deleted or locked), 0 invisible (deleter
+ *		committed before all of them: whatever the inserter, the snapshot
+ *		sees the delete; not a multixact or a lock), -1 undecided (the
+ *		caller asks HeapTupleSatisfiesVisibility).  No hint bit to write
+ *		either way.  A merge's bits in infomask2 change neither verdict:
+ *		qs_moved_visible never makes an invisible record visible, and it
+ *		acts only on a record whose mark is live (qs_header_moved), which
+ *		needs HEAP_XMAX_INVALID clear, while the visible verdict needs it
+ *		set.  For non-serializable MVCC
+ *		snapshots only (qs_page_visible's 'fast').
+ */
+static inline int
+mvcc_fast(uint16 infomask, TransactionId xmin, TransactionId xmax,
+		  Snapshot snapshot)
+{
+	if (infomask & HEAP_XMAX_INVALID)
+	{
+		if ((infomask & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN ||
+			((infomask & HEAP_XMIN_COMMITTED) &&
+			 TransactionIdPrecedes(xmin, snapshot->xmin)))
+			return 1;
+		return -1;
+	}
+	if ((infomask & (HEAP_XMIN_COMMITTED | HEAP_XMAX_COMMITTED |
+					 HEAP_XMAX_IS_MULTI)) ==
+		(HEAP_XMIN_COMMITTED | HEAP_XMAX_COMMITTED) &&
+		!HEAP_XMAX_IS_LOCKED_ONLY(infomask) &&
+		TransactionIdPrecedes(xmax, snapshot->xmin))
+		return 0;
+	return -1;
+}
+
 bool
 qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 				  OffsetNumber off, Snapshot snapshot, HeapTuple tup,
@@ -190,6 +228,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 	OffsetNumber members[MaxHeapTuplesPerPage];
 	OffsetNumber cand[MaxHeapTuplesPerPage];
 	int			ncand = 0;
+	QsMvccHint	hintbuf[MaxHeapTuplesPerPage];
+	QsMvccHint *hints = NULL;
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	bool		fast = snapshot->snapshot_type == SNAPSHOT_MVCC && !ssi;
 	bool		all_visible = snapshot->snapshot_type == SNAPSHOT_MVCC &&
@@ -257,6 +297,13 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				cand[ncand++] = offs[i];
 	}
 
+	/* the fast paths' fields of every candidate, when the layout has them */
+	if (fast && !all_visible && ncand > 0 && L->mvcc_hints)
+	{
+		hints = hintbuf;
+		L->mvcc_hints(page, cand, ncand, hints);
+	}
+
 	for (int i = 0; i < ncand; i++)
 	{
 		OffsetNumber off = cand[i];
@@ -265,6 +312,7 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		HeapTupleHeader h;
 		uint32		len;
 		bool		valid;
+		int			verdict;
 
 		if (all_visible)
 		{
@@ -285,32 +333,40 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 			out[n++] = off;
 			continue;
 		}
-		h = L->get_header(page, off, &scratch, &len);
-		if (fast)
+		h = NULL;
+		verdict = -1;
+		if (hints)
+			verdict = mvcc_fast(hints[i].infomask, hints[i].xmin,
+								hints[i].xmax, snapshot);
+		else if (fast)
 		{
-			/*
-			 * Fast path for MVCC snapshots (as HeapTupleSatisfiesMVCC
-			 * decides it): inserter committed (hint) before every xid the
-			 * snapshot could consider running, never deleted or locked.
-			 */
-			if ((h->t_infomask & HEAP_XMAX_INVALID) &&
-				(HeapTupleHeaderXminFrozen(h) ||
-				 (HeapTupleHeaderXminCommitted(h) &&
-				  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h),
-										snapshot->xmin))))
-			{
-				if (lock_tids)
-				{
-					ItemPointerData tid;
-
-					ItemPointerSet(&tid, blkno, off);
-					qs_predicate_lock_tid(rel, &tid, snapshot,
-									 HeapTupleHeaderGetXmin(h));
-				}
-				out[n++] = off;
-				continue;
-			}
+			h = L->get_header(page, off, &scratch, &len);
+			verdict = mvcc_fast(h->t_infomask, HeapTupleHeaderGetRawXmin(h),
+								HeapTupleHeaderGetRawXmax(h), snapshot);
 		}
+		if (verdict == 0)
+			continue;
+		if (verdict == 1)
+		{
+			if (lock_tids)
+			{
+				ItemPointerData tid;
+
+				ItemPointerSet(&tid, blkno, off);
+				if (hints)
+					qs_predicate_lock_tid(rel, &tid, snapshot,
+										  (hints[i].infomask & HEAP_XMIN_FROZEN) ==
+										  HEAP_XMIN_FROZEN ? FrozenTransactionId :
+										  hints[i].xmin);
+				else
+					qs_predicate_lock_tid(rel, &tid, snapshot,
+										  HeapTupleHeaderGetXmin(h));
+			}
+			out[n++] = off;
+			continue;
+		}
+		if (h == NULL)
+			h = L->get_header(page, off, &scratch, &len);
 		valid = header_visible(L, rel, buf, blkno, page, off, h, len,
 							   snapshot, &tup, &scratch);
 		/* ssi: decided once per page, as PG 16's heapgetpage decides */
