@@ -1079,29 +1079,34 @@ read:
 
 		if (hdr == NULL)
 		{
+			bool		exists = qs_coldelmap_header(rel, e, row, snapshot,
+												&hdr_copy, &visible);
+
+			if (!exists)
+				visible = false;	/* removed by VACUUM */
+
 			/*
-			 * A serializable read of this row, as heap's fetches take it, but
-			 * before its header is read.  Heap takes the SIREAD lock under
-			 * the page's share lock, and heap_delete checks for it under the
-			 * exclusive lock, before it sets xmax: one of the two sees the
-			 * other.  Here the header comes from up to three reads (directory
-			 * entry, root, leaf) and a deleter's first write of the row makes
-			 * the leaf, and the root, before it checks (dml.c, under the
-			 * leaf's exclusive lock).  So the lock first, then everything
-			 * read again: a deleter that checked before our lock made its
-			 * pages and bumped the directory change counter before that, so
-			 * the reads below (fresh, or copies the counter vouches for: the
-			 * README's section 7.1) find its leaf, whose share lock waits for
-			 * its xmax, which the conflict-out check then reports; a deleter
-			 * that checks after our lock finds it.  The first read only gave
-			 * the block's writer (the row's xmin, by which predicate.c skips
-			 * our own rows) and whether the block is visible; the row may
-			 * still turn out deleted for this snapshot, and then holds a lock
-			 * no writer can meet (a deleted row is written by nobody).
+			 * A serializable read of a visible row, as heap's fetches lock
+			 * only visible tuples: rows deleted for this snapshot, old versions
+			 * and a merge's dead main copies take no lock (none toward page
+			 * promotion).  Their verdict cannot change: it comes from a block
+			 * the snapshot does not see, or an xmax it sees as committed (or
+			 * ours).  Heap takes the lock under the page's share lock, and
+			 * heap_delete checks for it under the exclusive lock before it sets
+			 * xmax: one of the two sees the other.  Here the header comes from
+			 * up to three reads (directory entry, root, leaf), and a deleter's
+			 * first write of the row makes the leaf, and the root, before it
+			 * checks (dml.c, under the leaf's exclusive lock).  So the lock,
+			 * then everything read again, and that verdict used: a deleter that
+			 * checked before our lock made its pages and bumped the directory
+			 * change counter before that, so the reads (fresh, or copies the
+			 * counter vouches for: the README's section 7.1) find its leaf,
+			 * whose share lock waits for its xmax, which the conflict-out check
+			 * then reports; a deleter that checks after our lock finds it.
 			 * Column README section 4.1, "Serializable reads".
 			 */
-			if (!predlocked && snapshot != NULL && IsMVCCSnapshot(snapshot) &&
-				IsolationIsSerializable())
+			if (visible && !predlocked && snapshot != NULL &&
+				IsMVCCSnapshot(snapshot) && IsolationIsSerializable())
 			{
 				PredicateLockTID(rel, tid, snapshot, qs_coldir_row_xmin(e, row));
 				predlocked = true;
@@ -1110,9 +1115,7 @@ read:
 				memset(&own, 0, sizeof(own));
 				goto read;
 			}
-			if (!qs_coldelmap_header(rel, e, row, snapshot, &hdr_copy, &visible))
-				visible = false;	/* removed by VACUUM */
-			else if (row_hdr)
+			if (exists && row_hdr)
 			{
 				*row_hdr = hdr_copy;
 				*row_hdr_valid = true;
