@@ -1101,6 +1101,8 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	uint32		range,
 				row;
 	bool		found = false;
+	bool		predlocked = false;
+	HeapTupleHeaderData hdr_copy;
 
 	/* with 'hdr', the engine's DML holds the row's delete-map page: no flush */
 	/* a flush moves qs_colload_flushes(): the kept directory is read again */
@@ -1108,6 +1110,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 		qs_colload_flush_tid(rel, tid);
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
+read:
 	dir = cache_dir(c, rel, snapshot, range, &own);
 	e = qs_coldir_find_range(dir, range);
 	if (in_version)
@@ -1150,23 +1153,52 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	}
 	if (e != NULL && row < e->published)
 	{
-		HeapTupleHeaderData own;
 		bool		visible = true;
 
 		if (hdr == NULL)
 		{
-			if (!qs_coldelmap_header(rel, e, row, snapshot, &own, &visible))
+			bool		exists = qs_coldelmap_header(rel, e, row, snapshot,
+												&hdr_copy, &visible);
+
+			if (!exists)
 				visible = false;	/* removed by VACUUM */
-			else if (row_hdr)
+
+			/*
+			 * A serializable read of a visible row, as heap's fetches lock
+			 * only visible tuples: rows deleted for this snapshot, old versions
+			 * and a merge's dead main copies take no lock (none toward page
+			 * promotion).  Their verdict cannot change: it comes from a block
+			 * the snapshot does not see, or an xmax it sees as committed (or
+			 * ours).  Heap takes the lock under the page's share lock, and
+			 * heap_delete checks for it under the exclusive lock before it sets
+			 * xmax: one of the two sees the other.  Here the header comes from
+			 * up to three reads (directory entry, root, leaf), and a deleter's
+			 * first write of the row makes the leaf, and the root, before it
+			 * checks (dml.c, under the leaf's exclusive lock).  So the lock,
+			 * then everything read again, and that verdict used: a deleter that
+			 * checked before our lock made its pages and bumped the directory
+			 * change counter before that, so the reads (fresh, or copies the
+			 * counter vouches for: the README's section 7.1) find its leaf,
+			 * whose share lock waits for its xmax, which the conflict-out check
+			 * then reports; a deleter that checks after our lock finds it.
+			 * Column README section 4.1, "Serializable reads".
+			 */
+			if (visible && !predlocked && snapshot != NULL &&
+				IsMVCCSnapshot(snapshot) && IsolationIsSerializable())
 			{
-				*row_hdr = own;
+				PredicateLockTID(rel, tid, snapshot, qs_coldir_row_xmin(e, row));
+				predlocked = true;
+				if (own.entries)
+					pfree(own.entries);
+				memset(&own, 0, sizeof(own));
+				goto read;
+			}
+			if (exists && row_hdr)
+			{
+				*row_hdr = hdr_copy;
 				*row_hdr_valid = true;
 			}
-			hdr = &own;
-			/* a serializable read of this row, as heap's fetches take it */
-			if (visible && snapshot != NULL && IsMVCCSnapshot(snapshot))
-				PredicateLockTID(rel, tid, snapshot,
-								 HeapTupleHeaderGetXmin((HeapTupleHeader) hdr));
+			hdr = &hdr_copy;
 		}
 		if (visible)
 		{

@@ -421,17 +421,29 @@ root_read(Relation rel, const QsColDirEntry *e, QsColDelmapRoot *root)
  * row fetch or DML reads a block's root two to five times per W5 write
  * transaction (pin, lock, a 2 kB copy each: about 7,000 instructions).
  * Why a copy whose tag is the counter now is as new as the page: a root
- * changes only when a leaf is linked into it (create_page) or it is given
- * back (qs_coldelmap_reclaim), and both bump the counter after their WAL
- * record with the root still exclusively locked; a change the copy misses
- * was made after the copy's share lock, so bumped after the tag was read.
- * The README's section 7.1 makes the same argument for directory copies;
- * as there, a copy is a read made at the moment the counter was read, and
- * what a reader learns after that (its snapshot, a lock it waited for)
- * came after the writer's bump.  New roots are new pages, a block id is
- * never reused, and the key holds relation, relfilelocator, block and root
- * page.  Not during recovery (the counter does not move on a standby) and
- * not for RETIRED versions, whose pages may have gone back (gone_ok).
+ * page changes only when a leaf is linked into it (create_page) or it is
+ * given back (qs_coldelmap_reclaim), and both bump the counter after their
+ * WAL record with the root still exclusively locked; a change the copy
+ * misses was made after the copy's share lock, so bumped after the tag was
+ * read.  The README's section 7.1 makes the same argument for directory
+ * copies; as there, a copy is a read made at the moment the counter was
+ * read, and what a reader learns after that (its snapshot, a lock it
+ * waited for) came after the writer's bump.
+ *
+ * The key holds relation, relfilelocator, block id and root page.  Roots
+ * are made three ways, each a new page: a block's first delete-map page
+ * (create_page), the seal's qs_coldelmap_ensure_root, and an open block's
+ * qs_coldelmap_new_root (before its entry exists: no copy can name it
+ * yet); the first two write the entry's root pointer and bump the counter
+ * with the directory page still locked.  A block's root pointer, once
+ * set, never changes (the README's "a block's root never changes" means
+ * the pointer; the page's slots fill as leaves are linked).  Block ids
+ * are not reused within a relfilenode, except after an in-place TRUNCATE
+ * of one created in the same transaction (qs_colmeta_init restarts them
+ * with a new, empty directory): that bumps the counter too, so no copy
+ * tagged before it is used after it.  Not during recovery (the counter
+ * does not move on a standby) and not for RETIRED versions, whose pages
+ * may have gone back (gone_ok).
  */
 #define ROOTCACHE_SLOTS		32
 

@@ -612,6 +612,15 @@ set_entry_xmax(const QsColDirEntry *e, HeapTupleHeader hdr)
 		return;
 	if (TransactionIdIsCurrentTransactionId(e->xmax))
 		;
+	/*
+	 * The procarray before the commit log, as HeapTupleSatisfiesMVCC asks:
+	 * a merge is marked committed in the commit log before it leaves the
+	 * procarray, and until it has left, qs_merged_block_hidden hides its
+	 * new version from SnapshotDirty; a committed xmax here meanwhile
+	 * would hide the old one too, and a unique check would see neither.
+	 */
+	else if (TransactionIdIsInProgress(e->xmax))
+		return;
 	else if (TransactionIdDidCommit(e->xmax))
 		hdr->t_infomask |= HEAP_XMAX_COMMITTED;
 	else
@@ -674,11 +683,14 @@ entry_visible(Relation rel, const QsColDirEntry *e, Snapshot snapshot,
 	 * on this copy only, and mark the directory page dirty each time (a
 	 * full-page image after every checkpoint with data checksums).  A
 	 * committed xmin still in an MVCC snapshot's running set is invisible
-	 * all the same (XidInMVCCSnapshot is consulted under the hint).
+	 * all the same (XidInMVCCSnapshot is consulted under the hint).  As
+	 * heap's routines do, the procarray before the commit log
+	 * (qs_colmain_hint_xmin): a writer is committed in the commit log
+	 * before it leaves the procarray, and dirty and self snapshots, which
+	 * consult no running set, take a hinted writer for gone while heap's
+	 * would still report it running (a unique check would not wait).
 	 */
-	if (!TransactionIdIsCurrentTransactionId(e->xmin) &&
-		TransactionIdDidCommit(e->xmin))
-		hdr.t_infomask |= HEAP_XMIN_COMMITTED;
+	qs_colmain_hint_xmin(&hdr);
 	set_entry_xmax(e, &hdr);
 	hdr.t_hoff = SizeofHeapTupleHeader;
 	tup.t_data = &hdr;

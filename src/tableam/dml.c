@@ -2092,6 +2092,15 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		}
 
 		/*
+		 * Check again, now that the old version's page stays locked until
+		 * the update is visible (heap_update checks only here): a
+		 * serializable reader that locked the row while the page was
+		 * unlocked above saw just our lock-only xmax, which its conflict-out
+		 * check takes for a live row.  The check before only fails sooner.
+		 */
+		CheckForSerializableConflictIn(rel, otid, oblk);
+
+		/*
 		 * Compatible lockers (KEY SHARE beside our NO KEY lock) may have
 		 * joined our lock meanwhile: then compose the update's xmax from the
 		 * xmax now there, so that their locks are not lost.  (Heap writes
