@@ -322,6 +322,15 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 				   SO_TYPE_SAMPLESCAN)))
 		return qs_scan_begin(rel, snapshot, nkeys, key, pscan, flags);
 
+	/*
+	 * A bitmap scan's main rows are judged by qs_colfilter_row, which takes
+	 * no SIREAD lock per row; lock the relation before any read, as a delta
+	 * row read by any scan does (qs_predicate_lock_tid).  Coarser than heap's
+	 * per-tuple locks (more false positives, never a missed rw-conflict).
+	 */
+	if ((flags & SO_TYPE_BITMAPSCAN) && snapshot && IsMVCCSnapshot(snapshot))
+		PredicateLockRelation(rel, snapshot);
+
 	s = palloc0(sizeof(ColScanDescData));
 	s->delta = qs_scan_begin(rel, snapshot, nkeys, key, pscan, flags);
 	s->base = *s->delta;
