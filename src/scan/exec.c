@@ -112,7 +112,17 @@ typedef struct QsScanState
 	OffsetNumber *chunk_sel;	/* QS_COLPUSH_CHUNK */
 	uint32	   *rows;			/* QS_COLPUSH_CHUNK */
 	bool	   *want;			/* natts: the needed columns */
-	MemoryContext rowcxt;		/* the values of the row handed out */
+
+	/*
+	 * The needed columns of rows[batch_first .. batch_first + batch_n - 1],
+	 * decoded together (qs_colrows_get_list; row i's are at i * natts), in
+	 * batchcxt: the rows handed out are copied from there.
+	 */
+	Datum	   *batch_values;
+	bool	   *batch_isnull;
+	int			batch_first;
+	int			batch_n;
+	MemoryContext batchcxt;
 
 	/*
 	 * Parallel scans of column tables: pscan above is the first part of the
@@ -350,9 +360,13 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 		st->want = palloc0(sizeof(bool) * Max(slot->tts_tupleDescriptor->natts, 1));
 		for (i = 0; i < st->nneeded; i++)
 			st->want[st->needed[i] - 1] = true;
-		st->rowcxt = AllocSetContextCreate(estate->es_query_cxt,
-										   "QuickstepScan column row",
-										   ALLOCSET_DEFAULT_SIZES);
+		st->batch_values = palloc(sizeof(Datum) * QS_COLROWS_BATCH *
+								  slot->tts_tupleDescriptor->natts);
+		st->batch_isnull = palloc(sizeof(bool) * QS_COLROWS_BATCH *
+								  slot->tts_tupleDescriptor->natts);
+		st->batchcxt = AllocSetContextCreate(estate->es_query_cxt,
+											 "QuickstepScan column rows",
+											 ALLOCSET_DEFAULT_SIZES);
 	}
 
 	st->buf = InvalidBuffer;
@@ -772,6 +786,7 @@ next_main_chunk(QsScanState *st)
 		qs_pgstat_count_heap_getnext_n(rel, k);
 		st->nsel = k;
 		st->cur = -1;
+		st->batch_first = st->batch_n = 0;
 		if (k > 0)
 			return true;
 	}
@@ -807,12 +822,39 @@ main_next(QsScanState *st)
 	ExecClearTuple(slot);
 	if (st->nneeded > 0)
 	{
-		MemoryContext old;
+		int			natts = slot->tts_tupleDescriptor->natts;
+		int			i;
 
-		MemoryContextReset(st->rowcxt);
-		old = MemoryContextSwitchTo(st->rowcxt);
-		qs_colrows_get_pos(&s->rr, row, st->want, slot->tts_values, slot->tts_isnull);
-		MemoryContextSwitchTo(old);
+		Assert(s->rr.natts == natts);	/* the batch's stride */
+
+		/*
+		 * The next rows' needed columns, a batch at a time (the codec's
+		 * kernels over the listed positions instead of a value at a time);
+		 * batches, not the whole chunk, so that a LIMIT decodes little more
+		 * than it returns.  The rows handed out before are the executor's
+		 * no longer: ExecClearTuple above.
+		 */
+		if (st->cur >= st->batch_first + st->batch_n)
+		{
+			MemoryContext old;
+
+			st->batch_first = st->cur;
+			st->batch_n = Min(st->nsel - st->cur, QS_COLROWS_BATCH);
+			MemoryContextReset(st->batchcxt);
+			old = MemoryContextSwitchTo(st->batchcxt);
+			qs_colrows_get_list(&s->rr, st->rows + st->cur, st->batch_n, st->want,
+								st->batch_values, st->batch_isnull);
+			MemoryContextSwitchTo(old);
+		}
+		/* only the needed columns were written; the others stay NULL */
+		i = (st->cur - st->batch_first) * natts;
+		for (int j = 0; j < st->nneeded; j++)
+		{
+			int			a = st->needed[j] - 1;
+
+			slot->tts_values[a] = st->batch_values[i + a];
+			slot->tts_isnull[a] = st->batch_isnull[i + a];
+		}
 	}
 	ExecStoreVirtualTuple(slot);
 	qs_virt_tid(s->rr.h.entry.tid_range, qs_colrows_tidrow(&s->rr, row),
