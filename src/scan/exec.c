@@ -45,6 +45,9 @@
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
+/* the values a column table's decoded batch holds at most (main_next) */
+#define QS_BATCH_VALUES 65536
+
 /*
  * Parallel scans of column tables: what each worker counted for EXPLAIN
  * ANALYZE, in the node's DSM segment after the table AM's parallel scan
@@ -120,6 +123,7 @@ typedef struct QsScanState
 	 */
 	Datum	   *batch_values;
 	bool	   *batch_isnull;
+	int			batch_rows;		/* at most: QS_COLROWS_BATCH, fewer when wide */
 	int			batch_first;
 	int			batch_n;
 	MemoryContext batchcxt;
@@ -360,10 +364,17 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 		st->want = palloc0(sizeof(bool) * Max(slot->tts_tupleDescriptor->natts, 1));
 		for (i = 0; i < st->nneeded; i++)
 			st->want[st->needed[i] - 1] = true;
-		st->batch_values = palloc(sizeof(Datum) * QS_COLROWS_BATCH *
-								  slot->tts_tupleDescriptor->natts);
-		st->batch_isnull = palloc(sizeof(bool) * QS_COLROWS_BATCH *
-								  slot->tts_tupleDescriptor->natts);
+		/*
+		 * A batch's arrays hold every attribute of its rows (get_rows'
+		 * layout): QS_BATCH_VALUES values at most, so that a table of 1,600
+		 * columns takes 40 rows at a time, not 15 MB per scan.
+		 */
+		st->batch_rows = Max(1, Min(QS_COLROWS_BATCH,
+									QS_BATCH_VALUES / Max(slot->tts_tupleDescriptor->natts, 1)));
+		st->batch_values = palloc(sizeof(Datum) * st->batch_rows *
+								  Max(slot->tts_tupleDescriptor->natts, 1));
+		st->batch_isnull = palloc(sizeof(bool) * st->batch_rows *
+								  Max(slot->tts_tupleDescriptor->natts, 1));
 		st->batchcxt = AllocSetContextCreate(estate->es_query_cxt,
 											 "QuickstepScan column rows",
 											 ALLOCSET_DEFAULT_SIZES);
@@ -839,7 +850,7 @@ main_next(QsScanState *st)
 			MemoryContext old;
 
 			st->batch_first = st->cur;
-			st->batch_n = Min(st->nsel - st->cur, QS_COLROWS_BATCH);
+			st->batch_n = Min(st->nsel - st->cur, st->batch_rows);
 			MemoryContextReset(st->batchcxt);
 			old = MemoryContextSwitchTo(st->batchcxt);
 			qs_colrows_get_list(&s->rr, st->rows + st->cur, st->batch_n, st->want,
