@@ -18,7 +18,8 @@
  * of the scan's directory view, each one skipped or its quals evaluated a
  * chunk of rows at a time (src/column/pushdown.c), then the delete map
  * (qs_colfilter_row) drops rows the snapshot does not see, and only the
- * needed columns of the rows left are decoded, one row at a time.
+ * needed columns of the rows left are decoded, a batch of rows at a time
+ * (qs_colrows_get_list; main_next).
  *
  *-------------------------------------------------------------------------
  */
@@ -47,6 +48,8 @@
 
 /* the values a column table's decoded batch holds at most (main_next) */
 #define QS_BATCH_VALUES 65536
+/* ... and its rows at most when a wanted column has variable width */
+#define QS_BATCH_VARLENA_ROWS 16
 
 /*
  * Parallel scans of column tables: what each worker counted for EXPLAIN
@@ -367,14 +370,19 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 		/*
 		 * A batch's arrays hold every attribute of its rows (get_rows'
 		 * layout): QS_BATCH_VALUES values at most, so that a table of 1,600
-		 * columns takes 40 rows at a time, not 15 MB per scan.
+		 * columns takes 40 rows at a time, not 15 MB per scan.  A wanted
+		 * column of variable width (text, numeric: decoded a value at a
+		 * time anyway) may hold large values, which a batch keeps until the
+		 * next one: QS_BATCH_VARLENA_ROWS rows then, not a block's worth of
+		 * them.  The arrays are made at the first main row (main_next), not
+		 * for a scan that never gets there (EXPLAIN, a LIMIT met in the
+		 * delta, an Append child never run).
 		 */
 		st->batch_rows = Max(1, Min(QS_COLROWS_BATCH,
 									QS_BATCH_VALUES / Max(slot->tts_tupleDescriptor->natts, 1)));
-		st->batch_values = palloc(sizeof(Datum) * st->batch_rows *
-								  Max(slot->tts_tupleDescriptor->natts, 1));
-		st->batch_isnull = palloc(sizeof(bool) * st->batch_rows *
-								  Max(slot->tts_tupleDescriptor->natts, 1));
+		for (i = 0; i < st->nneeded; i++)
+			if (TupleDescAttr(slot->tts_tupleDescriptor, st->needed[i] - 1)->attlen < 0)
+				st->batch_rows = Min(st->batch_rows, QS_BATCH_VARLENA_ROWS);
 		st->batchcxt = AllocSetContextCreate(estate->es_query_cxt,
 											 "QuickstepScan column rows",
 											 ALLOCSET_DEFAULT_SIZES);
@@ -849,6 +857,13 @@ main_next(QsScanState *st)
 		{
 			MemoryContext old;
 
+			if (st->batch_values == NULL)
+			{
+				st->batch_values = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+													  sizeof(Datum) * st->batch_rows * natts);
+				st->batch_isnull = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+													  sizeof(bool) * st->batch_rows * natts);
+			}
 			st->batch_first = st->cur;
 			st->batch_n = Min(st->nsel - st->cur, st->batch_rows);
 			MemoryContextReset(st->batchcxt);
