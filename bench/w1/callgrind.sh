@@ -10,9 +10,13 @@
 #     SELECT count(c1), count(c10) FROM t     (quickstep.enable_pushdown off)
 # once more; the same run without it is subtracted and the difference
 # divided by ROWS: the instructions per row.  Prints "am ir_per_row".
+# Q replaces the query and PUSHDOWN=on lets QuickstepScan take it (both
+# runs print its EXPLAIN into $W1CG_DIR/AM-n.out, for the planner's cost):
+#     Q='SELECT c1, c2, c3 FROM t WHERE c1 >= 1 OFFSET 10000000' PUSHDOWN=on
+# is W1's 3-column query at 100 % without sending the rows to a client.
 # Environment: PGVER, PG15_BIN/PG18_BIN (scripts/devpg.sh), W1CG_PORT
 # (56230), W1CG_DIR (/tmp/qs-w1cg), ROWS, AMS, W1CG_NOINIT (reuse the
-# data directories of the last run, no build).
+# data directories of the last run, no build), Q, PUSHDOWN (off).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/env.sh
@@ -43,8 +47,9 @@ cg_setup()
 [ -n "${W1CG_NOINIT:-}" ] || rm -rf "$dir"
 mkdir -p "$dir"
 NOINIT=${W1CG_NOINIT:-} cg_init_all
-q="SELECT count(c1), count(c10) FROM t"
-printf '%s\n' "SET quickstep.enable_pushdown = off" "SELECT pg_prewarm('t')" "$q" >"$dir/txn_0.sql"
+q=${Q:-SELECT count(c1), count(c10) FROM t}
+printf '%s\n' "SET quickstep.enable_pushdown = ${PUSHDOWN:-off}" "SELECT pg_prewarm('t')" \
+	"EXPLAIN $q" "$q" >"$dir/txn_0.sql"
 { cat "$dir/txn_0.sql"; echo "$q"; } >"$dir/txn_n.sql"
 txns=$rows
 for am in $ams; do

@@ -466,28 +466,27 @@ qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
 }
 
 /*
- * qs_colrows_get_batch
- *		TID rows first .. first + n - 1 (n <= QS_COLROWS_BATCH) of the
- *		block, decoded column by column: row i's attributes are
- *		values[i * natts ...], isnull[i * natts ...], as qs_colrows_get_pos
- *		gives them (want NULL: all).  By-value columns go through the
- *		reader's bulk decoding (qs_colreader_get_fixed: the codec's kernels
- *		over consecutive positions, or the TID map's positions of the
- *		rows); by-reference values are palloc'd in CurrentMemoryContext.
+ * The n (<= QS_COLROWS_BATCH) rows at positions pos[0..n-1] of the image
+ * (pos NULL: positions first .. first + n - 1), decoded column by column:
+ * row i's attributes are values[i * natts ...], isnull[i * natts ...], as
+ * qs_colrows_get_pos gives them (want NULL: all), but for the columns not
+ * wanted, which are not written (filling them for every row was most of a
+ * one-column batch's work, and callers read only what they want).  By-value
+ * columns go
+ * through the reader's bulk decoding (qs_colreader_get_fixed: the codec's
+ * kernels over consecutive positions, or over the listed ones); by-reference
+ * values are palloc'd in CurrentMemoryContext.  The caller checked the
+ * positions against the block's rows.
  */
-void
-qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *want,
-					 Datum *values, bool *isnull)
+static void
+get_rows(QsColRowReader *rr, const uint32 *pos, uint32 first, uint32 n,
+		 const bool *want, Datum *values, bool *isnull)
 {
 	int			natts = rr->natts;
-	const uint32 *pos = rr->pos_of_row ? rr->pos_of_row + first : NULL;
 	uint64		fixed[QS_COLROWS_BATCH];
 	bool		fnull[QS_COLROWS_BATCH];
 
 	Assert(n <= QS_COLROWS_BATCH);
-	if (first > rr->h.blk.nrows || n > rr->h.blk.nrows - first)
-		elog(ERROR, "rows %u..%u of column block %u are past its %u rows", first,
-			 first + n - 1, rr->h.entry.block_id, rr->h.blk.nrows);
 	for (int c = 0; c < natts; c++)
 	{
 		QsColAttr  *a = &rr->attrs[c];
@@ -496,6 +495,8 @@ qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *wan
 		Datum		v;
 		bool		isn;
 
+		if (want && !want[c])
+			continue;
 		if (column_absent(rr, c, want, &v, &isn))
 		{
 			for (uint32 i = 0; i < n; i++)
@@ -554,6 +555,76 @@ qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *wan
 			values[i * natts + c] = isn ? (Datum) 0 : value_datum(rr, c, p, len);
 		}
 	}
+}
+
+/*
+ * qs_colrows_get_batch
+ *		TID rows first .. first + n - 1 (n <= QS_COLROWS_BATCH) of the
+ *		block, as get_rows gives them (columns not wanted are not
+ *		written): the codec's kernels run over
+ *		consecutive positions, or the TID map's positions of the rows.
+ */
+void
+qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *want,
+					 Datum *values, bool *isnull)
+{
+	if (first > rr->h.blk.nrows || n > rr->h.blk.nrows - first)
+		elog(ERROR, "rows %u..%u of column block %u are past its %u rows", first,
+			 first + n - 1, rr->h.entry.block_id, rr->h.blk.nrows);
+	get_rows(rr, rr->pos_of_row ? rr->pos_of_row + first : NULL, first, n,
+			 want, values, isnull);
+}
+
+/*
+ * Runs of at least this many consecutive positions in a list are decoded
+ * as a range: the codec's kernels decode a range in bulk, but a listed
+ * position a value at a time (colblock.c, decode_fixed).
+ */
+#define QS_COLROWS_MIN_RUN 16
+
+/*
+ * qs_colrows_get_list
+ *		The rows at positions pos[0..n-1] (n <= QS_COLROWS_BATCH, ascending)
+ *		of the image, as get_rows gives them (columns not wanted are not
+ *		written): QuickstepScan's surviving
+ *		rows of a chunk, decoded a column at a time instead of a row at a
+ *		time (qs_colrows_get_pos).  Long runs of consecutive positions (all
+ *		of them when every row passed) go as ranges, the rest as lists.
+ */
+void
+qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
+					const bool *want, Datum *values, bool *isnull)
+{
+	int			natts = rr->natts;
+	uint32		listed = 0;		/* pos[listed .. i - 1]: not decoded yet */
+	uint32		i = 0;
+
+	for (uint32 j = 0; j < n; j++)
+		if (pos[j] >= rr->h.blk.nrows || (j > 0 && pos[j] <= pos[j - 1]))
+			elog(ERROR, "row %u of column block %u is past its %u rows or out of order",
+				 pos[j], rr->h.entry.block_id, rr->h.blk.nrows);
+	while (i < n)
+	{
+		uint32		run = 1;
+
+		while (i + run < n && pos[i + run] == pos[i] + run)
+			run++;
+		if (run < QS_COLROWS_MIN_RUN)
+		{
+			i += run;
+			continue;
+		}
+		if (listed < i)
+			get_rows(rr, pos + listed, 0, i - listed, want,
+					 values + (size_t) listed * natts, isnull + (size_t) listed * natts);
+		get_rows(rr, NULL, pos[i], run, want,
+				 values + (size_t) i * natts, isnull + (size_t) i * natts);
+		i += run;
+		listed = i;
+	}
+	if (listed < n)
+		get_rows(rr, pos + listed, 0, n - listed, want,
+				 values + (size_t) listed * natts, isnull + (size_t) listed * natts);
 }
 
 void

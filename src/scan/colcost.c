@@ -9,10 +9,10 @@
  * compressed), but its sequential scan decodes every column of every row
  * it returns: that work, not the pages, is most of its time, and without
  * it the plain scan looked cheaper than QuickstepScan, which decodes only
- * the columns the query needs.  Both are charged the same per column and
- * row, so that the planner sees what reading fewer columns spares.  Row
- * tables are not charged: their records are deformed as heap's are, which
- * cpu_tuple_cost already counts.
+ * the columns the query needs.  Each is charged per column and row it
+ * decodes, at its own rate, so that the planner sees what reading fewer
+ * columns spares.  Row tables are not charged: their records are deformed
+ * as heap's are, which cpu_tuple_cost already counts.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,18 +28,32 @@
 #include "utils/rel.h"
 
 /*
- * Decoding one column of one row, as a fraction of cpu_tuple_cost.
- * Measured (PG 15, 1M rows of 10 int4 columns, sequential scan of the
- * column table against heap's): the column table's scan took about 185 ms
- * more than heap's for 10 million values, against heap's 72 ms for a cost
- * of 20,834: about 0.5 cpu_tuple_cost per value (src/scan/README.md).
+ * Decoding one column of one row, as a fraction of cpu_tuple_cost, for the
+ * sequential scan (SEQ: qs_colrows_get_batch, a batch of rows a column at a
+ * time) and for QuickstepScan (SCAN: qs_colrows_get_list over the rows that
+ * passed its quals, the same kernels).  Measured by callgrind (instruction
+ * counts: the machine is shared), bench/w1/callgrind.sh, PG 15, 500,000 rows
+ * of W1 Narrow-U (10 int4), W1's query at 100 %
+ *     SELECT c1..ck FROM t WHERE c1 >= 1 OFFSET 10000000
+ * heap's plain scan: 735 instructions a row for a cost of 0.0208 a row
+ * (10,417 for the table), so cpu_tuple_cost is about 353 instructions;
+ * the inclusive instructions of the decode functions per row: SEQ 252 for
+ * 10 values, 25 a value, 0.07; SCAN 44, 95 and 145 for 1, 3 and 5 columns,
+ * 25 a value more, 0.07 too (the same kernels over the same runs of rows)
+ * and 19 a row, which the visit term of QuickstepScan's cost covers.
+ * Timings decode a value dearer than instructions say (memory stalls are
+ * not instructions), both scans alike, so the choice between them holds.
+ * (QuickstepScan's other work per row is less than the plain scan's on a
+ * column table, 426 against 648 instructions, but costed more: it then
+ * keeps the plain scan from about half the columns on; src/scan/README.md.)
  */
-#define QS_COL_DECODE_FRACTION 0.5
+#define QS_COL_SEQ_DECODE_FRACTION 0.07
+#define QS_COL_SCAN_DECODE_FRACTION 0.07
 
 static Cost
-decode_cost(double values)
+decode_cost(double values, double fraction)
 {
-	return values * cpu_tuple_cost * QS_COL_DECODE_FRACTION;
+	return values * cpu_tuple_cost * fraction;
 }
 
 /*
@@ -79,7 +93,8 @@ table_columns(Oid relid)
 void
 qs_colcost_charge_seqscans(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 {
-	Cost		all = decode_cost(rel->tuples * table_columns(relid));
+	Cost		all = decode_cost(rel->tuples * table_columns(relid),
+								  QS_COL_SEQ_DECODE_FRACTION);
 	List	   *serial = NIL;
 	List	   *partial = NIL;
 	ListCell   *lc;
@@ -126,6 +141,12 @@ qs_colcost_charge_seqscans(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 
 	if (rel->indexlist != NIL)
 		create_index_paths(root, rel);
+
+	/*
+	 * PG 18 returns whether it built the TID path of WHERE CURRENT OF, after
+	 * which core builds no other path; planner.c charges no relation with
+	 * one (has_current_of), so there is nothing to do with it here.
+	 */
 	create_tidscan_paths(root, rel);
 }
 
@@ -145,7 +166,7 @@ qs_colcost_charge_scan(PlannerInfo *root, RelOptInfo *rel, Path *path,
 
 	passing = rel->tuples *
 		clauselist_selectivity(root, pushed, rel->relid, JOIN_INNER, NULL);
-	cost = decode_cost(passing * list_length(needed));
+	cost = decode_cost(passing * list_length(needed), QS_COL_SCAN_DECODE_FRACTION);
 	if (workers > 0)
 		cost /= qs_scan_parallel_divisor(workers);
 	path->total_cost += cost;

@@ -478,7 +478,19 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 	if (kind == QS_COLUMN_TABLE)
 		qs_colcost_charge_seqscans(root, rel, rte->relid);
-	serial = !(kind == QS_ROW_TABLE && serial_path_dominated(rel));
+
+	/*
+	 * No path for a relation with lateral references (rel->lateral_relids:
+	 * a LATERAL subquery's PlaceHolderVar evaluated at its scan, say).  Its
+	 * scan must be parameterized by them, as create_seqscan_path does
+	 * through get_baserel_parampathinfo; an unparameterized QuickstepScan
+	 * lost them (a LEFT JOIN LATERAL's outer column came out NULL).  A
+	 * parameterized one would also have to be costed with the parameter
+	 * info's rows and join clauses, which cost_path does not know: the plain
+	 * scan is left to such relations.
+	 */
+	serial = !(kind == QS_ROW_TABLE && serial_path_dominated(rel)) &&
+		rel->lateral_relids == NULL;
 	partial = rel->consider_parallel && rel->lateral_relids == NULL;
 	if (!serial && !partial)
 		return;
