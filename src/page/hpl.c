@@ -78,6 +78,10 @@
  */
 #include "postgres.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -86,6 +90,7 @@
 #include "catalog/pg_type_d.h"
 #include "executor/tuptable.h"
 #include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/memutils.h"
@@ -655,6 +660,18 @@ hpl_len_nonzero8(Page page, const HplGeom *g, int i)
 	 */
 	const char *l = (const char *) page +
 		Min((int) g->hoff[i * 8][F_LEN], BLCKSZ - 16);
+#ifdef __SSE2__
+	/*
+	 * Eight 16-bit lanes compared with 0 at once, packed to a byte each, a
+	 * bit each (x86-64 always has SSE2): about 5 instructions where the
+	 * word arithmetic below takes about 23 (a pgbench tellers' page asks
+	 * for 24 of them on every read, issue 16).
+	 */
+	__m128i		z = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *) l),
+									_mm_setzero_si128());
+
+	return ~(uint32) _mm_movemask_epi8(_mm_packs_epi16(z, z)) & 0xFF;
+#else
 	uint32		m = 0;
 
 	for (int h = 0; h < 2; h++)
@@ -678,6 +695,46 @@ hpl_len_nonzero8(Page page, const HplGeom *g, int i)
 		m |= (uint32) (r & 0xF) << (h * 4);
 	}
 	return m;
+#endif
+}
+
+/*
+ * Ghost bits of slots 64w..64w+63 below nrecs, bit b for slot 64w + b
+ * ('bits' is the used or live field's only unit: 512 bits, so the eight
+ * bytes read lie in it for every w with 64w < nrecs <= 291).
+ */
+static inline uint64
+hpl_bits64(const uint8 *bits, int w, int nrecs)
+{
+	uint64		v;
+
+	memcpy(&v, bits + w * 8, 8);
+#ifdef WORDS_BIGENDIAN
+	/* byte i holds slots 8i..8i+7: the first byte is the word's low one */
+	v = pg_bswap64(v);
+#endif
+	if (nrecs - w * 64 < 64)
+		v &= (UINT64CONST(1) << (nrecs - w * 64)) - 1;
+	return v;
+}
+
+/*
+ * The DEAD slots (not REDIRECTs) among the used, not live slots 'notlive'
+ * of word w (hpl_bits64): the length fields of the bytes that have one.
+ */
+static inline uint64
+hpl_dead64(Page page, const HplGeom *g, int w, uint64 notlive)
+{
+	uint64		dead = 0;
+
+	while (notlive != 0)
+	{
+		int			b = pg_rightmost_one_pos64(notlive) & ~7;
+
+		dead |= (uint64) hpl_len_nonzero8(page, g, w * 8 + b / 8) << b;
+		notlive &= ~(UINT64CONST(0xFF) << b);
+	}
+	return dead;
 }
 
 /* length of a value in the variable-size area */
@@ -1049,29 +1106,29 @@ hpl_free_slot(Page page, HplGeom *g, bool heaponly)
 	{
 		const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
 
-		for (int i = 0; i * 8 < nrecs; i++)
+		for (int w = 0; w * 64 < nrecs; w++)
 		{
-			uint32		valid = nrecs - i * 8 >= 8 ? 0xFF :
-				(1U << (nrecs - i * 8)) - 1;
-			uint32		dead = used[i] & ~live[i] & valid;
+			uint64		notlive = hpl_bits64(used, w, nrecs) &
+				~hpl_bits64(live, w, nrecs);
+			uint64		dead;
 
+			if (notlive == 0)
+				continue;
 			/* DEAD, not a REDIRECT (length 0) */
+			dead = notlive & hpl_dead64(page, g, w, notlive);
 			if (dead)
-				dead &= hpl_len_nonzero8(page, g, i);
-			if (dead)
-				return i * 8 + pg_rightmost_one_pos32(dead);
+				return w * 64 + pg_rightmost_one_pos64(dead);
 		}
 	}
-	for (int i = 0; i * 8 < nrecs; i++)
+	for (int w = 0; w * 64 < nrecs; w++)
 	{
-		if (used[i] != 0xFF)
-		{
-			int			k = i * 8 + pg_rightmost_one_pos32(~used[i] & 0xFF);
+		uint64		unused = ~hpl_bits64(used, w, nrecs);
 
-			if (k < nrecs)
-				return k;
-			break;
-		}
+		/* only the bits of slots below nrecs */
+		if (nrecs - w * 64 < 64)
+			unused &= (UINT64CONST(1) << (nrecs - w * 64)) - 1;
+		if (unused)
+			return w * 64 + pg_rightmost_one_pos64(unused);
 	}
 	return nrecs < HPL_MAX_RECS ? nrecs : -1;
 }
@@ -1109,25 +1166,26 @@ hpl_count_slots(Page page, HplGeom *g, int *ndead, int *nunused,
 	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
 	const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
 	int			nrecs = HplDirOf(page)->nrecs;
+	int			nused = 0;
+	int			nnotlive = 0;
+	int			nd = 0;
 
-	*ndead = *nunused = *nredirect = 0;
-	for (int i = 0; i * 8 < nrecs; i++)
+	/* 64 slots a step: pruning's trigger runs this on every read */
+	for (int w = 0; w * 64 < nrecs; w++)
 	{
-		/* the bits of records < nrecs in this byte */
-		uint32		valid = nrecs - i * 8 >= 8 ? 0xFF :
-			(1U << (nrecs - i * 8)) - 1;
-		uint32		notlive = used[i] & ~live[i] & valid;
+		uint64		u = hpl_bits64(used, w, nrecs);
+		uint64		notlive = u & ~hpl_bits64(live, w, nrecs);
 
-		*nunused += pg_number_of_ones[~used[i] & valid];
-		if (notlive)
-		{
-			/* a REDIRECT is a dead slot of length 0 (hpl_record_state) */
-			uint32		dead = notlive & hpl_len_nonzero8(page, g, i);
-
-			*ndead += pg_number_of_ones[dead];
-			*nredirect += pg_number_of_ones[notlive & ~dead];
-		}
+		nused += pg_popcount64(u);
+		if (notlive == 0)
+			continue;
+		nnotlive += pg_popcount64(notlive);
+		/* a REDIRECT is a dead slot of length 0 (hpl_record_state) */
+		nd += pg_popcount64(notlive & hpl_dead64(page, g, w, notlive));
 	}
+	*ndead = nd;
+	*nredirect = nnotlive - nd;
+	*nunused = nrecs - nused;
 }
 
 /*
