@@ -639,47 +639,51 @@ hpl_put16(Page page, const HplField *f, int k, uint16 v)
 }
 
 /*
- * The slots among 8i..8i+7 whose length field is not 0, as bits (bit j for
- * slot 8i + j): among used, not live slots, the DEAD ones (a REDIRECT has
- * length 0, hpl_record_state).  The caller has 8i < nrecs.  The eight
- * length fields are 16 contiguous bytes: a unit of a 2-byte field holds 32
- * values, so slots 8i..8i+7 share one, which exists once slot 8i does (its
- * other values are of slots not used yet: the caller masks them).  Two word
- * loads and a lane test instead of a field address and a load per slot: a
- * page of HOT chains has about as many REDIRECTs as rows (100 on the
- * pgbench tellers' page), and pruning's trigger and a heap-only version's
- * slot search look past them on every read and update of it.
+ * The slots among 32u..32u+31 whose length field is not 0, as bits (bit j
+ * for slot 32u + j): among used, not live slots, the DEAD ones (a REDIRECT
+ * has length 0, hpl_record_state).  The caller has 32u < nrecs.  The 32
+ * length fields are one unit, 64 contiguous bytes, which exists once slot
+ * 32u does (its other values are of slots not used yet, zero or stale:
+ * the caller masks them).  A page of HOT chains has about as many
+ * REDIRECTs as rows (100 on the pgbench tellers' page), and pruning's
+ * trigger and a heap-only version's slot search look past them on every
+ * read and update of it.
  */
 static inline uint32
-hpl_len_nonzero8(Page page, const HplGeom *g, int i)
+hpl_len_nonzero32(Page page, const HplGeom *g, int u)
 {
 	/*
 	 * Capped as hpl_compute_geom caps each slot's offset: on a page whose
-	 * record count is more than its geometry holds (corrupt), the 16 bytes
+	 * record count is more than its geometry holds (corrupt), the 64 bytes
 	 * read stay inside the page.
 	 */
 	const char *l = (const char *) page +
-		Min((int) g->hoff[i * 8][F_LEN], BLCKSZ - 16);
-#ifdef __SSE2__
-	/*
-	 * Eight 16-bit lanes compared with 0 at once, packed to a byte each, a
-	 * bit each (x86-64 always has SSE2): about 5 instructions where the
-	 * word arithmetic below takes about 23 (a pgbench tellers' page asks
-	 * for 24 of them on every read, issue 16).
-	 */
-	__m128i		z = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *) l),
-									_mm_setzero_si128());
+		Min((int) g->hoff[u * 32][F_LEN], BLCKSZ - 64);
+	uint32		zero = 0;
 
-	return ~(uint32) _mm_movemask_epi8(_mm_packs_epi16(z, z)) & 0xFF;
-#else
-	uint32		m = 0;
+#ifdef __SSE2__
+
+	/*
+	 * x86-64 always has SSE2: eight 16-bit lanes compared with 0 at once,
+	 * two such packed to a byte a lane, a bit a lane (about 14 instructions
+	 * where the word arithmetic below takes about 90)
+	 */
+	__m128i		z = _mm_setzero_si128();
 
 	for (int h = 0; h < 2; h++)
+	{
+		__m128i		a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *) (l + h * 32)), z);
+		__m128i		b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *) (l + h * 32 + 16)), z);
+
+		zero |= (uint32) _mm_movemask_epi8(_mm_packs_epi16(a, b)) << (h * 16);
+	}
+#else
+	for (int q = 0; q < 8; q++)
 	{
 		uint64		w,
 					r;
 
-		memcpy(&w, l + h * 8, 8);
+		memcpy(&w, l + q * 8, 8);
 		/* each 16-bit lane's two bytes ORed into its low byte ... */
 		w = (w | (w >> 8)) & UINT64CONST(0x00FF00FF00FF00FF);
 		/* ... which, plus 0xFF, carries into the lane's bit 8 iff not 0 */
@@ -692,10 +696,10 @@ hpl_len_nonzero8(Page page, const HplGeom *g, int i)
 		/* the first slot's lane is the word's high one */
 		r = ((r & 1) << 3) | ((r & 2) << 1) | ((r & 4) >> 1) | ((r & 8) >> 3);
 #endif
-		m |= (uint32) (r & 0xF) << (h * 4);
+		zero |= (uint32) (~r & 0xF) << (q * 4);
 	}
-	return m;
 #endif
+	return ~zero;
 }
 
 /*
@@ -720,20 +724,17 @@ hpl_bits64(const uint8 *bits, int w, int nrecs)
 
 /*
  * The DEAD slots (not REDIRECTs) among the used, not live slots 'notlive'
- * of word w (hpl_bits64): the length fields of the bytes that have one.
+ * of word w (hpl_bits64): the length fields of its halves that have one.
  */
 static inline uint64
 hpl_dead64(Page page, const HplGeom *g, int w, uint64 notlive)
 {
 	uint64		dead = 0;
 
-	while (notlive != 0)
-	{
-		int			b = pg_rightmost_one_pos64(notlive) & ~7;
-
-		dead |= (uint64) hpl_len_nonzero8(page, g, w * 8 + b / 8) << b;
-		notlive &= ~(UINT64CONST(0xFF) << b);
-	}
+	if ((uint32) notlive != 0)
+		dead = hpl_len_nonzero32(page, g, w * 2);
+	if ((notlive >> 32) != 0)
+		dead |= (uint64) hpl_len_nonzero32(page, g, w * 2 + 1) << 32;
 	return dead;
 }
 
