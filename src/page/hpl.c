@@ -1072,9 +1072,10 @@ hpl_max_record_size(TupleDesc desc)
 
 /*
  * The used bits of records 0..nrecs-1 lie in the first bytes of the used
- * field's only unit.  These two are on every insert and update and,
- * through free_space, on every index fetch's pruning check, so they look
- * at a byte (eight slots) at a time.
+ * field's only unit.  hpl_is_empty and hpl_free_slot are on every insert
+ * and update and, through free_space, on every index fetch's pruning
+ * check: hpl_is_empty looks at a byte (eight slots) at a time,
+ * hpl_free_slot at 64 slots at a time (hpl_bits64).
  */
 static bool
 hpl_is_empty(Page page, HplGeom *g)
