@@ -332,11 +332,13 @@ qs_prune_execute(const QsPageLayout *L, Page page,
 				 const OffsetNumber *dead, int ndead,
 				 const OffsetNumber *unused, int nunused)
 {
+	/*
+	 * No hint bits to clear before mark_redirect: a REDIRECT keeps no header
+	 * (NSM: a line pointer whose record compaction drops; PAX and HPL: its
+	 * bytes depend on the target alone, src/page/README.md)
+	 */
 	for (int i = 0; i < nredirected; i++)
-	{
-		qs_prune_clear_hints(L, page, &redirected[i * 2], 1);
 		L->mark_redirect(page, &redirected[i * 2], &redirected[i * 2 + 1], 1);
-	}
 	if (ndead > 0)
 	{
 		qs_prune_clear_hints(L, page, dead, ndead);
