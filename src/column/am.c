@@ -486,20 +486,8 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	if (s->batch_values == NULL)
 	{
 		int			natts = Max(s->rr.natts, 1);
-		TupleDesc	desc = RelationGetDescr(s->base.rs_rd);
 
-		/* about 64k values a batch: wide tables take fewer rows */
-		s->batch_rows = Max(Min(QS_COLROWS_BATCH, 65536 / natts), 16);
-
-		/*
-		 * A column of variable width may hold large values (up to 1 GB),
-		 * which a batch keeps until the next one: 16 rows then (1,500 rows of
-		 * 1 MB text: peak RSS 156 MB with 1,024-row batches, 42 MB with 16).
-		 */
-		for (int a = 0; a < desc->natts; a++)
-			if (!TupleDescAttr(desc, a)->attisdropped &&
-				TupleDescAttr(desc, a)->attlen < 0)
-				s->batch_rows = Min(s->batch_rows, 16);
+		s->batch_rows = qs_colrows_batch_rows(RelationGetDescr(s->base.rs_rd), NULL);
 		s->batch_values = MemoryContextAlloc(s->cxt, sizeof(Datum) * s->batch_rows * natts);
 		s->batch_isnull = MemoryContextAlloc(s->cxt, sizeof(bool) * s->batch_rows * natts);
 	}

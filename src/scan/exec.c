@@ -46,11 +46,6 @@
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
-/* the values a column table's decoded batch holds at most (main_next) */
-#define QS_BATCH_VALUES 65536
-/* ... and its rows at most when a wanted column has variable width */
-#define QS_BATCH_VARLENA_ROWS 16
-
 /*
  * Parallel scans of column tables: what each worker counted for EXPLAIN
  * ANALYZE, in the node's DSM segment after the table AM's parallel scan
@@ -368,21 +363,11 @@ qs_begin(CustomScanState *node, EState *estate, int eflags)
 		for (i = 0; i < st->nneeded; i++)
 			st->want[st->needed[i] - 1] = true;
 		/*
-		 * A batch's arrays hold every attribute of its rows (get_rows'
-		 * layout): QS_BATCH_VALUES values at most, so that a table of 1,600
-		 * columns takes 40 rows at a time, not 15 MB per scan.  A wanted
-		 * column of variable width (text, numeric: decoded a value at a
-		 * time anyway) may hold large values, which a batch keeps until the
-		 * next one: QS_BATCH_VARLENA_ROWS rows then, not a block's worth of
-		 * them.  The arrays are made at the first main row (main_next), not
+		 * The batch's arrays are made at the first main row (main_next), not
 		 * for a scan that never gets there (EXPLAIN, a LIMIT met in the
 		 * delta, an Append child never run).
 		 */
-		st->batch_rows = Max(1, Min(QS_COLROWS_BATCH,
-									QS_BATCH_VALUES / Max(slot->tts_tupleDescriptor->natts, 1)));
-		for (i = 0; i < st->nneeded; i++)
-			if (TupleDescAttr(slot->tts_tupleDescriptor, st->needed[i] - 1)->attlen < 0)
-				st->batch_rows = Min(st->batch_rows, QS_BATCH_VARLENA_ROWS);
+		st->batch_rows = qs_colrows_batch_rows(slot->tts_tupleDescriptor, st->want);
 		st->batchcxt = AllocSetContextCreate(estate->es_query_cxt,
 											 "QuickstepScan column rows",
 											 ALLOCSET_DEFAULT_SIZES);
