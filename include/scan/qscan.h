@@ -32,8 +32,9 @@ extern void qs_scan_column_shares(struct PlannerInfo *root, struct RelOptInfo *r
 								  double *pages);
 extern double qs_scan_parallel_divisor(int workers);
 
-/* Column tables: decoding columns (colcost.c) */
+/* Column tables: visiting rows and decoding columns (colcost.c) */
 struct Path;
+extern double qs_colcost_visit_fraction(void);
 extern void qs_colcost_charge_seqscans(struct PlannerInfo *root,
 									   struct RelOptInfo *rel, Oid relid);
 extern void qs_colcost_charge_scan(struct PlannerInfo *root,

@@ -323,7 +323,8 @@ make_agg_scan_path(PlannerInfo *root, RelOptInfo *rel, PathTarget *target,
 	CustomPath *cp = makeNode(CustomPath);
 	double		seq_page_cost;
 	Cost		startup = 0;
-	Cost		cpu_per_tuple = cpu_tuple_cost * 0.5;	/* as the scan's visit */
+	/* a column table's rows, visited as the scan's path visits them */
+	Cost		cpu_per_tuple = cpu_tuple_cost * qs_colcost_visit_fraction();
 	Cost		cpu_run;
 	double		frac = 1.0;
 	ListCell   *lc;

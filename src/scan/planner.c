@@ -38,9 +38,11 @@
 /*
  * Cost model constants, as fractions of cpu_tuple_cost and of a pushed
  * qual's own per-tuple cost.  Measured with bench W1 (see the README of
- * this folder): reading one column of a visible row and checking its
- * visibility costs about half of what forming and filtering a whole tuple
- * costs, and a qual on a column array about half of ExecQual's cost.
+ * this folder): reading one column of a visible row of a row table and
+ * checking its visibility costs about half of what forming and filtering a
+ * whole tuple costs, and a qual on a column array about half of ExecQual's
+ * cost.  A column table's rows are visited at their own rate
+ * (qs_colcost_visit_fraction, colcost.c).
  */
 #define QS_VISIT_FRACTION	0.5
 #define QS_PUSHED_QUAL_FRACTION 0.5
@@ -234,7 +236,8 @@ column_visit_fraction(PlannerInfo *root, RelOptInfo *rel, List *pushed)
  * min/max), and a block is read whole or skipped, so at least one block
  * is read — the cost of a qual that keeps one row is a block's, not a
  * row's (without that floor a point query looked cheaper than an index
- * scan and single-row UPDATEs scanned the table).
+ * scan and single-row UPDATEs scanned the table).  A block read has its
+ * delete map read too, as the plain scan reads every page.
  */
 static void
 column_visit_shares(RelOptInfo *rel, Oid relid, double visit,
@@ -268,16 +271,20 @@ column_visit_shares(RelOptInfo *rel, Oid relid, double visit,
 	*rows = rel->tuples > 0 ?
 		Min((delta_rows + shape.main_rows * main_share) / rel->tuples, 1.0) : 1.0;
 	*pages = rel->pages > 0 ?
-		Min((delta_pages + shape.main_pages * main_share) / rel->pages, 1.0) : 1.0;
+		Min((delta_pages + (shape.main_pages + shape.delmap_pages) * main_share) /
+			rel->pages, 1.0) : 1.0;
 }
 
 /*
+ * visit_charge: visiting a row, as a fraction of cpu_tuple_cost
+ * (QS_VISIT_FRACTION; column tables: qs_colcost_visit_fraction).
  * visit_rows, visit_pages: the shares of the rows and pages the scan reads
  * (column tables: column_visit_shares; row tables: 1).
  */
 static void
 cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
-		  List *rest, int workers, double visit_rows, double visit_pages)
+		  List *rest, int workers, double visit_charge, double visit_rows,
+		  double visit_pages)
 {
 	double		seq_page_cost;
 	double		frac = 1.0;
@@ -290,7 +297,7 @@ cost_path(PlannerInfo *root, RelOptInfo *rel, Path *path, List *pushed,
 	get_tablespace_page_costs(rel->reltablespace, NULL, &seq_page_cost);
 
 	/* Visiting a row: visibility check and reading the first column. */
-	cpu_per_tuple = cpu_tuple_cost * QS_VISIT_FRACTION;
+	cpu_per_tuple = cpu_tuple_cost * visit_charge;
 
 	/*
 	 * Each pushed qual runs on the rows the previous ones kept.  Cost and
@@ -389,7 +396,8 @@ serial_path_dominated(RelOptInfo *rel)
 
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
-		  int workers, bool backward, double visit_rows, double visit_pages)
+		  int workers, bool backward, double visit_charge, double visit_rows,
+		  double visit_pages)
 {
 	CustomPath *cp = makeNode(CustomPath);
 
@@ -413,7 +421,8 @@ make_path(PlannerInfo *root, RelOptInfo *rel, List *pushed, List *rest,
 	/* the pushed clauses, so that qs_plan_path need not decide them again */
 	cp->custom_private = pushed;
 	cp->methods = &qs_path_methods;
-	cost_path(root, rel, &cp->path, pushed, rest, workers, visit_rows, visit_pages);
+	cost_path(root, rel, &cp->path, pushed, rest, workers, visit_charge,
+			  visit_rows, visit_pages);
 	return cp;
 }
 
@@ -459,7 +468,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	QsScanKind	kind;
 	bool		serial,
 				partial;
-	double		visit_rows = 1.0,
+	double		visit_charge = QS_VISIT_FRACTION,
+				visit_rows = 1.0,
 				visit_pages = 1.0;
 
 	if (prev_set_rel_pathlist_hook)
@@ -504,6 +514,7 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (kind == QS_COLUMN_TABLE)
 	{
 		needed = needed_columns(rel, extract_actual_clauses(rest, false));
+		visit_charge = qs_colcost_visit_fraction();
 		column_visit_shares(rel, rte->relid,
 							column_visit_fraction(root, rel, pushed),
 							&visit_rows, &visit_pages);
@@ -511,7 +522,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (serial)
 		add_path(rel, column_path(root, rel, kind, needed,
 								  make_path(root, rel, pushed, rest, 0,
-											kind == QS_ROW_TABLE, visit_rows, visit_pages)));
+											kind == QS_ROW_TABLE, visit_charge,
+											visit_rows, visit_pages)));
 
 	/*
 	 * Partial paths as for a Parallel Seq Scan: workers claim row pages (a
@@ -525,7 +537,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		if (workers > 0)
 			add_partial_path(rel, column_path(root, rel, kind, needed,
 											  make_path(root, rel, pushed, rest, workers,
-														false, visit_rows, visit_pages)));
+														false, visit_charge,
+														visit_rows, visit_pages)));
 	}
 }
 
