@@ -92,6 +92,15 @@ typedef struct ColScanDescData
 	MemoryContext batchcxt;
 	const TupleTableSlotOps *own_ops;	/* the table's slot kind (a header) */
 
+	/*
+	 * The open block's header of a row without a delete-map entry
+	 * (qs_colmain_default_header) but for its t_ctid: hdr_old for the rows
+	 * of older versions (row < base), hdr_new for the others; built when
+	 * the block is opened, instead of once a row.
+	 */
+	HeapTupleHeaderData hdr_old;
+	HeapTupleHeaderData hdr_new;
+
 	/* TID range scans (scan_tid.c) */
 	bool		tr_set;
 	ItemPointerData tr_min;

@@ -78,8 +78,10 @@ static struct
 }			col_an;
 
 static void col_an_reset(void);
-static void store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
-							 bool own_slot, const HeapTupleHeaderData *hdr);
+static inline void store_row_finish(QsColRowReader *rr, uint32 row,
+									TupleTableSlot *slot, bool own_slot,
+									const HeapTupleHeaderData *hdr,
+									const HeapTupleHeaderData *dflt);
 
 
 /* ------------------------------------------------------------------------
@@ -131,17 +133,21 @@ qs_colscan_store_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 	qs_colrows_get(rr, row, NULL, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
 	store_row_finish(rr, row, slot,
-					 slot->tts_ops == table_slot_callbacks(rr->h.rel), hdr);
+					 slot->tts_ops == table_slot_callbacks(rr->h.rel), hdr, NULL);
 }
 
 /*
  * The rest of storing row 'row' whose values are in the slot: its TID,
  * table, header (own_slot: the slot is the table's own kind, an HPL
- * record slot, which has one), and the virtual tuple.
+ * record slot, which has one: 'hdr', its delete-map entry, or else the
+ * directory's, 'dflt' with the row's TID when the caller built it for the
+ * block), and the virtual tuple.  Inlined: the sequential scan runs it
+ * once a row.
  */
-static void
+static pg_attribute_always_inline void
 store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
-				 bool own_slot, const HeapTupleHeaderData *hdr)
+				 bool own_slot, const HeapTupleHeaderData *hdr,
+				 const HeapTupleHeaderData *dflt)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
 
@@ -151,6 +157,11 @@ store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 	{
 		if (hdr)
 			rs->hdr = *hdr;
+		else if (dflt)
+		{
+			rs->hdr = *dflt;
+			rs->hdr.t_ctid = slot->tts_tid;
+		}
 		else
 			qs_colmain_default_header(&rr->h.entry, &slot->tts_tid, &rs->hdr);
 	}
@@ -447,6 +458,23 @@ qs_colscan_close_block(ColScanDesc s)
 	MemoryContextReset(s->blkcxt);
 }
 
+/*
+ * The open block's headers of rows without a delete-map entry (hdr_old,
+ * hdr_new): qs_colmain_default_header's for its row 0 and its row 'base'
+ * (the first row of its version; t_ctid is set a row at a time).
+ */
+static void
+col_block_headers(ColScanDesc s)
+{
+	const QsColDirEntry *e = &s->dir.entries[s->open_idx];
+	ItemPointerData tid;
+
+	qs_virt_tid(e->tid_range, 0, &tid);
+	qs_colmain_default_header(e, &tid, &s->hdr_old);
+	qs_virt_tid(e->tid_range, e->base, &tid);
+	qs_colmain_default_header(e, &tid, &s->hdr_new);
+}
+
 /* open directory entry 'idx': its rows and its delete map */
 void
 qs_colscan_open_block(ColScanDesc s, uint32 idx)
@@ -464,6 +492,7 @@ qs_colscan_open_block(ColScanDesc s, uint32 idx)
 	s->open_idx = idx;
 	s->row = 0;
 	s->row_end = s->dir.entries[idx].published;
+	col_block_headers(s);
 	if (s->tr_set)
 		qs_colscan_tid_bounds(s, &s->dir.entries[idx], &s->row, &s->row_end);
 }
@@ -509,9 +538,10 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 
 /*
  * Is row 'row' of the open block visible to the scan?  Then store it,
- * from its decoded batch.
+ * from its decoded batch.  Inlined into the forward and backward loops:
+ * it runs once a row.
  */
-static bool
+static pg_attribute_always_inline bool
 col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 {
 	const HeapTupleHeaderData *hdr = NULL;
@@ -538,7 +568,8 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, &s->batch_values[i * natts], sizeof(Datum) * natts);
 	memcpy(slot->tts_isnull, &s->batch_isnull[i * natts], sizeof(bool) * natts);
-	store_row_finish(&s->rr, row, slot, slot->tts_ops == s->own_ops, hdr);
+	store_row_finish(&s->rr, row, slot, slot->tts_ops == s->own_ops, hdr,
+					 row >= s->rr.h.entry.base ? &s->hdr_new : &s->hdr_old);
 	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }
