@@ -29,11 +29,10 @@ VACUUM ANALYZE n;
 EXPLAIN (COSTS OFF) SELECT c1 FROM c;
 EXPLAIN (COSTS OFF) SELECT c1 FROM c WHERE c1 >= 1;
 EXPLAIN (COSTS OFF) SELECT c1, c2 FROM c WHERE c3 + 1 > 0;
--- every column and no qual: the plain scan, which decodes no more than
--- QuickstepScan would and hands out whole rows for less
+-- every column: the plain scan, which decodes no more than QuickstepScan
+-- would and hands out whole rows for less, with no qual and with one that
+-- QuickstepScan would answer on each block's min/max (src/scan/colcost.c)
 EXPLAIN (COSTS OFF) SELECT * FROM c;
--- every column, a qual QuickstepScan answers on each block's min/max and the
--- plain scan tests on every row: QuickstepScan (src/scan/colcost.c)
 EXPLAIN (COSTS OFF) SELECT * FROM c WHERE c1 >= 1;
 -- a row table with no qual keeps its sequential scan
 EXPLAIN (COSTS OFF) SELECT c1 FROM n;
