@@ -73,21 +73,21 @@
  * QuickstepScan handing out one decoded value of a row that passed, besides
  * decoding it, as a fraction of cpu_tuple_cost.  Per column it returns,
  * QuickstepScan runs 56.2 instructions a row (470 for 1 column, 957 for
- * 9), the plain scan 13.1 (its projection; it decodes every
- * column anyway), and PostgreSQL charges neither scan for projecting.  The
- * plain scan's projection also costs about 70 a row once (its 10 columns
- * without one: 764 against 835 for 1 column), which no charge follows, so
- * the charge is the one that puts the crossovers where callgrind does
- * (src/scan/README.md, Costs, the table): with c1 >= 1, where QuickstepScan
- * answers the qual on each block's min/max and the plain scan tests every
- * row, QuickstepScan runs fewer instructions up to 9 columns; without a
- * qual up to 6 (7 is a tie: 845 against 831).  The charges give
- * QuickstepScan 0.81 - (0.07 + h) k and 0.685 - (0.07 + h) k of
- * cpu_tuple_cost less than the plain scan (k columns; the pages are the
- * same), so h in (0.016, 0.020) puts both crossovers right but for the
- * tie; 0.018.
+ * 9), the plain scan 13.1 (its projection; it decodes every column anyway),
+ * and PostgreSQL charges neither scan for projecting.  The plain scan's
+ * projection also costs about 70 a row once (its 10 columns without one:
+ * 720 against 791 for 1 column), which no charge follows, so the charge is
+ * the one that puts the crossovers where callgrind does (src/scan/README.md,
+ * Costs, the table): with c1 >= 1, where QuickstepScan answers the qual on
+ * each block's min/max and the plain scan tests every row, QuickstepScan
+ * runs fewer instructions up to 8 columns; without a qual up to 5.  The
+ * charges give QuickstepScan 0.81 - (0.07 + h) k and 0.685 - (0.07 + h) k
+ * of cpu_tuple_cost less than the plain scan (k columns; the pages are the
+ * same): h in (0.020, 0.031) puts the first crossover right, h in (0.044,
+ * 0.067) the second; 0.03 misses the second by one column (6 columns with
+ * no qual: 789 against 774 instructions, 2 %).
  */
-#define QS_COL_SCAN_HANDOUT_FRACTION 0.018
+#define QS_COL_SCAN_HANDOUT_FRACTION 0.03
 
 double
 qs_colcost_visit_fraction(void)
