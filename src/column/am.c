@@ -592,6 +592,24 @@ col_block_wanted(ColScanDesc s, uint32 idx)
 }
 
 /*
+ * The next row of the open block after s->cur that the scan sees, into
+ * slot; false with s->cur at the block's end.  One loop for col_next_main
+ * and col_scan_getnextslot's short cut, so that a per-row rule added here
+ * holds for both.  Inlined: it runs once a row.
+ */
+static pg_attribute_always_inline bool
+col_next_open_row(ColScanDesc s, TupleTableSlot *slot)
+{
+	while (s->cur + 1 < (int64) s->row_end)
+	{
+		s->cur++;
+		if (col_take_row(s, (uint32) s->cur, slot))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The next main row forward.  Position: s->main_pos, and within the open
  * block s->cur, the row last returned (s->row - 1 before its first; the
  * block's rows are s->row .. s->row_end - 1, all of them but for TID range
@@ -628,12 +646,8 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			s->main_pos = COL_IN_MAIN;
 			s->cur = (int64) s->row - 1;
 		}
-		while (s->cur + 1 < (int64) s->row_end)
-		{
-			s->cur++;
-			if (col_take_row(s, (uint32) s->cur, slot))
-				return true;
-		}
+		if (col_next_open_row(s, slot))
+			return true;
 		if (s->pnext)
 			qs_colscan_close_block(s);
 		else
@@ -791,18 +805,14 @@ col_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 
 	/*
 	 * Most calls: the next row of the open main block, forward, as
-	 * col_next_main's loop takes it (a scan in main has started, set its
-	 * slot's descriptor and finished the delta).  Everything else, and a
-	 * row col_take_row passes over, goes the general way, which goes on
-	 * from s->cur.  Spares a row the general path's calls and tests.
+	 * col_next_main takes it (a scan in main has started, set its slot's
+	 * descriptor and finished the delta).  At the block's end, and for
+	 * everything else, the general way, which goes on from s->cur.  Spares
+	 * a row the general path's calls and tests.
 	 */
 	if (ScanDirectionIsForward(direction) && s->main_pos == COL_IN_MAIN &&
-		s->have_block && s->cur + 1 < (int64) s->row_end)
-	{
-		s->cur++;
-		if (col_take_row(s, (uint32) s->cur, slot))
-			return true;
-	}
+		s->have_block && col_next_open_row(s, slot))
+		return true;
 	qs_colscan_slot_desc(s, slot);
 	if (!s->delta_skips_set)
 		qs_colscan_delta_skip_runs(s);
