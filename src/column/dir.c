@@ -557,6 +557,19 @@ dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
  * A walk along the directory chain from the metapage's head: each page
  * locked in 'mode' and checked (dir_read_page); the caller unlocks and
  * releases it.  The next page's number is taken while the page is locked.
+ *
+ * A walk that may run beside VACUUM's compaction (qs_coldir_compact)
+ * holds the metapage's share lock from dir_walk_start to dir_walk_end
+ * (README section 7.1, P1): a pack step moves entries between pages and
+ * gives pages back under the metapage's exclusive lock, so such a walk
+ * is wholly before or wholly after each step and never misses a moved
+ * entry or reads a page given back.  A caller that holds the metapage
+ * already (exclusive or share) walks with dir_walk_start_held: taking
+ * the share lock again while holding it exclusively would wait for
+ * itself.  VACUUM's own walks (freeze, reclaim, ranges_cleaned) run in
+ * the compactor's process before it, under ShareUpdateExclusiveLock,
+ * and lock one page at a time (dir_walk_start with hold false), so that
+ * loads' appends do not wait for them.
  */
 typedef struct DirWalk
 {
@@ -564,21 +577,65 @@ typedef struct DirWalk
 	BlockNumber next;
 	uint32		visited;
 	BlockNumber nblocks;		/* dir_read_page */
+	Buffer		mbuf;			/* the metapage share-locked by us, or Invalid */
 } DirWalk;
 
-/* 'meta', when given, gets the metapage the walk starts from */
 static void
-dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta)
+dir_walk_init(Relation rel, DirWalk *w, const QsColMeta *meta)
 {
-	QsColMeta	m;
-
-	if (meta == NULL)
-		meta = &m;
-	qs_colmeta_read(rel, meta);
 	w->rel = rel;
 	w->next = meta->dir_head;
 	w->visited = 0;
 	w->nblocks = 0;
+	w->mbuf = InvalidBuffer;
+}
+
+/*
+ * 'meta', when given, gets the metapage the walk starts from.  With
+ * 'hold', the metapage stays share-locked until dir_walk_end (P1).
+ */
+static void
+dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta, bool hold)
+{
+	QsColMeta	m;
+	Buffer		mbuf;
+
+	if (meta == NULL)
+		meta = &m;
+	if (!hold)
+	{
+		/* VACUUM's own walks only: nobody compacts beside them */
+		Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
+		qs_colmeta_read(rel, meta);
+		dir_walk_init(rel, w, meta);
+		return;
+	}
+	if (RelationGetNumberOfBlocks(rel) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("column table \"%s\" has no metapage",
+						RelationGetRelationName(rel))));
+	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(mbuf, BUFFER_LOCK_SHARE);
+	*meta = *meta_of(rel, BufferGetPage(mbuf));
+	dir_walk_init(rel, w, meta);
+	w->mbuf = mbuf;
+}
+
+/* a walk by a caller holding the metapage (its contents 'meta') locked */
+static void
+dir_walk_start_held(Relation rel, DirWalk *w, const QsColMeta *meta)
+{
+	dir_walk_init(rel, w, meta);
+}
+
+/* the end of a walk: the metapage's share lock, if the walk took it */
+static void
+dir_walk_end(DirWalk *w)
+{
+	if (BufferIsValid(w->mbuf))
+		UnlockReleaseBuffer(w->mbuf);
+	w->mbuf = InvalidBuffer;
 }
 
 /* the next page (its number in *blk), or InvalidBuffer at the chain's end */
@@ -980,7 +1037,7 @@ coldir_walk_raw(Relation rel, QsColDirectory *dir)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, &meta);
+	dir_walk_start(rel, &w, &meta, true);
 	cap = Max(meta.nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
@@ -996,6 +1053,7 @@ coldir_walk_raw(Relation rel, QsColDirectory *dir)
 		dir->nentries += h->nentries;
 		UnlockReleaseBuffer(buf);
 	}
+	dir_walk_end(&w);
 }
 
 /*
@@ -1214,26 +1272,28 @@ init_dirpage(Page page)
 }
 
 /*
- * Find the directory page and index of the first entry of block_id, or
+ * Find the directory page and index of block_id's entry along walk 'w':
  * with run run_start (not InvalidBlockNumber) the newest alive version
  * with that run: versions of a block sealed without a sort key share
  * their run (column README section 4.5), and only the newest alive one
  * is superseded (an aborted seal's or a superseded one precedes it, or
- * follows it aborted), else the first with that run.  Entries never
- * move, so the place stays valid.
+ * follows it aborted), else the first with that run.  Without a run, the
+ * block's first version that is not RETIRED: the one an in-place writer
+ * (qs_coldir_lock_entry) changes — a load's pending entry, or a
+ * bulk-loaded block's only version.  The place stays valid only while
+ * the metapage stays locked (compaction moves entries: P2); the walk is
+ * ended by the caller.
  */
 static bool
-find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
-		   BlockNumber *blkp, uint32 *idxp)
+find_entry_walk(DirWalk *w, uint32 block_id, BlockNumber run_start,
+				BlockNumber *blkp, uint32 *idxp)
 {
 	BlockNumber blk;
-	DirWalk		w;
 	Buffer		buf;
 	QsColDirPageHeader *h;
 	bool		found = false;
 
-	dir_walk_start(rel, &w, NULL);
-	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
+	while ((buf = dir_walk_next(w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
 
@@ -1246,6 +1306,8 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 				continue;
 			if (run_start == InvalidBlockNumber)
 			{
+				if (ents[i].state == QS_COLBLK_RETIRED)
+					continue;
 				*blkp = blk;
 				*idxp = i;
 				UnlockReleaseBuffer(buf);
@@ -1262,6 +1324,17 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 		UnlockReleaseBuffer(buf);
 	}
 	return found;
+}
+
+/* find_entry_walk by a caller holding the metapage (contents 'meta') */
+static bool
+find_entry_held(Relation rel, const QsColMeta *meta, uint32 block_id,
+				BlockNumber run_start, BlockNumber *blkp, uint32 *idxp)
+{
+	DirWalk		w;
+
+	dir_walk_start_held(rel, &w, meta);
+	return find_entry_walk(&w, block_id, run_start, blkp, idxp);
 }
 
 /*
@@ -1287,15 +1360,20 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 	Page		tpage = NULL;
 	Page		opage = NULL;
 
-	if (old != NULL && !find_entry(rel, old->block_id, old->run_start, &oblk, &oidx))
+	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	m = meta_of(rel, BufferGetPage(mbuf));
+
+	/*
+	 * The old version's place under the metapage lock held for the write
+	 * (P2: entries move only under the metapage's exclusive lock).
+	 */
+	if (old != NULL &&
+		!find_entry_held(rel, m, old->block_id, old->run_start, &oblk, &oidx))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("column table \"%s\" has no directory entry for block %u at page %u",
 						RelationGetRelationName(rel), old->block_id, old->run_start)));
-
-	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
-	m = meta_of(rel, BufferGetPage(mbuf));
 	if (reserve &&
 		(m->next_range >= QS_VIRT_MAX_RANGES || m->next_block_id == PG_UINT32_MAX))
 		ereport(ERROR,
@@ -1465,7 +1543,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 
 	/* every version, to tell an aborted seal's xmax (before any lock) */
 	qs_coldir_read_all(rel, &all);
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, false);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -1676,6 +1754,7 @@ qs_coldir_retire_emptied(Relation rel)
 		uint32		idx;
 		Buffer		buf;
 		QsColDirPageHeader *h;
+		DirWalk		w;
 
 		if ((e->state != QS_COLBLK_SEALED && e->state != QS_COLBLK_OPEN) ||
 			(e->flags & QS_COLDIR_PENDING) ||
@@ -1690,8 +1769,13 @@ qs_coldir_retire_emptied(Relation rel)
 			continue;
 		CHECK_FOR_INTERRUPTS();
 
-		/* the newest alive version naming this run: e, unless it changed */
-		if (!find_entry(rel, e->block_id, e->run_start, &blk, &idx))
+		/*
+		 * The newest alive version naming this run: e, unless it changed.
+		 * Found without the metapage (VACUUM's own walk): only this process
+		 * moves entries (qs_coldir_compact, after this).
+		 */
+		dir_walk_start(rel, &w, NULL, false);
+		if (!find_entry_walk(&w, e->block_id, e->run_start, &blk, &idx))
 			continue;
 		buf = ReadBuffer(rel, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -1793,7 +1877,7 @@ qs_coldir_reclaim(Relation rel)
 		busy[a] = (all.entries[a].flags & QS_COLDIR_EMPTIED) &&
 			!(all.entries[a].flags & QS_COLDIR_RUN_RECLAIMED) &&
 			!emptied_unread(&all.entries[a], horizon);
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, false);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -1909,19 +1993,26 @@ qs_coldir_reclaim(Relation rel)
 
 /*
  * qs_coldir_lock_entry
- *		The directory page holding block_id's entry, pinned and exclusively
- *		locked, and the entry's index in it.  Entries never move (the
- *		directory only grows at its tail), so the page found under a share
- *		lock still holds it.
+ *		The directory page holding block_id's entry (its first version not
+ *		RETIRED: find_entry_walk), pinned and exclusively locked, and the
+ *		entry's index in it; *mbuf gets the metapage, share-locked.  The
+ *		place is found and written under one hold of the metapage (P2,
+ *		README section 7.1): compaction moves entries only under its
+ *		exclusive lock, so a place found under an earlier hold could name
+ *		another entry by the time of the write.  The caller logs its record
+ *		(without the metapage), then calls qs_coldir_unlock_entry.  Lock
+ *		order: the caller's delete-map pages, the metapage, this page.
  */
 Buffer
-qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
+qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx, Buffer *mbuf)
 {
 	BlockNumber blk;
 	Buffer		buf;
 	QsColDirPageHeader *h;
+	DirWalk		w;
 
-	if (!find_entry(rel, block_id, InvalidBlockNumber, &blk, idx))
+	dir_walk_start(rel, &w, NULL, true);
+	if (!find_entry_walk(&w, block_id, InvalidBlockNumber, &blk, idx))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("column table \"%s\" has no directory entry for block %u",
@@ -1934,7 +2025,17 @@ qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory entry of block %u of column table \"%s\" moved",
 						block_id, RelationGetRelationName(rel))));
+	/* the walk's metapage hold is the caller's now */
+	*mbuf = w.mbuf;
 	return buf;
+}
+
+/* the end of a qs_coldir_lock_entry: the page, then the metapage */
+void
+qs_coldir_unlock_entry(Buffer buf, Buffer mbuf)
+{
+	UnlockReleaseBuffer(buf);
+	UnlockReleaseBuffer(mbuf);
 }
 
 /* entry 'idx' of a directory page image (one registered for generic WAL) */
@@ -1953,7 +2054,8 @@ void
 qs_coldir_publish(Relation rel, const QsColDirEntry *final)
 {
 	uint32		idx;
-	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx);
+	Buffer		mbuf;
+	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx, &mbuf);
 	QsGenXLogState *xs = qs_genxlog_start(rel);
 	Page		page = qs_genxlog_register(xs, buf, 0);
 	QsColDirEntry *e = qs_coldir_page_entry(page, idx);
@@ -1962,7 +2064,7 @@ qs_coldir_publish(Relation rel, const QsColDirEntry *final)
 	e->flags &= ~QS_COLDIR_PENDING;
 	qs_genxlog_finish(xs);
 	qs_coldir_changed(rel);
-	UnlockReleaseBuffer(buf);
+	qs_coldir_unlock_entry(buf, mbuf);
 }
 
 /*
@@ -1981,7 +2083,7 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, true);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -1995,11 +2097,13 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 			if (entry_visible(rel, &ents[i], snapshot, &buf))
 			{
 				UnlockReleaseBuffer(buf);
+				dir_walk_end(&w);
 				return true;
 			}
 		}
 		UnlockReleaseBuffer(buf);
 	}
+	dir_walk_end(&w);
 	return false;
 }
 
@@ -2046,7 +2150,7 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, false);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
