@@ -268,8 +268,17 @@ extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
 extern uint32 qs_coldir_retire_emptied(Relation rel);
 extern uint32 qs_coldir_compact(Relation rel);
-extern void qs_coldir_count(Relation rel, uint64 *entries, uint64 *pages,
-							uint64 *free_entries, uint64 *free_pages);
+/* The directory's size, walked under one metapage hold (qs_coldir_count). */
+typedef struct QsColDirSize
+{
+	uint64		entries;		/* entries in its pages */
+	uint64		pages;			/* pages in its chain */
+	uint64		free_entries;	/* FREE-range entries */
+	uint64		free_pages;		/* pages they list */
+	uint64		meta_entries;	/* the metapage's count, in the same hold */
+} QsColDirSize;
+
+extern void qs_coldir_count(Relation rel, QsColDirSize *size);
 
 /*
  * quickstep.debug_vacuum_crash (tests only, src/core/guc.c): PANIC at one

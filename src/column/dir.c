@@ -7,8 +7,8 @@
  * Block 0 of the main fork is the metapage, written when the relation's
  * storage is created (and into the init fork of an UNLOGGED table, so a
  * crash reset keeps it).  The directory is a chain of pages of fixed-size
- * entries, appended to at its tail; entries are never moved, so a
- * reader copies them page by page under a share lock.
+ * entries, appended to at its tail; only VACUUM's compaction moves
+ * entries (toward the head, in order) and removes pages.
  *
  * WAL: new pages (metapage at creation) are full-page images
  * (log_newpage); every later change of the metapage and directory pages
@@ -17,8 +17,12 @@
  *
  * Locking: a change takes the metapage's exclusive lock first and keeps
  * it until the change is logged, then the directory page(s); this
- * serializes block id / TID range reservation and appends.  Readers take
- * one share lock at a time (metapage, then each directory page).
+ * serializes block id / TID range reservation and appends.  Readers hold
+ * the metapage's share lock for their whole walk, one directory page's
+ * share lock at a time (P1), and in-place writers find and write their
+ * entry under one share hold of the metapage (P2), because VACUUM's
+ * compaction moves entries and gives directory pages back under the
+ * metapage's exclusive lock (qs_coldir_compact; README section 4.7).
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +39,7 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "storage/lmgr.h"
@@ -2319,4 +2324,534 @@ qs_coldir_lookup(Relation rel, ItemPointer vtid, QsColDirEntry *entry,
 		return false;
 	*entry = e;
 	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Compaction of the directory (README section 4.7)
+ *
+ * VACUUM removes the entries no snapshot and no snapshot-free reader
+ * needs any more (compact_removable: R1-R4), after keeping the page
+ * ranges they freed in coalesced FREE-range entries, and packs the chain
+ * in place, in order, one generic WAL record {metapage, W, R} per step
+ * under the metapage's exclusive lock (pack_step).  Walkers hold the
+ * metapage's share lock for their whole walk and in-place writers find
+ * and write under one metapage hold (P1, P2: dir_walk_start,
+ * qs_coldir_lock_entry), so each step is atomic for them, as it is for
+ * recovery and for a hot standby.
+ * ------------------------------------------------------------------------
+ */
+
+/* entry indexes by block id, then run start */
+static int
+entry_key_cmp(const void *a, const void *b, void *arg)
+{
+	const QsColDirEntry *ents = (const QsColDirEntry *) arg;
+	const QsColDirEntry *x = &ents[*(const uint32 *) a];
+	const QsColDirEntry *y = &ents[*(const uint32 *) b];
+
+	if (x->block_id != y->block_id)
+		return x->block_id < y->block_id ? -1 : 1;
+	if (x->run_start != y->run_start)
+		return x->run_start < y->run_start ? -1 : 1;
+	return 0;
+}
+
+/* whole entries, byte by byte (a removable entry is named by its bytes) */
+static int
+entry_bytes_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(QsColDirEntry));
+}
+
+/*
+ * R1, on one entry's bytes: a retired version whose run and delete map
+ * went back (RUN_RECLAIMED: it is in no snapshot's copy, entry_visible)
+ * and whose index entries are gone (INDEX_CLEANED: else its range would
+ * leave qs_coldir_retired_ranges with them still there).  Pending aborted
+ * loads included.  FREE-range entries go by generation instead.
+ */
+static bool
+compact_r1(const QsColDirEntry *e)
+{
+	return e->state == QS_COLBLK_RETIRED &&
+		(e->flags & QS_COLDIR_RUN_RECLAIMED) &&
+		(e->flags & QS_COLDIR_INDEX_CLEANED) &&
+		!qs_coldir_is_free(e);
+}
+
+/*
+ * Which entries of 'all' (qs_coldir_read_all, directory order) may go:
+ * R1 and, over the entries of the same block (sorted by block id and run
+ * start):
+ * - R2: every entry naming the same run (block id, run start) is
+ *   RUN_RECLAIMED.  Versions sealed without a sort key share their run;
+ *   they go together, so that qs_coldir_reclaim's in_use/done and run.c's
+ *   run starts never miss a twin.
+ * - R3, an aborted version (neither SUPERSEDED nor EMPTIED; judged by
+ *   flags, never by the commit log):
+ *   (a) no version of the block that is not RETIRED has a normal xmax:
+ *   else qs_coldir_xmax_aborted_seal, which freeze and the merge still
+ *   ask, would miss this aborted merge (base < published) and answer
+ *   "an aborted seal", letting a merge reuse TIDs that had index entries;
+ *   (b) it has no delete map, or a version that is not RETIRED has
+ *   published >= its published: else qs_coldelmap_buffer_any could no
+ *   longer reach the delete map's leaves holding its rows' entries.
+ * - R4, a SUPERSEDED version: nothing more.  Its successor has published
+ *   >= its own and shares its delete map; qs_coldir_row_surely_dead loses
+ *   only rows a live version still holds.
+ * An EMPTIED version needs nothing more either: its block has no other
+ * version (qs_coldir_retire_emptied).  Returns one flag per entry.
+ */
+static bool *
+compact_removable(const QsColDirectory *all, uint32 *nremovable)
+{
+	uint32		n = all->nentries;
+	const QsColDirEntry *ents = all->entries;
+	uint32	   *idx = palloc(sizeof(uint32) * Max(n, 1));
+	bool	   *rm = palloc0(sizeof(bool) * Max(n, 1));
+
+	*nremovable = 0;
+	for (uint32 i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_arg(idx, n, sizeof(uint32), entry_key_cmp, (void *) ents);
+	for (uint32 i = 0; i < n;)
+	{
+		uint32		j = i;
+		bool		live_xmax = false;	/* R3a */
+		bool		any_live = false;	/* R3b */
+		uint32		live_published = 0;
+
+		while (j < n && ents[idx[j]].block_id == ents[idx[i]].block_id)
+		{
+			const QsColDirEntry *e = &ents[idx[j]];
+
+			if (e->state != QS_COLBLK_RETIRED)
+			{
+				any_live = true;
+				live_published = Max(live_published, e->published);
+				if (TransactionIdIsNormal(e->xmax))
+					live_xmax = true;
+			}
+			j++;
+		}
+		for (uint32 k = i; k < j;)
+		{
+			uint32		l = k;
+			bool		all_reclaimed = true;	/* R2 */
+
+			while (l < j && ents[idx[l]].run_start == ents[idx[k]].run_start)
+			{
+				if (!(ents[idx[l]].flags & QS_COLDIR_RUN_RECLAIMED))
+					all_reclaimed = false;
+				l++;
+			}
+			for (uint32 m = k; m < l && all_reclaimed; m++)
+			{
+				const QsColDirEntry *e = &ents[idx[m]];
+
+				if (!compact_r1(e))
+					continue;
+				if (!(e->flags & (QS_COLDIR_SUPERSEDED | QS_COLDIR_EMPTIED)) &&
+					(live_xmax ||
+					 (e->delmap_root != InvalidBlockNumber &&
+					  !(any_live && live_published >= e->published))))
+					continue;	/* R3 */
+				rm[idx[m]] = true;
+				(*nremovable)++;
+			}
+			k = l;
+		}
+		i = j;
+	}
+	pfree(idx);
+	return rm;
+}
+
+/* a FREE-range entry for pages r (README section 4.7; colstore.h) */
+static void
+free_entry(QsColDirEntry *e, const QsPageRange *r, CommandId gen)
+{
+	memset(e, 0, sizeof(*e));
+	e->block_id = 0;
+	e->state = QS_COLBLK_RETIRED;
+	e->flags = QS_COLDIR_FREE_FLAGS;
+	e->run_start = r->start;
+	e->npages = r->end - r->start;
+	e->tid_range = QS_COLDIR_FREE_TIDRANGE;
+	e->xmin = InvalidTransactionId;
+	e->xmax = InvalidTransactionId;
+	e->cid = gen;
+	e->delmap_root = InvalidBlockNumber;
+	e->src_first = InvalidBlockNumber;
+	e->src_last = InvalidBlockNumber;
+}
+
+/*
+ * Append FREE-range entries for ranges f[0..nf) at the tail, as many per
+ * record as the tail (or one new tail page) takes: each record is
+ * {metapage, tail, new page} in append_entry's order and shape.
+ */
+static void
+append_free_entries(Relation rel, const QsPageRange *f, int nf, CommandId gen)
+{
+	int			done = 0;
+
+	while (done < nf)
+	{
+		Buffer		mbuf;
+		Buffer		tbuf = InvalidBuffer;
+		Buffer		nbuf = InvalidBuffer;
+		QsColMeta  *m;
+		QsColDirPageHeader *th = NULL;
+		QsGenXLogState *xs;
+		Page		tpage = NULL;
+		int			k;
+
+		CHECK_FOR_INTERRUPTS();
+		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+		LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+		m = meta_of(rel, BufferGetPage(mbuf));
+		if (m->dir_tail != InvalidBlockNumber)
+		{
+			tbuf = ReadBuffer(rel, m->dir_tail);
+			LockBuffer(tbuf, BUFFER_LOCK_EXCLUSIVE);
+			th = dirpage_of(rel, BufferGetPage(tbuf), m->dir_tail);
+		}
+		if (th == NULL || th->nentries >= QS_COLDIR_PER_PAGE)
+		{
+			nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+			if (!PageIsNew(BufferGetPage(nbuf)))
+				elog(ERROR, "new page %u of column table \"%s\" is not empty",
+					 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
+		}
+		xs = qs_genxlog_start(rel);
+		m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
+		if (BufferIsValid(tbuf))
+		{
+			tpage = qs_genxlog_register(xs, tbuf, 0);
+			th = (QsColDirPageHeader *) PageGetContents(tpage);
+		}
+		if (BufferIsValid(nbuf))
+		{
+			Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
+			BlockNumber nblk = BufferGetBlockNumber(nbuf);
+
+			init_dirpage(npage);
+			if (th)
+				th->next = nblk;
+			else
+				m->dir_head = nblk;
+			m->dir_tail = nblk;
+			tpage = npage;
+			th = (QsColDirPageHeader *) PageGetContents(npage);
+		}
+		for (k = 0; done < nf && th->nentries < QS_COLDIR_PER_PAGE; k++)
+			free_entry(&dirpage_entries(th)[th->nentries++], &f[done++], gen);
+		((PageHeader) tpage)->pd_lower =
+			(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
+		m->nentries += k;
+		qs_genxlog_finish(xs);
+		qs_coldir_changed(rel);
+		if (BufferIsValid(nbuf))
+			UnlockReleaseBuffer(nbuf);
+		if (BufferIsValid(tbuf))
+			UnlockReleaseBuffer(tbuf);
+		UnlockReleaseBuffer(mbuf);
+	}
+}
+
+/* What a compaction removes: planned entries (by bytes) and old FREEs. */
+typedef struct CompactPlan
+{
+	QsColDirEntry *gone;		/* removable entries, sorted by bytes */
+	uint32		ngone;
+	CommandId	gen;			/* FREE entries with cid < gen go */
+} CompactPlan;
+
+/*
+ * Does entry e (on a page, under the metapage's exclusive lock) go?  R1
+ * re-checked on its bytes, and the bytes planned: under VACUUM's
+ * ShareUpdateExclusiveLock only this process changes retired entries,
+ * and entries appended since the plan are loads' (new block ids), which
+ * change no other block's R2/R3, so a planned entry still qualifies.
+ */
+static bool
+compact_drops(const CompactPlan *p, const QsColDirEntry *e)
+{
+	if (qs_coldir_is_free(e))
+		return e->cid < p->gen;
+	return compact_r1(e) &&
+		bsearch(e, p->gone, p->ngone, sizeof(QsColDirEntry),
+				entry_bytes_cmp) != NULL;
+}
+
+/*
+ * Set a directory page image's entry count to n (entries below n already
+ * written), zeroing the bytes between the new and the old end: the hole
+ * between pd_lower and pd_upper stays zeroed (src/wal/README.md).
+ */
+static void
+dirpage_set_count(Page page, QsColDirPageHeader *h, uint32 n)
+{
+	QsColDirEntry *ents = dirpage_entries(h);
+
+	if (n < h->nentries)
+		memset(&ents[n], 0, sizeof(QsColDirEntry) * (h->nentries - n));
+	h->nentries = n;
+	((PageHeader) page)->pd_lower = (char *) &ents[n] - (char *) page;
+}
+
+/*
+ * One pack step at directory page wblk (W) and its successor R, under
+ * the metapage's exclusive lock, then W's and R's: the entries that go
+ * (compact_drops) are dropped from both, the first survivors of R fill
+ * W's room, R's rest slides to its front.  An R left empty is unlinked
+ * (the metapage's tail moves to W if R was it) and given back to the
+ * delta in the same record, a full image of an empty delta page, as
+ * run.c gives run pages back.  One generic record: the metapage first,
+ * then W, then R (a redo locks in registration order, and hot standby
+ * walkers hold the metapage before a directory page).  Every kept entry
+ * stays exactly once and in directory order, so the chain between two
+ * steps is a valid directory for readers, for sort_entries (directory
+ * order breaks ties within a range) and after a crash.
+ *
+ * Returns the next W (W again when R went, R when W is full, Invalid at
+ * the chain's end); *logged: a record was written; *gave: R went back.
+ */
+static BlockNumber
+pack_step(Relation rel, const CompactPlan *p, BlockNumber wblk,
+		  bool *logged, bool *gave)
+{
+	Buffer		mbuf,
+				wbuf,
+				rbuf = InvalidBuffer;
+	BlockNumber rblk;
+	QsColDirPageHeader *wh,
+			   *rh = NULL;
+	QsColDirEntry *keep;
+	uint32		nkeep = 0;
+	uint32		nold;
+	uint32		nw;
+	bool		r_empty;
+	QsGenXLogState *xs;
+	QsColMeta  *m;
+	Page		wpage,
+				rpage = NULL;
+	Size		rfree = 0;
+
+	*logged = false;
+	*gave = false;
+	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	(void) meta_of(rel, BufferGetPage(mbuf));
+	wbuf = ReadBuffer(rel, wblk);
+	LockBuffer(wbuf, BUFFER_LOCK_EXCLUSIVE);
+	wh = dirpage_of(rel, BufferGetPage(wbuf), wblk);
+	/* R is W's successor now: appends may have added pages since */
+	rblk = wh->next;
+	if (rblk != InvalidBlockNumber)
+	{
+		rbuf = ReadBuffer(rel, rblk);
+		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+		rh = dirpage_of(rel, BufferGetPage(rbuf), rblk);
+	}
+
+	/* the survivors of W, then of R, in directory order */
+	nold = wh->nentries + (rh ? rh->nentries : 0);
+	keep = palloc(sizeof(QsColDirEntry) * Max(nold, 1));
+	for (uint32 i = 0; i < wh->nentries; i++)
+		if (!compact_drops(p, &dirpage_entries(wh)[i]))
+			keep[nkeep++] = dirpage_entries(wh)[i];
+	for (uint32 i = 0; rh && i < rh->nentries; i++)
+		if (!compact_drops(p, &dirpage_entries(rh)[i]))
+			keep[nkeep++] = dirpage_entries(rh)[i];
+	nw = Min(nkeep, (uint32) QS_COLDIR_PER_PAGE);
+	r_empty = rh != NULL && nkeep == nw;
+
+	/* nothing dropped, moved or emptied (W full, or the chain's end) */
+	if (nkeep == nold && nw == wh->nentries && !r_empty)
+	{
+		pfree(keep);
+		if (BufferIsValid(rbuf))
+			UnlockReleaseBuffer(rbuf);
+		UnlockReleaseBuffer(wbuf);
+		UnlockReleaseBuffer(mbuf);
+		return rblk;
+	}
+
+	xs = qs_genxlog_start(rel);
+	m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
+	wpage = qs_genxlog_register(xs, wbuf, 0);
+	wh = (QsColDirPageHeader *) PageGetContents(wpage);
+	if (BufferIsValid(rbuf))
+	{
+		rpage = qs_genxlog_register(xs, rbuf,
+									r_empty ? GENERIC_XLOG_FULL_IMAGE : 0);
+		rh = (QsColDirPageHeader *) PageGetContents(rpage);
+	}
+	memcpy(dirpage_entries(wh), keep, sizeof(QsColDirEntry) * nw);
+	dirpage_set_count(wpage, wh, nw);
+	if (r_empty)
+	{
+		wh->next = rh->next;
+		if (m->dir_tail == rblk)
+			m->dir_tail = wblk;
+		PageInit(rpage, BLCKSZ, 0);
+		rfree = PageGetFreeSpace(rpage);
+	}
+	else if (rh != NULL)
+	{
+		memmove(dirpage_entries(rh), keep + nw,
+				sizeof(QsColDirEntry) * (nkeep - nw));
+		dirpage_set_count(rpage, rh, nkeep - nw);
+	}
+	m->nentries -= nold - nkeep;
+	qs_genxlog_finish(xs);
+	qs_coldir_changed(rel);
+	pfree(keep);
+	*logged = true;
+	*gave = r_empty;
+
+	if (BufferIsValid(rbuf))
+	{
+		/* the free space map after the record, as run.c gives pages back */
+		if (r_empty)
+			RecordPageWithFreeSpace(rel, rblk, rfree);
+		UnlockReleaseBuffer(rbuf);
+	}
+	UnlockReleaseBuffer(wbuf);
+	UnlockReleaseBuffer(mbuf);
+	if (r_empty)
+		return wblk;
+	return rblk;
+}
+
+/*
+ * qs_coldir_compact
+ *		VACUUM, after qs_coldir_reclaim: remove the directory entries no
+ *		reader needs (compact_removable) once there are enough of them (at
+ *		least max(QS_COLDIR_PER_PAGE, entries / 4), counting FREE-range
+ *		entries of older compactions; quickstep.debug_dir_compact_min for
+ *		tests), so that the directory stays O(live blocks + merges per
+ *		VACUUM interval), not O(merges ever).  First the page ranges the
+ *		directory lists as freed (run.c: RUN_RECLAIMED and FREE entries,
+ *		the runs in use cut out) are appended as FREE-range entries of a
+ *		new generation: they keep every freed page a candidate for run
+ *		writes once the entries naming it are gone (a crash after this
+ *		leaves ranges listed twice, which run.c merges).  Then the chain
+ *		is packed from its head (pack_step), dropping the planned entries
+ *		and the FREE entries of older generations.  The caller holds
+ *		ShareUpdateExclusiveLock: no merge, seal or other VACUUM runs;
+ *		loads append and publish between steps.  No snapshot's view
+ *		changes: a removable entry is in no snapshot's copy (R1), so no
+ *		horizon and no standby conflict is needed; the counter bump of
+ *		each step drops backends' older copies.  Returns the directory
+ *		pages given back.
+ */
+uint32
+qs_coldir_compact(Relation rel)
+{
+	QsColDirectory all;
+	bool	   *rm;
+	uint32		nrm;
+	uint32		nold_free = 0;
+	CommandId	gen = 1;
+	uint64		threshold;
+	QsPageRange *f;
+	int			nf;
+	CompactPlan plan;
+	QsColMeta	meta;
+	BlockNumber wblk;
+	bool		first = true;
+	uint32		given = 0;
+
+	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
+	qs_coldir_read_all(rel, &all);
+	rm = compact_removable(&all, &nrm);
+	for (uint32 i = 0; i < all.nentries; i++)
+		if (qs_coldir_is_free(&all.entries[i]))
+		{
+			nold_free++;
+			gen = Max(gen, all.entries[i].cid + 1);
+		}
+	if (qs_debug_dir_compact_min >= 0)
+		threshold = (uint64) qs_debug_dir_compact_min;
+	else
+		threshold = Max((uint64) QS_COLDIR_PER_PAGE, all.nentries / 4);
+	if (nrm == 0 || (uint64) nrm + nold_free < threshold)
+	{
+		pfree(rm);
+		pfree(all.entries);
+		return 0;
+	}
+
+	f = qs_colrun_free_ranges(&all, RelationGetNumberOfBlocks(rel), &nf);
+	append_free_entries(rel, f, nf, gen);
+	pfree(f);
+	qs_debug_vacuum_point(QS_DEBUG_VACUUM_COMPACT_FREE);
+
+	plan.gone = palloc(sizeof(QsColDirEntry) * Max(nrm, 1));
+	plan.ngone = 0;
+	plan.gen = gen;
+	for (uint32 i = 0; i < all.nentries; i++)
+		if (rm[i])
+			plan.gone[plan.ngone++] = all.entries[i];
+	qsort(plan.gone, plan.ngone, sizeof(QsColDirEntry), entry_bytes_cmp);
+	pfree(rm);
+	pfree(all.entries);
+
+	qs_colmeta_read(rel, &meta);
+	wblk = meta.dir_head;
+	while (wblk != InvalidBlockNumber)
+	{
+		bool		logged;
+		bool		gave;
+
+		/* between steps, holding no lock */
+		CHECK_FOR_INTERRUPTS();
+		wblk = pack_step(rel, &plan, wblk, &logged, &gave);
+		if (gave)
+			given++;
+		if (logged && first)
+		{
+			first = false;
+			qs_debug_vacuum_point(QS_DEBUG_VACUUM_COMPACT_STEP);
+		}
+	}
+	pfree(plan.gone);
+	return given;
+}
+
+/*
+ * qs_coldir_count
+ *		The directory's size (quickstep.column_directory, the checker): its
+ *		entries and pages, its FREE-range entries and the pages they list,
+ *		and the metapage's entry count, all from one metapage hold (P1), so
+ *		the walk's count equals the metapage's exactly.
+ */
+void
+qs_coldir_count(Relation rel, QsColDirSize *size)
+{
+	DirWalk		w;
+	Buffer		buf;
+	BlockNumber blk;
+	QsColDirPageHeader *h;
+	QsColMeta	meta;
+
+	memset(size, 0, sizeof(*size));
+	dir_walk_start(rel, &w, &meta, true);
+	size->meta_entries = meta.nentries;
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
+	{
+		size->pages++;
+		size->entries += h->nentries;
+		for (uint32 i = 0; i < h->nentries; i++)
+			if (qs_coldir_is_free(&dirpage_entries(h)[i]))
+			{
+				size->free_entries++;
+				size->free_pages += dirpage_entries(h)[i].npages;
+			}
+		UnlockReleaseBuffer(buf);
+	}
+	dir_walk_end(&w);
 }
