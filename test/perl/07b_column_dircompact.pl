@@ -91,7 +91,7 @@ sub vacuum_crash
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SET quickstep.debug_dir_compact_min = 0; SET quickstep.debug_vacuum_crash = $step; VACUUM t");
 	isnt($ret, 0, "VACUUM stopped at step $step");
-	like($node->log_content, qr/stopping at step $step/, "the PANIC was at step $step");
+	like(slurp_file($node->logfile, $logpos), qr/stopping at step $step/, "the PANIC was at step $step");
 	qs_wait_reinit($node, $logpos);
 	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), "the server is back after step $step");
 }
