@@ -15,14 +15,19 @@ CREATE INDEX c_v ON c (v);
 CREATE TABLE h (id int PRIMARY KEY, v int);
 CREATE INDEX h_v ON h (v);
 CREATE TABLE sizes (round int, entries bigint, pages bigint, relpages bigint);
+-- one round's statements: 60 rows into both, a merge into c's open block
+-- (a new version of it), a transaction with an xid, two VACUUMs (retire,
+-- then reclaim the old versions), the directory's size
+CREATE FUNCTION round_sql(r int) RETURNS SETOF text LANGUAGE sql AS $f$
+  VALUES (format('INSERT INTO c SELECT g, g %% 89 FROM generate_series(%s, %s) g', r * 60 - 59, r * 60)),
+         (format('INSERT INTO h SELECT g, g %% 89 FROM generate_series(%s, %s) g', r * 60 - 59, r * 60)),
+         ($$DO 'BEGIN PERFORM quickstep.merge(''c''); PERFORM txid_current(); END'$$),
+         ('VACUUM c'), ('VACUUM c'),
+         (format($$INSERT INTO sizes SELECT %s, d.entries, d.pages, pg_relation_size('c') / 8192
+                   FROM quickstep.column_directory('c') d$$, r))
+$f$;
 \set ECHO none
-SELECT format('INSERT INTO c SELECT g, g %% 89 FROM generate_series(%s, %s) g', r * 60 - 59, r * 60),
-       format('INSERT INTO h SELECT g, g %% 89 FROM generate_series(%s, %s) g', r * 60 - 59, r * 60),
-       $$DO 'BEGIN PERFORM quickstep.merge(''c''); PERFORM txid_current(); END'$$,
-       'VACUUM c', 'VACUUM c',
-       format($$INSERT INTO sizes SELECT %s, d.entries, d.pages, pg_relation_size('c') / 8192
-                FROM quickstep.column_directory('c') d$$, r)
-FROM generate_series(1, 150) r \gexec
+SELECT round_sql(r) FROM generate_series(1, 150) r \gexec
 \set ECHO all
 -- bounded: the trigger's 127 removable entries plus the live blocks and
 -- the retirees one VACUUM behind (without compaction: one entry more
@@ -46,13 +51,7 @@ RESET enable_bitmapscan;
 -- keeps the live versions and a FREE-range entry or two
 SET quickstep.debug_dir_compact_min = 0;
 \set ECHO none
-SELECT format('INSERT INTO c SELECT g, g %% 89 FROM generate_series(%s, %s) g', r * 60 - 59, r * 60),
-       format('INSERT INTO h SELECT g, g %% 89 FROM generate_series(%s, %s) g', r * 60 - 59, r * 60),
-       $$DO 'BEGIN PERFORM quickstep.merge(''c''); PERFORM txid_current(); END'$$,
-       'VACUUM c', 'VACUUM c',
-       format($$INSERT INTO sizes SELECT %s, d.entries, d.pages, pg_relation_size('c') / 8192
-                FROM quickstep.column_directory('c') d$$, r)
-FROM generate_series(151, 170) r \gexec
+SELECT round_sql(r) FROM generate_series(151, 170) r \gexec
 \set ECHO all
 SELECT max(entries) AS max_entries, max(pages) AS pages
   FROM sizes WHERE round > 150;

@@ -1343,6 +1343,72 @@ find_entry_held(Relation rel, const QsColMeta *meta, uint32 block_id,
 }
 
 /*
+ * Set a directory page image's entry count to n (entries below n already
+ * written), zeroing the bytes between the new and the old end: the hole
+ * between pd_lower and pd_upper stays zeroed (src/wal/README.md).
+ */
+static void
+dirpage_set_count(Page page, QsColDirPageHeader *h, uint32 n)
+{
+	QsColDirEntry *ents = dirpage_entries(h);
+
+	if (n < h->nentries)
+		memset(&ents[n], 0, sizeof(QsColDirEntry) * (h->nentries - n));
+	h->nentries = n;
+	((PageHeader) page)->pd_lower = (char *) &ents[n] - (char *) page;
+}
+
+/*
+ * The pages an append at the tail needs, under the metapage's exclusive
+ * lock ('m'): *tbuf the tail exclusively locked and *th its header
+ * (Invalid and NULL: no directory page yet), *nbuf a new page when there
+ * is no tail or it is full (else Invalid).
+ */
+static void
+append_lock_tail(Relation rel, const QsColMeta *m, Buffer *tbuf,
+				 QsColDirPageHeader **th, Buffer *nbuf)
+{
+	*tbuf = InvalidBuffer;
+	*nbuf = InvalidBuffer;
+	*th = NULL;
+	if (m->dir_tail != InvalidBlockNumber)
+	{
+		*tbuf = ReadBuffer(rel, m->dir_tail);
+		LockBuffer(*tbuf, BUFFER_LOCK_EXCLUSIVE);
+		*th = dirpage_of(rel, BufferGetPage(*tbuf), m->dir_tail);
+	}
+	if (*th == NULL || (*th)->nentries >= QS_COLDIR_PER_PAGE)
+	{
+		*nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+		if (!PageIsNew(BufferGetPage(*nbuf)))
+			elog(ERROR, "new page %u of column table \"%s\" is not empty",
+				 BufferGetBlockNumber(*nbuf), RelationGetRelationName(rel));
+	}
+}
+
+/*
+ * Register the new tail page nbuf (a full image) in xs, after the
+ * metapage's image 'm' and the old tail's header 'th' (NULL: none), and
+ * link it: the page entries go to now, into *tpage and *th.
+ */
+static void
+append_link_new(QsGenXLogState *xs, QsColMeta *m, Buffer nbuf, Page *tpage,
+				QsColDirPageHeader **th)
+{
+	Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
+	BlockNumber nblk = BufferGetBlockNumber(nbuf);
+
+	init_dirpage(npage);
+	if (*th)
+		(*th)->next = nblk;
+	else
+		m->dir_head = nblk;
+	m->dir_tail = nblk;
+	*tpage = npage;
+	*th = (QsColDirPageHeader *) PageGetContents(npage);
+}
+
+/*
  * Add an entry at the directory's tail (a new tail page when the last one
  * is full), with the metapage's count, in one WAL record; with 'old', that
  * version gets xmax = the entry's writer in the same record.  With
@@ -1386,19 +1452,7 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 				 errmsg("column table \"%s\" has used all %u block ranges",
 						RelationGetRelationName(rel), (uint32) QS_VIRT_MAX_RANGES),
 				 errhint("VACUUM FULL rewrites the table with new ranges.")));
-	if (m->dir_tail != InvalidBlockNumber)
-	{
-		tbuf = ReadBuffer(rel, m->dir_tail);
-		LockBuffer(tbuf, BUFFER_LOCK_EXCLUSIVE);
-		th = dirpage_of(rel, BufferGetPage(tbuf), m->dir_tail);
-	}
-	if (th == NULL || th->nentries >= QS_COLDIR_PER_PAGE)
-	{
-		nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
-		if (!PageIsNew(BufferGetPage(nbuf)))
-			elog(ERROR, "new page %u of column table \"%s\" is not empty",
-				 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
-	}
+	append_lock_tail(rel, m, &tbuf, &th, &nbuf);
 	/* the old version's page, after the tail (no other writer holds two) */
 	if (old != NULL && oblk != m->dir_tail)
 	{
@@ -1440,22 +1494,9 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 		oe->cid = entry->cid;
 	}
 	if (BufferIsValid(nbuf))
-	{
-		Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
-		BlockNumber nblk = BufferGetBlockNumber(nbuf);
-
-		init_dirpage(npage);
-		if (th)
-			th->next = nblk;
-		else
-			m->dir_head = nblk;
-		m->dir_tail = nblk;
-		tpage = npage;
-		th = (QsColDirPageHeader *) PageGetContents(npage);
-	}
-	dirpage_entries(th)[th->nentries++] = *entry;
-	((PageHeader) tpage)->pd_lower =
-		(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
+		append_link_new(xs, m, nbuf, &tpage, &th);
+	dirpage_entries(th)[th->nentries] = *entry;
+	dirpage_set_count(tpage, th, th->nentries + 1);
 	m->nentries++;
 	qs_genxlog_finish(xs);
 	qs_coldir_changed(rel);
@@ -2511,20 +2552,8 @@ append_free_entries(Relation rel, const QsPageRange *f, int nf, CommandId gen)
 		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 		LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
 		m = meta_of(rel, BufferGetPage(mbuf));
-		if (m->dir_tail != InvalidBlockNumber)
-		{
-			tbuf = ReadBuffer(rel, m->dir_tail);
-			LockBuffer(tbuf, BUFFER_LOCK_EXCLUSIVE);
-			th = dirpage_of(rel, BufferGetPage(tbuf), m->dir_tail);
-		}
-		if (th == NULL || th->nentries >= QS_COLDIR_PER_PAGE)
-		{
-			nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
-			if (!PageIsNew(BufferGetPage(nbuf)))
-				elog(ERROR, "new page %u of column table \"%s\" is not empty",
-					 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
-		}
-		xs = qs_genxlog_start(rel);
+		append_lock_tail(rel, m, &tbuf, &th, &nbuf);
+xs = qs_genxlog_start(rel);
 		m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
 		if (BufferIsValid(tbuf))
 		{
@@ -2532,23 +2561,10 @@ append_free_entries(Relation rel, const QsPageRange *f, int nf, CommandId gen)
 			th = (QsColDirPageHeader *) PageGetContents(tpage);
 		}
 		if (BufferIsValid(nbuf))
-		{
-			Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
-			BlockNumber nblk = BufferGetBlockNumber(nbuf);
-
-			init_dirpage(npage);
-			if (th)
-				th->next = nblk;
-			else
-				m->dir_head = nblk;
-			m->dir_tail = nblk;
-			tpage = npage;
-			th = (QsColDirPageHeader *) PageGetContents(npage);
-		}
-		for (k = 0; done < nf && th->nentries < QS_COLDIR_PER_PAGE; k++)
-			free_entry(&dirpage_entries(th)[th->nentries++], &f[done++], gen);
-		((PageHeader) tpage)->pd_lower =
-			(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
+			append_link_new(xs, m, nbuf, &tpage, &th);
+		for (k = 0; done < nf && th->nentries + k < QS_COLDIR_PER_PAGE; k++)
+			free_entry(&dirpage_entries(th)[th->nentries + k], &f[done++], gen);
+		dirpage_set_count(tpage, th, th->nentries + k);
 		m->nentries += k;
 		qs_genxlog_finish(xs);
 		qs_coldir_changed(rel);
@@ -2583,22 +2599,6 @@ compact_drops(const CompactPlan *p, const QsColDirEntry *e)
 	return compact_r1(e) &&
 		bsearch(e, p->gone, p->ngone, sizeof(QsColDirEntry),
 				entry_bytes_cmp) != NULL;
-}
-
-/*
- * Set a directory page image's entry count to n (entries below n already
- * written), zeroing the bytes between the new and the old end: the hole
- * between pd_lower and pd_upper stays zeroed (src/wal/README.md).
- */
-static void
-dirpage_set_count(Page page, QsColDirPageHeader *h, uint32 n)
-{
-	QsColDirEntry *ents = dirpage_entries(h);
-
-	if (n < h->nentries)
-		memset(&ents[n], 0, sizeof(QsColDirEntry) * (h->nentries - n));
-	h->nentries = n;
-	((PageHeader) page)->pd_lower = (char *) &ents[n] - (char *) page;
 }
 
 /*
