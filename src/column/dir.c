@@ -454,8 +454,9 @@ meta_of(Relation rel, Page page)
 	return m;
 }
 
-void
-qs_colmeta_read(Relation rel, QsColMeta *meta)
+/* The metapage share-locked, its contents into *meta; the caller unlocks. */
+static Buffer
+meta_lock_share(Relation rel, QsColMeta *meta)
 {
 	Buffer		buf;
 
@@ -467,7 +468,13 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	*meta = *meta_of(rel, BufferGetPage(buf));
-	UnlockReleaseBuffer(buf);
+	return buf;
+}
+
+void
+qs_colmeta_read(Relation rel, QsColMeta *meta)
+{
+	UnlockReleaseBuffer(meta_lock_share(rel, meta));
 }
 
 /*
@@ -615,14 +622,7 @@ dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta, bool hold)
 		dir_walk_init(rel, w, meta);
 		return;
 	}
-	if (RelationGetNumberOfBlocks(rel) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("column table \"%s\" has no metapage",
-						RelationGetRelationName(rel))));
-	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-	LockBuffer(mbuf, BUFFER_LOCK_SHARE);
-	*meta = *meta_of(rel, BufferGetPage(mbuf));
+	mbuf = meta_lock_share(rel, meta);
 	dir_walk_init(rel, w, meta);
 	w->mbuf = mbuf;
 }
