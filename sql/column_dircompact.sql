@@ -84,8 +84,10 @@ SELECT count(*), sum(v), sum(length(t)), quickstep.check_table('r') AS checked F
 RESET quickstep.column_delta_rows;
 
 -- R3: an aborted load with its own DELETE keeps its entry (its delete map
--- is reachable through it only); an aborted merge's version goes once
--- its block's xmax is cleared
+-- is reachable through it only, R3b), and so does the aborted merge's
+-- version: a merged block always has a delete map and no live version of
+-- its block reaches the aborted one's published rows (README 4.7, "What
+-- stays"); the committed merges' retired versions go
 CREATE TABLE a (id int, v int) USING quickstep_column
   WITH (quickstep.rows_per_block = 1000);
 SET quickstep.column_delta_rows = 0;
@@ -107,8 +109,11 @@ SELECT txid_current() > 0 AS xid;
 VACUUM a;
 VACUUM a;
 SELECT count(*), sum(v), quickstep.check_table('a') AS checked FROM a;
--- the aborted load's entry stays (R3b), with the live block's and one
--- FREE-range entry; the retired versions of the merges went
+-- six entries: the live block's, the aborted load's, the aborted
+-- merge's and three FREE-range entries (disjoint freed ranges)
 SELECT * FROM quickstep.column_directory('a');
+-- of them quickstep.blocks() lists the live block only
+SELECT state, count(DISTINCT block_id) AS versions, max(rows) AS max_rows
+FROM quickstep.blocks('a') GROUP BY state ORDER BY state;
 
 DROP SCHEMA column_dircompact CASCADE;

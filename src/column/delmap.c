@@ -35,9 +35,11 @@
  * record is written (the engine passes over column pages once they carry
  * their special space, as for block runs).
  *
- * Lock order: delete-map page -> root page -> directory page -> metapage;
- * creation holds the new pages (unknown to anybody) or the root, then the
- * directory page.
+ * Lock order: delete-map page -> root page -> metapage -> directory page
+ * (README section 10); creation holds the new pages (unknown to anybody)
+ * or the root, then the metapage (share) and the directory page
+ * (qs_coldir_lock_entry: the entry is found and written under one
+ * metapage hold).
  *
  *-------------------------------------------------------------------------
  */

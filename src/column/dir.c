@@ -530,6 +530,31 @@ dirpage_entries(QsColDirPageHeader *h)
 }
 
 /*
+ * Lock directory page blk, linked from the metapage or from page 'from'
+ * (InvalidBlockNumber: the metapage), in 'mode'.  A corrupt link to the
+ * metapage, to 'from' itself or past the end is refused before the lock:
+ * a caller holding the metapage, or 'from', exclusively would wait for
+ * itself there, uncancellably.
+ */
+static Buffer
+dir_lock_linked(Relation rel, BlockNumber blk, BlockNumber from, int mode,
+				QsColDirPageHeader **h)
+{
+	Buffer		buf;
+
+	if (blk == QS_COLMETA_BLKNO || blk == from ||
+		blk >= RelationGetNumberOfBlocks(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" links to block %u, which cannot be a directory page",
+						RelationGetRelationName(rel), blk)));
+	buf = ReadBuffer(rel, blk);
+	LockBuffer(buf, mode);
+	*h = dirpage_of(rel, BufferGetPage(buf), blk);
+	return buf;
+}
+
+/*
  * The next directory page of a walk along the chain, locked in 'mode' and
  * checked.  A chain longer than the relation (a cycle) or pointing past
  * its end is corrupt.  '*nblocks' is the relation's size as the walk last
@@ -559,6 +584,12 @@ dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory of column table \"%s\" points to block %u past the end",
 						RelationGetRelationName(rel), blk)));
+	/* a held walk (append_entry) holds the metapage exclusively */
+	if (blk == QS_COLMETA_BLKNO)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" links to its metapage",
+						RelationGetRelationName(rel))));
 	buf = ReadBuffer(rel, blk);
 	LockBuffer(buf, mode);
 	*h = dirpage_of(rel, BufferGetPage(buf), blk);
@@ -1372,11 +1403,8 @@ append_lock_tail(Relation rel, const QsColMeta *m, Buffer *tbuf,
 	*nbuf = InvalidBuffer;
 	*th = NULL;
 	if (m->dir_tail != InvalidBlockNumber)
-	{
-		*tbuf = ReadBuffer(rel, m->dir_tail);
-		LockBuffer(*tbuf, BUFFER_LOCK_EXCLUSIVE);
-		*th = dirpage_of(rel, BufferGetPage(*tbuf), m->dir_tail);
-	}
+		*tbuf = dir_lock_linked(rel, m->dir_tail, InvalidBlockNumber,
+								BUFFER_LOCK_EXCLUSIVE, th);
 	if (*th == NULL || (*th)->nentries >= QS_COLDIR_PER_PAGE)
 	{
 		*nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
@@ -2102,10 +2130,21 @@ qs_coldir_publish(Relation rel, const QsColDirEntry *final)
 	uint32		idx;
 	Buffer		mbuf;
 	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx, &mbuf);
-	QsGenXLogState *xs = qs_genxlog_start(rel);
-	Page		page = qs_genxlog_register(xs, buf, 0);
-	QsColDirEntry *e = qs_coldir_page_entry(page, idx);
+	const QsColDirEntry *cur = qs_coldir_page_entry(BufferGetPage(buf), idx);
+	QsGenXLogState *xs;
+	QsColDirEntry *e;
 
+	/*
+	 * The load's pending entry: its block id is new and has no other
+	 * version, so lock_entry's first version not RETIRED is it
+	 */
+	if (!(cur->flags & QS_COLDIR_PENDING))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory entry of block %u of column table \"%s\" is not the pending load it should be",
+						final->block_id, RelationGetRelationName(rel))));
+	xs = qs_genxlog_start(rel);
+	e = qs_coldir_page_entry(qs_genxlog_register(xs, buf, 0), idx);
 	*e = *final;
 	e->flags &= ~QS_COLDIR_PENDING;
 	qs_genxlog_finish(xs);
@@ -2553,7 +2592,7 @@ append_free_entries(Relation rel, const QsPageRange *f, int nf, CommandId gen)
 		LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
 		m = meta_of(rel, BufferGetPage(mbuf));
 		append_lock_tail(rel, m, &tbuf, &th, &nbuf);
-xs = qs_genxlog_start(rel);
+		xs = qs_genxlog_start(rel);
 		m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
 		if (BufferIsValid(tbuf))
 		{
@@ -2644,17 +2683,12 @@ pack_step(Relation rel, const CompactPlan *p, BlockNumber wblk,
 	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
 	(void) meta_of(rel, BufferGetPage(mbuf));
-	wbuf = ReadBuffer(rel, wblk);
-	LockBuffer(wbuf, BUFFER_LOCK_EXCLUSIVE);
-	wh = dirpage_of(rel, BufferGetPage(wbuf), wblk);
+	wbuf = dir_lock_linked(rel, wblk, InvalidBlockNumber,
+						   BUFFER_LOCK_EXCLUSIVE, &wh);
 	/* R is W's successor now: appends may have added pages since */
 	rblk = wh->next;
 	if (rblk != InvalidBlockNumber)
-	{
-		rbuf = ReadBuffer(rel, rblk);
-		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
-		rh = dirpage_of(rel, BufferGetPage(rbuf), rblk);
-	}
+		rbuf = dir_lock_linked(rel, rblk, wblk, BUFFER_LOCK_EXCLUSIVE, &rh);
 
 	/* the survivors of W, then of R, in directory order */
 	nold = wh->nentries + (rh ? rh->nentries : 0);
@@ -2713,16 +2747,21 @@ pack_step(Relation rel, const CompactPlan *p, BlockNumber wblk,
 	*gave = r_empty;
 
 	if (BufferIsValid(rbuf))
-	{
-		/* the free space map after the record, as run.c gives pages back */
-		if (r_empty)
-			RecordPageWithFreeSpace(rel, rblk, rfree);
 		UnlockReleaseBuffer(rbuf);
-	}
 	UnlockReleaseBuffer(wbuf);
 	UnlockReleaseBuffer(mbuf);
 	if (r_empty)
+	{
+		/*
+		 * The free space map after the record, as run.c gives pages back,
+		 * and after the locks: growing the map waits for the extension
+		 * lock, which a load holds for a whole run write, and every walk
+		 * and publish would wait behind the metapage meanwhile.  A crash
+		 * before it leaves the map stale, which is a hint only.
+		 */
+		RecordPageWithFreeSpace(rel, rblk, rfree);
 		return wblk;
+	}
 	return rblk;
 }
 
@@ -2730,10 +2769,11 @@ pack_step(Relation rel, const CompactPlan *p, BlockNumber wblk,
  * qs_coldir_compact
  *		VACUUM, after qs_coldir_reclaim: remove the directory entries no
  *		reader needs (compact_removable) once there are enough of them (at
- *		least max(QS_COLDIR_PER_PAGE, entries / 4), counting FREE-range
- *		entries of older compactions; quickstep.debug_dir_compact_min for
- *		tests), so that the directory stays O(live blocks + merges per
- *		VACUUM interval), not O(merges ever).  First the page ranges the
+ *		least max(QS_COLDIR_PER_PAGE, entries / 4), counting the older
+ *		FREE-range entries by how many fewer the new generation needs;
+ *		quickstep.debug_dir_compact_min for tests), so that the directory
+ *		stays O(live blocks + merges per VACUUM interval), not O(merges
+ *		ever).  First the page ranges the
  *		directory lists as freed (run.c: RUN_RECLAIMED and FREE entries,
  *		the runs in use cut out) are appended as FREE-range entries of a
  *		new generation: they keep every freed page a candidate for run
@@ -2764,6 +2804,7 @@ qs_coldir_compact(Relation rel)
 	BlockNumber wblk;
 	bool		first = true;
 	uint32		given = 0;
+	uint64		steps = 0;
 
 	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
 	qs_coldir_read_all(rel, &all);
@@ -2778,14 +2819,23 @@ qs_coldir_compact(Relation rel)
 		threshold = (uint64) qs_debug_dir_compact_min;
 	else
 		threshold = Max((uint64) QS_COLDIR_PER_PAGE, all.nentries / 4);
-	if (nrm == 0 || (uint64) nrm + nold_free < threshold)
+
+	/*
+	 * Older FREE entries count only as far as the new generation has
+	 * fewer: a table with many disjoint freed ranges would otherwise
+	 * rewrite them all, and lock the whole chain step by step, at every
+	 * VACUUM that finds one removable entry.
+	 */
+	f = qs_colrun_free_ranges(&all, RelationGetNumberOfBlocks(rel), &nf);
+	if (nrm == 0 ||
+		(uint64) nrm + (nold_free > (uint32) nf ? nold_free - nf : 0) < threshold)
 	{
+		pfree(f);
 		pfree(rm);
 		pfree(all.entries);
 		return 0;
 	}
 
-	f = qs_colrun_free_ranges(&all, RelationGetNumberOfBlocks(rel), &nf);
 	append_free_entries(rel, f, nf, gen);
 	pfree(f);
 	qs_debug_vacuum_point(QS_DEBUG_VACUUM_COMPACT_FREE);
@@ -2809,6 +2859,12 @@ qs_coldir_compact(Relation rel)
 
 		/* between steps, holding no lock */
 		CHECK_FOR_INTERRUPTS();
+		/* a step advances W or gives a page back: more is a cycle */
+		if (++steps > 2 * (uint64) RelationGetNumberOfBlocks(rel))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("directory of column table \"%s\" has a cycle",
+							RelationGetRelationName(rel))));
 		wblk = pack_step(rel, &plan, wblk, &logged, &gave);
 		if (gave)
 			given++;
