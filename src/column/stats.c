@@ -45,8 +45,13 @@
 static Relation
 open_column_table(Oid relid)
 {
-	Relation	rel = table_open(relid, AccessShareLock);
+	Relation	rel = try_table_open(relid, AccessShareLock);
 
+	/* an OID that names no relation (a regclass of 0, say): not XX000 */
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	if (!qs_is_column_rel(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
