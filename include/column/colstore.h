@@ -148,6 +148,19 @@ typedef struct QsColMeta
 #define QS_COLDIR_EMPTIED		0x0020	/* RETIRED by VACUUM: every row deleted and
 										 * removed; cid holds the next xid at
 										 * retirement (qs_coldir_retire_emptied) */
+#define QS_COLDIR_FREE_RANGE	0x0040	/* a FREE-range entry (README section 4.7) */
+
+/*
+ * A FREE-range entry keeps freed pages [run_start, run_start + npages)
+ * once VACUUM compacted away the retired entries that named them
+ * (qs_coldir_compact): block_id 0 (ids start at 1), the TID range past
+ * every real one (never reserved, sorts last), RETIRED with exactly these
+ * flags, cid = the compaction's generation.  Every reader that skips
+ * RETIRED or RUN_RECLAIMED entries skips it; run.c counts it as freed.
+ */
+#define QS_COLDIR_FREE_FLAGS \
+	(QS_COLDIR_RUN_RECLAIMED | QS_COLDIR_INDEX_CLEANED | QS_COLDIR_FREE_RANGE)
+#define QS_COLDIR_FREE_TIDRANGE	((uint32) QS_VIRT_MAX_RANGES)
 
 /*
  * One directory entry per block version.  xmin/cid: the loading
@@ -209,6 +222,12 @@ typedef struct QsColDirectory
 	QsColDirEntry *entries;		/* palloc'd, in directory order */
 } QsColDirectory;
 
+static inline bool
+qs_coldir_is_free(const QsColDirEntry *e)
+{
+	return (e->flags & QS_COLDIR_FREE_RANGE) != 0;
+}
+
 extern void qs_colmeta_init(Relation rel);
 extern void qs_colmeta_init_page(Page page);
 extern void qs_colmeta_read(Relation rel, QsColMeta *meta);
@@ -248,16 +267,31 @@ extern HTSV_Result qs_coldir_entry_vacuum_status(Relation rel,
 extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
 extern uint32 qs_coldir_retire_emptied(Relation rel);
+extern uint32 qs_coldir_compact(Relation rel);
+/* The directory's size, walked under one metapage hold (qs_coldir_count). */
+typedef struct QsColDirSize
+{
+	uint64		entries;		/* entries in its pages */
+	uint64		pages;			/* pages in its chain */
+	uint64		free_entries;	/* FREE-range entries */
+	uint64		free_pages;		/* pages they list */
+	uint64		meta_entries;	/* the metapage's count, in the same hold */
+} QsColDirSize;
+
+extern void qs_coldir_count(Relation rel, QsColDirSize *size);
 
 /*
  * quickstep.debug_vacuum_crash (tests only, src/core/guc.c): PANIC at one
- * step of VACUUM's retirement of emptied blocks (1-3, dir.c), or in any
- * run write into freed pages (4, run.c), for crash tests.
+ * step of VACUUM's retirement of emptied blocks (1-3, dir.c), in any
+ * run write into freed pages (4, run.c), or in the directory's compaction
+ * (5-6, dir.c), for crash tests.
  */
 #define QS_DEBUG_VACUUM_INDEXED	1	/* index pass done, nothing retired */
 #define QS_DEBUG_VACUUM_RETIRED	2	/* a block retired, no page given back */
 #define QS_DEBUG_VACUUM_RECLAIMED 3	/* pages given back, entry not flagged */
 #define QS_DEBUG_RUN_CONVERTING	4	/* a run write into freed pages: one done */
+#define QS_DEBUG_VACUUM_COMPACT_FREE 5	/* compaction: FREE entries appended */
+#define QS_DEBUG_VACUUM_COMPACT_STEP 6	/* compaction: first pack step logged */
 
 extern void qs_debug_vacuum_point(int point);
 extern void qs_colmeta_set_stat_rows(Relation rel, double rows);
@@ -270,7 +304,9 @@ extern void qs_coldir_retired_ranges(Relation rel, uint32 **ranges,
 extern void qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n);
 extern bool qs_coldir_entry_visible(Relation rel, const QsColDirEntry *e,
 									Snapshot snapshot);
-extern Buffer qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx);
+extern Buffer qs_coldir_lock_entry(Relation rel, uint32 block_id,
+								   uint32 *idx, Buffer *mbuf);
+extern void qs_coldir_unlock_entry(Buffer buf, Buffer mbuf);
 extern void qs_coldir_publish(Relation rel, const QsColDirEntry *final);
 extern bool qs_coldir_pending_visible(Relation rel, uint32 range,
 									  Snapshot snapshot, QsColDirEntry *out);
@@ -346,6 +382,8 @@ extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
 extern uint32 qs_colrun_sweep(Relation rel, BufferAccessStrategy bstrategy);
+extern QsPageRange *qs_colrun_free_ranges(const QsColDirectory *all,
+										  BlockNumber nblocks, int *nfree);
 extern void qs_colpage_give_back(Relation rel, Buffer buf);
 extern Buffer qs_colpage_take_free(Relation rel);
 

@@ -26,6 +26,7 @@ extern bool qs_debug_undecodable;
 extern int	qs_debug_vacuum_crash;	/* column VACUUM and run-write crash
 											 * tests (dir.c, run.c) */
 extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
+extern int	qs_debug_dir_compact_min;	/* directory compaction trigger (dir.c) */
 
 extern void qs_define_gucs(bool at_preload);
 

@@ -165,6 +165,61 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 		pfree(root.pages);
 }
 
+/* FREE-range entries by generation, then first page */
+static int
+free_entry_cmp(const void *a, const void *b)
+{
+	const QsColDirEntry *x = a;
+	const QsColDirEntry *y = b;
+
+	if (x->cid != y->cid)
+		return x->cid < y->cid ? -1 : 1;
+	return x->run_start < y->run_start ? -1 : x->run_start > y->run_start ? 1 : 0;
+}
+
+/*
+ * The FREE-range entries of the directory (README section 4.7): exactly
+ * their fixed fields (block id 0, the sentinel TID range, RETIRED, the
+ * three flags, no writer, no rows), a range that is not the metapage and
+ * not empty, and no overlap between two of one generation (a compaction
+ * writes disjoint ranges; a crash may leave an older generation beside
+ * it, which may overlap).  Their pages may lie past the end of the
+ * relation since a truncation: readers clip them (run.c).
+ */
+static void
+check_free_entries(Relation rel, const QsColDirectory *dir)
+{
+	QsColDirEntry *f = palloc(sizeof(QsColDirEntry) * Max(dir->nentries, 1));
+	uint32		nf = 0;
+
+	for (uint32 i = 0; i < dir->nentries; i++)
+	{
+		const QsColDirEntry *e = &dir->entries[i];
+
+		if (!qs_coldir_is_free(e))
+			continue;
+		if (e->block_id != 0 || e->tid_range != QS_COLDIR_FREE_TIDRANGE ||
+			e->state != QS_COLBLK_RETIRED || e->flags != QS_COLDIR_FREE_FLAGS ||
+			e->xmin != InvalidTransactionId || e->xmax != InvalidTransactionId ||
+			e->published != 0 || e->base != 0 || e->nrows != 0)
+			corrupt(rel, "a free-range directory entry has block id %u, flags 0x%x",
+					e->block_id, e->flags);
+		if (e->npages == 0 || e->run_start == QS_COLMETA_BLKNO ||
+			e->run_start == InvalidBlockNumber ||
+			(uint64) e->run_start + e->npages > (uint64) MaxBlockNumber + 1)
+			corrupt(rel, "a free-range directory entry lists %u pages at page %u",
+					e->npages, e->run_start);
+		f[nf++] = *e;
+	}
+	qsort(f, nf, sizeof(QsColDirEntry), free_entry_cmp);
+	for (uint32 i = 1; i < nf; i++)
+		if (f[i].cid == f[i - 1].cid &&
+			f[i].run_start < f[i - 1].run_start + f[i - 1].npages)
+			corrupt(rel, "free-range directory entries of generation %u overlap at page %u",
+					f[i].cid, f[i].run_start);
+	pfree(f);
+}
+
 /*
  * qs_column_check
  *		Check the column storage of rel; returns the number of main rows of
@@ -212,6 +267,16 @@ qs_column_check(Relation rel)
 		corrupt(rel, "the metapage counts %u directory entries, the directory has %u",
 				dir.nentries < before.nentries ? before.nentries : meta.nentries,
 				dir.nentries);
+	/* exact within one metapage hold: walkers hold it (P1) */
+	{
+		QsColDirSize size;
+
+		qs_coldir_count(rel, &size);
+		if (size.entries != size.meta_entries)
+			corrupt(rel, "the metapage counts %u directory entries, the directory has %u",
+					(uint32) size.meta_entries, (uint32) size.entries);
+	}
+	check_free_entries(rel, &dir);
 
 	attrs = qs_colattrs(desc);
 	cmps = palloc0(sizeof(QsCmpFn) * Max(desc->natts, 1));
@@ -232,6 +297,8 @@ qs_column_check(Relation rel)
 		QsCodecStatus st;
 
 		CHECK_FOR_INTERRUPTS();
+		if (qs_coldir_is_free(e))
+			continue;			/* check_free_entries */
 		if (e->block_id == 0 || e->block_id >= meta.next_block_id)
 			corrupt(rel, "directory entry %u has block id %u", i, e->block_id);
 		if (e->tid_range >= meta.next_range)

@@ -22,6 +22,14 @@ CREATE FUNCTION quickstep.column_table_stats(rel regclass, OUT delta_rows bigint
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'qs_column_table_stats' LANGUAGE C STRICT VOLATILE;
 
+-- the block directory's size (src/column/stats.c; README section 4.7)
+CREATE FUNCTION quickstep.column_directory(rel regclass, OUT entries bigint,
+	OUT pages bigint, OUT free_entries bigint, OUT free_pages bigint)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'qs_column_directory' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION quickstep.column_directory(regclass) IS
+	'the block directory of a quickstep_column table: entries, pages, free-range entries and the pages they list';
+
 -- the merge counters of this database's tables (src/merge/stats.c): merges
 -- of quickstep.merge() and of the merge worker, counted at their commit,
 -- kept in shared memory (zero after a restart)

@@ -35,9 +35,11 @@
  * record is written (the engine passes over column pages once they carry
  * their special space, as for block runs).
  *
- * Lock order: delete-map page -> root page -> directory page -> metapage;
- * creation holds the new pages (unknown to anybody) or the root, then the
- * directory page.
+ * Lock order: delete-map page -> root page -> metapage -> directory page
+ * (README section 10); creation holds the new pages (unknown to anybody)
+ * or the root, then the metapage (share) and the directory page
+ * (qs_coldir_lock_entry: the entry is found and written under one
+ * metapage hold).
  *
  *-------------------------------------------------------------------------
  */
@@ -725,7 +727,8 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 	bool		newroot = e->delmap_root == InvalidBlockNumber;
 	Buffer		rbuf,
 				pbuf,
-				dbuf = InvalidBuffer;
+				dbuf = InvalidBuffer,
+				mbuf = InvalidBuffer;
 	uint32		idx = 0;
 	QsGenXLogState *xs;
 	Page		rpage,
@@ -759,7 +762,7 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 			report_corrupt(rel, e->delmap_root, "a root page of another block");
 	}
 	if (newroot)
-		dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx);
+		dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx, &mbuf);
 
 	xs = qs_genxlog_start(rel);
 	if (newroot)
@@ -784,7 +787,7 @@ create_page(Relation rel, const QsColDirEntry *e, const QsColDelmapRoot *root,
 	qs_coldir_changed(rel);
 
 	if (BufferIsValid(dbuf))
-		UnlockReleaseBuffer(dbuf);
+		qs_coldir_unlock_entry(dbuf, mbuf);
 	UnlockReleaseBuffer(rbuf);
 	LockBuffer(pbuf, BUFFER_LOCK_UNLOCK);
 	return pbuf;
@@ -1177,7 +1180,8 @@ qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e)
 	uint32		nvpages = (e->published + QS_COLBLOCK_TIDS_PER_PAGE - 1) /
 		QS_COLBLOCK_TIDS_PER_PAGE;
 	Buffer		rbuf,
-				dbuf;
+				dbuf,
+				mbuf;
 	uint32		idx;
 	QsGenXLogState *xs;
 	QsColDirEntry *de;
@@ -1190,7 +1194,7 @@ qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e)
 				 errmsg("column block %u of \"%s\" has too many rows for a delete map (%u)",
 						e->block_id, RelationGetRelationName(rel), e->published)));
 	rbuf = new_page(rel);
-	dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx);
+	dbuf = qs_coldir_lock_entry(rel, e->block_id, &idx, &mbuf);
 	xs = qs_genxlog_start(rel);
 	init_root(qs_genxlog_register(xs, rbuf, GENERIC_XLOG_FULL_IMAGE), e->block_id,
 			  nvpages);
@@ -1202,7 +1206,7 @@ qs_coldelmap_ensure_root(Relation rel, QsColDirEntry *e)
 	qs_genxlog_finish(xs);
 	qs_coldir_changed(rel);
 	e->delmap_root = BufferGetBlockNumber(rbuf);
-	UnlockReleaseBuffer(dbuf);
+	qs_coldir_unlock_entry(dbuf, mbuf);
 	UnlockReleaseBuffer(rbuf);
 }
 

@@ -7,8 +7,8 @@
  * Block 0 of the main fork is the metapage, written when the relation's
  * storage is created (and into the init fork of an UNLOGGED table, so a
  * crash reset keeps it).  The directory is a chain of pages of fixed-size
- * entries, appended to at its tail; entries are never moved, so a
- * reader copies them page by page under a share lock.
+ * entries, appended to at its tail; only VACUUM's compaction moves
+ * entries (toward the head, in order) and removes pages.
  *
  * WAL: new pages (metapage at creation) are full-page images
  * (log_newpage); every later change of the metapage and directory pages
@@ -17,8 +17,12 @@
  *
  * Locking: a change takes the metapage's exclusive lock first and keeps
  * it until the change is logged, then the directory page(s); this
- * serializes block id / TID range reservation and appends.  Readers take
- * one share lock at a time (metapage, then each directory page).
+ * serializes block id / TID range reservation and appends.  Readers hold
+ * the metapage's share lock for their whole walk, one directory page's
+ * share lock at a time (P1), and in-place writers find and write their
+ * entry under one share hold of the metapage (P2), because VACUUM's
+ * compaction moves entries and gives directory pages back under the
+ * metapage's exclusive lock (qs_coldir_compact; README section 4.7).
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +39,7 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "storage/lmgr.h"
@@ -449,8 +454,9 @@ meta_of(Relation rel, Page page)
 	return m;
 }
 
-void
-qs_colmeta_read(Relation rel, QsColMeta *meta)
+/* The metapage share-locked, its contents into *meta; the caller unlocks. */
+static Buffer
+meta_lock_share(Relation rel, QsColMeta *meta)
 {
 	Buffer		buf;
 
@@ -462,7 +468,13 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	*meta = *meta_of(rel, BufferGetPage(buf));
-	UnlockReleaseBuffer(buf);
+	return buf;
+}
+
+void
+qs_colmeta_read(Relation rel, QsColMeta *meta)
+{
+	UnlockReleaseBuffer(meta_lock_share(rel, meta));
 }
 
 /*
@@ -518,6 +530,31 @@ dirpage_entries(QsColDirPageHeader *h)
 }
 
 /*
+ * Lock directory page blk, linked from the metapage or from page 'from'
+ * (InvalidBlockNumber: the metapage), in 'mode'.  A corrupt link to the
+ * metapage, to 'from' itself or past the end is refused before the lock:
+ * a caller holding the metapage, or 'from', exclusively would wait for
+ * itself there, uncancellably.
+ */
+static Buffer
+dir_lock_linked(Relation rel, BlockNumber blk, BlockNumber from, int mode,
+				QsColDirPageHeader **h)
+{
+	Buffer		buf;
+
+	if (blk == QS_COLMETA_BLKNO || blk == from ||
+		blk >= RelationGetNumberOfBlocks(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" links to block %u, which cannot be a directory page",
+						RelationGetRelationName(rel), blk)));
+	buf = ReadBuffer(rel, blk);
+	LockBuffer(buf, mode);
+	*h = dirpage_of(rel, BufferGetPage(buf), blk);
+	return buf;
+}
+
+/*
  * The next directory page of a walk along the chain, locked in 'mode' and
  * checked.  A chain longer than the relation (a cycle) or pointing past
  * its end is corrupt.  '*nblocks' is the relation's size as the walk last
@@ -547,6 +584,12 @@ dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory of column table \"%s\" points to block %u past the end",
 						RelationGetRelationName(rel), blk)));
+	/* a held walk (append_entry) holds the metapage exclusively */
+	if (blk == QS_COLMETA_BLKNO)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory of column table \"%s\" links to its metapage",
+						RelationGetRelationName(rel))));
 	buf = ReadBuffer(rel, blk);
 	LockBuffer(buf, mode);
 	*h = dirpage_of(rel, BufferGetPage(buf), blk);
@@ -557,6 +600,19 @@ dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
  * A walk along the directory chain from the metapage's head: each page
  * locked in 'mode' and checked (dir_read_page); the caller unlocks and
  * releases it.  The next page's number is taken while the page is locked.
+ *
+ * A walk that may run beside VACUUM's compaction (qs_coldir_compact)
+ * holds the metapage's share lock from dir_walk_start to dir_walk_end
+ * (README section 7.1, P1): a pack step moves entries between pages and
+ * gives pages back under the metapage's exclusive lock, so such a walk
+ * is wholly before or wholly after each step and never misses a moved
+ * entry or reads a page given back.  A caller that holds the metapage
+ * already (exclusive or share) walks with dir_walk_start_held: taking
+ * the share lock again while holding it exclusively would wait for
+ * itself.  VACUUM's own walks (freeze, reclaim, ranges_cleaned) run in
+ * the compactor's process before it, under ShareUpdateExclusiveLock,
+ * and lock one page at a time (dir_walk_start with hold false), so that
+ * loads' appends do not wait for them.
  */
 typedef struct DirWalk
 {
@@ -564,21 +620,58 @@ typedef struct DirWalk
 	BlockNumber next;
 	uint32		visited;
 	BlockNumber nblocks;		/* dir_read_page */
+	Buffer		mbuf;			/* the metapage share-locked by us, or Invalid */
 } DirWalk;
 
-/* 'meta', when given, gets the metapage the walk starts from */
 static void
-dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta)
+dir_walk_init(Relation rel, DirWalk *w, const QsColMeta *meta)
 {
-	QsColMeta	m;
-
-	if (meta == NULL)
-		meta = &m;
-	qs_colmeta_read(rel, meta);
 	w->rel = rel;
 	w->next = meta->dir_head;
 	w->visited = 0;
 	w->nblocks = 0;
+	w->mbuf = InvalidBuffer;
+}
+
+/*
+ * 'meta', when given, gets the metapage the walk starts from.  With
+ * 'hold', the metapage stays share-locked until dir_walk_end (P1).
+ */
+static void
+dir_walk_start(Relation rel, DirWalk *w, QsColMeta *meta, bool hold)
+{
+	QsColMeta	m;
+	Buffer		mbuf;
+
+	if (meta == NULL)
+		meta = &m;
+	if (!hold)
+	{
+		/* VACUUM's own walks only: nobody compacts beside them */
+		Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
+		qs_colmeta_read(rel, meta);
+		dir_walk_init(rel, w, meta);
+		return;
+	}
+	mbuf = meta_lock_share(rel, meta);
+	dir_walk_init(rel, w, meta);
+	w->mbuf = mbuf;
+}
+
+/* a walk by a caller holding the metapage (its contents 'meta') locked */
+static void
+dir_walk_start_held(Relation rel, DirWalk *w, const QsColMeta *meta)
+{
+	dir_walk_init(rel, w, meta);
+}
+
+/* the end of a walk: the metapage's share lock, if the walk took it */
+static void
+dir_walk_end(DirWalk *w)
+{
+	if (BufferIsValid(w->mbuf))
+		UnlockReleaseBuffer(w->mbuf);
+	w->mbuf = InvalidBuffer;
 }
 
 /* the next page (its number in *blk), or InvalidBuffer at the chain's end */
@@ -980,7 +1073,7 @@ coldir_walk_raw(Relation rel, QsColDirectory *dir)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, &meta);
+	dir_walk_start(rel, &w, &meta, true);
 	cap = Max(meta.nentries, 8);
 	dir->nentries = 0;
 	dir->entries = palloc(sizeof(QsColDirEntry) * cap);
@@ -996,6 +1089,7 @@ coldir_walk_raw(Relation rel, QsColDirectory *dir)
 		dir->nentries += h->nentries;
 		UnlockReleaseBuffer(buf);
 	}
+	dir_walk_end(&w);
 }
 
 /*
@@ -1214,26 +1308,28 @@ init_dirpage(Page page)
 }
 
 /*
- * Find the directory page and index of the first entry of block_id, or
+ * Find the directory page and index of block_id's entry along walk 'w':
  * with run run_start (not InvalidBlockNumber) the newest alive version
  * with that run: versions of a block sealed without a sort key share
  * their run (column README section 4.5), and only the newest alive one
  * is superseded (an aborted seal's or a superseded one precedes it, or
- * follows it aborted), else the first with that run.  Entries never
- * move, so the place stays valid.
+ * follows it aborted), else the first with that run.  Without a run, the
+ * block's first version that is not RETIRED: the one an in-place writer
+ * (qs_coldir_lock_entry) changes — a load's pending entry, or a
+ * bulk-loaded block's only version.  The place stays valid only while
+ * the metapage stays locked (compaction moves entries: P2); the walk is
+ * ended by the caller.
  */
 static bool
-find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
-		   BlockNumber *blkp, uint32 *idxp)
+find_entry_walk(DirWalk *w, uint32 block_id, BlockNumber run_start,
+				BlockNumber *blkp, uint32 *idxp)
 {
 	BlockNumber blk;
-	DirWalk		w;
 	Buffer		buf;
 	QsColDirPageHeader *h;
 	bool		found = false;
 
-	dir_walk_start(rel, &w, NULL);
-	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
+	while ((buf = dir_walk_next(w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
 
@@ -1246,6 +1342,8 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 				continue;
 			if (run_start == InvalidBlockNumber)
 			{
+				if (ents[i].state == QS_COLBLK_RETIRED)
+					continue;
 				*blkp = blk;
 				*idxp = i;
 				UnlockReleaseBuffer(buf);
@@ -1262,6 +1360,80 @@ find_entry(Relation rel, uint32 block_id, BlockNumber run_start,
 		UnlockReleaseBuffer(buf);
 	}
 	return found;
+}
+
+/* find_entry_walk by a caller holding the metapage (contents 'meta') */
+static bool
+find_entry_held(Relation rel, const QsColMeta *meta, uint32 block_id,
+				BlockNumber run_start, BlockNumber *blkp, uint32 *idxp)
+{
+	DirWalk		w;
+
+	dir_walk_start_held(rel, &w, meta);
+	return find_entry_walk(&w, block_id, run_start, blkp, idxp);
+}
+
+/*
+ * Set a directory page image's entry count to n (entries below n already
+ * written), zeroing the bytes between the new and the old end: the hole
+ * between pd_lower and pd_upper stays zeroed (src/wal/README.md).
+ */
+static void
+dirpage_set_count(Page page, QsColDirPageHeader *h, uint32 n)
+{
+	QsColDirEntry *ents = dirpage_entries(h);
+
+	if (n < h->nentries)
+		memset(&ents[n], 0, sizeof(QsColDirEntry) * (h->nentries - n));
+	h->nentries = n;
+	((PageHeader) page)->pd_lower = (char *) &ents[n] - (char *) page;
+}
+
+/*
+ * The pages an append at the tail needs, under the metapage's exclusive
+ * lock ('m'): *tbuf the tail exclusively locked and *th its header
+ * (Invalid and NULL: no directory page yet), *nbuf a new page when there
+ * is no tail or it is full (else Invalid).
+ */
+static void
+append_lock_tail(Relation rel, const QsColMeta *m, Buffer *tbuf,
+				 QsColDirPageHeader **th, Buffer *nbuf)
+{
+	*tbuf = InvalidBuffer;
+	*nbuf = InvalidBuffer;
+	*th = NULL;
+	if (m->dir_tail != InvalidBlockNumber)
+		*tbuf = dir_lock_linked(rel, m->dir_tail, InvalidBlockNumber,
+								BUFFER_LOCK_EXCLUSIVE, th);
+	if (*th == NULL || (*th)->nentries >= QS_COLDIR_PER_PAGE)
+	{
+		*nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+		if (!PageIsNew(BufferGetPage(*nbuf)))
+			elog(ERROR, "new page %u of column table \"%s\" is not empty",
+				 BufferGetBlockNumber(*nbuf), RelationGetRelationName(rel));
+	}
+}
+
+/*
+ * Register the new tail page nbuf (a full image) in xs, after the
+ * metapage's image 'm' and the old tail's header 'th' (NULL: none), and
+ * link it: the page entries go to now, into *tpage and *th.
+ */
+static void
+append_link_new(QsGenXLogState *xs, QsColMeta *m, Buffer nbuf, Page *tpage,
+				QsColDirPageHeader **th)
+{
+	Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
+	BlockNumber nblk = BufferGetBlockNumber(nbuf);
+
+	init_dirpage(npage);
+	if (*th)
+		(*th)->next = nblk;
+	else
+		m->dir_head = nblk;
+	m->dir_tail = nblk;
+	*tpage = npage;
+	*th = (QsColDirPageHeader *) PageGetContents(npage);
 }
 
 /*
@@ -1287,15 +1459,20 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 	Page		tpage = NULL;
 	Page		opage = NULL;
 
-	if (old != NULL && !find_entry(rel, old->block_id, old->run_start, &oblk, &oidx))
+	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	m = meta_of(rel, BufferGetPage(mbuf));
+
+	/*
+	 * The old version's place under the metapage lock held for the write
+	 * (P2: entries move only under the metapage's exclusive lock).
+	 */
+	if (old != NULL &&
+		!find_entry_held(rel, m, old->block_id, old->run_start, &oblk, &oidx))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("column table \"%s\" has no directory entry for block %u at page %u",
 						RelationGetRelationName(rel), old->block_id, old->run_start)));
-
-	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
-	m = meta_of(rel, BufferGetPage(mbuf));
 	if (reserve &&
 		(m->next_range >= QS_VIRT_MAX_RANGES || m->next_block_id == PG_UINT32_MAX))
 		ereport(ERROR,
@@ -1303,19 +1480,7 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 				 errmsg("column table \"%s\" has used all %u block ranges",
 						RelationGetRelationName(rel), (uint32) QS_VIRT_MAX_RANGES),
 				 errhint("VACUUM FULL rewrites the table with new ranges.")));
-	if (m->dir_tail != InvalidBlockNumber)
-	{
-		tbuf = ReadBuffer(rel, m->dir_tail);
-		LockBuffer(tbuf, BUFFER_LOCK_EXCLUSIVE);
-		th = dirpage_of(rel, BufferGetPage(tbuf), m->dir_tail);
-	}
-	if (th == NULL || th->nentries >= QS_COLDIR_PER_PAGE)
-	{
-		nbuf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
-		if (!PageIsNew(BufferGetPage(nbuf)))
-			elog(ERROR, "new page %u of column table \"%s\" is not empty",
-				 BufferGetBlockNumber(nbuf), RelationGetRelationName(rel));
-	}
+	append_lock_tail(rel, m, &tbuf, &th, &nbuf);
 	/* the old version's page, after the tail (no other writer holds two) */
 	if (old != NULL && oblk != m->dir_tail)
 	{
@@ -1357,22 +1522,9 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 		oe->cid = entry->cid;
 	}
 	if (BufferIsValid(nbuf))
-	{
-		Page		npage = qs_genxlog_register(xs, nbuf, GENERIC_XLOG_FULL_IMAGE);
-		BlockNumber nblk = BufferGetBlockNumber(nbuf);
-
-		init_dirpage(npage);
-		if (th)
-			th->next = nblk;
-		else
-			m->dir_head = nblk;
-		m->dir_tail = nblk;
-		tpage = npage;
-		th = (QsColDirPageHeader *) PageGetContents(npage);
-	}
-	dirpage_entries(th)[th->nentries++] = *entry;
-	((PageHeader) tpage)->pd_lower =
-		(char *) &dirpage_entries(th)[th->nentries] - (char *) tpage;
+		append_link_new(xs, m, nbuf, &tpage, &th);
+	dirpage_entries(th)[th->nentries] = *entry;
+	dirpage_set_count(tpage, th, th->nentries + 1);
 	m->nentries++;
 	qs_genxlog_finish(xs);
 	qs_coldir_changed(rel);
@@ -1465,7 +1617,7 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 
 	/* every version, to tell an aborted seal's xmax (before any lock) */
 	qs_coldir_read_all(rel, &all);
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, false);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -1676,6 +1828,7 @@ qs_coldir_retire_emptied(Relation rel)
 		uint32		idx;
 		Buffer		buf;
 		QsColDirPageHeader *h;
+		DirWalk		w;
 
 		if ((e->state != QS_COLBLK_SEALED && e->state != QS_COLBLK_OPEN) ||
 			(e->flags & QS_COLDIR_PENDING) ||
@@ -1690,8 +1843,13 @@ qs_coldir_retire_emptied(Relation rel)
 			continue;
 		CHECK_FOR_INTERRUPTS();
 
-		/* the newest alive version naming this run: e, unless it changed */
-		if (!find_entry(rel, e->block_id, e->run_start, &blk, &idx))
+		/*
+		 * The newest alive version naming this run: e, unless it changed.
+		 * Found without the metapage (VACUUM's own walk): only this process
+		 * moves entries (qs_coldir_compact, after this).
+		 */
+		dir_walk_start(rel, &w, NULL, false);
+		if (!find_entry_walk(&w, e->block_id, e->run_start, &blk, &idx))
 			continue;
 		buf = ReadBuffer(rel, blk);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -1793,7 +1951,7 @@ qs_coldir_reclaim(Relation rel)
 		busy[a] = (all.entries[a].flags & QS_COLDIR_EMPTIED) &&
 			!(all.entries[a].flags & QS_COLDIR_RUN_RECLAIMED) &&
 			!emptied_unread(&all.entries[a], horizon);
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, false);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -1909,19 +2067,26 @@ qs_coldir_reclaim(Relation rel)
 
 /*
  * qs_coldir_lock_entry
- *		The directory page holding block_id's entry, pinned and exclusively
- *		locked, and the entry's index in it.  Entries never move (the
- *		directory only grows at its tail), so the page found under a share
- *		lock still holds it.
+ *		The directory page holding block_id's entry (its first version not
+ *		RETIRED: find_entry_walk), pinned and exclusively locked, and the
+ *		entry's index in it; *mbuf gets the metapage, share-locked.  The
+ *		place is found and written under one hold of the metapage (P2,
+ *		README section 7.1): compaction moves entries only under its
+ *		exclusive lock, so a place found under an earlier hold could name
+ *		another entry by the time of the write.  The caller logs its record
+ *		(without the metapage), then calls qs_coldir_unlock_entry.  Lock
+ *		order: the caller's delete-map pages, the metapage, this page.
  */
 Buffer
-qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
+qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx, Buffer *mbuf)
 {
 	BlockNumber blk;
 	Buffer		buf;
 	QsColDirPageHeader *h;
+	DirWalk		w;
 
-	if (!find_entry(rel, block_id, InvalidBlockNumber, &blk, idx))
+	dir_walk_start(rel, &w, NULL, true);
+	if (!find_entry_walk(&w, block_id, InvalidBlockNumber, &blk, idx))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("column table \"%s\" has no directory entry for block %u",
@@ -1934,7 +2099,17 @@ qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory entry of block %u of column table \"%s\" moved",
 						block_id, RelationGetRelationName(rel))));
+	/* the walk's metapage hold is the caller's now */
+	*mbuf = w.mbuf;
 	return buf;
+}
+
+/* the end of a qs_coldir_lock_entry: the page, then the metapage */
+void
+qs_coldir_unlock_entry(Buffer buf, Buffer mbuf)
+{
+	UnlockReleaseBuffer(buf);
+	UnlockReleaseBuffer(mbuf);
 }
 
 /* entry 'idx' of a directory page image (one registered for generic WAL) */
@@ -1953,16 +2128,28 @@ void
 qs_coldir_publish(Relation rel, const QsColDirEntry *final)
 {
 	uint32		idx;
-	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx);
-	QsGenXLogState *xs = qs_genxlog_start(rel);
-	Page		page = qs_genxlog_register(xs, buf, 0);
-	QsColDirEntry *e = qs_coldir_page_entry(page, idx);
+	Buffer		mbuf;
+	Buffer		buf = qs_coldir_lock_entry(rel, final->block_id, &idx, &mbuf);
+	const QsColDirEntry *cur = qs_coldir_page_entry(BufferGetPage(buf), idx);
+	QsGenXLogState *xs;
+	QsColDirEntry *e;
 
+	/*
+	 * The load's pending entry: its block id is new and has no other
+	 * version, so lock_entry's first version not RETIRED is it
+	 */
+	if (!(cur->flags & QS_COLDIR_PENDING))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("directory entry of block %u of column table \"%s\" is not the pending load it should be",
+						final->block_id, RelationGetRelationName(rel))));
+	xs = qs_genxlog_start(rel);
+	e = qs_coldir_page_entry(qs_genxlog_register(xs, buf, 0), idx);
 	*e = *final;
 	e->flags &= ~QS_COLDIR_PENDING;
 	qs_genxlog_finish(xs);
 	qs_coldir_changed(rel);
-	UnlockReleaseBuffer(buf);
+	qs_coldir_unlock_entry(buf, mbuf);
 }
 
 /*
@@ -1981,7 +2168,7 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, true);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -1995,11 +2182,13 @@ qs_coldir_pending_visible(Relation rel, uint32 range, Snapshot snapshot,
 			if (entry_visible(rel, &ents[i], snapshot, &buf))
 			{
 				UnlockReleaseBuffer(buf);
+				dir_walk_end(&w);
 				return true;
 			}
 		}
 		UnlockReleaseBuffer(buf);
 	}
+	dir_walk_end(&w);
 	return false;
 }
 
@@ -2046,7 +2235,7 @@ qs_coldir_ranges_cleaned(Relation rel, const uint32 *ranges, int n)
 	Buffer		buf;
 	QsColDirPageHeader *h;
 
-	dir_walk_start(rel, &w, NULL);
+	dir_walk_start(rel, &w, NULL, false);
 	while ((buf = dir_walk_next(&w, BUFFER_LOCK_EXCLUSIVE, &h, &blk)) != InvalidBuffer)
 	{
 		QsColDirEntry *ents = dirpage_entries(h);
@@ -2215,4 +2404,510 @@ qs_coldir_lookup(Relation rel, ItemPointer vtid, QsColDirEntry *entry,
 		return false;
 	*entry = e;
 	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Compaction of the directory (README section 4.7)
+ *
+ * VACUUM removes the entries no snapshot and no snapshot-free reader
+ * needs any more (compact_removable: R1-R4), after keeping the page
+ * ranges they freed in coalesced FREE-range entries, and packs the chain
+ * in place, in order, one generic WAL record {metapage, W, R} per step
+ * under the metapage's exclusive lock (pack_step).  Walkers hold the
+ * metapage's share lock for their whole walk and in-place writers find
+ * and write under one metapage hold (P1, P2: dir_walk_start,
+ * qs_coldir_lock_entry), so each step is atomic for them, as it is for
+ * recovery and for a hot standby.
+ * ------------------------------------------------------------------------
+ */
+
+/* entry indexes by block id, then run start */
+static int
+entry_key_cmp(const void *a, const void *b, void *arg)
+{
+	const QsColDirEntry *ents = (const QsColDirEntry *) arg;
+	const QsColDirEntry *x = &ents[*(const uint32 *) a];
+	const QsColDirEntry *y = &ents[*(const uint32 *) b];
+
+	if (x->block_id != y->block_id)
+		return x->block_id < y->block_id ? -1 : 1;
+	if (x->run_start != y->run_start)
+		return x->run_start < y->run_start ? -1 : 1;
+	return 0;
+}
+
+/* whole entries, byte by byte (a removable entry is named by its bytes) */
+static int
+entry_bytes_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(QsColDirEntry));
+}
+
+/*
+ * R1, on one entry's bytes: a retired version whose run and delete map
+ * went back (RUN_RECLAIMED: it is in no snapshot's copy, entry_visible)
+ * and whose index entries are gone (INDEX_CLEANED: else its range would
+ * leave qs_coldir_retired_ranges with them still there).  Pending aborted
+ * loads included.  FREE-range entries go by generation instead.
+ */
+static bool
+compact_r1(const QsColDirEntry *e)
+{
+	return e->state == QS_COLBLK_RETIRED &&
+		(e->flags & QS_COLDIR_RUN_RECLAIMED) &&
+		(e->flags & QS_COLDIR_INDEX_CLEANED) &&
+		!qs_coldir_is_free(e);
+}
+
+/*
+ * Which entries of 'all' (qs_coldir_read_all, directory order) may go:
+ * R1 and, over the entries of the same block (sorted by block id and run
+ * start):
+ * - R2: every entry naming the same run (block id, run start) is
+ *   RUN_RECLAIMED.  Versions sealed without a sort key share their run;
+ *   they go together, so that qs_coldir_reclaim's in_use/done and run.c's
+ *   run starts never miss a twin.
+ * - R3, an aborted version (neither SUPERSEDED nor EMPTIED; judged by
+ *   flags, never by the commit log):
+ *   (a) no version of the block that is not RETIRED has a normal xmax:
+ *   else qs_coldir_xmax_aborted_seal, which freeze and the merge still
+ *   ask, would miss this aborted merge (base < published) and answer
+ *   "an aborted seal", letting a merge reuse TIDs that had index entries;
+ *   (b) it has no delete map, or a version that is not RETIRED has
+ *   published >= its published: else qs_coldelmap_buffer_any could no
+ *   longer reach the delete map's leaves holding its rows' entries.
+ * - R4, a SUPERSEDED version: nothing more.  Its successor has published
+ *   >= its own and shares its delete map; qs_coldir_row_surely_dead loses
+ *   only rows a live version still holds.
+ * An EMPTIED version needs nothing more either: its block has no other
+ * version (qs_coldir_retire_emptied).  Returns one flag per entry.
+ */
+static bool *
+compact_removable(const QsColDirectory *all, uint32 *nremovable)
+{
+	uint32		n = all->nentries;
+	const QsColDirEntry *ents = all->entries;
+	uint32	   *idx = palloc(sizeof(uint32) * Max(n, 1));
+	bool	   *rm = palloc0(sizeof(bool) * Max(n, 1));
+
+	*nremovable = 0;
+	for (uint32 i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_arg(idx, n, sizeof(uint32), entry_key_cmp, (void *) ents);
+	for (uint32 i = 0; i < n;)
+	{
+		uint32		j = i;
+		bool		live_xmax = false;	/* R3a */
+		bool		any_live = false;	/* R3b */
+		uint32		live_published = 0;
+
+		while (j < n && ents[idx[j]].block_id == ents[idx[i]].block_id)
+		{
+			const QsColDirEntry *e = &ents[idx[j]];
+
+			if (e->state != QS_COLBLK_RETIRED)
+			{
+				any_live = true;
+				live_published = Max(live_published, e->published);
+				if (TransactionIdIsNormal(e->xmax))
+					live_xmax = true;
+			}
+			j++;
+		}
+		for (uint32 k = i; k < j;)
+		{
+			uint32		l = k;
+			bool		all_reclaimed = true;	/* R2 */
+
+			while (l < j && ents[idx[l]].run_start == ents[idx[k]].run_start)
+			{
+				if (!(ents[idx[l]].flags & QS_COLDIR_RUN_RECLAIMED))
+					all_reclaimed = false;
+				l++;
+			}
+			for (uint32 m = k; m < l && all_reclaimed; m++)
+			{
+				const QsColDirEntry *e = &ents[idx[m]];
+
+				if (!compact_r1(e))
+					continue;
+				if (!(e->flags & (QS_COLDIR_SUPERSEDED | QS_COLDIR_EMPTIED)) &&
+					(live_xmax ||
+					 (e->delmap_root != InvalidBlockNumber &&
+					  !(any_live && live_published >= e->published))))
+					continue;	/* R3 */
+				rm[idx[m]] = true;
+				(*nremovable)++;
+			}
+			k = l;
+		}
+		i = j;
+	}
+	pfree(idx);
+	return rm;
+}
+
+/* a FREE-range entry for pages r (README section 4.7; colstore.h) */
+static void
+free_entry(QsColDirEntry *e, const QsPageRange *r, CommandId gen)
+{
+	memset(e, 0, sizeof(*e));
+	e->block_id = 0;
+	e->state = QS_COLBLK_RETIRED;
+	e->flags = QS_COLDIR_FREE_FLAGS;
+	e->run_start = r->start;
+	e->npages = r->end - r->start;
+	e->tid_range = QS_COLDIR_FREE_TIDRANGE;
+	e->xmin = InvalidTransactionId;
+	e->xmax = InvalidTransactionId;
+	e->cid = gen;
+	e->delmap_root = InvalidBlockNumber;
+	e->src_first = InvalidBlockNumber;
+	e->src_last = InvalidBlockNumber;
+}
+
+/*
+ * Append FREE-range entries for ranges f[0..nf) at the tail, as many per
+ * record as the tail (or one new tail page) takes: each record is
+ * {metapage, tail, new page} in append_entry's order and shape.
+ */
+static void
+append_free_entries(Relation rel, const QsPageRange *f, int nf, CommandId gen)
+{
+	int			done = 0;
+
+	while (done < nf)
+	{
+		Buffer		mbuf;
+		Buffer		tbuf = InvalidBuffer;
+		Buffer		nbuf = InvalidBuffer;
+		QsColMeta  *m;
+		QsColDirPageHeader *th = NULL;
+		QsGenXLogState *xs;
+		Page		tpage = NULL;
+		int			k;
+
+		CHECK_FOR_INTERRUPTS();
+		mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+		LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+		m = meta_of(rel, BufferGetPage(mbuf));
+		append_lock_tail(rel, m, &tbuf, &th, &nbuf);
+		xs = qs_genxlog_start(rel);
+		m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
+		if (BufferIsValid(tbuf))
+		{
+			tpage = qs_genxlog_register(xs, tbuf, 0);
+			th = (QsColDirPageHeader *) PageGetContents(tpage);
+		}
+		if (BufferIsValid(nbuf))
+			append_link_new(xs, m, nbuf, &tpage, &th);
+		for (k = 0; done < nf && th->nentries + k < QS_COLDIR_PER_PAGE; k++)
+			free_entry(&dirpage_entries(th)[th->nentries + k], &f[done++], gen);
+		dirpage_set_count(tpage, th, th->nentries + k);
+		m->nentries += k;
+		qs_genxlog_finish(xs);
+		qs_coldir_changed(rel);
+		if (BufferIsValid(nbuf))
+			UnlockReleaseBuffer(nbuf);
+		if (BufferIsValid(tbuf))
+			UnlockReleaseBuffer(tbuf);
+		UnlockReleaseBuffer(mbuf);
+	}
+}
+
+/* What a compaction removes: planned entries (by bytes) and old FREEs. */
+typedef struct CompactPlan
+{
+	QsColDirEntry *gone;		/* removable entries, sorted by bytes */
+	uint32		ngone;
+	CommandId	gen;			/* FREE entries with cid < gen go */
+} CompactPlan;
+
+/*
+ * Does entry e (on a page, under the metapage's exclusive lock) go?  R1
+ * re-checked on its bytes, and the bytes planned: under VACUUM's
+ * ShareUpdateExclusiveLock only this process changes retired entries,
+ * and entries appended since the plan are loads' (new block ids), which
+ * change no other block's R2/R3, so a planned entry still qualifies.
+ */
+static bool
+compact_drops(const CompactPlan *p, const QsColDirEntry *e)
+{
+	if (qs_coldir_is_free(e))
+		return e->cid < p->gen;
+	return compact_r1(e) &&
+		bsearch(e, p->gone, p->ngone, sizeof(QsColDirEntry),
+				entry_bytes_cmp) != NULL;
+}
+
+/*
+ * One pack step at directory page wblk (W) and its successor R, under
+ * the metapage's exclusive lock, then W's and R's: the entries that go
+ * (compact_drops) are dropped from both, the first survivors of R fill
+ * W's room, R's rest slides to its front.  An R left empty is unlinked
+ * (the metapage's tail moves to W if R was it) and given back to the
+ * delta in the same record, a full image of an empty delta page, as
+ * run.c gives run pages back.  One generic record: the metapage first,
+ * then W, then R (a redo locks in registration order, and hot standby
+ * walkers hold the metapage before a directory page).  Every kept entry
+ * stays exactly once and in directory order, so the chain between two
+ * steps is a valid directory for readers, for sort_entries (directory
+ * order breaks ties within a range) and after a crash.
+ *
+ * Returns the next W (W again when R went, R when W is full, Invalid at
+ * the chain's end); *logged: a record was written; *gave: R went back.
+ */
+static BlockNumber
+pack_step(Relation rel, const CompactPlan *p, BlockNumber wblk,
+		  bool *logged, bool *gave)
+{
+	Buffer		mbuf,
+				wbuf,
+				rbuf = InvalidBuffer;
+	BlockNumber rblk;
+	QsColDirPageHeader *wh,
+			   *rh = NULL;
+	QsColDirEntry *keep;
+	uint32		nkeep = 0;
+	uint32		nold;
+	uint32		nw;
+	bool		r_empty;
+	QsGenXLogState *xs;
+	QsColMeta  *m;
+	Page		wpage,
+				rpage = NULL;
+	Size		rfree = 0;
+
+	*logged = false;
+	*gave = false;
+	mbuf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
+	(void) meta_of(rel, BufferGetPage(mbuf));
+	wbuf = dir_lock_linked(rel, wblk, InvalidBlockNumber,
+						   BUFFER_LOCK_EXCLUSIVE, &wh);
+	/* R is W's successor now: appends may have added pages since */
+	rblk = wh->next;
+	if (rblk != InvalidBlockNumber)
+		rbuf = dir_lock_linked(rel, rblk, wblk, BUFFER_LOCK_EXCLUSIVE, &rh);
+
+	/* the survivors of W, then of R, in directory order */
+	nold = wh->nentries + (rh ? rh->nentries : 0);
+	keep = palloc(sizeof(QsColDirEntry) * Max(nold, 1));
+	for (uint32 i = 0; i < wh->nentries; i++)
+		if (!compact_drops(p, &dirpage_entries(wh)[i]))
+			keep[nkeep++] = dirpage_entries(wh)[i];
+	for (uint32 i = 0; rh && i < rh->nentries; i++)
+		if (!compact_drops(p, &dirpage_entries(rh)[i]))
+			keep[nkeep++] = dirpage_entries(rh)[i];
+	nw = Min(nkeep, (uint32) QS_COLDIR_PER_PAGE);
+	r_empty = rh != NULL && nkeep == nw;
+
+	/* nothing dropped, moved or emptied (W full, or the chain's end) */
+	if (nkeep == nold && nw == wh->nentries && !r_empty)
+	{
+		pfree(keep);
+		if (BufferIsValid(rbuf))
+			UnlockReleaseBuffer(rbuf);
+		UnlockReleaseBuffer(wbuf);
+		UnlockReleaseBuffer(mbuf);
+		return rblk;
+	}
+
+	xs = qs_genxlog_start(rel);
+	m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, mbuf, 0));
+	wpage = qs_genxlog_register(xs, wbuf, 0);
+	wh = (QsColDirPageHeader *) PageGetContents(wpage);
+	if (BufferIsValid(rbuf))
+	{
+		rpage = qs_genxlog_register(xs, rbuf,
+									r_empty ? GENERIC_XLOG_FULL_IMAGE : 0);
+		rh = (QsColDirPageHeader *) PageGetContents(rpage);
+	}
+	memcpy(dirpage_entries(wh), keep, sizeof(QsColDirEntry) * nw);
+	dirpage_set_count(wpage, wh, nw);
+	if (r_empty)
+	{
+		wh->next = rh->next;
+		if (m->dir_tail == rblk)
+			m->dir_tail = wblk;
+		PageInit(rpage, BLCKSZ, 0);
+		rfree = PageGetFreeSpace(rpage);
+	}
+	else if (rh != NULL)
+	{
+		memmove(dirpage_entries(rh), keep + nw,
+				sizeof(QsColDirEntry) * (nkeep - nw));
+		dirpage_set_count(rpage, rh, nkeep - nw);
+	}
+	m->nentries -= nold - nkeep;
+	qs_genxlog_finish(xs);
+	qs_coldir_changed(rel);
+	pfree(keep);
+	*logged = true;
+	*gave = r_empty;
+
+	if (BufferIsValid(rbuf))
+		UnlockReleaseBuffer(rbuf);
+	UnlockReleaseBuffer(wbuf);
+	UnlockReleaseBuffer(mbuf);
+	if (r_empty)
+	{
+		/*
+		 * The free space map after the record, as run.c gives pages back,
+		 * and after the locks: growing the map waits for the extension
+		 * lock, which a load holds for a whole run write, and every walk
+		 * and publish would wait behind the metapage meanwhile.  A crash
+		 * before it leaves the map stale, which is a hint only.
+		 */
+		RecordPageWithFreeSpace(rel, rblk, rfree);
+		return wblk;
+	}
+	return rblk;
+}
+
+/*
+ * qs_coldir_compact
+ *		VACUUM, after qs_coldir_reclaim: remove the directory entries no
+ *		reader needs (compact_removable) once there are enough of them (at
+ *		least max(QS_COLDIR_PER_PAGE, entries / 4), counting the older
+ *		FREE-range entries by how many fewer the new generation needs;
+ *		quickstep.debug_dir_compact_min for tests), so that the directory
+ *		stays O(live blocks + merges per VACUUM interval), not O(merges
+ *		ever).  First the page ranges the
+ *		directory lists as freed (run.c: RUN_RECLAIMED and FREE entries,
+ *		the runs in use cut out) are appended as FREE-range entries of a
+ *		new generation: they keep every freed page a candidate for run
+ *		writes once the entries naming it are gone (a crash after this
+ *		leaves ranges listed twice, which run.c merges).  Then the chain
+ *		is packed from its head (pack_step), dropping the planned entries
+ *		and the FREE entries of older generations.  The caller holds
+ *		ShareUpdateExclusiveLock: no merge, seal or other VACUUM runs;
+ *		loads append and publish between steps.  No snapshot's view
+ *		changes: a removable entry is in no snapshot's copy (R1), so no
+ *		horizon and no standby conflict is needed; the counter bump of
+ *		each step drops backends' older copies.  Returns the directory
+ *		pages given back.
+ */
+uint32
+qs_coldir_compact(Relation rel)
+{
+	QsColDirectory all;
+	bool	   *rm;
+	uint32		nrm;
+	uint32		nold_free = 0;
+	CommandId	gen = 1;
+	uint64		threshold;
+	QsPageRange *f;
+	int			nf;
+	CompactPlan plan;
+	QsColMeta	meta;
+	BlockNumber wblk;
+	bool		first = true;
+	uint32		given = 0;
+	uint64		steps = 0;
+
+	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
+	qs_coldir_read_all(rel, &all);
+	rm = compact_removable(&all, &nrm);
+	for (uint32 i = 0; i < all.nentries; i++)
+		if (qs_coldir_is_free(&all.entries[i]))
+		{
+			nold_free++;
+			gen = Max(gen, all.entries[i].cid + 1);
+		}
+	if (qs_debug_dir_compact_min >= 0)
+		threshold = (uint64) qs_debug_dir_compact_min;
+	else
+		threshold = Max((uint64) QS_COLDIR_PER_PAGE, all.nentries / 4);
+
+	/*
+	 * Older FREE entries count only as far as the new generation has
+	 * fewer: a table with many disjoint freed ranges would otherwise
+	 * rewrite them all, and lock the whole chain step by step, at every
+	 * VACUUM that finds one removable entry.
+	 */
+	f = qs_colrun_free_ranges(&all, RelationGetNumberOfBlocks(rel), &nf);
+	if (nrm == 0 ||
+		(uint64) nrm + (nold_free > (uint32) nf ? nold_free - nf : 0) < threshold)
+	{
+		pfree(f);
+		pfree(rm);
+		pfree(all.entries);
+		return 0;
+	}
+
+	append_free_entries(rel, f, nf, gen);
+	pfree(f);
+	qs_debug_vacuum_point(QS_DEBUG_VACUUM_COMPACT_FREE);
+
+	plan.gone = palloc(sizeof(QsColDirEntry) * Max(nrm, 1));
+	plan.ngone = 0;
+	plan.gen = gen;
+	for (uint32 i = 0; i < all.nentries; i++)
+		if (rm[i])
+			plan.gone[plan.ngone++] = all.entries[i];
+	qsort(plan.gone, plan.ngone, sizeof(QsColDirEntry), entry_bytes_cmp);
+	pfree(rm);
+	pfree(all.entries);
+
+	qs_colmeta_read(rel, &meta);
+	wblk = meta.dir_head;
+	while (wblk != InvalidBlockNumber)
+	{
+		bool		logged;
+		bool		gave;
+
+		/* between steps, holding no lock */
+		CHECK_FOR_INTERRUPTS();
+		/* a step advances W or gives a page back: more is a cycle */
+		if (++steps > 2 * (uint64) RelationGetNumberOfBlocks(rel))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("directory of column table \"%s\" has a cycle",
+							RelationGetRelationName(rel))));
+		wblk = pack_step(rel, &plan, wblk, &logged, &gave);
+		if (gave)
+			given++;
+		if (logged && first)
+		{
+			first = false;
+			qs_debug_vacuum_point(QS_DEBUG_VACUUM_COMPACT_STEP);
+		}
+	}
+	pfree(plan.gone);
+	return given;
+}
+
+/*
+ * qs_coldir_count
+ *		The directory's size (quickstep.column_directory, the checker): its
+ *		entries and pages, its FREE-range entries and the pages they list,
+ *		and the metapage's entry count, all from one metapage hold (P1), so
+ *		the walk's count equals the metapage's exactly.
+ */
+void
+qs_coldir_count(Relation rel, QsColDirSize *size)
+{
+	DirWalk		w;
+	Buffer		buf;
+	BlockNumber blk;
+	QsColDirPageHeader *h;
+	QsColMeta	meta;
+
+	memset(size, 0, sizeof(*size));
+	dir_walk_start(rel, &w, &meta, true);
+	size->meta_entries = meta.nentries;
+	while ((buf = dir_walk_next(&w, BUFFER_LOCK_SHARE, &h, &blk)) != InvalidBuffer)
+	{
+		size->pages++;
+		size->entries += h->nentries;
+		for (uint32 i = 0; i < h->nentries; i++)
+			if (qs_coldir_is_free(&dirpage_entries(h)[i]))
+			{
+				size->free_entries++;
+				size->free_pages += dirpage_entries(h)[i].npages;
+			}
+		UnlockReleaseBuffer(buf);
+	}
+	dir_walk_end(&w);
 }

@@ -196,6 +196,25 @@ free_ranges(const QsColDirectory *all, BlockNumber nblocks, uint32 block_id,
 	fr->nfree = nout;
 }
 
+/*
+ * qs_colrun_free_ranges
+ *		The freed page ranges of the directory copy 'all' below 'nblocks',
+ *		sorted and disjoint, with the runs in use cut out: what VACUUM's
+ *		directory compaction keeps in FREE-range entries (dir.c,
+ *		qs_coldir_compact) before it removes the entries that name them.
+ */
+QsPageRange *
+qs_colrun_free_ranges(const QsColDirectory *all, BlockNumber nblocks,
+					  int *nfree)
+{
+	FreeRanges	fr;
+
+	free_ranges(all, nblocks, InvalidBlockNumber, &fr);
+	pfree(fr.starts);
+	*nfree = fr.nfree;
+	return fr.free;
+}
+
 /* May the row engine's page become a run page?  Under its lock. */
 static bool
 page_is_free(const QsPageLayout *L, Page page)

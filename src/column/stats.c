@@ -5,7 +5,8 @@
  *	  quickstep.blocks(regclass), one row per block and column (the block's
  *	  state, rows, rows deleted by committed transactions, bytes; the
  *	  column's encoding, min, max, dictionary and stripe bytes), and the
- *	  numbers behind the view quickstep.column_stats.
+ *	  numbers behind the view quickstep.column_stats, and the size of the
+ *	  block directory (quickstep.column_directory).
  *
  * Both read what the directory and the block headers say, under the
  * locks their readers take (src/column/README.md section 10); nothing is
@@ -44,8 +45,13 @@
 static Relation
 open_column_table(Oid relid)
 {
-	Relation	rel = table_open(relid, AccessShareLock);
+	Relation	rel = try_table_open(relid, AccessShareLock);
 
+	/* an OID that names no relation (a regclass of 0, say): not XX000 */
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	if (!qs_is_column_rel(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -331,6 +337,33 @@ qs_column_table_stats(PG_FUNCTION_ARGS)
 	values[5] = Int64GetDatum(bytes);
 	values[6] = Int64GetDatum(raw);
 	values[7] = Int64GetDatum((int64) nblocks - colpages);
+	table_close(rel, AccessShareLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * quickstep.column_directory(regclass): the size of a column table's
+ * block directory (dir.c, qs_coldir_count): entries, pages, FREE-range
+ * entries and the pages they list (README section 4.7).
+ */
+PG_FUNCTION_INFO_V1(qs_column_directory);
+
+Datum
+qs_column_directory(PG_FUNCTION_ARGS)
+{
+	Relation	rel = open_column_table(PG_GETARG_OID(0));
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {0};
+	QsColDirSize size;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	qs_coldir_count(rel, &size);
+	values[0] = Int64GetDatum((int64) size.entries);
+	values[1] = Int64GetDatum((int64) size.pages);
+	values[2] = Int64GetDatum((int64) size.free_entries);
+	values[3] = Int64GetDatum((int64) size.free_pages);
 	table_close(rel, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -22,6 +22,7 @@ bool		qs_enable_agg_pushdown = true;
 int			qs_max_shared_scans = 64;
 bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
+int			qs_debug_dir_compact_min = -1;
 bool		qs_debug_run_wait = false;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
@@ -123,9 +124,19 @@ qs_define_gucs(bool at_preload)
 	/* For crash tests of VACUUM giving back emptied column blocks (dir.c). */
 	DefineCustomIntVariable("quickstep.debug_vacuum_crash",
 							"Makes VACUUM of a column table PANIC at one step of retiring emptied blocks (for tests).",
-							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 4: (any run write) after the first page of a run written into given-back pages; 0: never.",
+							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 4: (any run write) after the first page of a run written into given-back pages; 5: after a directory compaction appended its FREE-range entries; 6: after its first pack step; 0: never.",
 							&qs_debug_vacuum_crash,
-							0, 0, 4,
+							0, 0, 6,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	/* For tests of the compaction of column tables' directories (dir.c). */
+	DefineCustomIntVariable("quickstep.debug_dir_compact_min",
+							"Removable directory entries at which VACUUM compacts a column table's directory (for tests).",
+							"-1: the built-in rule, at least max(127, entries / 4); 0: whenever one entry is removable.",
+							&qs_debug_dir_compact_min,
+							-1, -1, INT_MAX,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);

@@ -490,6 +490,33 @@ hpl_geom_dir(const HplDir *dir)
 
 #define hpl_geom(page) hpl_geom_dir(HplDirOf(page))
 
+static pg_noinline void
+hpl_nrecs_corrupt(Page page)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("HPL page with %u record slots, at most %d fit a page",
+					HplDirOf(page)->nrecs, (int) HPL_MAX_RECS),
+			 errhint("Run quickstep.check_table() on the table to find the damaged page.")));
+}
+
+/*
+ * The record slots of 'page' (its max offset).  Loops over slots, the
+ * ghost-bit fields and the geometry's per-slot arrays (lines[], hoff[]) are
+ * bounded by it, so a corrupt count is refused here, once per call, instead
+ * of reading past them.  check_page checks the count itself (it reports
+ * without raising).
+ */
+static inline int
+hpl_nrecs(Page page)
+{
+	int			n = HplDirOf(page)->nrecs;
+
+	if (unlikely(n > HPL_MAX_RECS))
+		hpl_nrecs_corrupt(page);
+	return n;
+}
+
 static inline bool
 hpl_key16_equal(const HplGeom *g, uint64 b, uint64 d)
 {
@@ -1081,7 +1108,7 @@ static bool
 hpl_is_empty(Page page, HplGeom *g)
 {
 	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
-	int			nrecs = HplDirOf(page)->nrecs;
+	int			nrecs = hpl_nrecs(page);
 
 	for (int i = 0; i < nrecs / 8; i++)
 		if (used[i] != 0)
@@ -1102,7 +1129,7 @@ static int
 hpl_free_slot(Page page, HplGeom *g, bool heaponly)
 {
 	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
-	int			nrecs = HplDirOf(page)->nrecs;
+	int			nrecs = hpl_nrecs(page);
 
 	if (heaponly)
 	{
@@ -1149,7 +1176,7 @@ hpl_free_space(Page page)
 	k = hpl_free_slot(page, g, false);
 	if (k < 0)
 		return 0;
-	if (k == HplDirOf(page)->nrecs)
+	if (k == hpl_nrecs(page))
 		grow = g->lines[k + 1] - g->lines[k];
 	if ((int) ph->pd_upper - (int) ph->pd_lower - grow <= 0)
 		return 0;
@@ -1167,7 +1194,7 @@ hpl_count_slots(Page page, HplGeom *g, int *ndead, int *nunused,
 {
 	const uint8 *used = (const uint8 *) page + FLD(g, F_USED)->unitoff[0];
 	const uint8 *live = (const uint8 *) page + FLD(g, F_LIVE)->unitoff[0];
-	int			nrecs = HplDirOf(page)->nrecs;
+	int			nrecs = hpl_nrecs(page);
 	int			nused = 0;
 	int			nnotlive = 0;
 	int			nd = 0;
@@ -1226,7 +1253,7 @@ hpl_prune_free_space(Page page)
 	if (PageIsNew(page))
 		return hpl_free_space(page);
 	g = hpl_hgeom(page);
-	nrecs = HplDirOf(page)->nrecs;
+	nrecs = hpl_nrecs(page);
 	hpl_count_slots(page, g, &ndead, &nunused, &nredirect);
 	if (ndead > 0 && ph->pd_upper > ph->pd_lower)
 	{
@@ -1252,7 +1279,7 @@ hpl_slots_short(Page page)
 	if (PageIsNew(page))
 		return false;
 	g = hpl_hgeom(page);
-	nrecs = HplDirOf(page)->nrecs;
+	nrecs = hpl_nrecs(page);
 	if (nrecs < HPL_MAX_RECS &&
 		(int) ((PageHeader) page)->pd_upper -
 		(int) ((PageHeader) page)->pd_lower >=
@@ -1294,7 +1321,6 @@ hpl_plan(Page page, HplGeom *g, TupleDesc desc, HeapTuple tuple, int tnatts,
 		 const Datum *values, const bool *isnull, HplPlan *plan)
 {
 	PageHeader	ph = (PageHeader) page;
-	HplDir	   *dir = HplDirOf(page);
 	int			upper = ph->pd_upper;
 	int			k;
 
@@ -1341,7 +1367,7 @@ hpl_plan(Page page, HplGeom *g, TupleDesc desc, HeapTuple tuple, int tnatts,
 	if (k < 0)
 		return false;
 	plan->slot = k;
-	plan->newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
+	plan->newlower = g->segstart + g->lines[Max(k + 1, hpl_nrecs(page))];
 	plan->newupper = upper;
 	return plan->newlower <= plan->newupper;
 }
@@ -1422,7 +1448,6 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 			(!HeapTupleHasNulls(tuple) || g->wide || g->allnullable))
 		{
 			PageHeader	ph = (PageHeader) page;
-			HplDir	   *dir = HplDirOf(page);
 			int			k = hpl_free_slot(page, g,
 											  HeapTupleHeaderIsHeapOnly(tuple->t_data));
 			int			newlower;
@@ -1432,7 +1457,7 @@ hpl_record_fits(Page page, TupleDesc desc, HeapTuple tuple, Size reserve)
 				return false;
 			if (!g->wide && hpl_first_stale(page, desc, tnatts) < tnatts)
 				return false;	/* as hpl_plan */
-			newlower = g->segstart + g->lines[Max(k + 1, (int) dir->nrecs)];
+			newlower = g->segstart + g->lines[Max(k + 1, hpl_nrecs(page))];
 			bound = (int) tuple->t_len + MAXIMUM_ALIGNOF * (tnatts + 1);
 			if (HeapTupleHasNulls(tuple) && !g->wide)
 				bound += HPL_NULL_BYTES * tnatts;
@@ -1585,7 +1610,7 @@ hpl_max_offset(Page page)
 {
 	if (PageIsNew(page))
 		return 0;
-	return HplDirOf(page)->nrecs;
+	return hpl_nrecs(page);
 }
 
 static QsRecordState
@@ -1594,7 +1619,7 @@ hpl_record_state(Page page, OffsetNumber off)
 	HplGeom    *g;
 
 	if (PageIsNew(page) || off < FirstOffsetNumber ||
-		off > HplDirOf(page)->nrecs)
+		off > hpl_nrecs(page))
 		return QS_REC_UNUSED;
 	g = hpl_hgeom(page);
 	{
@@ -1622,7 +1647,7 @@ hpl_record_states(Page page, uint8 *out)
 
 	if (PageIsNew(page))
 		return;
-	nrecs = HplDirOf(page)->nrecs;
+	nrecs = hpl_nrecs(page);
 	g = hpl_hgeom(page);
 	for (int k = 0; k < nrecs; k++)
 	{
@@ -1653,7 +1678,7 @@ hpl_normal_offsets(Page page, OffsetNumber *out)
 
 	if (PageIsNew(page))
 		return 0;
-	nrecs = HplDirOf(page)->nrecs;
+	nrecs = hpl_nrecs(page);
 	g = hpl_hgeom(page);
 	used = p + FLD(g, F_USED)->unitoff[0];
 	live = p + FLD(g, F_LIVE)->unitoff[0];
@@ -1762,9 +1787,9 @@ hpl_set_header(Page page, OffsetNumber off, HeapTupleHeader h)
 	const uint16 *o;
 
 	/* a slot beyond nrecs has no fields: its places are the hole's */
-	if (k < 0 || k >= HplDirOf(page)->nrecs)
+	if (k < 0 || k >= hpl_nrecs(page))
 		elog(ERROR, "HPL set_header for item %d of a page with %u slots",
-			 off, HplDirOf(page)->nrecs);
+			 off, hpl_nrecs(page));
 	o = g->hoff[k];
 
 	/* write only what changed (mostly nothing, or hint bits) */
@@ -2075,7 +2100,7 @@ static void
 hpl_mark_dead(Page page, const OffsetNumber *offs, int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
-	int			nrecs = HplDirOf(page)->nrecs;
+	int			nrecs = hpl_nrecs(page);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -2093,7 +2118,7 @@ static void
 hpl_mark_unused(Page page, const OffsetNumber *offs, int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
-	int			nrecs = HplDirOf(page)->nrecs;
+	int			nrecs = hpl_nrecs(page);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -2118,7 +2143,7 @@ hpl_mark_redirect(Page page, const OffsetNumber *from, const OffsetNumber *to,
 				  int n)
 {
 	HplGeom    *g = hpl_hgeom(page);
-	int			nrecs = HplDirOf(page)->nrecs;
+	int			nrecs = hpl_nrecs(page);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -2438,7 +2463,7 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 			 * beyond nrecs are clear: a new unit is zero, compaction drops
 			 * trailing slots only with their used bits clear).
 			 */
-			for (int k = 0; !needed[i] && k < dir->nrecs; k++)
+			for (int k = 0; !needed[i] && k < hpl_nrecs(page); k++)
 			{
 				const uint8 *nb = (const uint8 *) page + nulloff[i];
 
@@ -2457,7 +2482,7 @@ hpl_repack_plan(Page page, HplGeom *g, HplRepack *rp, bool keepnull)
 			}
 		}
 	}
-	for (int k = 0; k < dir->nrecs; k++)
+	for (int k = 0; k < hpl_nrecs(page); k++)
 	{
 		if (!hpl_bit(page, FLD(g, F_USED), k))
 			continue;

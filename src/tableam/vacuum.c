@@ -1012,6 +1012,9 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		(void) qs_coldir_retire_emptied(rel);
 		if (qs_coldir_reclaim(rel) > 0)
 			emptied_tail_candidate = true;
+		/* entries retired for good go; freed directory pages too */
+		if (qs_coldir_compact(rel) > 0)
+			emptied_tail_candidate = true;
 	}
 
 	/* no pin on a map page that truncation may drop */

@@ -136,6 +136,20 @@ corrupt('an attribute the table defines otherwise', 24 + 20 + 2 * 4 + 2, 'c',
 corrupt('a special space', 16, pack('v', 8184),
 	qr/block 0: bad page header \(lower \d+, upper \d+, special 8184/);
 
+# a slot count past what fits a page: every path that loops over slots or
+# indexes the geometry by slot refuses it (hpl_nrecs), never reads past
+# them; check_table names the block
+my $nrecs_saved = peek(24 + 16, 2);
+patch(24 + 16, pack('v', 65535));
+check_fails('a slot count past the page', qr/block 0: 65535 slots \(at most 291\)/);
+query_fails('a slot count past the page, a scan', q{SELECT count(v) FROM t},
+	qr/XX001: HPL page with 65535 record slots, at most 291 fit a page/,
+	qr/HINT:  Run quickstep.check_table\(\)/);
+query_fails('a slot count past the page, an insert', q{INSERT INTO t VALUES (6, 'x', 6)},
+	qr/XX001: HPL page with 65535 record slots/, qr/HINT:  Run quickstep.check_table/);
+patch(24 + 16, $nrecs_saved);
+restore_ok('slot count');
+
 # an older format: refused, not misread, by queries and check_table alike
 my $saved = peek(24 + 2, 1);
 patch(24 + 2, pack('C', 1));

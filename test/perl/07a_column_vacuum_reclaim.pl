@@ -61,18 +61,7 @@ sub pages
 sub same_rows
 {
 	my ($nd, $what) = @_;
-	my $q = q{SELECT count(*) || '/' || coalesce(sum(id), 0) || '/' || coalesce(sum(v), 0) FROM t};
-	my $want = $node->safe_psql('postgres', $q =~ s/FROM t/FROM h/r);
-	is($nd->safe_psql('postgres', $q), $want, "$what: the rows by a sequential scan");
-	is($nd->safe_psql('postgres', qq{
-		SET enable_seqscan = off; SET enable_bitmapscan = off;
-		SELECT (SELECT count(*) FROM generate_series(1, 20000) g WHERE EXISTS (SELECT 1 FROM t WHERE id = g))
-		    || '/' || (SELECT count(*) FROM generate_series(0, 100) x, LATERAL (SELECT id FROM t WHERE v = x) s)}),
-		$node->safe_psql('postgres', q{
-		SELECT (SELECT count(*) FROM h) || '/' || (SELECT count(*) FROM h)}),
-		"$what: the rows through both indexes");
-	ok($nd->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}) eq 't',
-		"$what: check_table is clean");
+	qs_column_same_rows($node, $nd, $what, 20000, 100);
 }
 
 sub vacuum_crash

@@ -7,7 +7,8 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 use Test::More;
 
-our @EXPORT = qw(qs_new_node crash_and_restart qs_wait_reinit qs_kill9 patch_file peek_file qs_start_victim);
+our @EXPORT = qw(qs_new_node crash_and_restart qs_wait_reinit qs_kill9 patch_file peek_file qs_start_victim
+				 qs_column_same_rows);
 
 # qs_new_node(NAME, %init_params): a cluster with quickstep_am preloaded.
 sub qs_new_node
@@ -137,6 +138,27 @@ sub peek_file
 	read($fh, $buf, $len);
 	close $fh;
 	return $buf;
+}
+
+# qs_column_same_rows(PRIMARY, NODE, WHAT, MAXID, MAXV): the rows of column
+# table t (id, v; indexes on both) on NODE are heap twin h's on PRIMARY, by
+# a sequential scan and through both indexes (ids 1..MAXID, values
+# 0..MAXV), and check_table finds t clean.
+sub qs_column_same_rows
+{
+	my ($primary, $nd, $what, $maxid, $maxv) = @_;
+	my $q = q{SELECT count(*) || '/' || coalesce(sum(id), 0) || '/' || coalesce(sum(v), 0) FROM t};
+	my $want = $primary->safe_psql('postgres', $q =~ s/FROM t/FROM h/r);
+	is($nd->safe_psql('postgres', $q), $want, "$what: the rows by a sequential scan");
+	is($nd->safe_psql('postgres', qq{
+		SET enable_seqscan = off; SET enable_bitmapscan = off;
+		SELECT (SELECT count(*) FROM generate_series(1, $maxid) g WHERE EXISTS (SELECT 1 FROM t WHERE id = g))
+		    || '/' || (SELECT count(*) FROM generate_series(0, $maxv) x, LATERAL (SELECT id FROM t WHERE v = x) s)}),
+		$primary->safe_psql('postgres', q{
+		SELECT (SELECT count(*) FROM h) || '/' || (SELECT count(*) FROM h)}),
+		"$what: the rows through both indexes");
+	ok($nd->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}) eq 't',
+		"$what: check_table is clean");
 }
 
 1;

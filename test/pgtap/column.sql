@@ -5,7 +5,7 @@
 \pset tuples_only true
 \pset pager off
 BEGIN;
-SELECT plan(29);
+SELECT plan(33);
 
 SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'quickstep_column' AND amtype = 't'),
           'quickstep_column is a table access method');
@@ -38,6 +38,15 @@ SELECT throws_ok($$SELECT * FROM quickstep.blocks('pt_heap')$$, '42809', NULL,
                  'blocks() of a heap table is refused with wrong_object_type');
 SELECT throws_ok($$SELECT * FROM quickstep.column_table_stats('pt_heap')$$, '42809', NULL,
                  'column_table_stats() of a heap table is refused');
+SELECT has_function('quickstep', 'column_directory', ARRAY['regclass'],
+                    'quickstep.column_directory(regclass) exists');
+SELECT results_eq($$SELECT entries, pages, free_entries, free_pages FROM quickstep.column_directory('pt_col')$$,
+                  $$VALUES (0::bigint, 0::bigint, 0::bigint, 0::bigint)$$,
+                  'column_directory() of a table without blocks: no entry, no page');
+SELECT throws_ok($$SELECT * FROM quickstep.column_directory('pt_heap')$$, '42809', NULL,
+                 'column_directory() of a heap table is refused');
+SELECT throws_ok($$SELECT * FROM quickstep.column_directory(0)$$, '42P01', NULL,
+                 'column_directory() of no relation is refused with undefined_table');
 SELECT ok(NOT EXISTS (SELECT 1 FROM quickstep.column_stats WHERE relid = 'pt_heap'::regclass),
           'column_stats lists column tables only');
 SELECT is((SELECT count(*) FROM pt_col), 7::bigint, 'the table answers as heap would');
