@@ -532,9 +532,10 @@ dirpage_entries(QsColDirPageHeader *h)
 /*
  * Lock directory page blk, linked from the metapage or from page 'from'
  * (InvalidBlockNumber: the metapage), in 'mode'.  A corrupt link to the
- * metapage, to 'from' itself or past the end is refused before the lock:
- * a caller holding the metapage, or 'from', exclusively would wait for
- * itself there, uncancellably.
+ * metapage or to 'from' itself is refused before the lock: a caller
+ * holding the metapage, or 'from', exclusively would wait for itself
+ * there, uncancellably.  A link past the end needs no check of ours (no
+ * lseek on every append): reading that block fails with data_corrupted.
  */
 static Buffer
 dir_lock_linked(Relation rel, BlockNumber blk, BlockNumber from, int mode,
@@ -542,8 +543,7 @@ dir_lock_linked(Relation rel, BlockNumber blk, BlockNumber from, int mode,
 {
 	Buffer		buf;
 
-	if (blk == QS_COLMETA_BLKNO || blk == from ||
-		blk >= RelationGetNumberOfBlocks(rel))
+	if (blk == QS_COLMETA_BLKNO || blk == from)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory of column table \"%s\" links to block %u, which cannot be a directory page",
@@ -568,8 +568,6 @@ static Buffer
 dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
 			  BlockNumber *nblocks, int mode, QsColDirPageHeader **h)
 {
-	Buffer		buf;
-
 	CHECK_FOR_INTERRUPTS();
 	++(*visited);
 	if (*visited > *nblocks || blk >= *nblocks)
@@ -585,15 +583,7 @@ dir_read_page(Relation rel, BlockNumber blk, uint32 *visited,
 				 errmsg("directory of column table \"%s\" points to block %u past the end",
 						RelationGetRelationName(rel), blk)));
 	/* a held walk (append_entry) holds the metapage exclusively */
-	if (blk == QS_COLMETA_BLKNO)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("directory of column table \"%s\" links to its metapage",
-						RelationGetRelationName(rel))));
-	buf = ReadBuffer(rel, blk);
-	LockBuffer(buf, mode);
-	*h = dirpage_of(rel, BufferGetPage(buf), blk);
-	return buf;
+	return dir_lock_linked(rel, blk, InvalidBlockNumber, mode, h);
 }
 
 /*
