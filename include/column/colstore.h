@@ -463,6 +463,12 @@ typedef struct QsColBuilder
 	uint32		nrows;
 	Size		bytes;			/* value bytes buffered */
 	size_t		nulls_ready;	/* bitmap words every column holds, zeroed */
+	size_t		fixed_ready;	/* values every by-value column holds */
+	struct QsColScratch *scratch;	/* big buffers kept across blocks
+									 * (build.c), or NULL */
+	TupleDesc	kind_desc;		/* the descriptor 'kind' was made for */
+	uint8	   *kind;			/* per attribute: how qs_colbuilder_add
+								 * takes its values (build.c) */
 
 	/*
 	 * The rows were added in TID order and keep their TIDs when sorted:
@@ -481,6 +487,8 @@ typedef struct QsColBuilder
 
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
 extern void qs_colbuilder_reset(QsColBuilder *b);
+extern void qs_colbuilder_keep_scratch(QsColBuilder *b);
+extern void qs_colbuilder_image_done(QsColBuilder *b, uint8 *image);
 extern void qs_colbuilder_add(QsColBuilder *b, TupleTableSlot *slot);
 extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
 									 uint32 first, uint32 n, Relation rel,

@@ -161,6 +161,7 @@ load_flush(Relation rel)
 	e.state = QS_COLBLK_SEALED;
 	e.npages = qs_colblock_npages(image_len);
 	e.run_start = qs_colrun_write(rel, load.block_id, image, image_len);
+	qs_colbuilder_image_done(&load.builder, image);
 	e.tid_range = load.range;
 	e.nrows = nrows;
 	e.published = nrows;
@@ -576,6 +577,7 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 
 			qs_colbuilder_init(&load.builder, rel,
 							   qs_colattrs(RelationGetDescr(rel)));
+			qs_colbuilder_keep_scratch(&load.builder);
 			MemoryContextSwitchTo(old);
 			load.have_builder = true;
 		}

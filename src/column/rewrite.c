@@ -84,6 +84,7 @@ blocks_flush(RewriteBlocks *w)
 	e.state = QS_COLBLK_SEALED;
 	e.npages = qs_colblock_npages(image_len);
 	e.run_start = qs_colrun_write(w->rel, w->block_id, image, image_len);
+	qs_colbuilder_image_done(&w->builder, image);
 	e.tid_range = w->range;
 	e.nrows = w->builder.nrows;
 	e.published = w->builder.nrows;
@@ -209,6 +210,7 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	w.tmpcxt = AllocSetContextCreate(w.cxt, "image", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(w.cxt);
 	qs_colbuilder_init(&w.builder, NewTable, qs_colattrs(RelationGetDescr(NewTable)));
+	qs_colbuilder_keep_scratch(&w.builder);
 	MemoryContextSwitchTo(old);
 
 	qs_colload_flush_rel(OldTable);
