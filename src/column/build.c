@@ -651,8 +651,13 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 
 	if (b->nrows == 0 || b->nrows > QS_COLBLOCK_MAX_ROWS)
 		elog(ERROR, "cannot build a column block of %u rows", b->nrows);
-	/* the last block's buffers all came back (qs_colbuilder_image_done) */
-	Assert(b->scratch == NULL || b->scratch->nlive == 0);
+	/*
+	 * The last block's buffers all came back (qs_colbuilder_image_done),
+	 * unless an error cut its build short: those stay allocated in the
+	 * builder's context until it goes, never handed out again.
+	 */
+	if (b->scratch != NULL)
+		b->scratch->nlive = 0;
 	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order) ||
 		have != NULL)
 		sort_col = -1;
