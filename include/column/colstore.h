@@ -379,7 +379,8 @@ extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
  * ------------------------------------------------------------------------
  */
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
-								   const uint8 *image, uint64 image_len);
+								   const uint8 *image, uint64 image_len,
+								   BufferAccessStrategy strategy);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
 extern uint32 qs_colrun_sweep(Relation rel, BufferAccessStrategy bstrategy);
 extern QsPageRange *qs_colrun_free_ranges(const QsColDirectory *all,

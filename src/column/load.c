@@ -90,6 +90,12 @@ typedef struct ColLoad
 	MemoryContext tmpcxt;		/* one block's encoding */
 	bool		have_builder;
 	QsColBuilder builder;
+
+	/*
+	 * The runs' pages go through a bulk-write ring, as heap's COPY pages
+	 * do, so that a big load does not evict the buffer cache (in cxt).
+	 */
+	BufferAccessStrategy strategy;
 	QsColLoadOptions opts;		/* read when the block started */
 	bool		tids_exposed;	/* a row of the block went to INSERT */
 	bool		delta_only;		/* exclusion constraint, or no columns */
@@ -160,7 +166,8 @@ load_flush(Relation rel)
 	e.block_id = load.block_id;
 	e.state = QS_COLBLK_SEALED;
 	e.npages = qs_colblock_npages(image_len);
-	e.run_start = qs_colrun_write(rel, load.block_id, image, image_len);
+	e.run_start = qs_colrun_write(rel, load.block_id, image, image_len,
+								  load.strategy);
 	qs_colbuilder_image_done(&load.builder, image);
 	e.tid_range = load.range;
 	e.nrows = nrows;
@@ -578,6 +585,7 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 			qs_colbuilder_init(&load.builder, rel,
 							   qs_colattrs(RelationGetDescr(rel)));
 			qs_colbuilder_keep_scratch(&load.builder);
+			load.strategy = GetAccessStrategy(BAS_BULKWRITE);
 			MemoryContextSwitchTo(old);
 			load.have_builder = true;
 		}

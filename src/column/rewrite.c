@@ -61,6 +61,7 @@ typedef struct RewriteBlocks
 	bool		may_sort;		/* VACUUM FULL and rewrites: sort_key;
 								 * CLUSTER: the index's order is kept */
 	QsColLoadOptions opts;		/* of the block being built (in tmpcxt) */
+	BufferAccessStrategy strategy;	/* the runs' ring (in cxt), as a load's */
 } RewriteBlocks;
 
 /* write the rows built so far as one sealed block with a frozen xmin */
@@ -83,7 +84,8 @@ blocks_flush(RewriteBlocks *w)
 	e.block_id = w->block_id;
 	e.state = QS_COLBLK_SEALED;
 	e.npages = qs_colblock_npages(image_len);
-	e.run_start = qs_colrun_write(w->rel, w->block_id, image, image_len);
+	e.run_start = qs_colrun_write(w->rel, w->block_id, image, image_len,
+								  w->strategy);
 	qs_colbuilder_image_done(&w->builder, image);
 	e.tid_range = w->range;
 	e.nrows = w->builder.nrows;
@@ -211,6 +213,7 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	old = MemoryContextSwitchTo(w.cxt);
 	qs_colbuilder_init(&w.builder, NewTable, qs_colattrs(RelationGetDescr(NewTable)));
 	qs_colbuilder_keep_scratch(&w.builder);
+	w.strategy = GetAccessStrategy(BAS_BULKWRITE);
 	MemoryContextSwitchTo(old);
 
 	qs_colload_flush_rel(OldTable);

@@ -465,7 +465,7 @@ reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
 
 BlockNumber
 qs_colrun_write(Relation rel, uint32 block_id, const uint8 *image,
-				uint64 image_len)
+				uint64 image_len, BufferAccessStrategy strategy)
 {
 	uint32		npages = qs_colblock_npages(image_len);
 	BlockNumber start = InvalidBlockNumber;
@@ -480,7 +480,7 @@ qs_colrun_write(Relation rel, uint32 block_id, const uint8 *image,
 		LockRelationForExtension(rel, ExclusiveLock);
 	for (uint32 k = 0; k < npages; k++)
 	{
-		Buffer		buf = qs_extend_fork(rel, MAIN_FORKNUM, NULL);
+		Buffer		buf = qs_extend_fork(rel, MAIN_FORKNUM, strategy);
 		BlockNumber blk = BufferGetBlockNumber(buf);
 		Page		page = BufferGetPage(buf);
 

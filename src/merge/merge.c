@@ -661,7 +661,7 @@ append_block(MergeState *ms)
 	e.state = block_full(ms) ? QS_COLBLK_SEALED : QS_COLBLK_OPEN;
 	e.flags = QS_COLDIR_MERGED;
 	e.npages = qs_colblock_npages(image_len);
-	e.run_start = qs_colrun_write(rel, e.block_id, image, image_len);
+	e.run_start = qs_colrun_write(rel, e.block_id, image, image_len, NULL);
 	e.nrows = ms->builder.nrows;
 	e.published = ms->builder.nrows;
 	e.base = ms->ap.base;
@@ -734,7 +734,7 @@ merge_block(MergeState *ms, MemoryContext blockcxt)
 	e.state = full ? QS_COLBLK_SEALED : QS_COLBLK_OPEN;
 	e.flags = QS_COLDIR_MERGED;
 	e.npages = qs_colblock_npages(image_len);
-	e.run_start = qs_colrun_write(rel, block_id, image, image_len);
+	e.run_start = qs_colrun_write(rel, block_id, image, image_len, NULL);
 	e.tid_range = range;
 	e.nrows = ms->builder.nrows;
 	e.published = ms->builder.nrows;

@@ -110,7 +110,8 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 		 * nobody's until qs_coldir_supersede names it (an error or a crash
 		 * leaves it to VACUUM), and no deleter waits for the image write.
 		 */
-		run_start = qs_colrun_write(rel, live->block_id, image, image_len);
+		run_start = qs_colrun_write(rel, live->block_id, image, image_len,
+										NULL);
 	}
 
 	/*
