@@ -22,7 +22,9 @@
 # whole fetch of a main row), qs_colreadcache_get (the per-scan block cache),
 # qs_coldelmap_header (the delete-map header) and qs_colscan_store_row (the
 # decode) are given too.  Each run's EXPLAIN is in $dir/AM-n.out.  Appends to
-# bench/results/colfetch_callgrind.csv.
+# bench/results/colfetch_callgrind.csv.  A column table's bitmap fetch opens
+# its block again on every rescan (millions of instructions a fetch): run it
+# with KEYS=200 QUERIES=bitmap, at 20,000 keys callgrind takes hours.
 # Environment: PGVER, PG15_BIN/PG18_BIN (scripts/devpg.sh), CFCG_PORT
 # (56260), CFCG_DIR (/tmp/qs-cfcg), ROWS, KEYS, AMS, QUERIES, CFCG_NOINIT
 # (reuse the data directories of the last run, no build).
