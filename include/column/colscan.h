@@ -70,6 +70,8 @@ typedef struct ColScanDescData
 	bool		have_block;
 	uint32		row;
 	QsColRowReader rr;
+	bool		rr_cached;		/* rows from the backend's read cache
+								 * (readcache.c), rr unused: bitmap scans */
 	ColRowFilter filter;		/* the block's delete map */
 	uint32		open_idx;		/* directory index of the open block */
 	int			main_pos;		/* COL_BEFORE_MAIN, COL_IN_MAIN, COL_AFTER_MAIN */
@@ -153,6 +155,7 @@ qs_is_col_scan(TableScanDesc sscan)
 extern void qs_colscan_delta_skip_runs(ColScanDesc s);
 extern void qs_colscan_init_main(ColScanDesc s);
 extern void qs_colscan_open_block(ColScanDesc s, uint32 idx);
+extern void qs_colscan_open_block_cached(ColScanDesc s, uint32 idx);
 extern void qs_colscan_close_block(ColScanDesc s);
 
 /* the engine's next-row call of a scan kind (qs_scan_getnextslot...) */

@@ -2,7 +2,9 @@
  *
  * readcache.c
  *	  Open block readers of column tables kept by a backend across index
- *	  scans, statements and transactions, for fetches by TID.
+ *	  scans, statements and transactions, for fetches by TID and the rows
+ *	  of bitmap scans (scan_tid.c: a nested loop's inner bitmap scan
+ *	  fetches a few rows of one block, then of another, per rescan).
  *
  * Opening a block's column gathers its stripe from the run pages, checks
  * its checksum, and decodes what has no random access (FOR-delta): work in

@@ -36,6 +36,7 @@
 #include "column/colam.h"
 #include "column/colscan.h"
 #include "column/colstore.h"
+#include "column/readcache.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
@@ -81,7 +82,19 @@ qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock, const OffsetNumber *off
 	if (idx < 0)
 		return 0;				/* not a block this snapshot sees */
 	if (!s->have_block || s->open_idx != (uint32) idx)
-		qs_colscan_open_block(s, (uint32) idx);
+	{
+		/*
+		 * Bitmap scans read rows from the read cache when the slot's
+		 * descriptor is the relation's, as its readers are; sample scans
+		 * read whole blocks through their own reader.
+		 */
+		if ((s->base.rs_flags & SO_TYPE_BITMAPSCAN) &&
+			(s->slot_desc == NULL ||
+			 equalTupleDescs(s->slot_desc, RelationGetDescr(rel))))
+			qs_colscan_open_block_cached(s, (uint32) idx);
+		else
+			qs_colscan_open_block(s, (uint32) idx);
+	}
 	e = &s->dir.entries[idx];
 	for (int k = 0; n < 0 ? k < QS_COLBLOCK_TIDS_PER_PAGE : k < n; k++)
 	{
@@ -110,7 +123,11 @@ take_main_row(ColScanDesc s, TupleTableSlot *slot)
 {
 	if (s->bm_i >= s->bm_n)
 		return false;
-	qs_colscan_store_row(&s->rr, s->bm_rows[s->bm_i], slot, s->rowcxt,
+	qs_colscan_store_row(s->rr_cached ?
+						 qs_colreadcache_get(s->base.rs_rd,
+											 &s->dir.entries[s->open_idx]) :
+						 &s->rr,
+						 s->bm_rows[s->bm_i], slot, s->rowcxt,
 						 s->bm_hdr[s->bm_i]);
 	s->bm_i++;
 	pgstat_count_heap_fetch(s->base.rs_rd);
