@@ -477,9 +477,18 @@ col_block_headers(ColScanDesc s)
 	qs_colmain_default_header(e, &tid, &s->hdr_new);
 }
 
-/* open directory entry 'idx': its rows and its delete map */
-void
-qs_colscan_open_block(ColScanDesc s, uint32 idx)
+/*
+ * Open directory entry 'idx': its delete map, and its rows through a
+ * reader of the scan's own or, with 'cached' (fetches of single rows),
+ * from the backend's read cache (readcache.c), which keeps the readers of
+ * many blocks.  A bitmap scan fetches a few rows of a block at a time, on
+ * the inner side of a nested loop a few per rescan and block after block:
+ * opening a block decodes its columns (about 730,000 instructions each for
+ * 150,000 int4 rows), which a reader of its own paid again at every change
+ * of block (bench/colfetch/callgrind.sh).
+ */
+static void
+open_block(ColScanDesc s, uint32 idx, bool cached)
 {
 	Relation	rel = s->base.rs_rd;
 	MemoryContext old;
@@ -487,10 +496,12 @@ qs_colscan_open_block(ColScanDesc s, uint32 idx)
 	qs_colscan_close_block(s);
 	CHECK_FOR_INTERRUPTS();
 	old = MemoryContextSwitchTo(s->blkcxt);
-	qs_colrows_open(rel, s->attrs, &s->dir.entries[idx], &s->rr);
+	if (!cached)
+		qs_colrows_open(rel, s->attrs, &s->dir.entries[idx], &s->rr);
 	qs_colfilter_begin(rel, &s->dir.entries[idx], &s->filter);
 	MemoryContextSwitchTo(old);
 	s->have_block = true;
+	s->rr_cached = cached;
 	s->open_idx = idx;
 	s->row = 0;
 	s->row_end = s->dir.entries[idx].published;
@@ -499,32 +510,16 @@ qs_colscan_open_block(ColScanDesc s, uint32 idx)
 		qs_colscan_tid_bounds(s, &s->dir.entries[idx], &s->row, &s->row_end);
 }
 
-/*
- * Open directory entry 'idx' for fetches of single rows: its delete map
- * here, its rows from the backend's read cache (readcache.c), which keeps
- * the readers of many blocks.  A bitmap scan fetches a few rows of a
- * block at a time, in the inner side of a nested loop a few per rescan
- * and block after block: opening a block decodes its columns (about
- * 730,000 instructions each for 150,000 int4 rows), which a private reader
- * paid again at every change of block (bench/colfetch/callgrind.sh).
- */
+void
+qs_colscan_open_block(ColScanDesc s, uint32 idx)
+{
+	open_block(s, idx, false);
+}
+
 void
 qs_colscan_open_block_cached(ColScanDesc s, uint32 idx)
 {
-	Relation	rel = s->base.rs_rd;
-	MemoryContext old;
-
-	qs_colscan_close_block(s);
-	CHECK_FOR_INTERRUPTS();
-	old = MemoryContextSwitchTo(s->blkcxt);
-	qs_colfilter_begin(rel, &s->dir.entries[idx], &s->filter);
-	MemoryContextSwitchTo(old);
-	s->have_block = true;
-	s->rr_cached = true;
-	s->open_idx = idx;
-	s->row = 0;
-	s->row_end = s->dir.entries[idx].published;
-	col_block_headers(s);
+	open_block(s, idx, true);
 }
 
 /*
