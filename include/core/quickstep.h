@@ -27,6 +27,15 @@ extern int	qs_debug_vacuum_crash;	/* column VACUUM and run-write crash
 											 * tests (dir.c, run.c) */
 extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
 extern int	qs_debug_dir_compact_min;	/* directory compaction trigger (dir.c) */
+extern int	qs_debug_dir_wait;	/* directory wait points (dir.c) */
+
+/*
+ * quickstep.debug_dir_wait: where a column directory operation waits for
+ * advisory lock (7401, value) (isolation tests, src/column/README.md 4.7).
+ */
+#define QS_DIR_WAIT_OFF			0
+#define QS_DIR_WAIT_PACK_STEP	2	/* compaction, between two pack steps */
+#define QS_DIR_WAIT_LOCK_ENTRY	3	/* qs_coldir_lock_entry, entry found */
 
 extern void qs_define_gucs(bool at_preload);
 

@@ -2056,6 +2056,24 @@ qs_coldir_reclaim(Relation rel)
 }
 
 /*
+ * quickstep.debug_dir_wait: wait for the test's advisory lock (7401, point)
+ * as pg_advisory_lock_shared(7401, point) would.  The lock_entry point
+ * waits holding buffer locks: the isolation tester cannot see a backend
+ * that waits for them behind it (specs annotate that step).
+ */
+static void
+debug_dir_wait(int point)
+{
+	LOCKTAG		tag;
+
+	if (qs_debug_dir_wait != point)
+		return;
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 7401, point, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	(void) LockRelease(&tag, ShareLock, false);
+}
+
+/*
  * qs_coldir_lock_entry
  *		The directory page holding block_id's entry (its first version not
  *		RETIRED: find_entry_walk), pinned and exclusively locked, and the
@@ -2089,6 +2107,7 @@ qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx, Buffer *mbuf)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory entry of block %u of column table \"%s\" moved",
 						block_id, RelationGetRelationName(rel))));
+	debug_dir_wait(QS_DIR_WAIT_LOCK_ENTRY);
 	/* the walk's metapage hold is the caller's now */
 	*mbuf = w.mbuf;
 	return buf;
@@ -2849,6 +2868,8 @@ qs_coldir_compact(Relation rel)
 
 		/* between steps, holding no lock */
 		CHECK_FOR_INTERRUPTS();
+		if (!first)
+			debug_dir_wait(QS_DIR_WAIT_PACK_STEP);
 		/* a step advances W or gives a page back: more is a cycle */
 		if (++steps > 2 * (uint64) RelationGetNumberOfBlocks(rel))
 			ereport(ERROR,

@@ -24,10 +24,18 @@ bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
 int			qs_debug_dir_compact_min = -1;
 bool		qs_debug_run_wait = false;
+int			qs_debug_dir_wait = QS_DIR_WAIT_OFF;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
 int			qs_merge_threshold = 100000;
+
+static const struct config_enum_entry dir_wait_options[] = {
+	{"off", QS_DIR_WAIT_OFF, false},
+	{"pack_step", QS_DIR_WAIT_PACK_STEP, false},
+	{"lock_entry", QS_DIR_WAIT_LOCK_ENTRY, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry shared_fault_options[] = {
 	{"off", QS_FAULT_OFF, false},
@@ -147,6 +155,23 @@ qs_define_gucs(bool at_preload)
 							 NULL,
 							 &qs_debug_run_wait,
 							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
+	/*
+	 * For isolation tests of the compaction of column tables' directories
+	 * (dir.c): a compaction between two pack steps (no lock held), or an
+	 * in-place directory writer that found its entry (the metapage share-
+	 * and the directory page exclusively locked), waits for advisory lock
+	 * (7401, 2) or (7401, 3).
+	 */
+	DefineCustomEnumVariable("quickstep.debug_dir_wait",
+							 "Makes a column directory compaction wait between two pack steps for advisory lock (7401, 2), or an in-place directory writer wait holding its entry's page for advisory lock (7401, 3) (for tests).",
+							 NULL,
+							 &qs_debug_dir_wait,
+							 QS_DIR_WAIT_OFF,
+							 dir_wait_options,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
