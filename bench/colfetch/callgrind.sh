@@ -41,10 +41,6 @@ ams=${AMS:-heap quickstep_column}
 queries=${QUERIES:-idx_c2 idx_all bitmap tid}
 bindir=$(pg_bin "$ver")
 
-if ! command -v valgrind >/dev/null; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
-fi
-
 . bench/lib/callgrind.sh
 cg_setup()
 {

@@ -21,6 +21,11 @@
 #   cg_incl FILE FN...  the inclusive Ir of the functions FN in a callgrind
 #                   file, summed
 
+# every callgrind benchmark needs valgrind: installed here, once
+if ! command -v valgrind >/dev/null; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+fi
+
 cg_bindir() { pg_bin "$ver"; }
 
 cg_init()

@@ -28,10 +28,6 @@ rows=${ROWS:-1000000}
 ams=${AMS:-heap quickstep_column}
 bindir=$(pg_bin "$ver")
 
-if ! command -v valgrind >/dev/null; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
-fi
-
 . bench/lib/callgrind.sh
 cg_setup()
 {
