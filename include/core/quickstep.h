@@ -25,6 +25,7 @@ extern int	qs_max_shared_scans;
 extern bool qs_debug_undecodable;
 extern int	qs_debug_vacuum_crash;	/* column VACUUM and run-write crash
 											 * tests (dir.c, run.c) */
+extern bool qs_debug_merge_hold;	/* merge() then statements: hold (merge.c) */
 extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
 extern int	qs_debug_dir_compact_min;	/* directory compaction trigger (dir.c) */
 extern int	qs_debug_dir_wait;	/* directory wait points (dir.c) */

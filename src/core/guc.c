@@ -24,6 +24,7 @@ bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
 int			qs_debug_dir_compact_min = -1;
 bool		qs_debug_run_wait = false;
+bool		qs_debug_merge_hold = false;
 int			qs_debug_dir_wait = QS_DIR_WAIT_OFF;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
@@ -148,6 +149,19 @@ qs_define_gucs(bool at_preload)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	/*
+	 * For tests of a merging transaction that reads and changes the rows it
+	 * moved (src/merge/README.md §2): what forced merges do, for merge().
+	 */
+	DefineCustomBoolVariable("quickstep.debug_merge_hold",
+							 "Lets statements follow quickstep.merge() in its transaction, holding the moved rows against other sessions' changes (for tests).",
+							 "Off, such a statement is refused: other sessions would wait for the merging transaction.",
+							 &qs_debug_merge_hold,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	/* For isolation tests of run writes into given-back pages (run.c). */
 	DefineCustomBoolVariable("quickstep.debug_run_wait",

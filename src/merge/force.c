@@ -269,8 +269,13 @@ force_process_utility(PlannedStmt *pstmt, const char *queryString,
 					  ParamListInfo params, QueryEnvironment *queryEnv,
 					  DestReceiver *dest, QueryCompletion *qc)
 {
-	/* COPY TO and the like read what an earlier statement moved (merge.c) */
-	if (!IsA(pstmt->utilityStmt, TransactionStmt))
+	/*
+	 * COPY TO and the like read what an earlier statement moved (merge.c);
+	 * transaction control, SET and SHOW read no table.
+	 */
+	if (!IsA(pstmt->utilityStmt, TransactionStmt) &&
+		!IsA(pstmt->utilityStmt, VariableSetStmt) &&
+		!IsA(pstmt->utilityStmt, VariableShowStmt))
 		qs_merge_hold_moves();
 	if (force_possible())
 	{

@@ -65,6 +65,7 @@
 #endif
 
 #include "column/append.h"
+#include "core/quickstep.h"
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "column/options.h"
@@ -92,6 +93,7 @@ typedef struct MergedRel
 	Oid			relid;
 	SubTransactionId subid;		/* the subtransaction that merged it */
 	SubTransactionId held;		/* holds the interlock since (qs_merge_hold_moves) */
+	bool		by_sql;			/* merged by quickstep.merge(), not forced */
 } MergedRel;
 
 typedef struct PendingToast
@@ -111,6 +113,9 @@ bool		qs_merge_in_worker = false;
 
 /* qs_merge_table calls under way in this backend */
 static int	merging = 0;
+
+/* quickstep.merge() is running in this backend (not a forced merge) */
+static bool merging_sql = false;
 static List *pending_toast = NIL;	/* of PendingToast */
 static bool callback_registered = false;
 
@@ -238,14 +243,21 @@ remember_merged(Relation rel)
 		callback_registered = true;
 	}
 	foreach(lc, merged_rels)
-		if (((MergedRel *) lfirst(lc))->relid == RelationGetRelid(rel) &&
-			((MergedRel *) lfirst(lc))->subid == GetCurrentSubTransactionId())
+	{
+		m = lfirst(lc);
+		if (m->relid == RelationGetRelid(rel) &&
+			m->subid == GetCurrentSubTransactionId())
+		{
+			m->by_sql |= merging_sql;
 			return;
+		}
+	}
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	m = palloc(sizeof(MergedRel));
 	m->relid = RelationGetRelid(rel);
 	m->subid = GetCurrentSubTransactionId();
 	m->held = InvalidSubTransactionId;
+	m->by_sql = merging_sql;
 	merged_rels = lappend(merged_rels, m);
 	MemoryContextSwitchTo(old);
 }
@@ -259,12 +271,18 @@ remember_merged(Relation rel)
  *		(src/tableam/dml.c, qs_resolve_moved) would take such a row away
  *		from under it — a scan that passed the delta misses the row, an
  *		UPDATE ... WHERE CURRENT OF a cursor on the main copy updates
- *		nothing.  So the interlock is taken exclusively now, as the
- *		pre-commit takes it, and kept to the end: a writer meeting a moved
- *		row waits for this transaction as for an updater.  A transaction
- *		that runs nothing after its merge (the merge worker's, a merge() in
- *		a transaction of its own, merge() then COMMIT) never gets here with
- *		a merged table: no writer waits for it (THE RULE).
+ *		nothing.  The only way to keep such a row is to make writers wait
+ *		for this transaction, which THE RULE forbids: so a statement after
+ *		quickstep.merge() in its transaction is refused (README §2), and a
+ *		merge's transaction runs nothing after it (the worker's, merge()
+ *		then COMMIT) — writers cancel its moves and never wait.
+ *
+ *		Forced merges (quickstep.debug_force_merge, tests only) run before
+ *		the statements of any transaction (and, for tests of the same path,
+ *		merge() with quickstep.debug_merge_hold), so for them the interlock is
+ *		taken exclusively now, as the pre-commit takes it, and kept to the
+ *		end: a writer meeting a moved row waits for this transaction as for
+ *		an updater.
  */
 void
 qs_merge_hold_moves(void)
@@ -279,6 +297,18 @@ qs_merge_hold_moves(void)
 	if (merged_rels == NIL || qs_merge_in_worker || merging > 0 ||
 		!IsTransactionState())
 		return;
+	foreach(lc, merged_rels)
+	{
+		MergedRel  *m = lfirst(lc);
+
+		if (m->by_sql && !qs_debug_merge_hold)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+					 errmsg("cannot run a statement after quickstep.merge() in the same transaction"),
+					 errdetail("The rows quickstep.merge() moved in table \"%s\" would stay locked against other sessions' changes until this transaction ends.",
+							   get_rel_name(m->relid)),
+					 errhint("End the transaction right after quickstep.merge(), or call it in a transaction of its own.")));
+	}
 	foreach(lc, merged_rels)
 	{
 		MergedRel  *m = lfirst(lc);
@@ -962,7 +992,16 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 					elapsed;
 
 		INSTR_TIME_SET_CURRENT(start);
-		moved = qs_merge_table(rel);
+		merging_sql = true;
+		PG_TRY();
+		{
+			moved = qs_merge_table(rel);
+		}
+		PG_FINALLY();
+		{
+			merging_sql = false;
+		}
+		PG_END_TRY();
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		qs_mergestats_note(relid, moved, INSTR_TIME_GET_MILLISEC(elapsed));

@@ -184,7 +184,8 @@ for my $round (1 .. $rounds)
 	{
 		# the merge (src/merge): committed, rolled back, in a rolled-back
 		# savepoint, and followed in its own transaction by DML of the rows
-		# it moved (our own moves: the main copies are the rows)
+		# it moved (our own moves: the main copies are the rows; refused
+		# unless quickstep.debug_merge_hold is on, which is checked too)
 		my $k = (2, 3, 7)[ int(rand(3)) ];
 		my $pred = "i % $k = " . int(rand($k));
 		my @v = (
@@ -192,17 +193,32 @@ for my $round (1 .. $rounds)
 			["BEGIN; SELECT quickstep.merge('c'); ROLLBACK;", 'rolled back merge'],
 			["BEGIN; SAVEPOINT a; SELECT quickstep.merge('c'); ROLLBACK TO a; COMMIT;",
 			 'merge in a rolled-back savepoint'],
-			["BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT quickstep.merge('c');
+			["BEGIN ISOLATION LEVEL REPEATABLE READ;
+			  SET LOCAL quickstep.debug_merge_hold = on; SELECT quickstep.merge('c');
 			  UPDATE c SET t = coalesce(t, '') || 'm', b = b - 1 WHERE $pred;
 			  UPDATE h SET t = coalesce(t, '') || 'm', b = b - 1 WHERE $pred;
 			  DELETE FROM c WHERE $pred AND ok; DELETE FROM h WHERE $pred AND ok; COMMIT;",
 			 'merge, then DML of moved rows in its transaction'],
-			["BEGIN; UPDATE c SET b = b + 7 WHERE $pred; UPDATE h SET b = b + 7 WHERE $pred;
+			["BEGIN; SET LOCAL quickstep.debug_merge_hold = on;
+			  UPDATE c SET b = b + 7 WHERE $pred; UPDATE h SET b = b + 7 WHERE $pred;
 			  SELECT quickstep.merge('c'); SAVEPOINT s; DELETE FROM c WHERE $pred; ROLLBACK TO s;
 			  SELECT quickstep.merge('c'); COMMIT;",
-			 'DML, merge, rolled-back delete, merge again in one transaction']);
+			 'DML, merge, rolled-back delete, merge again in one transaction'],
+			["BEGIN; UPDATE c SET b = b + 1 WHERE $pred; UPDATE h SET b = b + 1 WHERE $pred;
+			  SELECT quickstep.merge('c'); DELETE FROM c WHERE $pred; COMMIT;",
+			 'merge, then a statement: refused, all rolled back', 1]);
 		my $pick = $v[ int(rand(@v)) ];
-		$node->safe_psql('postgres', $pick->[0]);
+		if ($pick->[2])
+		{
+			my ($ret, $out, $err) = $node->psql('postgres', $pick->[0]);
+			like($err,
+				qr/cannot run a statement after quickstep\.merge\(\) in the same transaction/,
+				"round $round: a statement after merge() is refused");
+		}
+		else
+		{
+			$node->safe_psql('postgres', $pick->[0]);
+		}
 		$what = $pick->[1];
 	}
 	else
