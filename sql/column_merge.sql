@@ -383,24 +383,41 @@ SELECT quickstep.merge('c');
 ROLLBACK TO s;
 SELECT count(*) FROM c;
 COMMIT;
--- a statement after merge() in its transaction (other sessions' changes
--- of the moved rows would wait for it: THE RULE); merge() then COMMIT,
--- ROLLBACK, savepoint commands, SET and SHOW are fine
+-- a statement after merge() in its transaction that reads or changes the
+-- merged table (other sessions' changes of the moved rows would wait for
+-- it: THE RULE) is refused, a second merge() or seal() of it too;
+-- statements on other tables (a deferred foreign-key check at COMMIT
+-- among them), COMMIT, ROLLBACK, savepoint commands, SET and SHOW run
 RESET quickstep.debug_merge_hold;
 SELECT twin($$INSERT INTO {t} SELECT i, i, 'last', NULL, NULL FROM generate_series(971, 975) i$$);
 BEGIN;
 SAVEPOINT s;
 SELECT quickstep.merge('c') AS moved;
 SHOW quickstep.debug_merge_hold;
+SELECT count(*) FROM h WHERE id > 970;
 SELECT count(*) FROM c;
 ROLLBACK TO s;
 SELECT quickstep.merge('c') AS moved;
 SELECT quickstep.merge('c') AS moved_again;
 ROLLBACK;
-DO $$ BEGIN PERFORM quickstep.merge('c'); PERFORM count(*) FROM h; END $$;
 BEGIN;
 SELECT quickstep.merge('c') AS moved;
+SELECT quickstep.seal('c');
+ROLLBACK;
+BEGIN;
+SELECT quickstep.merge('c') AS moved;
+SELECT quickstep.check_table('c') IS NOT NULL AS checked;
+ROLLBACK;
+DO $$ BEGIN PERFORM quickstep.merge('c'); PERFORM count(*) FROM h; PERFORM count(*) FROM c; END $$;
+CREATE TABLE fk_parent (id int PRIMARY KEY);
+CREATE TABLE fk_child (ref int REFERENCES fk_parent DEFERRABLE INITIALLY DEFERRED);
+INSERT INTO fk_parent VALUES (1);
+BEGIN;
+INSERT INTO fk_child VALUES (1);
+SELECT quickstep.merge('c') AS moved;
 COMMIT;
+SELECT count(*) AS checked_at_commit FROM fk_child;
+DROP TABLE fk_child, fk_parent;
 SELECT same(), quickstep.check_table('c') IS NOT NULL AS checked;
 SET quickstep.debug_merge_hold = on;
 -- a role that does not own the table, even with every privilege on it

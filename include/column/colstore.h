@@ -149,6 +149,10 @@ typedef struct QsColMeta
 										 * removed; cid holds the next xid at
 										 * retirement (qs_coldir_retire_emptied) */
 #define QS_COLDIR_FREE_RANGE	0x0040	/* a FREE-range entry (README section 4.7) */
+#define QS_COLDIR_CID_IS_XMIN	0x0080	/* xmin frozen by VACUUM, which kept the
+										 * writer's xid in cid for the xmin
+										 * system column only
+										 * (qs_coldir_row_shown_xmin) */
 
 /*
  * A FREE-range entry keeps freed pages [run_start, run_start + npages)
@@ -213,6 +217,21 @@ static inline TransactionId
 qs_coldir_row_xmin(const QsColDirEntry *e, uint32 row)
 {
 	return row >= e->base ? e->xmin : FrozenTransactionId;
+}
+
+/*
+ * What the xmin system column shows for row 'row' of a version whose rows
+ * are frozen: the writer VACUUM froze (kept in cid, as heap keeps a frozen
+ * tuple's raw xmin, so that xmin does not change when VACUUM freezes), or
+ * FrozenTransactionId (rows of older versions of an open block).  Never
+ * used for visibility: qs_coldir_row_xmin says who inserted the row.
+ */
+static inline TransactionId
+qs_coldir_row_shown_xmin(const QsColDirEntry *e, uint32 row)
+{
+	if (row >= e->base && (e->flags & QS_COLDIR_CID_IS_XMIN))
+		return (TransactionId) e->cid;
+	return FrozenTransactionId;
 }
 
 /* The directory as a backend sees it at one moment. */

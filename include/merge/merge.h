@@ -17,7 +17,8 @@
  * holds ShareUpdateExclusiveLock on rel.  Returns how many rows moved.
  */
 extern int64 qs_merge_table(Relation rel);
-extern void qs_merge_hold_moves(void);
+extern void qs_merge_hold_moves(const List *relids, bool all);
+extern void qs_merge_refuse_reader(Oid relid);
 extern bool qs_merge_in_worker;
 /*
  * The merge worker and forced merges run a merge as the table's owner under

@@ -93,6 +93,8 @@ static inline void store_row_finish(QsColRowReader *rr, uint32 row,
  * The header of a main row without a delete-map entry: the directory's
  * xmin (its version's writer, or frozen for rows of older versions of an
  * open block: qs_coldir_row_xmin) and cmin, no xmax, t_ctid = its own TID.
+ * A frozen row has heap's frozen bits and, as its raw xmin, the writer
+ * VACUUM froze where the directory kept it (qs_coldir_row_shown_xmin).
  */
 void
 qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
@@ -106,12 +108,20 @@ qs_colmain_default_header(const QsColDirEntry *e, ItemPointer tid,
 		row = 0;
 	xmin = qs_coldir_row_xmin(e, row);
 	memset(hdr, 0, sizeof(*hdr));
-	HeapTupleHeaderSetXmin(hdr, xmin);
-	HeapTupleHeaderSetCmin(hdr, e->cid);
-	HeapTupleHeaderSetXmax(hdr, InvalidTransactionId);
 	hdr->t_infomask = HEAP_XMAX_INVALID;
-	if (!TransactionIdIsNormal(xmin))
+	if (TransactionIdIsNormal(xmin))
+	{
+		HeapTupleHeaderSetXmin(hdr, xmin);
+		HeapTupleHeaderSetCmin(hdr, e->cid);
+	}
+	else
+	{
+		/* frozen as heap freezes: the bits, and the raw xid xmin shows */
+		HeapTupleHeaderSetXmin(hdr, qs_coldir_row_shown_xmin(e, row));
+		HeapTupleHeaderSetCmin(hdr, FirstCommandId);
 		hdr->t_infomask |= HEAP_XMIN_FROZEN;
+	}
+	HeapTupleHeaderSetXmax(hdr, InvalidTransactionId);
 	hdr->t_hoff = SizeofHeapTupleHeader;
 	hdr->t_ctid = *tid;
 }

@@ -316,6 +316,13 @@ qs_column_check(Relation rel)
 			corrupt(rel, "block %u publishes %u rows", e->block_id, e->published);
 		if (e->state == QS_COLBLK_RETIRED)
 			continue;
+		/* a frozen writer kept for xmin (qs_coldir_freeze) */
+		if ((e->flags & QS_COLDIR_CID_IS_XMIN) &&
+			(e->xmin != FrozenTransactionId ||
+			 !TransactionIdIsNormal((TransactionId) e->cid) ||
+			 TransactionIdIsValid(e->xmax)))
+			corrupt(rel, "block %u keeps xid %u as its frozen writer, but is not frozen",
+					e->block_id, (TransactionId) e->cid);
 		if (e->flags & QS_COLDIR_PENDING)
 		{
 			/* a load still buffering (or one that aborted before writing) */

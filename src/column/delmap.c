@@ -652,7 +652,8 @@ init_entry(HeapTupleHeader h, const QsColDirEntry *e, uint32 row,
 	}
 	else
 	{
-		HeapTupleHeaderSetXmin(h, FrozenTransactionId);
+		/* as qs_colmain_default_header: the raw xid xmin shows */
+		HeapTupleHeaderSetXmin(h, qs_coldir_row_shown_xmin(e, row));
 		HeapTupleHeaderSetXminFrozen(h);
 	}
 	h->t_infomask |= HEAP_XMAX_INVALID;

@@ -1509,7 +1509,8 @@ append_entry(Relation rel, QsColDirEntry *entry, const QsColDirEntry *old,
 				 old->block_id, RelationGetRelationName(rel));
 		}
 		oe->xmax = entry->xmin;
-		oe->cid = entry->cid;
+		oe->cid = entry->cid;	/* the cmax now: no frozen writer kept */
+		oe->flags &= ~QS_COLDIR_CID_IS_XMIN;
 	}
 	if (BufferIsValid(nbuf))
 		append_link_new(xs, m, nbuf, &tpage, &th);
@@ -1659,7 +1660,24 @@ qs_coldir_freeze(Relation rel, TransactionId horizon)
 				{
 					/* before the horizon: committed, or aborted (crashed) */
 					if (TransactionIdDidCommit(e->xmin))
+					{
+						/*
+						 * The writer's xid stays for the xmin system column,
+						 * as heap's freeze keeps a tuple's raw xmin: in cid,
+						 * whose command id nobody reads once the writer is
+						 * frozen — unless cid is the cmax of an xmax (a
+						 * version superseded by a merge that may still run:
+						 * its own backend reads it).  Not an xid VACUUM must
+						 * keep in the commit log: never looked up there, so
+						 * relfrozenxid does not count it.
+						 */
+						if (!TransactionIdIsValid(e->xmax))
+						{
+							e->cid = (CommandId) e->xmin;
+							e->flags |= QS_COLDIR_CID_IS_XMIN;
+						}
 						e->xmin = FrozenTransactionId;
+					}
 					else
 					{
 						e->state = QS_COLBLK_RETIRED;
@@ -1854,6 +1872,7 @@ qs_coldir_retire_emptied(Relation rel)
 
 			w->state = QS_COLBLK_RETIRED;
 			w->flags |= QS_COLDIR_EMPTIED | QS_COLDIR_INDEX_CLEANED;
+			w->flags &= ~QS_COLDIR_CID_IS_XMIN; /* cid: the stamp below */
 
 			/*
 			 * The stamp is the next xid, read under the page's lock (every

@@ -132,7 +132,7 @@ force_one(Oid relid)
 	if (qs_debug_force_merge == QS_FORCE_MERGE_SEAL)
 		(void) qs_seal_table(rel);
 	/* the statement reads what was moved (qs_merge_hold_moves) */
-	qs_merge_hold_moves();
+	qs_merge_hold_moves(NIL, false);
 	qs_merge_as_owner_end(&owner);
 
 	/* the lock stays until the end of the transaction, as merge()'s */
@@ -189,25 +189,23 @@ force_list(List *relids, Snapshot *snap, uint32 regd)
 static void
 force_executor_start(QueryDesc *queryDesc, int eflags)
 {
+	List	   *relids = NIL;
+	ListCell   *lc;
+
+	foreach(lc, queryDesc->plannedstmt->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_RELATION &&
+			rte->relkind == RELKIND_RELATION)
+			relids = list_append_unique_oid(relids, rte->relid);
+	}
 	/* rows an earlier statement of ours moved: no cancel from here (merge.c) */
-	qs_merge_hold_moves();
+	qs_merge_hold_moves(relids, false);
 	if (force_possible() && !(eflags & EXEC_FLAG_EXPLAIN_ONLY) &&
 		!IsParallelWorker())
-	{
-		List	   *relids = NIL;
-		ListCell   *lc;
-
-		foreach(lc, queryDesc->plannedstmt->rtable)
-		{
-			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-
-			if (rte->rtekind == RTE_RELATION &&
-				rte->relkind == RELKIND_RELATION)
-				relids = list_append_unique_oid(relids, rte->relid);
-		}
 		force_list(relids, &queryDesc->snapshot, 1);
-		list_free(relids);
-	}
+	list_free(relids);
 
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
@@ -276,7 +274,7 @@ force_process_utility(PlannedStmt *pstmt, const char *queryString,
 	if (!IsA(pstmt->utilityStmt, TransactionStmt) &&
 		!IsA(pstmt->utilityStmt, VariableSetStmt) &&
 		!IsA(pstmt->utilityStmt, VariableShowStmt))
-		qs_merge_hold_moves();
+		qs_merge_hold_moves(NIL, true);
 	if (force_possible())
 	{
 		List	   *relids = force_utility_rels(pstmt->utilityStmt);

@@ -262,6 +262,41 @@ remember_merged(Relation rel)
 	MemoryContextSwitchTo(old);
 }
 
+/* refuse a reader of rel after quickstep.merge() of it in this transaction */
+static void
+refuse_reader(Oid relid)
+{
+	ListCell   *lc;
+
+	if (qs_debug_merge_hold)
+		return;
+	foreach(lc, merged_rels)
+	{
+		MergedRel  *m = lfirst(lc);
+
+		if (m->by_sql && m->relid == relid)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+					 errmsg("cannot read or change table \"%s\" after quickstep.merge() of it in the same transaction",
+							get_rel_name(relid)),
+					 errdetail("The rows quickstep.merge() moved would stay locked against other sessions' changes until this transaction ends."),
+					 errhint("End the transaction right after quickstep.merge(), or call it in a transaction of its own.")));
+	}
+}
+
+/*
+ * qs_merge_refuse_reader
+ *		What reads or changes rel's rows outside a query's range table
+ *		(quickstep.merge(), seal(), check_table()): refused after merge()
+ *		of rel in this transaction, as qs_merge_hold_moves refuses queries.
+ */
+void
+qs_merge_refuse_reader(Oid relid)
+{
+	if (merged_rels != NIL && merging == 0)
+		refuse_reader(relid);
+}
+
 /*
  * qs_merge_hold_moves
  *		Before a statement of a transaction that merged (quickstep.merge(),
@@ -272,20 +307,22 @@ remember_merged(Relation rel)
  *		from under it — a scan that passed the delta misses the row, an
  *		UPDATE ... WHERE CURRENT OF a cursor on the main copy updates
  *		nothing.  The only way to keep such a row is to make writers wait
- *		for this transaction, which THE RULE forbids: so a statement after
- *		quickstep.merge() in its transaction is refused (README §2), and a
- *		merge's transaction runs nothing after it (the worker's, merge()
- *		then COMMIT) — writers cancel its moves and never wait.
+ *		for this transaction, which THE RULE forbids: so a query whose
+ *		range table ('relids'; every relation when 'all', for utility
+ *		statements) names a table quickstep.merge() merged in this
+ *		transaction is refused (README §2).  Queries of other tables run,
+ *		among them the deferred foreign-key checks of the COMMIT; a nested
+ *		query that reads the table has it in its own range table.
  *
  *		Forced merges (quickstep.debug_force_merge, tests only) run before
  *		the statements of any transaction (and, for tests of the same path,
- *		merge() with quickstep.debug_merge_hold), so for them the interlock is
- *		taken exclusively now, as the pre-commit takes it, and kept to the
- *		end: a writer meeting a moved row waits for this transaction as for
- *		an updater.
+ *		merge() with quickstep.debug_merge_hold), so for them the interlock
+ *		is taken exclusively now, before any statement, as the pre-commit
+ *		takes it, and kept to the end: a writer meeting a moved row waits
+ *		for this transaction as for an updater.
  */
 void
-qs_merge_hold_moves(void)
+qs_merge_hold_moves(const List *relids, bool all)
 {
 	ListCell   *lc;
 
@@ -301,20 +338,16 @@ qs_merge_hold_moves(void)
 	{
 		MergedRel  *m = lfirst(lc);
 
-		if (m->by_sql && !qs_debug_merge_hold)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
-					 errmsg("cannot run a statement after quickstep.merge() in the same transaction"),
-					 errdetail("The rows quickstep.merge() moved in table \"%s\" would stay locked against other sessions' changes until this transaction ends.",
-							   get_rel_name(m->relid)),
-					 errhint("End the transaction right after quickstep.merge(), or call it in a transaction of its own.")));
+		if (m->by_sql && (all || list_member_oid(relids, m->relid)))
+			refuse_reader(m->relid);
 	}
 	foreach(lc, merged_rels)
 	{
 		MergedRel  *m = lfirst(lc);
 		ResourceOwner save = CurrentResourceOwner;
 
-		if (m->held != InvalidSubTransactionId)
+		if (m->held != InvalidSubTransactionId ||
+			(m->by_sql && !qs_debug_merge_hold))
 			continue;
 
 		/*
@@ -942,6 +975,8 @@ qs_merge_open_sql(Oid relid, const char *fname, const char *serial_detail,
 {
 	Relation	rel;
 
+	/* a second merge or a seal reads what merge() moved (hold_moves) */
+	qs_merge_refuse_reader(relid);
 	if (IsolationIsSerializable())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -991,6 +1026,8 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 		instr_time	start,
 					elapsed;
 
+		bool		save_sql = merging_sql;
+
 		INSTR_TIME_SET_CURRENT(start);
 		merging_sql = true;
 		PG_TRY();
@@ -999,7 +1036,7 @@ qs_merge_sql(PG_FUNCTION_ARGS)
 		}
 		PG_FINALLY();
 		{
-			merging_sql = false;
+			merging_sql = save_sql;
 		}
 		PG_END_TRY();
 		INSTR_TIME_SET_CURRENT(elapsed);

@@ -48,6 +48,7 @@
 #include "utils/rel.h"
 
 #include "column/colam.h"
+#include "merge/merge.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
@@ -324,6 +325,8 @@ qs_check_table(PG_FUNCTION_ARGS)
 	bool		column;
 	Buffer		vmbuf = InvalidBuffer;
 
+	/* the rows merge() moved in this transaction are not its to read */
+	qs_merge_refuse_reader(relid);
 	rel = relation_open(relid, AccessShareLock);
 	if (rel->rd_rel->relkind != RELKIND_RELATION &&
 		rel->rd_rel->relkind != RELKIND_MATVIEW)

@@ -204,16 +204,26 @@ for my $round (1 .. $rounds)
 			  SELECT quickstep.merge('c'); SAVEPOINT s; DELETE FROM c WHERE $pred; ROLLBACK TO s;
 			  SELECT quickstep.merge('c'); COMMIT;",
 			 'DML, merge, rolled-back delete, merge again in one transaction'],
-			["BEGIN; UPDATE c SET b = b + 1 WHERE $pred; UPDATE h SET b = b + 1 WHERE $pred;
-			  SELECT quickstep.merge('c'); DELETE FROM c WHERE $pred; COMMIT;",
-			 'merge, then a statement: refused, all rolled back', 1]);
+			["BEGIN; SELECT quickstep.merge('c');
+			  DELETE FROM c WHERE $pred; DELETE FROM h WHERE $pred; COMMIT;",
+			 'merge, then a statement on the table: refused if it moved rows', 1]);
 		my $pick = $v[ int(rand(@v)) ];
 		if ($pick->[2])
 		{
+			# refused (all rolled back) when the merge moved rows; when it
+			# moved none (an autovacuum snapshot held them back) both
+			# deletes run
 			my ($ret, $out, $err) = $node->psql('postgres', $pick->[0]);
-			like($err,
-				qr/cannot run a statement after quickstep\.merge\(\) in the same transaction/,
-				"round $round: a statement after merge() is refused");
+			if ($out =~ /^([1-9]\d*)$/m)
+			{
+				like($err,
+					qr/cannot read or change table "c" after quickstep\.merge\(\) of it in the same transaction/,
+					"round $round: a statement after merge() is refused");
+			}
+			else
+			{
+				is($err, '', "round $round: merge() moved nothing, the deletes ran");
+			}
 		}
 		else
 		{
