@@ -163,6 +163,8 @@ merge_xact_callback(XactEvent event, void *arg)
 			/* from here to the commit no DML cancels a move of ours */
 			foreach(lc, merged_rels)
 				qs_merge_interlock_commit(((MergedRel *) lfirst(lc))->relid);
+			if (merged_rels != NIL)
+				qs_merge_debug_commit_wait();
 			delete_pending_toast();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
