@@ -18,6 +18,8 @@ use lib $FindBin::RealBin;
 use QsTest;
 
 my $node = qs_new_node('merge_commit_wait');
+# no background merge: this test decides when merges run
+$node->append_conf('postgresql.conf', "quickstep.merge_workers = 0\n");
 $node->start;
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION quickstep_am;
