@@ -1,14 +1,15 @@
 # The merge worker commits asynchronously (synchronous_commit = off for
-# its merges' transactions, src/merge/README.md section 2; here a session
-# with synchronous_commit = off calls quickstep.merge(), which commits alike): a crash right after it may
-# lose its commit record, and must then leave the table as if the merge
-# had aborted -- every row once, at its delta version -- or, when the
-# record survived, as merged.  The postmaster and its children are killed
-# (kill -9) at once, or after a short delay, after quickstep.merge()
-# returned; in some rounds a synchronous UPDATE of a moved row follows the
-# merge first, and must survive (its commit record comes after the
-# merge's).  After each restart the table equals its heap twin by
-# sequential and index scans, and check_table is clean.
+# its merges' transactions, src/merge/README.md section 3; here a session
+# with synchronous_commit = off calls quickstep.merge(), which commits
+# alike): a crash right after it may lose its commit record, and must then
+# leave the table as if the merge had aborted -- every row once, at its
+# delta version -- or, when the record survived, as merged.  The
+# postmaster and its children are killed (kill -9) at once, or after a
+# short delay, after quickstep.merge() returned; in two rounds a
+# synchronous UPDATE of a moved row follows the merge first, and must
+# survive (its commit record comes after the merge's).  After each restart
+# the table equals its heap twin by sequential and index scans, and
+# check_table is clean.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
