@@ -29,6 +29,9 @@ extern bool qs_debug_merge_hold;	/* merge() then statements: hold (merge.c) */
 extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
 extern int	qs_debug_dir_compact_min;	/* directory compaction trigger (dir.c) */
 extern int	qs_debug_dir_wait;	/* directory wait points (dir.c) */
+extern int	qs_merge_commit_wait;	/* ms, NOWAIT/SKIP LOCKED vs a committing
+									 * merge (moved.c) */
+extern bool qs_debug_merge_commit_wait;	/* merge pre-commit waits (moved.c) */
 
 /*
  * quickstep.debug_dir_wait: where a column directory operation waits for

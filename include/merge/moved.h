@@ -65,8 +65,9 @@ extern int64 qs_merge_check_links(Relation rel, const struct QsColDirectory *dir
 
 /* moved.c */
 extern void qs_merge_interlock(Relation rel, bool acquire);
-extern bool qs_merge_interlock_try(Relation rel);
+extern bool qs_merge_interlock_try_wait(Relation rel);
 extern void qs_merge_interlock_commit(Oid relid);
+extern void qs_merge_debug_commit_wait(void);
 extern void qs_moved_take_main(Relation rel, ItemPointer vtid,
 							   Snapshot snapshot, CommandId cid);
 extern bool qs_main_visible_unmerged(HeapTuple tp, TransactionId mover,

@@ -26,6 +26,8 @@ int			qs_debug_dir_compact_min = -1;
 bool		qs_debug_run_wait = false;
 bool		qs_debug_merge_hold = false;
 int			qs_debug_dir_wait = QS_DIR_WAIT_OFF;
+int			qs_merge_commit_wait = 10;
+bool		qs_debug_merge_commit_wait = false;
 int			qs_column_delta_rows = 1000;
 int			qs_merge_workers = 1;
 int			qs_merge_naptime = 10;
@@ -186,6 +188,30 @@ qs_define_gucs(bool at_preload)
 							 &qs_debug_dir_wait,
 							 QS_DIR_WAIT_OFF,
 							 dir_wait_options,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
+	/*
+	 * NOWAIT and SKIP LOCKED meeting a row whose merge is committing
+	 * (src/merge/moved.c): how long they wait for that commit before they
+	 * treat the row as locked.
+	 */
+	DefineCustomIntVariable("quickstep.merge_commit_wait",
+							"How long a NOWAIT or SKIP LOCKED row lock waits for the commit of a merge that moved the row.",
+							NULL,
+							&qs_merge_commit_wait,
+							10, 0, 60000,
+							PGC_USERSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	/* For tests of the above: a merge waits at its pre-commit. */
+	DefineCustomBoolVariable("quickstep.debug_merge_commit_wait",
+							 "Makes a merge wait at its pre-commit, holding its commit interlock, for advisory lock (7401, 4) (for tests).",
+							 NULL,
+							 &qs_debug_merge_commit_wait,
+							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);

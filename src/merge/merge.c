@@ -168,6 +168,8 @@ merge_xact_callback(XactEvent event, void *arg)
 			/* from here to the commit no DML cancels a move of ours */
 			foreach(lc, merged_rels)
 				qs_merge_interlock_commit(((MergedRel *) lfirst(lc))->relid);
+			if (merged_rels != NIL)
+				qs_merge_debug_commit_wait();
 			delete_pending_toast();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
@@ -917,6 +919,9 @@ qs_merge_table(Relation rel)
 	 * A DML statement that meets one of our marks while we commit waits
 	 * for the interlock until the commit is visible: not for a synchronous
 	 * standby too.  Safe: whoever relied on our commit commits after us.
+	 * Not asynchronously here (the worker's merges are, worker.c): the
+	 * caller's transaction may hold its own writes, whose COMMIT must stay
+	 * durable.
 	 */
 	if (synchronous_commit > SYNCHRONOUS_COMMIT_LOCAL_FLUSH)
 		(void) set_config_option("synchronous_commit", "local",

@@ -16,12 +16,16 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/latch.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "column/colstore.h"
+#include "core/quickstep.h"
 #include "merge/moved.h"
 #include "page/layout.h"
 #include "tableam/engine.h"
@@ -57,14 +61,47 @@ qs_merge_interlock(Relation rel, bool acquire)
 		LockRelease(&tag, ShareLock, false);
 }
 
-/* the share mode without waiting (NOWAIT, SKIP LOCKED) */
-bool
+/* the share mode without waiting */
+static bool
 qs_merge_interlock_try(Relation rel)
 {
 	LOCKTAG		tag;
 
 	interlock_tag(&tag, RelationGetRelid(rel));
 	return LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+/*
+ * qs_merge_interlock_try_wait
+ *		NOWAIT and SKIP LOCKED: the share mode, polling for up to
+ *		quickstep.merge_commit_wait while a merge holds the interlock
+ *		exclusively.  That merge is writing its commit record (or, rarely,
+ *		ran quickstep.merge() in a transaction that goes on, merge.c
+ *		qs_merge_hold_moves): a row heap would lock at once must not be
+ *		skipped, nor its lock refused, because a merge moved it.  After the
+ *		bound the caller reports the row as locked, as before.
+ */
+bool
+qs_merge_interlock_try_wait(Relation rel)
+{
+	TimestampTz deadline = 0;
+
+	for (;;)
+	{
+		if (qs_merge_interlock_try(rel))
+			return true;
+		if (deadline == 0)
+			deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+												   qs_merge_commit_wait);
+		if (GetCurrentTimestamp() >= deadline)
+			return false;
+
+		/* 1 ms steps: the commit of a merge takes a WAL flush at most */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1, WAIT_EVENT_PG_SLEEP);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /*
@@ -79,6 +116,24 @@ qs_merge_interlock_commit(Oid relid)
 
 	interlock_tag(&tag, relid);
 	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+}
+
+/*
+ * quickstep.debug_merge_commit_wait: a merge waits at its pre-commit,
+ * holding the interlock, for advisory lock (7401, 4) as
+ * pg_advisory_lock_shared(7401, 4) would (tests of NOWAIT and SKIP LOCKED
+ * against a merge that is committing).
+ */
+void
+qs_merge_debug_commit_wait(void)
+{
+	LOCKTAG		tag;
+
+	if (!qs_debug_merge_commit_wait)
+		return;
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 7401, 4, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	(void) LockRelease(&tag, ShareLock, false);
 }
 
 /*

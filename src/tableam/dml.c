@@ -1365,9 +1365,9 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 			;					/* our commit cannot race with us */
 		else if (policy == LockWaitBlock)
 			qs_merge_interlock(rel, true);
-		else if (!qs_merge_interlock_try(rel))
+		else if (!qs_merge_interlock_try_wait(rel))
 		{
-			/* the merge is writing its commit record: as a row lock held */
+			/* the merge still commits after the bound: as a row lock held */
 			ReleaseBuffer(mbuf);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			qs_load_header(L, rel, buf, off, tp, scratch);
