@@ -20,6 +20,23 @@
  * as in the engine's rewrite.  CLUSTER's index order becomes the blocks'
  * row order.
  *
+ * A row a committed merge M moved has two versions, the delta version
+ * (xmax M, linked to its copy) and M's main copy (xmin M).  While some
+ * snapshot may not see M (the delta version RECENTLY_DEAD), writing both
+ * as they are would lose the link: a REPEATABLE READ transaction older
+ * than M that then changes the row would meet xmax M with no row to follow
+ * and fail to serialize, where heap changes it.  So such a row is written
+ * once, at its copy: the delta version's inserter (committed before
+ * OldestXmin or frozen: only quiet rows move; a TAKEN version's frozen
+ * taker) with the copy's xmax state, the copy's values (the delta
+ * version's TOAST values are M's to delete), classified again on that
+ * header — what every snapshot saw of the row, before M and after.  A
+ * first pass over the delta's pages finds these versions (CLUSTER's index
+ * order may reach a copy before its delta version); the hash holds only
+ * them.  A cancelled copy (xmax = M) is not one: its delta version has no
+ * mark.  When M precedes OldestXmin the delta version is dead and the copy
+ * is written as any row.
+ *
  * Runs under AccessExclusiveLock on the old table: no concurrent writer,
  * so headers read once stay true; the new relation is new in this
  * transaction (its blocks need no xid of their own).
@@ -38,6 +55,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -45,6 +63,7 @@
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "column/options.h"
+#include "merge/moved.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
@@ -122,6 +141,31 @@ blocks_add(RewriteBlocks *w, TupleTableSlot *slot)
 }
 
 /*
+ * Heap's verdict on a header that lives on no page (a main row without a
+ * delete-map entry, a collapsed move): heap's routine gets the metapage as
+ * the locked buffer for any hint it may still set (an inserter committing
+ * meanwhile): our copy is the header.
+ */
+static HTSV_Result
+header_status(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
+			  TransactionId OldestXmin)
+{
+	HeapTupleData tup;
+	Buffer		buf;
+	HTSV_Result status;
+
+	tup.t_len = SizeofHeapTupleHeader;
+	tup.t_self = *tid;
+	tup.t_tableOid = RelationGetRelid(rel);
+	tup.t_data = hdr;
+	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	status = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
+	UnlockReleaseBuffer(buf);
+	return status;
+}
+
+/*
  * The header of the row in 'slot' (a copy in *hdr) and heap's verdict on
  * it.  The old table is exclusively locked: nothing changes it meanwhile.
  */
@@ -163,18 +207,206 @@ row_status(Relation rel, TupleTableSlot *slot, TransactionId OldestXmin,
 
 	/*
 	 * A main row without a delete-map entry: its block's header, as the
-	 * scan put it into the slot, with its commit state set as hints; heap's
-	 * routine gets the metapage as the locked buffer for any hint it may
-	 * still set (an inserter committing meanwhile): our copy is the header.
+	 * scan put it into the slot, with its commit state set as hints.
 	 */
 	*hdr = ((QsRecSlot *) slot)->hdr;
 	qs_colmain_hint_xmin(hdr);
-	tup.t_data = hdr;
-	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	status = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
-	UnlockReleaseBuffer(buf);
-	return status;
+	return header_status(rel, tid, hdr, OldestXmin);
+}
+
+/*
+ * A delta version that a committed merge M moved and that some snapshot
+ * may still see (RECENTLY_DEAD: M does not precede OldestXmin), by the TID
+ * of M's main copy.  The rewrite writes the row once, at its copy (see the
+ * header comment).
+ */
+typedef struct MovedRow
+{
+	ItemPointerData copy;		/* key: M's main copy */
+	ItemPointerData delta;		/* the delta version */
+	TransactionId mover;		/* M */
+	TransactionId xmin;			/* the delta version's raw xmin */
+	uint16		xmin_bits;		/* and its xmin hint bits */
+	bool		collapsed;		/* written at its copy */
+} MovedRow;
+
+/*
+ * The moved, recently dead delta versions of 'rel' (NULL: none), from one
+ * pass over the delta's pages (the blocks' runs are skipped unread, as
+ * walk.c does): CLUSTER's index order may reach a copy before its delta
+ * version.  The hash holds only these rows.
+ */
+static HTAB *
+moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
+{
+	const QsPageLayout *L = qs_layout_of(rel);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	HTAB	   *moved = NULL;
+	QsPageRange *runs;
+	int			nruns;
+	int			nextrun = 0;
+
+	runs = qs_coldir_runs(rel, &nruns);
+	for (BlockNumber blk = 0; blk < nblocks; blk++)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		while (nextrun < nruns && runs[nextrun].end <= blk)
+			nextrun++;
+		if (nextrun < nruns && runs[nextrun].start <= blk)
+		{
+			/* a column block's pages: not the delta's */
+			blk = runs[nextrun].end - 1;
+			continue;
+		}
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) || qs_is_column_page(page))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		maxoff = qs_page_max_offset(L, page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			HeapTupleHeaderData scratch;
+			HeapTupleData tup;
+			uint32		len;
+			HTSV_Result status;
+			MovedRow   *m;
+			bool		found;
+
+			if (qs_page_record_state(L, page, off) != QS_REC_NORMAL)
+				continue;
+			tup.t_data = qs_page_get_header(L, page, off, &scratch, &len);
+			if (!qs_header_moved(tup.t_data))
+				continue;
+			tup.t_len = len;
+			ItemPointerSet(&tup.t_self, blk, off);
+			tup.t_tableOid = RelationGetRelid(rel);
+			status = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf);
+			if (tup.t_data == &scratch)
+				qs_page_set_header(L, page, off, &scratch);
+			if (status != HEAPTUPLE_RECENTLY_DEAD || !qs_header_moved(tup.t_data))
+				continue;
+			if (moved == NULL)
+			{
+				HASHCTL		ctl;
+
+				ctl.keysize = sizeof(ItemPointerData);
+				ctl.entrysize = sizeof(MovedRow);
+				ctl.hcxt = cxt;
+				moved = hash_create("quickstep rewrite moved rows", 64, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			}
+			m = hash_search(moved, &tup.t_data->t_ctid, HASH_ENTER, &found);
+			Assert(!found);
+			m->delta = tup.t_self;
+			m->mover = HeapTupleHeaderGetRawXmax(tup.t_data);
+			m->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
+			m->xmin_bits = tup.t_data->t_infomask & HEAP_XMIN_FROZEN;
+			m->collapsed = false;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(runs);
+	FreeAccessStrategy(strategy);
+	return moved;
+}
+
+/*
+ * At M's main copy of a row collected above: one header for both versions,
+ * the delta version's inserter (committed before OldestXmin, or frozen: only
+ * quiet rows move) with the copy's xmax state — what every snapshot saw of
+ * the row, before M and after.  A copy whose move was cancelled (xmax = M)
+ * is not one: it stays as it is, and its delta version has no mark.
+ */
+static void
+moved_collapse(Relation rel, HTAB *moved, ItemPointer tid,
+			   HeapTupleHeader hdr, HTSV_Result *status,
+			   TransactionId OldestXmin)
+{
+	MovedRow   *m = hash_search(moved, tid, HASH_FIND, NULL);
+
+	/*
+	 * The copy's xmin is not checked against M: a later merge's version of
+	 * an open block shows the rows below its base (M's among them) frozen
+	 * (qs_coldir_row_xmin), and SnapshotAny reads that version.
+	 */
+	if (m == NULL ||
+		(!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
+		 TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover)))
+		return;
+	HeapTupleHeaderSetXmin(hdr, m->xmin);
+	hdr->t_infomask = (hdr->t_infomask & ~HEAP_XMIN_FROZEN) | m->xmin_bits;
+	*status = header_status(rel, tid, hdr, OldestXmin);
+	m->collapsed = true;
+}
+
+/* the delta version of a row collected above: written at its copy */
+static bool
+moved_skip(HTAB *moved, ItemPointer tid, HeapTupleHeader hdr)
+{
+	MovedRow   *m;
+
+	if (!qs_header_moved(hdr))
+		return false;
+	m = hash_search(moved, &hdr->t_ctid, HASH_FIND, NULL);
+	return m != NULL && ItemPointerEquals(&m->delta, tid);
+}
+
+/* a kept row of the old table, with its header 'hdr', into the new table */
+static void
+write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
+		  TransactionId OldestXmin, BufferAccessStrategy strategy)
+{
+	Relation	NewTable = w->rel;
+	HeapTuple	copy;
+	HeapTuple	tocopy;
+
+	/*
+	 * visible to every snapshot, now and later: into a block (a table of no
+	 * columns has none: a column block has at least one column)
+	 */
+	if (RelationGetDescr(NewTable)->natts > 0 &&
+		(hdr->t_infomask & HEAP_XMAX_INVALID) != 0 &&
+		!HeapTupleHeaderIsSpeculative(hdr) &&
+		(HeapTupleHeaderXminFrozen(hdr) ||
+		 (HeapTupleHeaderXminCommitted(hdr) &&
+		  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(hdr), OldestXmin))))
+	{
+		slot_getallattrs(slot);
+		blocks_add(w, slot);
+		return;
+	}
+
+	/* anything else keeps its header, in the new table's delta */
+	copy = ExecCopySlotHeapTuple(slot);
+	copy->t_data->t_choice = hdr->t_choice;
+	copy->t_data->t_infomask = (copy->t_data->t_infomask & ~HEAP_XACT_MASK) |
+		(hdr->t_infomask & HEAP_XACT_MASK);
+	copy->t_data->t_infomask2 = (copy->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
+		(hdr->t_infomask2 & HEAP2_XACT_MASK);
+	tocopy = copy;
+
+	/*
+	 * as heap's rewrite (raw_heap_insert): a main row's values are stored
+	 * detoasted in its block, so its copy may be too big for a page until
+	 * toasted again (CLUSTER failed with "row is too big")
+	 */
+	if (HeapTupleHasExternal(copy) || copy->t_len > TOAST_TUPLE_THRESHOLD)
+		tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
+											 HEAP_INSERT_SKIP_FSM |
+											 HEAP_INSERT_NO_LOGICAL);
+	qs_place_tuple(NewTable, qs_layout_of(NewTable), tocopy, strategy, false);
+	if (tocopy != copy)
+		heap_freetuple(tocopy);
+	heap_freetuple(copy);
 }
 
 void
@@ -184,13 +416,13 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 						MultiXactId *multi_cutoff, double *num_tuples,
 						double *tups_vacuumed, double *tups_recently_dead)
 {
-	const QsPageLayout *Lnew = qs_layout_of(NewTable);
 	TableScanDesc tscan = NULL;
 	IndexScanDesc iscan = NULL;
 	TupleTableSlot *slot;
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKWRITE);
 	RewriteBlocks w;
 	MemoryContext old;
+	HTAB	   *moved;
 
 	*xid_cutoff = OldTable->rd_rel->relfrozenxid;
 	*multi_cutoff = OldTable->rd_rel->relminmxid;
@@ -217,6 +449,7 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	MemoryContextSwitchTo(old);
 
 	qs_colload_flush_rel(OldTable);
+	moved = moved_collect(OldTable, OldestXmin, w.cxt);
 	slot = table_slot_create(OldTable, NULL);
 	if (OldIndex != NULL)
 	{
@@ -229,10 +462,7 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	for (;;)
 	{
 		HeapTupleHeaderData hdr;
-		bool		keep = false;
-		bool		to_main;
-		HeapTuple	copy;
-		HeapTuple	tocopy;
+		HTSV_Result status;
 
 		CHECK_FOR_INTERRUPTS();
 		if (iscan)
@@ -243,50 +473,48 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		else if (!table_scan_getnextslot(tscan, ForwardScanDirection, slot))
 			break;
 
-		keep = qs_cluster_count(row_status(OldTable, slot, OldestXmin, &hdr),
-								num_tuples, tups_vacuumed, tups_recently_dead);
-		if (!keep)
-			continue;
-
-		/*
-		 * visible to every snapshot, now and later: into a block (a table
-		 * of no columns has none: a column block has at least one column)
-		 */
-		to_main = RelationGetDescr(NewTable)->natts > 0 &&
-			(hdr.t_infomask & HEAP_XMAX_INVALID) != 0 &&
-			!HeapTupleHeaderIsSpeculative(&hdr) &&
-			(HeapTupleHeaderXminFrozen(&hdr) ||
-			 (HeapTupleHeaderXminCommitted(&hdr) &&
-			  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(&hdr), OldestXmin)));
-		if (to_main)
+		status = row_status(OldTable, slot, OldestXmin, &hdr);
+		if (moved != NULL)
 		{
-			slot_getallattrs(slot);
-			blocks_add(&w, slot);
-			continue;
+			if (qs_tid_is_virtual(&slot->tts_tid))
+				moved_collapse(OldTable, moved, &slot->tts_tid, &hdr, &status,
+							   OldestXmin);
+			else if (moved_skip(moved, &slot->tts_tid, &hdr))
+				continue;
 		}
+		if (qs_cluster_count(status, num_tuples, tups_vacuumed,
+							 tups_recently_dead))
+			write_row(&w, slot, &hdr, OldestXmin, strategy);
+	}
 
-		/* anything else keeps its header, in the new table's delta */
-		copy = ExecCopySlotHeapTuple(slot);
-		copy->t_data->t_choice = hdr.t_choice;
-		copy->t_data->t_infomask = (copy->t_data->t_infomask & ~HEAP_XACT_MASK) |
-			(hdr.t_infomask & HEAP_XACT_MASK);
-		copy->t_data->t_infomask2 = (copy->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
-			(hdr.t_infomask2 & HEAP2_XACT_MASK);
-		tocopy = copy;
+	/*
+	 * A delta version whose copy the scan did not reach as M's.  While the
+	 * invariant of src/merge/README.md section 3 holds this cannot be (a
+	 * copy stays at least recently dead while its delta version is): the
+	 * delta version is then written as it is rather than lose the row.
+	 */
+	if (moved != NULL)
+	{
+		HASH_SEQ_STATUS seq;
+		MovedRow   *m;
 
-		/*
-		 * as heap's rewrite (raw_heap_insert): a main row's values are
-		 * stored detoasted in its block, so its copy may be too big for a
-		 * page until toasted again (CLUSTER failed with "row is too big")
-		 */
-		if (HeapTupleHasExternal(copy) || copy->t_len > TOAST_TUPLE_THRESHOLD)
-			tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
-												 HEAP_INSERT_SKIP_FSM |
-												 HEAP_INSERT_NO_LOGICAL);
-		qs_place_tuple(NewTable, Lnew, tocopy, strategy, false);
-		if (tocopy != copy)
-			heap_freetuple(tocopy);
-		heap_freetuple(copy);
+		hash_seq_init(&seq, moved);
+		while ((m = hash_seq_search(&seq)) != NULL)
+		{
+			HeapTupleHeaderData hdr;
+
+			if (m->collapsed)
+				continue;
+			if (!table_tuple_fetch_row_version(OldTable, &m->delta, SnapshotAny,
+											   slot))
+				elog(ERROR, "moved row (%u,%u) of \"%s\" not found",
+					 ItemPointerGetBlockNumber(&m->delta),
+					 ItemPointerGetOffsetNumber(&m->delta),
+					 RelationGetRelationName(OldTable));
+			if (qs_cluster_count(row_status(OldTable, slot, OldestXmin, &hdr),
+								 num_tuples, tups_vacuumed, tups_recently_dead))
+				write_row(&w, slot, &hdr, OldestXmin, strategy);
+		}
 	}
 	blocks_flush(&w);
 
