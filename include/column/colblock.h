@@ -34,7 +34,8 @@
  *	  88 u32 min offset, u32 min length, u32 max offset, u32 max length
  *		 (into the header; both 0 unless HAS_MINMAX)
  *	 nindexes index descriptors (32 bytes each)
- *	   0 u16 column   2 u16 kind (2 = TID map, 3 = CSB+-tree over codes)   4 u32 0
+ *	   0 u16 column   2 u16 kind (2 = TID map, 3 = CSB+-tree over codes,
+ *		 4 = CSB+-tree over FOR integers, 5 = origin xmins)   4 u32 0
  *	   8 section {u64 offset, u64 length, u32 CRC-32C, u32 0}
  *	 min/max area: the values' bytes
  *	 sections, in descriptor order (col 0 nulls, dict, stripe, col 1 ...,
@@ -136,6 +137,20 @@
  * before it was defined never carry it and read as before.
  */
 #define QS_COLINDEX_CSBINTS		4
+/*
+ * The rows' origin xmins (THE RULE, src/merge/README.md): for every row, in
+ * TID row order (not physical position, so a sorted seal carries it as it
+ * is), the xid that inserted the row into the table's delta before a merge
+ * moved it into a block, or 0 where the block entry's own xmin is the
+ * row's (a bulk load's rows, a block without moved rows).  Read only by
+ * the xmin system column, never by visibility.  A codec FOR stripe (QSFR,
+ * FOR, 8-byte values) of exactly nrows values, each 0 or a normal xid
+ * (QS_ORIGIN_FIRST_NORMAL_XID .. 2^32 - 1).  At most one, on column 0.
+ * Images written before it was defined never carry it; a build that
+ * predates it reads an image with it as corrupt (as with kind 4).
+ */
+#define QS_COLINDEX_ORIGIN_XMIN	5
+#define QS_ORIGIN_FIRST_NORMAL_XID 3	/* FirstNormalTransactionId */
 
 /* pages */
 #define QS_COLPAGE_SIZE			8192
@@ -340,6 +355,31 @@ extern QsCodecStatus qs_colblock_tidmap_decode(const QsColBlock *blk, int i,
  * buffer from alloc of *len bytes.
  */
 extern uint8_t *qs_colblock_tidmap_build(const uint32_t *row_of_pos, uint32_t nrows,
+										 const QsCodecAllocator *alloc, size_t *len);
+
+/* The index of the block's origin xmin sub-block, or -1 (none). */
+extern int	qs_colblock_origin_index(const QsColBlock *blk);
+
+/*
+ * Open origin xmin sub-block i (sec: its bytes): checksum, a FOR stripe of
+ * 8-byte values, exactly nrows of them.  qs_colblock_origin_get reads row
+ * r's (0: the entry's xmin); qs_colblock_verify checks every value.
+ */
+extern QsCodecStatus qs_colblock_origin_open(const QsColBlock *blk, int i,
+											 const uint8_t *sec, QsForView *view,
+											 QsCodecErr *err);
+
+static inline uint32_t
+qs_colblock_origin_get(const QsForView *view, uint32_t row)
+{
+	return (uint32_t) (view->base + qs_bitpack_get(view->packed, view->width, row));
+}
+
+/*
+ * The origin xmin sub-block of xmin_of_row[0..nrows-1], in a buffer from
+ * alloc of *len bytes (NULL: out of memory).
+ */
+extern uint8_t *qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
 										 const QsCodecAllocator *alloc, size_t *len);
 
 /*

@@ -640,6 +640,33 @@ qs_colblock_column_free(const QsCodecAllocator *alloc, QsColBlockColumn *col)
 }
 
 /*
+ * May an image carry an index sub-block of this kind on this column?  The
+ * kinds this format defines (colblock.h); a TID map and the rows' origin
+ * xmins are the block's, named on column 0, at most one each (*ntidmaps,
+ * *norigins count them).
+ */
+static bool
+index_kind_ok(uint16_t kind, uint16_t column, uint16_t ncols, int *ntidmaps,
+			  int *norigins)
+{
+	if (column >= ncols)
+		return false;
+	switch (kind)
+	{
+		case QS_COLINDEX_CSBTREE:
+		case QS_COLINDEX_CSBCODES:
+		case QS_COLINDEX_CSBINTS:
+			return true;
+		case QS_COLINDEX_TIDMAP:
+			return column == 0 && (*ntidmaps)++ == 0;
+		case QS_COLINDEX_ORIGIN_XMIN:
+			return column == 0 && (*norigins)++ == 0;
+		default:
+			return false;
+	}
+}
+
+/*
  * Check a spec the way the reader will check its image, and compute the
  * layout: header length and every section's offset, in descriptor order.
  * offs (if not NULL) receives ncols * 3 + nindexes offsets.
@@ -652,7 +679,8 @@ layout(const QsColBlockSpec *spec, uint32_t *header_len, uint64_t *offs,
 	uint64_t	pos;
 	int			c,
 				k;
-	int			ntidmaps = 0;
+	int			ntidmaps = 0,
+				norigins = 0;
 
 	if (spec->ncols < 1 || spec->ncols > QS_COLBLOCK_MAX_COLS)
 		return qs_codec_error(err, QS_CODEC_INVALID, "%u columns", spec->ncols);
@@ -715,10 +743,8 @@ layout(const QsColBlockSpec *spec, uint32_t *header_len, uint64_t *offs,
 	{
 		const QsColBlockIndex *ix = &spec->indexes[k];
 
-		if (ix->column >= spec->ncols || ix->len == 0 ||
-			(ix->kind != QS_COLINDEX_CSBTREE && ix->kind != QS_COLINDEX_TIDMAP &&
-			 ix->kind != QS_COLINDEX_CSBCODES && ix->kind != QS_COLINDEX_CSBINTS) ||
-			(ix->kind == QS_COLINDEX_TIDMAP && (ix->column != 0 || ntidmaps++ > 0)))
+		if (ix->len == 0 ||
+			!index_kind_ok(ix->kind, ix->column, spec->ncols, &ntidmaps, &norigins))
 			return qs_codec_error(err, QS_CODEC_INVALID, "index sub-block %d", k);
 	}
 	hl = ALIGN8(hl);
@@ -957,7 +983,8 @@ check_section(const uint8_t *d, uint64_t image_len, uint64_t *pos, const char *w
 QsCodecStatus
 qs_colblock_open(const uint8_t *buf, size_t len, QsColBlock *blk, QsCodecErr *err)
 {
-	int			ntidmaps = 0;
+	int			ntidmaps = 0,
+				norigins = 0;
 	uint32_t	hl;
 	uint64_t	il;
 	uint32_t	nrows;
@@ -1085,11 +1112,8 @@ qs_colblock_open(const uint8_t *buf, size_t len, QsColBlock *blk, QsCodecErr *er
 
 		uint16_t	kind = qs_load16(d + ID_KIND);
 
-		if (qs_load16(d + ID_COLUMN) >= ncols ||
-			(kind != QS_COLINDEX_CSBTREE && kind != QS_COLINDEX_TIDMAP &&
-			 kind != QS_COLINDEX_CSBCODES && kind != QS_COLINDEX_CSBINTS) ||
-			(kind == QS_COLINDEX_TIDMAP &&
-			 (qs_load16(d + ID_COLUMN) != 0 || ntidmaps++ > 0)) ||
+		if (!index_kind_ok(kind, qs_load16(d + ID_COLUMN), ncols, &ntidmaps,
+						   &norigins) ||
 			qs_load32(d + ID_PAD4) != 0 || qs_load64(d + ID_SECTION + 8) == 0)
 			return CORRUPT(err, "index sub-block %d: column %u, kind %u", i,
 						   qs_load16(d + ID_COLUMN), qs_load16(d + ID_KIND));
@@ -1754,6 +1778,9 @@ all_zero(const uint8_t *p, uint64_t n)
 	return true;
 }
 
+static QsCodecStatus origin_verify(const QsColBlock *blk, int i,
+								   const uint8_t *sec, QsCodecErr *err);
+
 QsCodecStatus
 qs_colblock_verify(const uint8_t *image, size_t len, const QsCmpFn *cmps,
 				   void *const *cmp_args, const QsCodecAllocator *alloc, QsCodecErr *err)
@@ -1859,6 +1886,8 @@ qs_colblock_verify(const uint8_t *image, size_t len, const QsCmpFn *cmps,
 		else if (st == QS_CODEC_OK &&
 				 (kind == QS_COLINDEX_CSBCODES || kind == QS_COLINDEX_CSBINTS))
 			st = qs_csbix_verify(&blk, i, image, alloc, err);
+		else if (st == QS_CODEC_OK && kind == QS_COLINDEX_ORIGIN_XMIN)
+			st = origin_verify(&blk, i, image + s.off, err);
 		if (st != QS_CODEC_OK)
 			return st;
 		pos = s.off + s.len;
@@ -2093,5 +2122,106 @@ qs_colblock_tidmap_build(const uint32_t *row_of_pos, uint32_t nrows,
 	if (out == NULL ||
 		qs_bitpack_serialize32(row_of_pos, nrows, width, out, cap, len, &err) != QS_CODEC_OK)
 		return NULL;
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * The rows' origin xmins (QS_COLINDEX_ORIGIN_XMIN)
+ * ---------------------------------------------------------------------
+ */
+
+int
+qs_colblock_origin_index(const QsColBlock *blk)
+{
+	for (int i = 0; i < blk->nindexes; i++)
+	{
+		uint16_t	column,
+					kind;
+		QsColBlockSection s;
+
+		qs_colblock_index(blk, i, &column, &kind, &s);
+		if (kind == QS_COLINDEX_ORIGIN_XMIN)
+			return i;
+	}
+	return -1;
+}
+
+QsCodecStatus
+qs_colblock_origin_open(const QsColBlock *blk, int i, const uint8_t *sec,
+						QsForView *view, QsCodecErr *err)
+{
+	uint16_t	column,
+				kind;
+	QsColBlockSection s;
+	QsCodecStatus st;
+
+	qs_colblock_index(blk, i, &column, &kind, &s);
+	if (kind != QS_COLINDEX_ORIGIN_XMIN)
+		return CORRUPT(err, "index sub-block %d is of kind %u, not the origin xmins", i, kind);
+	st = qs_colblock_check_index(blk, i, sec, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	st = qs_for_open(sec, s.len, view, err);
+	if (st != QS_CODEC_OK)
+		return st == QS_CODEC_CORRUPT ? st : CORRUPT(err, "origin xmins: %s", err->msg);
+	if (view->kind != QS_FOR_PLAIN || view->value_bytes != 8 ||
+		view->count != blk->nrows)
+		return CORRUPT(err, "origin xmins: %zu values of %d bytes (kind %d), the block has %u rows",
+					   view->count, view->value_bytes, (int) view->kind, blk->nrows);
+	return QS_CODEC_OK;
+}
+
+/*
+ * Every value 0 or a normal xid (the reader hands them out as they are: an
+ * xid that was never assigned would only show in the xmin column, but a
+ * damaged section is reported, never shown).
+ */
+static QsCodecStatus
+origin_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
+{
+	QsForView	v;
+	QsCodecStatus st;
+	int64_t		buf[256];
+
+	st = qs_colblock_origin_open(blk, i, sec, &v, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	for (size_t start = 0; start < v.count; start += 256)
+	{
+		size_t		n = v.count - start < 256 ? v.count - start : 256;
+
+		qs_for_decode64(&v, start, n, buf);
+		for (size_t k = 0; k < n; k++)
+			if (buf[k] != 0 &&
+				(buf[k] < QS_ORIGIN_FIRST_NORMAL_XID || buf[k] > (int64_t) UINT32_MAX))
+				return CORRUPT(err, "origin xmin of row %zu is %lld", start + k,
+							   (long long) buf[k]);
+	}
+	return QS_CODEC_OK;
+}
+
+uint8_t *
+qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
+						 const QsCodecAllocator *alloc, size_t *len)
+{
+	int64_t    *v = alloc->alloc(alloc->ctx, sizeof(int64_t) * (nrows > 0 ? nrows : 1));
+	QsForInfo	info;
+	uint8_t    *out;
+	QsCodecErr	err;
+
+	if (v == NULL)
+		return NULL;
+	for (uint32_t r = 0; r < nrows; r++)
+		v[r] = (int64_t) xmin_of_row[r];
+	qs_for_analyze64(v, nrows, &info);
+	out = alloc->alloc(alloc->ctx, info.for_size);
+	if (out != NULL &&
+		qs_for_encode_analyzed(v, 8, nrows, QS_FOR_PLAIN, &info, out,
+							   info.for_size, len, &err) != QS_CODEC_OK)
+	{
+		alloc->free(alloc->ctx, out);
+		out = NULL;
+	}
+	alloc->free(alloc->ctx, v);
 	return out;
 }

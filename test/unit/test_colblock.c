@@ -900,6 +900,120 @@ test_tidmap(void)
 	free_col(&cols[0]);
 }
 
+/*
+ * The rows' origin xmins (kind 5): built, found, read per row, verified;
+ * a value that is no normal xid, a count other than the block's rows and
+ * two of them are refused; a TID map and origin xmins together are fine.
+ */
+static void
+test_origin_xmin(void)
+{
+	enum
+	{
+	NR = 300};
+	TCol		cols[1];
+	uint32_t	xmin[NR],
+				perm[NR];
+	size_t		len,
+				blen,
+				plen;
+	QsCodecStatus st;
+	uint8_t    *img,
+			   *blob,
+			   *pblob;
+	QsColBlock	blk;
+	QsColBlockIndex ix[3];
+	QsColBlockSection s;
+	QsForView	v;
+	uint16_t	column,
+				kind;
+	int			i;
+
+	cols[0] = make_col(0, QS_ENC_PLAIN, NR, 0, 17);
+	for (uint32_t r = 0; r < NR; r++)
+	{
+		/* bulk-loaded rows (0) among moved ones, xids up to 2^32 - 1 */
+		xmin[r] = r % 7 == 0 ? 0 : r == 1 ? UINT32_MAX : 1000 + r * 13;
+		perm[r] = (r * 7) % NR;
+	}
+	blob = qs_colblock_origin_build(xmin, NR, &talloc, &blen);
+	pblob = qs_colblock_tidmap_build(perm, NR, &talloc, &plen);
+	UT_CHECK(blob != NULL && pblob != NULL);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_TIDMAP, pblob, plen};
+	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
+	extra_ix = ix;
+	n_extra_ix = 2;
+	img = build(cols, 1, NR, 1, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+		i = qs_colblock_origin_index(&blk);
+		UT_CHECK_EQ(i, 2);
+		qs_colblock_index(&blk, i, &column, &kind, &s);
+		UT_CHECK_EQ(qs_colblock_origin_open(&blk, i, img + s.off, &v, NULL), QS_CODEC_OK);
+		for (uint32_t r = 0; r < NR; r++)
+			UT_CHECK_EQ(qs_colblock_origin_get(&v, r), xmin[r]);
+		/* not the origin xmins: refused */
+		UT_CHECK_EQ(qs_colblock_origin_open(&blk, 1, img + s.off, &v, NULL),
+					QS_CODEC_CORRUPT);
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL), QS_CODEC_OK);
+		free(img);
+	}
+	free(blob);
+
+	/* 1 and 2 are no inserting transaction's xid */
+	for (uint32_t bad = 1; bad <= 2; bad++)
+	{
+		xmin[40] = bad;
+		blob = qs_colblock_origin_build(xmin, NR, &talloc, &blen);
+		ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
+		img = build(cols, 1, NR, 0, &len, &st);
+		UT_CHECK(img != NULL);
+		if (img)
+		{
+			UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+			UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+						QS_CODEC_CORRUPT);
+			free(img);
+		}
+		free(blob);
+	}
+	xmin[40] = 5000;
+
+	/* another number of rows */
+	blob = qs_colblock_origin_build(xmin, NR - 1, &talloc, &blen);
+	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+		qs_colblock_index(&blk, 1, &column, &kind, &s);
+		UT_CHECK_EQ(qs_colblock_origin_open(&blk, 1, img + s.off, &v, NULL),
+					QS_CODEC_CORRUPT);
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+
+	/* two of them, or on another column: the serializer refuses */
+	ix[2] = ix[1];
+	n_extra_ix = 3;
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img == NULL);
+	UT_CHECK_EQ(st, QS_CODEC_INVALID);
+	n_extra_ix = 2;
+	ix[1].column = 1;
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img == NULL);
+	free(blob);
+	free(pblob);
+	extra_ix = NULL;
+	n_extra_ix = 0;
+	free_col(&cols[0]);
+}
+
 int
 main(void)
 {
@@ -914,5 +1028,6 @@ main(void)
 	UT_RUN(test_builder_rejects);
 	UT_RUN(test_minmax);
 	UT_RUN(test_tidmap);
+	UT_RUN(test_origin_xmin);
 	return ut_finish("test_colblock");
 }
