@@ -2060,15 +2060,17 @@ qs_colblock_tidmap_decode(const QsColBlock *blk, int i, const uint8_t *sec,
 	QsColBlockSection s;
 	QsPackedView v;
 	QsCodecStatus st;
+	QsCodecErr	e2;
 	uint32_t	n = blk->nrows;
 
 	qs_colblock_index(blk, i, &column, &kind, &s);
 	st = qs_colblock_check_index(blk, i, sec, err);
 	if (st != QS_CODEC_OK)
 		return st;
-	st = qs_bitpack_open(sec, s.len, &v, err);
+	e2.msg[0] = '\0';
+	st = qs_bitpack_open(sec, s.len, &v, &e2);
 	if (st != QS_CODEC_OK)
-		return st == QS_CODEC_CORRUPT ? st : CORRUPT(err, "TID map: %s", err->msg);
+		return CORRUPT(err, "TID map: %s", e2.msg);
 	if (v.count != n || v.width > 32)
 		return CORRUPT(err, "TID map of %zu entries of %d bits, the block has %u rows",
 					   v.count, v.width, n);
@@ -2154,16 +2156,18 @@ qs_colblock_origin_open(const QsColBlock *blk, int i, const uint8_t *sec,
 				kind;
 	QsColBlockSection s;
 	QsCodecStatus st;
+	QsCodecErr	e2;
 
+	e2.msg[0] = '\0';
 	qs_colblock_index(blk, i, &column, &kind, &s);
 	if (kind != QS_COLINDEX_ORIGIN_XMIN)
 		return CORRUPT(err, "index sub-block %d is of kind %u, not the origin xmins", i, kind);
 	st = qs_colblock_check_index(blk, i, sec, err);
 	if (st != QS_CODEC_OK)
 		return st;
-	st = qs_for_open(sec, s.len, view, err);
+	st = qs_for_open(sec, s.len, view, &e2);
 	if (st != QS_CODEC_OK)
-		return st == QS_CODEC_CORRUPT ? st : CORRUPT(err, "origin xmins: %s", err->msg);
+		return CORRUPT(err, "origin xmins: %s", e2.msg);
 	if (view->kind != QS_FOR_PLAIN || view->value_bytes != 8 ||
 		view->count != blk->nrows)
 		return CORRUPT(err, "origin xmins: %zu values of %d bytes (kind %d), the block has %u rows",

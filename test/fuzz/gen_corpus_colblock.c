@@ -37,7 +37,8 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 {
 	/*
 	 * nindexes 2: one CSB+-tree index sub-block over the text column's
-	 * codes; 3: one over the int32 column's FOR integers
+	 * codes; 3: one over the int32 column's FOR integers; 4: the rows'
+	 * origin xmins
 	 */
 	static const char *words[] = {"", "a", "ab", "abc", "b", "bcd", "zz", "zzz"};
 	int32_t		ints[64];
@@ -108,6 +109,18 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 		ix.data = qs_csbix_build_column(&cols[0], nrows, &fz_allocator, &ix.len);
 		spec.nindexes = 1;
 	}
+	if (nindexes == 4)
+	{
+		/* the rows' origin xmins: moved rows' inserters, bulk-loaded 0s */
+		uint32_t	xmins[64];
+
+		for (i = 0; i < nrows; i++)
+			xmins[i] = i % 3 == 0 ? 0 : 700 + i * 5;
+		ix.column = 0;
+		ix.kind = QS_COLINDEX_ORIGIN_XMIN;
+		ix.data = qs_colblock_origin_build(xmins, nrows, &fz_allocator, &ix.len);
+		spec.nindexes = 1;
+	}
 	if (qs_colblock_image_size(&spec, &len, NULL) != QS_CODEC_OK)
 	{
 		fprintf(stderr, "seed %d: invalid spec\n", k);
@@ -134,5 +147,6 @@ main(void)
 	seed(5, 64, QS_ENC_FOR, QS_ENC_DICT, 2);
 	seed(6, 40, QS_ENC_PLAIN, QS_ENC_DICT_PADDED, 2);
 	seed(7, 64, QS_ENC_FOR, QS_ENC_DICT, 3);
+	seed(8, 50, QS_ENC_FOR, QS_ENC_DICT, 4);
 	return 0;
 }
