@@ -144,13 +144,14 @@
  * moved it into a block, or 0 where the block entry's own xmin is the
  * row's (a bulk load's rows, a block without moved rows).  Read only by
  * the xmin system column, never by visibility.  A codec FOR stripe (QSFR,
- * FOR, 8-byte values) of exactly nrows values, each 0 or a normal xid
- * (QS_ORIGIN_FIRST_NORMAL_XID .. 2^32 - 1).  At most one, on column 0.
+ * FOR, 8-byte values) of exactly nrows values, each 0 or an xid from
+ * QS_ORIGIN_MIN_XID (FrozenTransactionId: a row whose inserter a build
+ * that predates the section lost) to 2^32 - 1.  At most one, on column 0.
  * Images written before it was defined never carry it; a build that
  * predates it reads an image with it as corrupt (as with kind 4).
  */
 #define QS_COLINDEX_ORIGIN_XMIN	5
-#define QS_ORIGIN_FIRST_NORMAL_XID 3	/* FirstNormalTransactionId */
+#define QS_ORIGIN_MIN_XID		2	/* FrozenTransactionId */
 
 /* pages */
 #define QS_COLPAGE_SIZE			8192

@@ -503,6 +503,15 @@ typedef struct QsColBuilder
 	 * column (quickstep.index_columns; seals only).  NULL: none.
 	 */
 	const bool *index_cols;
+
+	/*
+	 * Per row, in order of addition (the TID order of the block's rows), its
+	 * origin xmin (colblock.h QS_COLINDEX_ORIGIN_XMIN): set by merges, seals
+	 * and rewrites for the rows they move, 0 for the rest.  NULL until a
+	 * row gets one; the image carries the section only then.
+	 */
+	uint32	   *origin;
+	size_t		origin_cap;		/* entries allocated, all zeroed past use */
 } QsColBuilder;
 
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
@@ -514,6 +523,8 @@ extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
 									 uint32 first, uint32 n, Relation rel,
 									 uint32 block_id);
 extern void qs_colbuilder_add_rows(QsColBuilder *b, uint32 n);
+extern void qs_colbuilder_set_origin(QsColBuilder *b, uint32 row,
+									 TransactionId xmin);
 extern const uint8 **qs_colbuilder_values(const QsColBuilder *b, int c,
 										  QsValues *qv);
 extern uint8 *qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
@@ -537,6 +548,14 @@ typedef struct QsColRowReader
 	 */
 	uint32	   *row_of_pos;
 	uint32	   *pos_of_row;
+
+	/*
+	 * The image's origin xmins (colblock.h QS_COLINDEX_ORIGIN_XMIN), read
+	 * on first use by qs_colrows_origin_xmin: 0 not yet, 1 none, 2 origin.
+	 */
+	int			origin_state;
+	uint8	   *origin_buf;
+	QsForView	origin;
 } QsColRowReader;
 
 /* the TID row of the row at physical position pos of the image */
@@ -555,6 +574,8 @@ qs_colrows_pos(const QsColRowReader *rr, uint32 row)
 
 extern void qs_colrows_open(Relation rel, QsColAttr *attrs,
 							const QsColDirEntry *e, QsColRowReader *rr);
+extern TransactionId qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row);
+extern TransactionId qs_colrows_shown_xmin(QsColRowReader *rr, uint32 row);
 extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
 						   Datum *values, bool *isnull);
 extern void qs_colrows_get_pos(QsColRowReader *rr, uint32 pos, const bool *want,

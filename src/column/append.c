@@ -36,6 +36,9 @@
 #include "column/colstore.h"
 #include "column/options.h"
 
+static void add_block_rows(QsColBuilder *b, Relation rel, QsColRowReader *rr,
+						   uint32 n, const bool *want);
+
 /*
  * qs_colappend_begin
  *		Open version 'e' of an open block and add its rows to the (empty)
@@ -95,13 +98,31 @@ void
 qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 						uint32 n, const bool *skip)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-	TupleTableSlot *slot;
-	MemoryContext rowcxt;
 	bool	   *want = palloc(sizeof(bool) * Max(b->natts, 1));
+	uint32		first = b->nrows;
 
 	for (int c = 0; c < b->natts; c++)
 		want[c] = !(skip && skip[c]);
+	add_block_rows(b, rel, rr, n, want);
+
+	/*
+	 * The rows keep the xmin they showed: the new block's entry is the
+	 * sealer's or the merge's (THE RULE, src/merge/README.md).
+	 */
+	for (uint32 row = 0; row < n; row++)
+		qs_colbuilder_set_origin(b, first + row, qs_colrows_shown_xmin(rr, row));
+	pfree(want);
+}
+
+/* qs_colbuilder_add_block's values */
+static void
+add_block_rows(QsColBuilder *b, Relation rel, QsColRowReader *rr, uint32 n,
+			   const bool *want)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleTableSlot *slot;
+	MemoryContext rowcxt;
+
 	if (rr->row_of_pos == NULL && rr->h.blk.ncols == b->natts)
 	{
 		for (int c = 0; c < b->natts; c++)
@@ -116,7 +137,6 @@ qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 									 n, rel, rr->h.entry.block_id);
 		}
 		qs_colbuilder_add_rows(b, n);
-		pfree(want);
 		return;
 	}
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
@@ -136,7 +156,6 @@ qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	MemoryContextDelete(rowcxt);
-	pfree(want);
 }
 
 /*

@@ -197,6 +197,8 @@ qs_colbuilder_reset(QsColBuilder *b)
 		col->var_len = 0;
 		col->anynull = false;
 	}
+	if (b->origin)
+		memset(b->origin, 0, b->origin_cap * sizeof(uint32));
 	b->nrows = 0;
 	b->bytes = 0;
 	b->kind_desc = NULL;		/* made again per block: cheap, and no
@@ -463,6 +465,73 @@ qs_colbuilder_add_rows(QsColBuilder *b, uint32 n)
 }
 
 /*
+ * qs_colbuilder_set_origin
+ *		Row 'row' (added already) has origin xmin 'xmin': the inserter of the
+ *		delta version a merge moved into it, or the origin its source row
+ *		showed (seal, rewrite).  0: the block entry's own xmin.
+ */
+void
+qs_colbuilder_set_origin(QsColBuilder *b, uint32 row, TransactionId xmin)
+{
+	Assert(row < b->nrows);
+	Assert(xmin == InvalidTransactionId || xmin >= FrozenTransactionId);
+	if (xmin == InvalidTransactionId && b->origin == NULL)
+		return;
+	if (row >= b->origin_cap)
+	{
+		MemoryContext old = MemoryContextSwitchTo(b->cxt);
+		size_t		had = b->origin_cap;
+
+		b->origin = grow(b->origin, &b->origin_cap, (size_t) row + 1,
+						 sizeof(uint32));
+		memset(b->origin + had, 0, (b->origin_cap - had) * sizeof(uint32));
+		MemoryContextSwitchTo(old);
+	}
+	b->origin[row] = xmin;
+}
+
+/*
+ * The image's origin xmin sub-block (colblock.h), in TID row order: the
+ * order of addition, or the image's physical order when a sort gives the
+ * rows new TIDs (perm without keep_tids).  NULL when no row has one.
+ */
+static bool
+origin_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
+			   const QsCodecAllocator *alloc, uint32 block_id)
+{
+	uint32	   *by_tid = b->origin;
+	bool		any = false;
+
+	if (b->origin == NULL)
+		return false;
+	for (uint32 r = 0; r < Min(b->nrows, b->origin_cap) && !any; r++)
+		any = b->origin[r] != 0;
+	if (!any)
+		return false;
+	if (b->origin_cap < b->nrows || (perm && !b->keep_tids))
+	{
+		by_tid = palloc0(sizeof(uint32) * b->nrows);
+		for (uint32 j = 0; j < b->nrows; j++)
+		{
+			uint32		r = perm && !b->keep_tids ? perm[j] : j;
+
+			by_tid[j] = r < b->origin_cap ? b->origin[r] : 0;
+		}
+	}
+	ix->column = 0;
+	ix->kind = QS_COLINDEX_ORIGIN_XMIN;
+	ix->data = qs_colblock_origin_build(by_tid, b->nrows, alloc, &ix->len);
+	if (ix->data == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory for the origin xmins of column block %u",
+						block_id)));
+	if (by_tid != b->origin)
+		pfree(by_tid);
+	return true;
+}
+
+/*
  * Column c's non-NULL values, in row order, as the codec's QsValues (a
  * view of the builder's arrays); for variable width the pointer array
  * made for it is returned, to be pfree'd by the caller (else NULL).
@@ -640,7 +709,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
-	QsColBlockIndex *indexes = palloc0(sizeof(QsColBlockIndex) * (Max(b->natts, 1) + 1));
+	QsColBlockIndex *indexes = palloc0(sizeof(QsColBlockIndex) * (Max(b->natts, 1) + 2));
 	QsCodecErr	err;
 	QsCodecStatus st;
 	uint8	   *image;
@@ -837,6 +906,9 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory for the TID map of column block %u", block_id)));
 	}
+	/* the origin xmins first: the index sub-blocks take what slots are left */
+	if (origin_section(b, perm, &indexes[spec.nindexes], alloc, block_id))
+		spec.nindexes++;
 	for (int c = 0; b->index_cols && c < b->natts && spec.nindexes < QS_COLBLOCK_MAX_INDEXES; c++)
 	{
 		QsColBlockIndex *ix = &indexes[spec.nindexes];

@@ -2176,8 +2176,8 @@ qs_colblock_origin_open(const QsColBlock *blk, int i, const uint8_t *sec,
 }
 
 /*
- * Every value 0 or a normal xid (the reader hands them out as they are: an
- * xid that was never assigned would only show in the xmin column, but a
+ * Every value 0 or at least QS_ORIGIN_MIN_XID (the reader hands them out
+ * as they are: a wrong xid would only show in the xmin column, but a
  * damaged section is reported, never shown).
  */
 static QsCodecStatus
@@ -2197,7 +2197,7 @@ origin_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
 		qs_for_decode64(&v, start, n, buf);
 		for (size_t k = 0; k < n; k++)
 			if (buf[k] != 0 &&
-				(buf[k] < QS_ORIGIN_FIRST_NORMAL_XID || buf[k] > (int64_t) UINT32_MAX))
+				(buf[k] < QS_ORIGIN_MIN_XID || buf[k] > (int64_t) UINT32_MAX))
 				return CORRUPT(err, "origin xmin of row %zu is %lld", start + k,
 							   (long long) buf[k]);
 	}

@@ -255,6 +255,8 @@ qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 	rr->opened = palloc0(sizeof(bool) * Max(rr->h.blk.ncols, 1));
 	rr->secbuf = palloc0(sizeof(uint8 *) * QS_COLSEC_COUNT * Max(rr->h.blk.ncols, 1));
 	rr->row_of_pos = rr->pos_of_row = NULL;
+	rr->origin_state = 0;
+	rr->origin_buf = NULL;
 	{
 		int			i = qs_colblock_tidmap_index(&rr->h.blk);
 
@@ -298,6 +300,67 @@ qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 			qs_colblock_report(rel, e->block_id, QS_CODEC_CORRUPT, &err);
 		}
 	}
+}
+
+/*
+ * qs_colrows_origin_xmin
+ *		The origin xmin of TID row 'row' (colblock.h): the inserter of the
+ *		delta version a merge moved into it, or 0 when the image names none
+ *		(its directory entry's xmin is the row's).  The section is read and
+ *		its checksum checked on first use, kept with the reader.
+ */
+TransactionId
+qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
+{
+	Assert(row < rr->h.blk.nrows);
+	if (rr->origin_state == 0)
+	{
+		int			i = qs_colblock_origin_index(&rr->h.blk);
+		MemoryContext old = MemoryContextSwitchTo(rr->cxt);
+
+		rr->origin_state = 1;
+		if (i >= 0)
+		{
+			uint16		column,
+						kind;
+			QsColBlockSection s;
+			QsCodecErr	err;
+			QsCodecStatus st;
+
+			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
+			rr->origin_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+			err.msg[0] = '\0';
+			st = qs_colblock_origin_open(&rr->h.blk, i, rr->origin_buf,
+										 &rr->origin, &err);
+			if (st != QS_CODEC_OK)
+				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+			rr->origin_state = 2;
+		}
+		MemoryContextSwitchTo(old);
+	}
+	if (rr->origin_state == 1)
+		return InvalidTransactionId;
+	return (TransactionId) qs_colblock_origin_get(&rr->origin, row);
+}
+
+/*
+ * qs_colrows_shown_xmin
+ *		What the xmin system column shows for TID row 'row': its origin
+ *		xmin, else its header's raw xmin (the entry's writer, or what VACUUM
+ *		froze: qs_colmain_default_header).  A seal or a merge's next version
+ *		of a block carries it to the rows' new block.
+ */
+TransactionId
+qs_colrows_shown_xmin(QsColRowReader *rr, uint32 row)
+{
+	TransactionId origin = qs_colrows_origin_xmin(rr, row);
+	TransactionId xmin;
+
+	if (origin != InvalidTransactionId)
+		return origin;
+	xmin = qs_coldir_row_xmin(&rr->h.entry, row);
+	return TransactionIdIsNormal(xmin) ? xmin :
+		qs_coldir_row_shown_xmin(&rr->h.entry, row);
 }
 
 static void
@@ -667,5 +730,7 @@ qs_colrows_close(QsColRowReader *rr)
 		pfree(rr->row_of_pos);
 	if (rr->pos_of_row)
 		pfree(rr->pos_of_row);
+	if (rr->origin_buf)
+		pfree(rr->origin_buf);
 	qs_colblock_release(&rr->h);
 }

@@ -442,6 +442,8 @@ collect(MergeState *ms)
 		c->tuple->t_self = c->tid;
 		ExecStoreHeapTuple(c->tuple, ms->slot, false);
 		qs_colbuilder_add(&ms->builder, ms->slot);
+		/* the row shows its inserter as xmin, as it did in the delta */
+		qs_colbuilder_set_origin(&ms->builder, ms->builder.nrows - 1, c->xmin);
 		ExecClearTuple(ms->slot);
 		if (ms->builder.nrows >= ms->limit ||
 			ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
