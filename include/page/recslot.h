@@ -29,6 +29,14 @@ typedef struct QsRecSlot
  */
 extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
 
+/*
+ * What the xmin system column shows of a record slot's row, when not its
+ * header's raw xmin: a column table's main row shows the origin xmin its
+ * block keeps (src/column/am.c sets the hook; false: the header's).
+ */
+typedef bool (*QsRecShownXminHook) (TupleTableSlot *slot, TransactionId *xmin);
+extern QsRecShownXminHook qs_recslot_shown_xmin_hook;
+
 /* Its init and clear, for a layout that extends the slot and chains them. */
 extern void qs_recslot_init(TupleTableSlot *slot);
 extern void qs_recslot_clear(TupleTableSlot *slot);

@@ -78,6 +78,7 @@ static struct
 }			col_an;
 
 static void col_an_reset(void);
+static bool col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin);
 static inline void store_row_finish(QsColRowReader *rr, uint32 row,
 									TupleTableSlot *slot, bool own_slot,
 									const HeapTupleHeaderData *hdr,
@@ -2292,7 +2293,60 @@ qs_column_routine(void)
 	r->index_build_range_scan = col_index_build_range_scan;
 
 	col_routine = r;
+	qs_recslot_shown_xmin_hook = col_shown_xmin;
 	return r;
+}
+
+/*
+ * What the xmin system column shows for a main row (recslot.h hook): its
+ * origin xmin, the inserter of the delta version a merge moved into the
+ * block (THE RULE: a merge is invisible, xmin included; the header keeps
+ * the block version's writer, which visibility reads).  Looked up only
+ * when the column is read: the row's block as the active snapshot sees it
+ * (else the newest version: every version of a block that holds the row
+ * keeps its origin, appends and seals carry it), read through the
+ * backend's read cache.  False for rows without one (bulk-loaded, or
+ * moved by a build that predates the origins): the header's raw xmin.
+ */
+static bool
+col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
+{
+	Relation	rel;
+	QsColDirectory own = {0};
+	const QsColDirectory *dir;
+	const QsColDirEntry *e;
+	Snapshot	snapshot = NULL;
+	uint32		range,
+				row;
+
+	if (!qs_virt_decode(&slot->tts_tid, &range, &row) ||
+		!OidIsValid(slot->tts_tableOid))
+		return false;
+	rel = RelationIdGetRelation(slot->tts_tableOid);
+	if (!RelationIsValid(rel))
+		return false;
+	*xmin = InvalidTransactionId;
+	if (qs_is_column_rel(rel))
+	{
+		if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
+			snapshot = GetActiveSnapshot();
+		dir = cache_dir(row_fetch_cache(), rel, snapshot, range, &own);
+		e = qs_coldir_find_range(dir, range);
+		if ((e == NULL || row >= e->published) && snapshot != NULL)
+		{
+			if (own.entries)
+				pfree(own.entries);
+			memset(&own, 0, sizeof(own));
+			qs_coldir_read_range(rel, range, &own);
+			e = qs_coldir_find_range(&own, range);
+		}
+		if (e != NULL && row < e->published)
+			*xmin = qs_colrows_origin_xmin(qs_colreadcache_get(rel, e), row);
+		if (own.entries)
+			pfree(own.entries);
+	}
+	RelationClose(rel);
+	return *xmin != InvalidTransactionId;
 }
 
 bool

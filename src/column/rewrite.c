@@ -122,7 +122,7 @@ blocks_flush(RewriteBlocks *w)
 }
 
 static void
-blocks_add(RewriteBlocks *w, TupleTableSlot *slot)
+blocks_add(RewriteBlocks *w, TupleTableSlot *slot, TransactionId shown_xmin)
 {
 	if (!w->active)
 	{
@@ -135,6 +135,8 @@ blocks_add(RewriteBlocks *w, TupleTableSlot *slot)
 		w->active = true;
 	}
 	qs_colbuilder_add(&w->builder, slot);
+	/* the block's xmin is frozen: the row keeps the xmin it showed */
+	qs_colbuilder_set_origin(&w->builder, w->builder.nrows - 1, shown_xmin);
 	if (w->builder.nrows >= (uint32) w->opts.rows_per_block ||
 		w->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 		blocks_flush(w);
@@ -380,8 +382,24 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 		 (HeapTupleHeaderXminCommitted(hdr) &&
 		  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(hdr), OldestXmin))))
 	{
+		TransactionId shown = HeapTupleHeaderGetRawXmin(hdr);
+		bool		isnull;
+
+		/*
+		 * What its xmin column showed, as heap's rewrite keeps a tuple's raw
+		 * xmin: a main row's origin (recslot.h), unless moved_collapse gave
+		 * it its delta version's inserter.
+		 */
+		if (qs_tid_is_virtual(&slot->tts_tid) &&
+			TransactionIdEquals(shown,
+								HeapTupleHeaderGetRawXmin(qs_recslot_header(slot))))
+			shown = DatumGetTransactionId(slot_getsysattr(slot,
+														  MinTransactionIdAttributeNumber,
+														  &isnull));
+		if (!TransactionIdIsValid(shown) || shown < FrozenTransactionId)
+			shown = InvalidTransactionId;
 		slot_getallattrs(slot);
-		blocks_add(w, slot);
+		blocks_add(w, slot, shown);
 		return;
 	}
 

@@ -55,13 +55,23 @@ qs_recslot_clear(TupleTableSlot *slot)
 	TTSOpsVirtual.clear(slot);
 }
 
+QsRecShownXminHook qs_recslot_shown_xmin_hook = NULL;
+
 static Datum
 recslot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 {
 	HeapTupleData tup;
+	TransactionId shown;
 
 	if (TTS_EMPTY(slot))
 		elog(ERROR, "cannot retrieve a system column of an empty slot");
+	if (attnum == MinTransactionIdAttributeNumber &&
+		qs_recslot_shown_xmin_hook != NULL &&
+		qs_recslot_shown_xmin_hook(slot, &shown))
+	{
+		*isnull = false;
+		return TransactionIdGetDatum(shown);
+	}
 	tup.t_data = qs_recslot_header(slot);
 	tup.t_len = SizeofHeapTupleHeader;
 	tup.t_self = slot->tts_tid;
