@@ -20,8 +20,9 @@
 # sum included: compare heap's and the column table's figures).  For the
 # column table the inclusive instructions per fetch of col_fetch_main (the
 # whole fetch of a main row), qs_colreadcache_get (the per-scan block cache),
-# qs_coldelmap_header (the delete-map header) and qs_colscan_store_row (the
-# decode) are given too.  Each run's EXPLAIN is in $dir/AM-n.out.  Appends to
+# qs_coldelmap_header (the delete-map header) and the row's store and decode
+# (qs_colscan_store_row; for a row stored with its attributes decoded when
+# read, qs_colscan_store_row_lazy plus lazy_getsomeattrs) are given too.  Each run's EXPLAIN is in $dir/AM-n.out.  Appends to
 # bench/results/colfetch_callgrind.csv.  A column table's bitmap fetch opens
 # its block again on every rescan (millions of instructions a fetch): run it
 # with KEYS=200 QUERIES=bitmap, at 20,000 keys callgrind takes hours.
@@ -74,7 +75,7 @@ query()
 mkdir -p "$dir"
 NOINIT=${CFCG_NOINIT:-} cg_init_all
 txns=$keys
-pieces="col_fetch_main qs_colreadcache_get qs_coldelmap_header qs_colscan_store_row"
+pieces="col_fetch_main qs_colreadcache_get qs_coldelmap_header"
 mkdir -p bench/results
 out=bench/results/colfetch_callgrind.csv
 [ -f "$out" ] || echo "pg,rows,keys,query,am,commit,ir_per_fetch,fetch_main,readcache_get,delmap_header,store_row" >"$out"
@@ -98,6 +99,18 @@ for qn in $queries; do
 			z=$(cg_incl "$dir/$am-0.cg" "$fn")
 			row="$row,$(python3 -c "print('%.0f' % (($n - $z) / $keys))")"
 		done
+		# the store: eager, or lazy (store plus the decode the query asked for)
+		n=0
+		z=0
+		for fn in qs_colscan_store_row_lazy lazy_getsomeattrs; do
+			n=$((n + $(cg_incl "$dir/$am-n.cg" "$fn")))
+			z=$((z + $(cg_incl "$dir/$am-0.cg" "$fn")))
+		done
+		if [ "$n" = 0 ]; then
+			n=$(cg_incl "$dir/$am-n.cg" qs_colscan_store_row)
+			z=$(cg_incl "$dir/$am-0.cg" qs_colscan_store_row)
+		fi
+		row="$row,$(python3 -c "print('%.0f' % (($n - $z) / $keys))")"
 		echo "$row" | tee -a "$out"
 	done
 done

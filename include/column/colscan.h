@@ -45,6 +45,10 @@ extern bool qs_colfilter_row(Relation rel, const QsColDirEntry *e,
 extern void qs_colscan_store_row(QsColRowReader *rr, uint32 row,
 								 TupleTableSlot *slot, MemoryContext rowcxt,
 								 const HeapTupleHeaderData *hdr);
+extern void qs_colscan_store_row_lazy(Relation rel, const QsColDirEntry *e,
+									  uint32 row, TupleTableSlot *slot,
+									  MemoryContext rowcxt,
+									  const HeapTupleHeaderData *hdr);
 
 /*
  * Our scans are told from the engine's (the delta scan inside ours, which

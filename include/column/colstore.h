@@ -580,6 +580,9 @@ extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
 						   Datum *values, bool *isnull);
 extern void qs_colrows_get_pos(QsColRowReader *rr, uint32 pos, const bool *want,
 							   Datum *values, bool *isnull);
+extern void qs_colrows_get_atts(QsColRowReader *rr, uint32 pos, const bool *want,
+								int first, int last, Datum *values,
+								bool *isnull);
 /* rows qs_colrows_get_batch decodes at most at once */
 #define QS_COLROWS_BATCH 1024
 extern void qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n,

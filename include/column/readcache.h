@@ -13,5 +13,7 @@
 #include "column/colstore.h"
 
 extern QsColRowReader *qs_colreadcache_get(Relation rel, const QsColDirEntry *e);
+extern bool qs_colreadcache_store_lazy(Relation rel, const QsColDirEntry *e,
+									   uint32 row, TupleTableSlot *slot);
 
 #endif							/* QS_COLUMN_READCACHE_H */

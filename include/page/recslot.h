@@ -16,11 +16,32 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 
+/*
+ * A source of a stored row's attributes read when the executor asks for
+ * them (slot_getsomeattrs), for a row that is not on a pinned page: a
+ * column table's main row, decoded from its block a column at a time
+ * (src/column/readcache.c).  The source stores a row by setting the slot's
+ * TID, header and values it has (tts_nvalid) and clearing
+ * TTS_FLAG_EMPTY; getsomeattrs then fills attributes tts_nvalid ..
+ * natts - 1 and sets tts_nvalid.  A slot keeps its source, once made,
+ * until it is released (release frees it); a row stored otherwise
+ * (virtual or from a page) has every attribute valid or a page pin, so the
+ * source is asked only for the row it stored last.  Materialize reads every
+ * attribute first, then copies as a virtual slot does.
+ */
+typedef struct QsRecLazy
+{
+	void		(*getsomeattrs) (struct QsRecLazy *lazy, TupleTableSlot *slot,
+								 int natts);
+	void		(*release) (struct QsRecLazy *lazy);
+} QsRecLazy;
+
 typedef struct QsRecSlot
 {
 	VirtualTupleTableSlot base;
 	HeapTupleHeaderData hdr;	/* the stored record's header (zero: none) */
 	HeapTuple	tuple;			/* formed by get_heap_tuple, or NULL */
+	QsRecLazy  *lazy;			/* the slot's attribute source, or NULL */
 } QsRecSlot;
 
 /*
@@ -37,9 +58,15 @@ extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
 typedef bool (*QsRecShownXminHook) (TupleTableSlot *slot, TransactionId *xmin);
 extern QsRecShownXminHook qs_recslot_shown_xmin_hook;
 
-/* Its init and clear, for a layout that extends the slot and chains them. */
+/*
+ * Its callbacks, for a layout that extends the slot and chains them
+ * (getsomeattrs and materialize: of a row with no page of the layout's).
+ */
 extern void qs_recslot_init(TupleTableSlot *slot);
 extern void qs_recslot_clear(TupleTableSlot *slot);
+extern void qs_recslot_release(TupleTableSlot *slot);
+extern void qs_recslot_getsomeattrs(TupleTableSlot *slot, int natts);
+extern void qs_recslot_materialize(TupleTableSlot *slot);
 
 /*
  * Copy a formed tuple (values, and the header if 'slot' is a record slot)

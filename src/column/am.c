@@ -79,8 +79,9 @@ static struct
 
 static void col_an_reset(void);
 static bool col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin);
-static inline void store_row_finish(QsColRowReader *rr, uint32 row,
-									TupleTableSlot *slot, bool own_slot,
+static inline void store_row_header(Relation rel, const QsColDirEntry *e,
+									uint32 row, TupleTableSlot *slot,
+									bool own_slot,
 									const HeapTupleHeaderData *hdr,
 									const HeapTupleHeaderData *dflt);
 
@@ -143,27 +144,47 @@ qs_colscan_store_row(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 	old = MemoryContextSwitchTo(rowcxt);
 	qs_colrows_get(rr, row, NULL, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
-	store_row_finish(rr, row, slot,
+	store_row_header(rr->h.rel, &rr->h.entry, row, slot,
 					 slot->tts_ops == table_slot_callbacks(rr->h.rel), hdr, NULL);
+	ExecStoreVirtualTuple(slot);
 }
 
 /*
- * The rest of storing row 'row' whose values are in the slot: its TID,
- * table, header (own_slot: the slot is the table's own kind, an HPL
+ * Row 'row' of block 'e' (visible to the caller) into slot as
+ * qs_colscan_store_row stores it, but with its attributes decoded when
+ * the executor reads them, from the backend's cached reader of the block
+ * (readcache.c), where the slot can read them so (the table's own kind);
+ * other slots get every value now, by-reference ones in rowcxt.
+ */
+void
+qs_colscan_store_row_lazy(Relation rel, const QsColDirEntry *e, uint32 row,
+						  TupleTableSlot *slot, MemoryContext rowcxt,
+						  const HeapTupleHeaderData *hdr)
+{
+	if (qs_colreadcache_store_lazy(rel, e, row, slot))
+		store_row_header(rel, e, row, slot, true, hdr, NULL);
+	else
+		qs_colscan_store_row(qs_colreadcache_get(rel, e), row, slot, rowcxt,
+							 hdr);
+}
+
+/*
+ * Name row 'row' of block 'e' in a slot the caller stores it into: its TID,
+ * table and header (own_slot: the slot is the table's own kind, an HPL
  * record slot, which has one: 'hdr', its delete-map entry, or else the
  * directory's, 'dflt' with the row's TID when the caller built it for the
- * block), and the virtual tuple.  Inlined: the sequential scan runs it
- * once a row.
+ * block).  Inlined: the sequential scan runs it once a row.
  */
 static pg_attribute_always_inline void
-store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
-				 bool own_slot, const HeapTupleHeaderData *hdr,
+store_row_header(Relation rel, const QsColDirEntry *e, uint32 row,
+				 TupleTableSlot *slot, bool own_slot,
+				 const HeapTupleHeaderData *hdr,
 				 const HeapTupleHeaderData *dflt)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
 
-	qs_virt_tid(rr->h.entry.tid_range, row, &slot->tts_tid);
-	slot->tts_tableOid = RelationGetRelid(rr->h.rel);
+	qs_virt_tid(e->tid_range, row, &slot->tts_tid);
+	slot->tts_tableOid = RelationGetRelid(rel);
 	if (own_slot)
 	{
 		if (hdr)
@@ -174,9 +195,8 @@ store_row_finish(QsColRowReader *rr, uint32 row, TupleTableSlot *slot,
 			rs->hdr.t_ctid = slot->tts_tid;
 		}
 		else
-			qs_colmain_default_header(&rr->h.entry, &slot->tts_tid, &rs->hdr);
+			qs_colmain_default_header(e, &slot->tts_tid, &rs->hdr);
 	}
-	ExecStoreVirtualTuple(slot);
 }
 
 
@@ -604,8 +624,10 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, &s->batch_values[i * natts], sizeof(Datum) * natts);
 	memcpy(slot->tts_isnull, &s->batch_isnull[i * natts], sizeof(bool) * natts);
-	store_row_finish(&s->rr, row, slot, slot->tts_ops == s->own_ops, hdr,
+	store_row_header(s->rr.h.rel, &s->rr.h.entry, row, slot,
+					 slot->tts_ops == s->own_ops, hdr,
 					 row >= s->rr.h.entry.base ? &s->hdr_new : &s->hdr_old);
+	ExecStoreVirtualTuple(slot);
 	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }
@@ -1186,11 +1208,13 @@ row_fetch_cache(void)
  * 'hdr', when given, replaces the row's header (the caller read it).
  * *in_version (when asked) says whether a version the snapshot sees holds
  * the TID's row, visible or not; then *row_hdr gets the row's header when
- * the fetch read it (and *row_hdr_valid says so).
+ * the fetch read it (and *row_hdr_valid says so).  'lazy': the slot's
+ * attributes are decoded when read (qs_colscan_store_row_lazy), for
+ * callers that do not materialize the slot at once.
  */
 static bool
 col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
-			   Snapshot snapshot, TupleTableSlot *slot,
+			   Snapshot snapshot, TupleTableSlot *slot, bool lazy,
 			   const HeapTupleHeaderData *hdr, bool *in_version,
 			   HeapTupleHeaderData *row_hdr, bool *row_hdr_valid)
 {
@@ -1301,8 +1325,11 @@ read:
 		}
 		if (visible)
 		{
-			qs_colscan_store_row(qs_colreadcache_get(rel, e), row, slot,
-								 c->rowcxt, hdr);
+			if (lazy)
+				qs_colscan_store_row_lazy(rel, e, row, slot, c->rowcxt, hdr);
+			else
+				qs_colscan_store_row(qs_colreadcache_get(rel, e), row, slot,
+									 c->rowcxt, hdr);
 			found = true;
 		}
 	}
@@ -1319,8 +1346,8 @@ void
 qs_colmain_store(Relation rel, ItemPointer tid, HeapTupleHeader hdr,
 				 TupleTableSlot *slot)
 {
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, hdr, NULL,
-						NULL, NULL))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, false, hdr,
+						NULL, NULL, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1353,8 +1380,8 @@ colmain_form(Relation rel, ItemPointer tid)
 	HeapTuple	tup;
 
 	memset(&hdr, 0, sizeof(hdr));
-	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, &hdr, NULL,
-						NULL, NULL))
+	if (!col_fetch_main(rel, row_fetch_cache(), tid, NULL, slot, false, &hdr,
+						NULL, NULL, NULL))
 		elog(ERROR, "main row (%u,%u) of \"%s\" does not exist",
 			 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 			 RelationGetRelationName(rel));
@@ -1490,7 +1517,7 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	*call_again = false;
 	if (all_dead)
 		*all_dead = false;
-	if (col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, NULL,
+	if (col_fetch_main(scan->rel, &f->cache, tid, snapshot, slot, true, NULL,
 					   &in_version, &hdr, &hdr_valid))
 		return true;
 
@@ -1564,14 +1591,26 @@ col_fetch_row_version(Relation rel, ItemPointer tid, Snapshot snapshot,
 {
 	bool		found;
 
+	/*
+	 * TID scans read MVCC snapshots and only the attributes they need; the
+	 * executor's fetches of a row it is about to change (SnapshotAny, below)
+	 * or check read the whole row.
+	 */
+	bool		lazy = IsMVCCSnapshot(snapshot);
+
 	if (!qs_tid_is_virtual(tid))
 		return qs_fetch_row_version(rel, tid, snapshot, slot);
-	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, NULL,
-						   NULL, NULL, NULL);
-	/* the values outlive the fetch's row memory: the slot keeps its own copy */
+	found = col_fetch_main(rel, row_fetch_cache(), tid, snapshot, slot, lazy,
+						   NULL, NULL, NULL, NULL);
 	if (found)
 	{
-		ExecMaterializeSlot(slot);
+		/*
+		 * Values decoded now are in the fetch's row memory, which the next
+		 * fetch resets: the slot keeps its own copy.  A row stored lazily
+		 * (no attribute valid yet) keeps its values in the slot's source.
+		 */
+		if (slot->tts_nvalid == slot->tts_tupleDescriptor->natts)
+			ExecMaterializeSlot(slot);
 
 		/*
 		 * An UPDATE's executor fetches the old row here (ri_oldTupleSlot)

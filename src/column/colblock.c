@@ -1543,6 +1543,21 @@ qs_colreader_get(QsColReader *r, uint32_t row, bool *isnull, const uint8_t **val
 
 				if (r->decoded)
 					v = (int64_t) r->decoded[idx];
+				else if (r->forv.kind == QS_FOR_PLAIN)
+				{
+					/*
+					 * One residue, without the bulk kernel's set-up: a fetch
+					 * reads one value of each column it needs (as
+					 * qs_for_decode64 converts it).
+					 */
+					uint64_t	res = r->forv.width == 0 ? 0 :
+						qs_bitpack_get(r->forv.packed, r->forv.width, idx);
+
+					if (r->forv.value_bytes == 4)
+						v = (int64_t) (int32_t) (uint32_t) (r->forv.base + res);
+					else
+						v = (int64_t) (r->forv.base + res);
+				}
 				else
 					qs_for_decode64(&r->forv, idx, 1, &v);
 				if (d->type.typlen == 4)

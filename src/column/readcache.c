@@ -31,7 +31,28 @@
  * 1/20 of heap's rate, three quarters of the time in gathering stripes and
  * checking their checksums).
  * A caller must not keep the returned pointer across another call (which
- * may evict it): it copies the row it needs out at once.
+ * may evict it, or move it when the entry array grows) unless it checks
+ * readcache_gen, which every such call that drops or moves a reader
+ * advances.
+ *
+ * Rows into slots, decoded on demand (qs_colreadcache_store_lazy): an
+ * index, TID or bitmap fetch of a main row decoded every column of it
+ * (5,000 instructions of a 10 x int4 row) when the query read one.  It now
+ * stores no value: the slot (the table's own kind, a record slot,
+ * include/page/recslot.h) gets a lazy source that remembers the reader,
+ * the block's directory entry and the row's position, and decodes
+ * attributes tts_nvalid .. natts - 1 when slot_getsomeattrs asks, as a
+ * heap buffer slot deforms lazily.  The source checks readcache_gen
+ * first: if a reader was dropped or moved since (another fetch evicted
+ * it, an invalidation, the array grew), it looks its reader up again
+ * through the relation, which a slot's reader has open while it reads the
+ * slot (the executor clears scan slots before it closes relations); the
+ * image is the same bytes (a block image never changes, and the entry's
+ * run and length name it), so the values are those the fetch saw.  Its
+ * by-reference values go into the source's own context, reset when the
+ * slot takes its next lazy row, freed when the slot is released:
+ * materialize (ExecMaterializeSlot, copies) reads every attribute first.
+ * Nothing is pinned, so nothing leaks when an error abandons a slot.
  *
  * src/column/readcache.c
  *
@@ -39,12 +60,15 @@
  */
 #include "postgres.h"
 
+#include "access/tableam.h"
 #include "access/tupdesc.h"
+#include "executor/tuptable.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "column/readcache.h"
+#include "page/recslot.h"
 
 /* quickstep.column_fetch_cache, kB */
 int			qs_column_fetch_cache = 256 * 1024;
@@ -69,6 +93,7 @@ static ReadCacheEnt *readcache;
 static int	readcache_slots;
 static uint64 readcache_clock;
 static Size readcache_bytes;	/* the sum of the entries' 'bytes' */
+static uint64 readcache_gen;	/* advanced when a reader is dropped or moves */
 static bool readcache_registered;
 
 static void
@@ -77,6 +102,7 @@ ent_drop(ReadCacheEnt *ent)
 	if (!ent->used)
 		return;
 	ent->used = false;
+	readcache_gen++;
 	readcache_bytes -= ent->bytes;
 	MemoryContextDelete(ent->cxt);
 	ent->cxt = NULL;
@@ -177,6 +203,8 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 			   sizeof(ReadCacheEnt) * (n - readcache_slots));
 		ent = &readcache[readcache_slots];
 		readcache_slots = n;
+		/* the readers handed out moved with the array */
+		readcache_gen++;
 	}
 
 	/* made under the caller's context: an error frees it */
@@ -200,4 +228,100 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 	ent->used = true;
 	readcache_trim(ent);
 	return &ent->rr;
+}
+
+/* ------------------------------------------------------------------------
+ * Main rows decoded on demand in slots
+ * ------------------------------------------------------------------------
+ */
+
+/* a slot's lazy source (recslot.h): the row it stored last */
+typedef struct ColLazyRow
+{
+	QsRecLazy	base;
+	MemoryContext valcxt;		/* the row's by-reference values */
+	Relation	rel;			/* to look the reader up again */
+	QsColDirEntry entry;		/* the row's block */
+	QsColRowReader *rr;			/* its reader when readcache_gen was gen */
+	uint64		gen;
+	uint32		pos;			/* the row's position in the image */
+} ColLazyRow;
+
+static void
+lazy_getsomeattrs(QsRecLazy *lazy, TupleTableSlot *slot, int natts)
+{
+	ColLazyRow *src = (ColLazyRow *) lazy;
+	MemoryContext old;
+
+	if (src->gen != readcache_gen)
+	{
+		src->rr = qs_colreadcache_get(src->rel, &src->entry);
+		src->gen = readcache_gen;
+		if (src->rr->natts < natts)
+			elog(ERROR, "column block %u of relation \"%s\" has %d attributes, the slot %d",
+				 src->entry.block_id, RelationGetRelationName(src->rel),
+				 src->rr->natts, natts);
+	}
+	old = MemoryContextSwitchTo(src->valcxt);
+	qs_colrows_get_atts(src->rr, src->pos, NULL, slot->tts_nvalid, natts,
+						slot->tts_values, slot->tts_isnull);
+	MemoryContextSwitchTo(old);
+	slot->tts_nvalid = natts;
+}
+
+static void
+lazy_release(QsRecLazy *lazy)
+{
+	ColLazyRow *src = (ColLazyRow *) lazy;
+
+	MemoryContextDelete(src->valcxt);
+	pfree(src);
+}
+
+/*
+ * qs_colreadcache_store_lazy
+ *		Store TID row 'row' of block 'e' of 'rel' (whose directory the caller
+ *		read) into 'slot' with no attribute decoded yet: cleared, then the
+ *		row's lazy source and the slot marked full; the caller sets its TID
+ *		and header.  False when the slot cannot read rows so (not the
+ *		table's own kind with the relation's attributes, as the cached
+ *		readers are): nothing is done then.
+ */
+bool
+qs_colreadcache_store_lazy(Relation rel, const QsColDirEntry *e, uint32 row,
+						   TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+	QsColRowReader *rr;
+	ColLazyRow *src;
+
+	if (slot->tts_ops != table_slot_callbacks(rel) ||
+		slot->tts_tupleDescriptor->natts != RelationGetDescr(rel)->natts)
+		return false;
+	rr = qs_colreadcache_get(rel, e);
+	if (row >= rr->h.blk.nrows)
+		elog(ERROR, "row %u of column block %u is past its %u rows", row,
+			 e->block_id, rr->h.blk.nrows);
+	ExecClearTuple(slot);
+	if (rs->lazy == NULL)
+	{
+		src = MemoryContextAllocZero(slot->tts_mcxt, sizeof(ColLazyRow));
+		src->base.getsomeattrs = lazy_getsomeattrs;
+		src->base.release = lazy_release;
+		src->valcxt = AllocSetContextCreate(slot->tts_mcxt,
+											"quickstep column row values",
+											ALLOCSET_SMALL_SIZES);
+		rs->lazy = &src->base;
+	}
+	Assert(rs->lazy->getsomeattrs == lazy_getsomeattrs);
+	src = (ColLazyRow *) rs->lazy;
+	MemoryContextReset(src->valcxt);
+	src->rel = rel;
+	src->entry = *e;
+	src->rr = rr;
+	src->gen = readcache_gen;
+	src->pos = qs_colrows_pos(rr, row);
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_nvalid = 0;
+	return true;
 }

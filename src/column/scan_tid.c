@@ -123,12 +123,14 @@ take_main_row(ColScanDesc s, TupleTableSlot *slot)
 {
 	if (s->bm_i >= s->bm_n)
 		return false;
-	qs_colscan_store_row(s->rr_cached ?
-						 qs_colreadcache_get(s->base.rs_rd,
-											 &s->dir.entries[s->open_idx]) :
-						 &s->rr,
-						 s->bm_rows[s->bm_i], slot, s->rowcxt,
-						 s->bm_hdr[s->bm_i]);
+	/* attributes decoded when the executor reads them, as index fetches do */
+	if (s->rr_cached)
+		qs_colscan_store_row_lazy(s->base.rs_rd, &s->dir.entries[s->open_idx],
+								  s->bm_rows[s->bm_i], slot, s->rowcxt,
+								  s->bm_hdr[s->bm_i]);
+	else
+		qs_colscan_store_row(&s->rr, s->bm_rows[s->bm_i], slot, s->rowcxt,
+							 s->bm_hdr[s->bm_i]);
 	s->bm_i++;
 	pgstat_count_heap_fetch(s->base.rs_rd);
 	return true;

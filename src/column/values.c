@@ -502,7 +502,21 @@ qs_colrows_get_pos(QsColRowReader *rr, uint32 row, const bool *want,
 	if (row >= rr->h.blk.nrows)
 		elog(ERROR, "row %u of column block %u is past its %u rows", row,
 			 rr->h.entry.block_id, rr->h.blk.nrows);
-	for (int c = 0; c < rr->natts; c++)
+	qs_colrows_get_atts(rr, row, want, 0, rr->natts, values, isnull);
+}
+
+/*
+ * qs_colrows_get_atts
+ *		As qs_colrows_get_pos, attributes first .. last - 1 only (values and
+ *		isnull of the others are not touched): a slot's attributes read on
+ *		demand (readcache.c).  The caller checked the position.
+ */
+void
+qs_colrows_get_atts(QsColRowReader *rr, uint32 row, const bool *want,
+					int first, int last, Datum *values, bool *isnull)
+{
+	Assert(row < rr->h.blk.nrows && last <= rr->natts);
+	for (int c = first; c < last; c++)
 	{
 		const uint8 *p;
 		size_t		len;

@@ -995,7 +995,7 @@ static void
 hpl_slot_release(TupleTableSlot *slot)
 {
 	hpl_slot_unpin(slot);
-	TTSOpsVirtual.release(slot);
+	qs_recslot_release(slot);
 }
 
 static void
@@ -1005,8 +1005,12 @@ hpl_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	Page		page;
 	HplGeom    *g;
 
+	/* not a record of a page: a lazy source's row (recslot.h) */
 	if (!BufferIsValid(hs->buf))
-		elog(ERROR, "HPL slot has no page to read attributes from");
+	{
+		qs_recslot_getsomeattrs(slot, natts);
+		return;
+	}
 	page = BufferGetPage(hs->buf);
 	g = hpl_geom(page);
 
@@ -1046,7 +1050,7 @@ hpl_slot_materialize(TupleTableSlot *slot)
 		hpl_slot_unpin(slot);
 	}
 	else
-		TTSOpsVirtual.materialize(slot);
+		qs_recslot_materialize(slot);
 }
 
 static const TupleTableSlotOps *

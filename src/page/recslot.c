@@ -37,6 +37,7 @@ void
 qs_recslot_init(TupleTableSlot *slot)
 {
 	((QsRecSlot *) slot)->tuple = NULL;
+	((QsRecSlot *) slot)->lazy = NULL;
 	memset(&((QsRecSlot *) slot)->hdr, 0, sizeof(HeapTupleHeaderData));
 	TTSOpsVirtual.init(slot);
 }
@@ -53,6 +54,43 @@ qs_recslot_clear(TupleTableSlot *slot)
 	}
 	memset(&rs->hdr, 0, sizeof(rs->hdr));
 	TTSOpsVirtual.clear(slot);
+}
+
+void
+qs_recslot_release(TupleTableSlot *slot)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
+	if (rs->lazy)
+	{
+		rs->lazy->release(rs->lazy);
+		rs->lazy = NULL;
+	}
+	TTSOpsVirtual.release(slot);
+}
+
+/*
+ * Only a row a lazy source stored has attributes to read: every other row
+ * of a record slot is stored with all of them (or read from a page by the
+ * layout's own callback).
+ */
+void
+qs_recslot_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+
+	if (rs->lazy == NULL)
+		elog(ERROR, "getsomeattrs is not required to be called on a virtual tuple table slot");
+	rs->lazy->getsomeattrs(rs->lazy, slot, natts);
+}
+
+/* every attribute read from the source, then copied into the slot */
+void
+qs_recslot_materialize(TupleTableSlot *slot)
+{
+	if (!TTS_EMPTY(slot))
+		slot_getallattrs(slot);
+	TTSOpsVirtual.materialize(slot);
 }
 
 QsRecShownXminHook qs_recslot_shown_xmin_hook = NULL;
@@ -202,6 +240,9 @@ qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size)
 	ops->base_slot_size = slot_size;
 	ops->init = qs_recslot_init;
 	ops->clear = qs_recslot_clear;
+	ops->release = qs_recslot_release;
+	ops->getsomeattrs = qs_recslot_getsomeattrs;
+	ops->materialize = qs_recslot_materialize;
 	ops->getsysattr = recslot_getsysattr;
 	ops->get_heap_tuple = recslot_get_heap_tuple;
 	ops->copy_heap_tuple = recslot_copy_heap_tuple;
