@@ -2350,6 +2350,12 @@ qs_column_routine(void)
 static bool
 col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
 {
+	/*
+	 * Its own directory copy, kept while the snapshot and the relation's
+	 * storage stay the same (a ColFetchCache serves one relation).
+	 */
+	static ColFetchCache cache;
+	static RelFileLocator cache_locator;
 	Relation	rel;
 	QsColDirectory own = {0};
 	const QsColDirectory *dir;
@@ -2369,7 +2375,14 @@ col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
 	{
 		if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
 			snapshot = GetActiveSnapshot();
-		dir = cache_dir(row_fetch_cache(), rel, snapshot, range, &own);
+		if (cache.rowcxt == NULL)
+			cache_init(&cache, TopMemoryContext, true);
+		if (memcmp(&cache_locator, &QS_REL_LOCATOR(rel), sizeof(RelFileLocator)) != 0)
+		{
+			cache.have_dir = false;
+			cache_locator = QS_REL_LOCATOR(rel);
+		}
+		dir = cache_dir(&cache, rel, snapshot, range, &own);
 		e = qs_coldir_find_range(dir, range);
 		if ((e == NULL || row >= e->published) && snapshot != NULL)
 		{
