@@ -2346,6 +2346,7 @@ qs_column_routine(void)
  * keeps its origin, appends and seals carry it), read through the
  * backend's read cache.  False for rows without one (bulk-loaded, or
  * moved by a build that predates the origins): the header's raw xmin.
+ * Delta rows show their raw xmin, but for TAKEN versions (below).
  */
 static bool
 col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
@@ -2363,9 +2364,25 @@ col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
 	Snapshot	snapshot = NULL;
 	uint32		range,
 				row;
+	ItemPointerData tid = slot->tts_tid;
 
-	if (!qs_virt_decode(&slot->tts_tid, &range, &row) ||
-		!OidIsValid(slot->tts_tableOid))
+	if (!qs_tid_is_virtual(&tid))
+	{
+		HeapTupleHeader h = qs_recslot_header(slot);
+
+		/*
+		 * A delta version that a transaction older than the merge changed
+		 * through the merge's link (TAKEN, src/merge/README.md): its raw
+		 * xmin names that transaction, for its own later commands; the
+		 * row's inserter is the origin of the main copy it links to, which
+		 * the merge took from this version.
+		 */
+		if (!(h->t_infomask2 & QS_INFOMASK2_TAKEN) ||
+			!qs_tid_is_virtual(&h->t_ctid))
+			return false;
+		tid = h->t_ctid;
+	}
+	if (!qs_virt_decode(&tid, &range, &row) || !OidIsValid(slot->tts_tableOid))
 		return false;
 	rel = RelationIdGetRelation(slot->tts_tableOid);
 	if (!RelationIsValid(rel))
