@@ -2049,8 +2049,9 @@ qs_colblock_gather(QsColPageFn get_page, void *arg, uint32_t block_id, uint32_t 
  * TID maps of sorted images
  * ---------------------------------------------------------------------
  */
-int
-qs_colblock_tidmap_index(const QsColBlock *blk)
+/* the block's sub-block of a kind it has at most one of, or -1 */
+static int
+index_of_kind(const QsColBlock *blk, uint16_t want)
 {
 	for (int i = 0; i < blk->nindexes; i++)
 	{
@@ -2059,10 +2060,16 @@ qs_colblock_tidmap_index(const QsColBlock *blk)
 		QsColBlockSection s;
 
 		qs_colblock_index(blk, i, &column, &kind, &s);
-		if (kind == QS_COLINDEX_TIDMAP)
+		if (kind == want)
 			return i;
 	}
 	return -1;
+}
+
+int
+qs_colblock_tidmap_index(const QsColBlock *blk)
+{
+	return index_of_kind(blk, QS_COLINDEX_TIDMAP);
 }
 
 QsCodecStatus
@@ -2150,17 +2157,7 @@ qs_colblock_tidmap_build(const uint32_t *row_of_pos, uint32_t nrows,
 int
 qs_colblock_origin_index(const QsColBlock *blk)
 {
-	for (int i = 0; i < blk->nindexes; i++)
-	{
-		uint16_t	column,
-					kind;
-		QsColBlockSection s;
-
-		qs_colblock_index(blk, i, &column, &kind, &s);
-		if (kind == QS_COLINDEX_ORIGIN_XMIN)
-			return i;
-	}
-	return -1;
+	return index_of_kind(blk, QS_COLINDEX_ORIGIN_XMIN);
 }
 
 QsCodecStatus
