@@ -13,6 +13,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use QsTest;
@@ -366,6 +367,37 @@ $node->safe_psql('postgres', qq{
 });
 $node->wait_for_catchup($standby);
 same_as_heap($standby, 'a standby reads what the primary loaded', 'cs');
+
+# rows a merge moved show their inserters' xmin on the standby too (the
+# blocks' origin xmins travel in the runs' WAL)
+$node->safe_psql('postgres', q{
+	CREATE TABLE xs (id int, v int) USING quickstep_column;
+	CREATE TABLE xsh (id int, v int);
+});
+for my $i (0 .. 2)
+{
+	my ($lo, $hi) = ($i * 100 + 1, $i * 100 + 100);
+	$node->safe_psql('postgres', qq{
+		SET quickstep.column_delta_rows = 1000;
+		BEGIN;
+		INSERT INTO xs SELECT g, g FROM generate_series($lo, $hi) g;
+		INSERT INTO xsh SELECT g, g FROM generate_series($lo, $hi) g;
+		COMMIT;
+	});
+}
+# merge() moves only rows older than every snapshot: retry a moment
+for (my $try = 0; $try < 600; $try++)
+{
+	last if $node->safe_psql('postgres', q{SELECT quickstep.merge('xs')}) > 0;
+	usleep(50_000);
+}
+is($node->safe_psql('postgres', q{SELECT delta_rows FROM quickstep.column_table_stats('xs')}),
+	'0', 'the primary merged the rows');
+$node->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', q{
+	SELECT count(*) FILTER (WHERE xs.xmin = xsh.xmin) || '/' || count(*)
+	  FROM xs JOIN xsh USING (id)}), '300/300',
+	"a standby reads moved rows with their inserters' xmin");
 $standby->stop;
 
 # corruption: a byte of a run page, a page of another block, the metapage

@@ -4,8 +4,8 @@
 # of its backend, so the postmaster reinitializes and recovery runs) while
 # it builds the block's next version, and again after it wrote the new
 # version but before it committed; each time the rows committed before are
-# there exactly once (against a heap twin, by sequential and index scans),
-# check_table is clean, the block's old rows keep their TIDs, a later merge
+# there exactly once (against a heap twin, by sequential and index scans)
+# with its inserter's xmin, check_table is clean, the block's old rows keep their TIDs, a later merge
 # appends to a block again, and VACUUM frees what the dead merge wrote.
 use strict;
 use warnings;
@@ -69,6 +69,11 @@ sub same_rows
 		SELECT count(*) FROM h WHERE EXISTS
 		  (SELECT 1 FROM t WHERE t.id = h.id AND t.v = h.v AND t.k = h.k)}),
 		$next - 1, "$what: every row through the index");
+	# the same transaction loaded both: a moved row keeps its inserter's
+	# xmin through merges, crashes and replay (the block's origin xmins)
+	is($node->safe_psql('postgres', q{
+		SELECT count(*) FROM t JOIN h USING (id) WHERE t.xmin <> h.xmin}),
+		'0', "$what: every row shows its inserter's xmin");
 	ok($node->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}) eq 't',
 		"$what: check_table is clean");
 	is($node->safe_psql('postgres', q{
