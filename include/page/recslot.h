@@ -51,12 +51,14 @@ typedef struct QsRecSlot
 extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
 
 /*
- * What the xmin system column shows of a record slot's row, when not its
- * header's raw xmin: a column table's main row shows the origin xmin its
- * block keeps (src/column/am.c sets the hook; false: the header's).
+ * What the xmin or xmax system column (attnum) shows of a record slot's
+ * row, when not its header's raw xid: a column table's main row shows the
+ * origin xmin its block keeps, a delta version a merge moved the xmax of
+ * its main copy (src/column/am.c sets the hook; false: the header's).
  */
-typedef bool (*QsRecShownXminHook) (TupleTableSlot *slot, TransactionId *xmin);
-extern QsRecShownXminHook qs_recslot_shown_xmin_hook;
+typedef bool (*QsRecShownXidHook) (TupleTableSlot *slot, int attnum,
+								   TransactionId *xid);
+extern QsRecShownXidHook qs_recslot_shown_xid_hook;
 
 /*
  * Its callbacks, for a layout that extends the slot and chains them

@@ -78,7 +78,7 @@ static struct
 }			col_an;
 
 static void col_an_reset(void);
-static bool col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin);
+static bool col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid);
 static inline void store_row_header(Relation rel, const QsColDirEntry *e,
 									uint32 row, TupleTableSlot *slot,
 									bool own_slot,
@@ -2332,24 +2332,20 @@ qs_column_routine(void)
 	r->index_build_range_scan = col_index_build_range_scan;
 
 	col_routine = r;
-	qs_recslot_shown_xmin_hook = col_shown_xmin;
+	qs_recslot_shown_xid_hook = col_shown_xid;
 	return r;
 }
 
 /*
- * What the xmin system column shows for a main row (recslot.h hook): its
- * origin xmin, the inserter of the delta version a merge moved into the
- * block (THE RULE: a merge is invisible, xmin included; the header keeps
- * the block version's writer, which visibility reads).  Looked up only
- * when the column is read: the row's block as the active snapshot sees it
- * (else the newest version: every version of a block that holds the row
- * keeps its origin, appends and seals carry it), read through the
- * backend's read cache.  False for rows without one (bulk-loaded, or
- * moved by a build that predates the origins): the header's raw xmin.
- * Delta rows show their raw xmin, but for TAKEN versions (below).
+ * The version of the block holding TID 'range'/'row' whose rows the xid
+ * system columns read (col_shown_xid): the one the active snapshot sees,
+ * else the newest (every version of a block that holds a row keeps its
+ * origin xmin, appends and seals carry it; delete-map entries are the
+ * block's).  NULL when no version holds the row.  'own' gets what the
+ * caller frees.
  */
-static bool
-col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
+static const QsColDirEntry *
+shown_entry(Relation rel, uint32 range, uint32 row, QsColDirectory *own)
 {
 	/*
 	 * Its own directory copy, kept while the snapshot and the relation's
@@ -2357,26 +2353,76 @@ col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
 	 */
 	static ColFetchCache cache;
 	static RelFileLocator cache_locator;
-	Relation	rel;
-	QsColDirectory own = {0};
 	const QsColDirectory *dir;
 	const QsColDirEntry *e;
 	Snapshot	snapshot = NULL;
+
+	if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
+		snapshot = GetActiveSnapshot();
+	if (cache.rowcxt == NULL)
+		cache_init(&cache, TopMemoryContext, true);
+	if (memcmp(&cache_locator, &QS_REL_LOCATOR(rel), sizeof(RelFileLocator)) != 0)
+	{
+		cache.have_dir = false;
+		cache_locator = QS_REL_LOCATOR(rel);
+	}
+	dir = cache_dir(&cache, rel, snapshot, range, own);
+	e = qs_coldir_find_range(dir, range);
+	if ((e == NULL || row >= e->published) && snapshot != NULL)
+	{
+		if (own->entries)
+			pfree(own->entries);
+		memset(own, 0, sizeof(*own));
+		qs_coldir_read_range(rel, range, own);
+		e = qs_coldir_find_range(own, range);
+	}
+	return e != NULL && row < e->published ? e : NULL;
+}
+
+/*
+ * What the xmin or xmax system column shows (recslot.h hook), where a
+ * merge would otherwise show through (THE RULE: a merge is invisible,
+ * system columns included), looked up only when the column is read:
+ *
+ * xmin of a main row: its origin xmin, the inserter of the delta version
+ * a merge moved into the block (the header keeps the block version's
+ * writer, which visibility reads).  False for rows without one
+ * (bulk-loaded, or moved by a build that predates the origins): the
+ * header's raw xmin.  xmin of a delta version that a transaction older
+ * than the merge changed through the merge's link (TAKEN,
+ * src/merge/README.md): its raw xmin names that transaction, for its own
+ * later commands; the row's inserter is the origin of the main copy it
+ * links to, which the merge took from this version.
+ *
+ * xmax of a delta version a merge moved (its raw xmax is the merge): the
+ * xmax of its main copy, where later changes of the row went, as heap
+ * shows its tuple's updater or locker; 0 while nobody changed it (or the
+ * copy's move was cancelled: its xmax is the merge).  Other rows show
+ * their header's.
+ */
+static bool
+col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid)
+{
+	Relation	rel;
+	QsColDirectory own = {0};
+	const QsColDirEntry *e;
+	HeapTupleHeader h = NULL;
 	uint32		range,
 				row;
 	ItemPointerData tid = slot->tts_tid;
 
-	if (!qs_tid_is_virtual(&tid))
+	if (attnum == MaxTransactionIdAttributeNumber)
 	{
-		HeapTupleHeader h = qs_recslot_header(slot);
-
-		/*
-		 * A delta version that a transaction older than the merge changed
-		 * through the merge's link (TAKEN, src/merge/README.md): its raw
-		 * xmin names that transaction, for its own later commands; the
-		 * row's inserter is the origin of the main copy it links to, which
-		 * the merge took from this version.
-		 */
+		if (qs_tid_is_virtual(&tid))
+			return false;
+		h = qs_recslot_header(slot);
+		if (!qs_header_moved(h) || !qs_tid_is_virtual(&h->t_ctid))
+			return false;
+		tid = h->t_ctid;
+	}
+	else if (!qs_tid_is_virtual(&tid))
+	{
+		h = qs_recslot_header(slot);
 		if (!(h->t_infomask2 & QS_INFOMASK2_TAKEN) ||
 			!qs_tid_is_virtual(&h->t_ctid))
 			return false;
@@ -2387,35 +2433,32 @@ col_shown_xmin(TupleTableSlot *slot, TransactionId *xmin)
 	rel = RelationIdGetRelation(slot->tts_tableOid);
 	if (!RelationIsValid(rel))
 		return false;
-	*xmin = InvalidTransactionId;
-	if (qs_is_column_rel(rel))
+	*xid = InvalidTransactionId;
+	if (qs_is_column_rel(rel) && (e = shown_entry(rel, range, row, &own)) != NULL)
 	{
-		if (ActiveSnapshotSet() && IsMVCCSnapshot(GetActiveSnapshot()))
-			snapshot = GetActiveSnapshot();
-		if (cache.rowcxt == NULL)
-			cache_init(&cache, TopMemoryContext, true);
-		if (memcmp(&cache_locator, &QS_REL_LOCATOR(rel), sizeof(RelFileLocator)) != 0)
+		if (attnum == MinTransactionIdAttributeNumber)
+			*xid = qs_colrows_origin_xmin(qs_colreadcache_get(rel, e), row);
+		else
 		{
-			cache.have_dir = false;
-			cache_locator = QS_REL_LOCATOR(rel);
-		}
-		dir = cache_dir(&cache, rel, snapshot, range, &own);
-		e = qs_coldir_find_range(dir, range);
-		if ((e == NULL || row >= e->published) && snapshot != NULL)
-		{
+			HeapTupleHeaderData copy;
+			bool		visible;
+
+			if (qs_coldelmap_header(rel, e, row, NULL, &copy, &visible) &&
+				!(copy.t_infomask & HEAP_XMAX_INVALID) &&
+				!TransactionIdEquals(HeapTupleHeaderGetRawXmax(&copy),
+									 HeapTupleHeaderGetRawXmax(h)))
+				*xid = HeapTupleHeaderGetRawXmax(&copy);
+			/* the copy untouched: the row shows no xmax, as heap's would */
+			RelationClose(rel);
 			if (own.entries)
 				pfree(own.entries);
-			memset(&own, 0, sizeof(own));
-			qs_coldir_read_range(rel, range, &own);
-			e = qs_coldir_find_range(&own, range);
+			return true;
 		}
-		if (e != NULL && row < e->published)
-			*xmin = qs_colrows_origin_xmin(qs_colreadcache_get(rel, e), row);
-		if (own.entries)
-			pfree(own.entries);
 	}
+	if (own.entries)
+		pfree(own.entries);
 	RelationClose(rel);
-	return *xmin != InvalidTransactionId;
+	return *xid != InvalidTransactionId;
 }
 
 bool

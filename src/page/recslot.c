@@ -93,7 +93,7 @@ qs_recslot_materialize(TupleTableSlot *slot)
 	TTSOpsVirtual.materialize(slot);
 }
 
-QsRecShownXminHook qs_recslot_shown_xmin_hook = NULL;
+QsRecShownXidHook qs_recslot_shown_xid_hook = NULL;
 
 static Datum
 recslot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
@@ -103,9 +103,10 @@ recslot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 
 	if (TTS_EMPTY(slot))
 		elog(ERROR, "cannot retrieve a system column of an empty slot");
-	if (attnum == MinTransactionIdAttributeNumber &&
-		qs_recslot_shown_xmin_hook != NULL &&
-		qs_recslot_shown_xmin_hook(slot, &shown))
+	if ((attnum == MinTransactionIdAttributeNumber ||
+		 attnum == MaxTransactionIdAttributeNumber) &&
+		qs_recslot_shown_xid_hook != NULL &&
+		qs_recslot_shown_xid_hook(slot, attnum, &shown))
 	{
 		*isnull = false;
 		return TransactionIdGetDatum(shown);
