@@ -229,6 +229,7 @@ typedef struct MovedRow
 	TransactionId mover;		/* M */
 	TransactionId xmin;			/* the delta version's raw xmin */
 	uint16		xmin_bits;		/* and its xmin hint bits */
+	bool		taken;			/* TAKEN: xmin is the taker (moved.h) */
 	bool		collapsed;		/* written at its copy */
 } MovedRow;
 
@@ -312,6 +313,7 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
 			m->mover = HeapTupleHeaderGetRawXmax(tup.t_data);
 			m->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
 			m->xmin_bits = tup.t_data->t_infomask & HEAP_XMIN_FROZEN;
+			m->taken = (tup.t_data->t_infomask2 & QS_INFOMASK2_TAKEN) != 0;
 			m->collapsed = false;
 		}
 		UnlockReleaseBuffer(buf);
@@ -329,11 +331,12 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
  * is not one: it stays as it is, and its delta version has no mark.
  */
 static void
-moved_collapse(Relation rel, HTAB *moved, ItemPointer tid,
+moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
 			   HeapTupleHeader hdr, HTSV_Result *status,
 			   TransactionId OldestXmin)
 {
-	MovedRow   *m = hash_search(moved, tid, HASH_FIND, NULL);
+	MovedRow   *m = hash_search(moved, &slot->tts_tid, HASH_FIND, NULL);
+	TransactionId xmin;
 
 	/*
 	 * The copy's xmin is not checked against M: a later merge's version of
@@ -344,9 +347,26 @@ moved_collapse(Relation rel, HTAB *moved, ItemPointer tid,
 		(!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
 		 TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover)))
 		return;
-	HeapTupleHeaderSetXmin(hdr, m->xmin);
+	xmin = m->xmin;
+	if (m->taken)
+	{
+		bool		isnull;
+		TransactionId origin;
+
+		/*
+		 * A TAKEN version's raw xmin is its taker (frozen: visible to every
+		 * snapshot, as the inserter was); the row's inserter is the copy's
+		 * origin xmin, where the block keeps one (src/merge/README.md §3).
+		 */
+		origin = DatumGetTransactionId(slot_getsysattr(slot,
+													   MinTransactionIdAttributeNumber,
+													   &isnull));
+		if (!TransactionIdEquals(origin, HeapTupleHeaderGetRawXmin(hdr)))
+			xmin = origin;
+	}
+	HeapTupleHeaderSetXmin(hdr, xmin);
 	hdr->t_infomask = (hdr->t_infomask & ~HEAP_XMIN_FROZEN) | m->xmin_bits;
-	*status = header_status(rel, tid, hdr, OldestXmin);
+	*status = header_status(rel, &slot->tts_tid, hdr, OldestXmin);
 	m->collapsed = true;
 }
 
@@ -495,7 +515,7 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		if (moved != NULL)
 		{
 			if (qs_tid_is_virtual(&slot->tts_tid))
-				moved_collapse(OldTable, moved, &slot->tts_tid, &hdr, &status,
+				moved_collapse(OldTable, moved, slot, &hdr, &status,
 							   OldestXmin);
 			else if (moved_skip(moved, &slot->tts_tid, &hdr))
 				continue;
