@@ -27,15 +27,19 @@
  * than M that then changes the row would meet xmax M with no row to follow
  * and fail to serialize, where heap changes it.  So such a row is written
  * once, at its copy: the delta version's inserter (committed before
- * OldestXmin or frozen: only quiet rows move; a TAKEN version's frozen
- * taker) with the copy's xmax state, the copy's values (the delta
- * version's TOAST values are M's to delete), classified again on that
- * header — what every snapshot saw of the row, before M and after.  A
- * first pass over the delta's pages finds these versions (CLUSTER's index
- * order may reach a copy before its delta version); the hash holds only
- * them.  A cancelled copy (xmax = M) is not one: its delta version has no
- * mark.  When M precedes OldestXmin the delta version is dead and the copy
- * is written as any row.
+ * OldestXmin or frozen: only quiet rows move; for a TAKEN version, whose
+ * frozen raw xmin is its taker, the copy's origin xmin) with the copy's
+ * xmax state, the copy's values (the delta version's TOAST values are M's
+ * to delete), classified again on that header — what every snapshot saw
+ * of the row, before M and after.  A first pass over the delta's pages
+ * finds these versions: VACUUM FULL's sequential scan, and CLUSTER through
+ * an index AM other than btree, may reach a copy before its delta version
+ * (btree orders every delta TID before the virtual TIDs of equal keys).
+ * The hash holds only them, about 50 bytes each: every recently dead moved
+ * row of the merges since OldestXmin (not bounded by maintenance_work_mem,
+ * as heap's rewrite state is not).  A cancelled copy (xmax = M) is not
+ * one: its delta version has no mark.  When M precedes OldestXmin the
+ * delta version is dead and the copy is written as any row.
  *
  * Runs under AccessExclusiveLock on the old table: no concurrent writer,
  * so headers read once stay true; the new relation is new in this
@@ -341,7 +345,11 @@ moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
 	/*
 	 * The copy's xmin is not checked against M: a later merge's version of
 	 * an open block shows the rows below its base (M's among them) frozen
-	 * (qs_coldir_row_xmin), and SnapshotAny reads that version.
+	 * (qs_coldir_row_xmin), and SnapshotAny reads that version.  A copy
+	 * with xmax M is not a cancelled move (a cancel clears the delta
+	 * version's mark in the same record, so it is never collected) but M's
+	 * own transaction deleting or updating its copy: its delta version is
+	 * written as it is, below, as heap would write both.
 	 */
 	if (m == NULL ||
 		(!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
