@@ -142,7 +142,8 @@
  * TID row order (not physical position, so a sorted seal carries it as it
  * is), the xid that inserted the row into the table's delta before a merge
  * moved it into a block, or 0 where the block entry's own xmin is the
- * row's (a bulk load's rows, a block without moved rows).  Read only by
+ * row's (a bulk load's rows; seals and rewrites give every row its shown
+ * xmin, bulk-loaded ones included).  Read only by
  * the xmin system column, never by visibility.  A codec FOR stripe (QSFR,
  * FOR, 8-byte values) of exactly nrows values, each 0 or an xid from
  * QS_ORIGIN_MIN_XID (FrozenTransactionId: a row whose inserter a build

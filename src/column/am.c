@@ -1151,16 +1151,21 @@ cache_dir_valid(const ColFetchCache *c, Snapshot snapshot)
 		 memcmp(d->subxip, snapshot->subxip, sizeof(TransactionId) * d->subxcnt) == 0);
 }
 
-/* the directory snapshot sees: c's, read now if it has none for it */
+/*
+ * The directory snapshot sees: c's, read now if it has none for it.  'ssi':
+ * a serializable transaction's read, which checks the entries for
+ * conflicts each time (a read of the xmin column needs none).
+ */
 static const QsColDirectory *
 cache_dir(ColFetchCache *c, Relation rel, Snapshot snapshot, uint32 range,
-		  QsColDirectory *own)
+		  QsColDirectory *own, bool ssi)
 {
 	MemoryContext old;
 
 	/* range's entries only: the directory copy's (dir.c) */
 	if (c->dircxt == NULL || snapshot == NULL ||
-		snapshot->snapshot_type != SNAPSHOT_MVCC || IsolationIsSerializable())
+		snapshot->snapshot_type != SNAPSHOT_MVCC ||
+		(ssi && IsolationIsSerializable()))
 	{
 		if (snapshot == NULL)
 			qs_coldir_read_range(rel, range, own);
@@ -1234,7 +1239,7 @@ col_fetch_main(Relation rel, ColFetchCache *c, ItemPointer tid,
 	if (!qs_virt_decode(tid, &range, &row))
 		return false;
 read:
-	dir = cache_dir(c, rel, snapshot, range, &own);
+	dir = cache_dir(c, rel, snapshot, range, &own, true);
 	e = qs_coldir_find_range(dir, range);
 	if (in_version)
 		*in_version = e != NULL && row < e->published;
@@ -2366,7 +2371,7 @@ shown_entry(Relation rel, uint32 range, uint32 row, QsColDirectory *own)
 		cache.have_dir = false;
 		cache_locator = QS_REL_LOCATOR(rel);
 	}
-	dir = cache_dir(&cache, rel, snapshot, range, own);
+	dir = cache_dir(&cache, rel, snapshot, range, own, false);
 	e = qs_coldir_find_range(dir, range);
 	if ((e == NULL || row >= e->published) && snapshot != NULL)
 	{
@@ -2437,7 +2442,19 @@ col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid)
 	if (qs_is_column_rel(rel) && (e = shown_entry(rel, range, row, &own)) != NULL)
 	{
 		if (attnum == MinTransactionIdAttributeNumber)
-			*xid = qs_colrows_origin_xmin(qs_colreadcache_get(rel, e), row);
+		{
+			/*
+			 * What the version found shows (its origin, else its entry's
+			 * xmin): the same for every version that holds the row, so the
+			 * slot's own version (a newer one, say, fetched with SnapshotAny)
+			 * shows it too.
+			 */
+			*xid = qs_colrows_shown_xmin(qs_colreadcache_get(rel, e), row);
+			RelationClose(rel);
+			if (own.entries)
+				pfree(own.entries);
+			return true;
+		}
 		else
 		{
 			HeapTupleHeaderData copy;

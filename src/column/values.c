@@ -28,6 +28,7 @@
 #include "access/nbtree.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
+#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -316,27 +317,30 @@ qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
 	if (rr->origin_state == 0)
 	{
 		int			i = qs_colblock_origin_index(&rr->h.blk);
-		MemoryContext old = MemoryContextSwitchTo(rr->cxt);
 
-		rr->origin_state = 1;
-		if (i >= 0)
+		if (i < 0)
+			rr->origin_state = 1;
+		else
 		{
 			uint16		column,
 						kind;
 			QsColBlockSection s;
 			QsCodecErr	err;
 			QsCodecStatus st;
+			MemoryContext old = MemoryContextSwitchTo(rr->cxt);
 
 			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
-			rr->origin_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+			if (rr->origin_buf == NULL)
+				rr->origin_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+			MemoryContextSwitchTo(old);
 			err.msg[0] = '\0';
 			st = qs_colblock_origin_open(&rr->h.blk, i, rr->origin_buf,
 										 &rr->origin, &err);
+			/* reported each time it is read (the reader may be kept) */
 			if (st != QS_CODEC_OK)
 				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
 			rr->origin_state = 2;
 		}
-		MemoryContextSwitchTo(old);
 	}
 	if (rr->origin_state == 1)
 		return InvalidTransactionId;
@@ -420,7 +424,17 @@ column_absent(QsColRowReader *rr, int c, const bool *want, Datum *value,
 	}
 	if (c >= rr->h.blk.ncols)
 	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+
 		*value = getmissingattr(desc, c + 1, isnull);
+
+		/*
+		 * A by-reference default points into the descriptor, the reader's
+		 * copy, which the read cache drops when it evicts the reader while
+		 * a slot still shows the row (readcache.c): a copy of our own.
+		 */
+		if (!*isnull && !att->attbyval)
+			*value = datumCopy(*value, false, att->attlen);
 		return true;
 	}
 	return false;
