@@ -42,6 +42,25 @@ CREATE TEMP TABLE probe AS SELECT (g * 7919) % 40000 + 1 AS id FROM generate_ser
 SET quickstep.column_fetch_cache = '1MB';
 SELECT sum(r.k) AS by_index FROM probe p, LATERAL (SELECT k FROM rc2 WHERE rc2.id = p.id) r;
 RESET quickstep.column_fetch_cache;
+-- the readers kept hold about the cap (1MB) plus one block's open columns:
+-- columns a reader opens after its lookup are counted at the next lookup
+-- of any reader (they were not: 16 MB of readers were kept here)
+CREATE TABLE rm (id int PRIMARY KEY, b text) USING quickstep_column
+  WITH (quickstep.rows_per_block = 1000);
+ALTER TABLE rm ALTER COLUMN b SET STORAGE plain;
+INSERT INTO rm SELECT g, (SELECT string_agg(md5((g * 100 + x)::text), '') FROM generate_series(1, 60) x)
+  FROM generate_series(1, 8000) g;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET quickstep.column_fetch_cache = '1MB';
+SELECT count(*), sum(length(b)) FROM rm WHERE id IN (1, 1001, 2001, 3001, 4001, 5001, 6001, 7001);
+SELECT sum(total_bytes) < 4 * 1048576 AS about_the_cap
+  FROM pg_backend_memory_contexts
+ WHERE name = 'quickstep column block reader';
+RESET quickstep.column_fetch_cache;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE rm;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SET enable_indexscan = off;

@@ -109,16 +109,26 @@ ent_drop(ReadCacheEnt *ent)
 }
 
 /*
- * Account for 'keep''s memory now (its columns open lazily), then free
- * least recently used readers other than it until under the cap.
+ * Account for every reader's memory now (columns open after a reader is
+ * looked up: a fetch decodes, a lazy slot reads its attributes later, so
+ * an earlier count may be a near-empty reader's), then free least recently
+ * used readers other than 'keep' until under the cap.  So the cache holds
+ * at most the cap plus what 'keep' opens until the next lookup.
  */
 static void
 readcache_trim(ReadCacheEnt *keep)
 {
-	Size		now = MemoryContextMemAllocated(keep->cxt, true);
+	readcache_bytes = 0;
+	for (int i = 0; i < readcache_slots; i++)
+	{
+		ReadCacheEnt *c = &readcache[i];
 
-	readcache_bytes += now - keep->bytes;
-	keep->bytes = now;
+		if (c->used)
+		{
+			c->bytes = MemoryContextMemAllocated(c->cxt, true);
+			readcache_bytes += c->bytes;
+		}
+	}
 	while (readcache_bytes > (Size) qs_column_fetch_cache * 1024)
 	{
 		ReadCacheEnt *lru = NULL;
