@@ -32,8 +32,6 @@ SET enable_mergejoin = off;
 SET enable_material = off;
 -- a small fetch cache, so that inner fetches may evict the outer row's
 -- block reader before the join reads the outer row's other attributes
--- (rarely, so far: the cache counts a reader's memory before its columns
--- open, README limitations)
 SET quickstep.column_fetch_cache = '1MB';
 -- (counted: PG 18's EXPLAIN also marks the disabled seq scan of probe)
 CREATE FUNCTION fl_plan(q text) RETURNS text LANGUAGE plpgsql AS $$
