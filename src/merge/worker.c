@@ -339,17 +339,18 @@ qs_merge_worker_main(Datum arg)
 					PGC_SUSET, PGC_S_OVERRIDE);
 
 	/*
-	 * merge.c sets synchronous_commit = local for a merge's transaction
-	 * (DML waits on the interlock while a merge commits); the worker's
-	 * merges run inside a GUC nest level that is rolled back before the
-	 * commit, so the worker sets it for its whole session.  Not 'off' yet:
-	 * the audit that no hint derived from a merge's commit reaches a page
-	 * before its commit record is flushed (src/merge/README.md section 3)
-	 * was reviewed and found every site safe, but its crash test (TAP 07d)
-	 * cannot fail yet: it is to be made able to catch an unguarded hint
-	 * first (issue 12 closing note of 2026-11-29).
+	 * The worker's merges commit asynchronously: a writer that meets a
+	 * committing merge waits on its interlock (src/merge/README.md section
+	 * 2) only for the commit record's insertion, not for its flush.  Safe
+	 * because nothing derived from a merge's commit reaches a page without
+	 * WAL before its commit record is flushed (README section 3,
+	 * "Asynchronous commit"; TAP 07d and 07e).  A crash that loses the
+	 * record leaves the table as before the merge.  The worker's
+	 * transaction holds the merge and nothing else.  Set for the whole
+	 * session: its merges run inside a GUC nest level that is rolled back
+	 * before the commit.
 	 */
-	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
 
 	worker_pass();
 	proc_exit(0);
