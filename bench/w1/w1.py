@@ -13,6 +13,13 @@ Systems, all measured in this run:
   heap+btree      heap with a btree on c1, the planner's choice of plan
   <am>            each quickstep table access method on this server, the
                   planner's choice (its scan node is recorded)
+  quickstep_column sorted
+                  a column table WITH (quickstep.sort_key = 'c1'): every sealed block
+                  sorted on c1, so the scan finds a block's run of matches by
+                  binary search (issue 13's "predicate on the sort column")
+Beside the grid, on Narrow-U, a 3-predicate conjunction of 1 % selectivity
+(c1, c2 and c3 each below the cube root of 1 %, 21.5 %) at k = 0 and 1
+(selectivity recorded as "conj3").  --ams limits the quickstep systems.
 Each figure is the median of --runs runs (min and max beside it) after one
 warm-up run, as a ratio to the heap seqscan of the same cell.
 """
@@ -26,6 +33,14 @@ import qsbench  # noqa: E402
 SELECTIVITIES = [0.1, 1, 10, 50, 100]
 PROJECTIONS = [0, 1, 3, 5, 10]
 NO_INDEX = "SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;"
+
+
+CONJ3_X = 21544347  # 1e8 * 0.01 ** (1/3): three independent uniform predicates of 1 %
+
+
+def conj3_query(k):
+    cols = "count(*)" if k == 0 else ", ".join(f"c{i}" for i in range(1, k + 1))
+    return f"SELECT {cols} FROM {{t}} WHERE c1 < {CONJ3_X} AND c2 < {CONJ3_X} AND c3 < {CONJ3_X}"
 
 
 def query(k, sel, threshold=None):
@@ -70,21 +85,28 @@ def scan_node(srv, q, setup):
     return srv.scan_node(q, setup)
 
 
-def load(srv, stem, ctype, gen, rows):
-    """heap table (and btree on c1) plus one table per quickstep AM, same
-    rows; returns the systems to measure."""
+def load(srv, stem, ctype, gen, rows, ams=None):
+    """heap table (and btree on c1) plus one table per quickstep AM (those
+    in AMS if given), same rows, and a column table sorted on c1; returns
+    the systems to measure."""
     cols = column_defs(ctype)
     srv.sql(f"CREATE TABLE {stem}_heap ({cols}) USING heap")
     srv.sql(generate_sql(f"{stem}_heap", gen, rows))
     srv.sql(f"CREATE INDEX ON {stem}_heap (c1)")
     systems = [("heap seqscan", f"{stem}_heap", NO_INDEX), ("heap+btree", f"{stem}_heap", "")]
-    for am in srv.table_ams()[1:]:
+    variants = [(am, am, "") for am in srv.table_ams()[1:]]
+    if "quickstep_column" in srv.table_ams():
+        variants.append(("quickstep_column sorted", "quickstep_column", " WITH (quickstep.sort_key = 'c1')"))
+    for name, am, opts in variants:
+        if ams and name.split()[0] not in ams:
+            continue
+        t = f"{stem}_{name.replace(' ', '_')}"
         try:
-            srv.sql(f"CREATE TABLE {stem}_{am} ({cols}) USING {am}")
-            srv.sql(f"INSERT INTO {stem}_{am} SELECT * FROM {stem}_heap")
-            systems.append((am, f"{stem}_{am}", ""))
+            srv.sql(f"CREATE TABLE {t} ({cols}) USING {am}{opts}")
+            srv.sql(f"INSERT INTO {t} SELECT * FROM {stem}_heap")
+            systems.append((name, t, ""))
         except Exception as e:  # an AM that cannot load the table is reported, not hidden
-            print(f"w1: {am} skipped: {getattr(e, 'stderr', e)}", file=sys.stderr)
+            print(f"w1: {name} skipped: {getattr(e, 'stderr', e)}", file=sys.stderr)
     return systems
 
 
@@ -95,7 +117,9 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
     ap.add_argument("--tables", default=",".join(GRID_TABLES), help="comma-separated: " + ", ".join(GRID_TABLES))
+    ap.add_argument("--ams", default="", help="comma-separated quickstep AMs to measure (default: all)")
     a = ap.parse_args()
+    ams = [x for x in a.ams.split(",") if x]
     for tname in a.tables.split(","):
         if tname not in GRID_TABLES:
             ap.error(f"no W1 grid on {tname} (tables: {', '.join(GRID_TABLES)})")
@@ -107,7 +131,7 @@ def main():
         for tname in a.tables.split(","):
             stem, ctype, gen, full_rows = TABLES[tname]
             rows = int(full_rows / (10 if a.quick else 1) * a.scale)
-            systems = load(srv, stem, ctype, gen, rows)
+            systems = load(srv, stem, ctype, gen, rows, ams)
             srv.sql("VACUUM ANALYZE")
             sizes = {t: int(srv.sql(f"SELECT pg_table_size('{t}')")) for _, t, _ in systems}
             pages = {t: int(srv.sql(f"SELECT pg_relation_size('{t}') / current_setting('block_size')::int"))
@@ -117,27 +141,29 @@ def main():
             meta = dict(server=srv.version_string(), commit=qsbench.commit(), rows=rows,
                         settings=qsbench.SERVER_CONF.replace("\n", "; ").strip("; "))
             out = []
-            for sel in SELECTIVITIES:
+            cells = [(sel, k) for sel in SELECTIVITIES for k in PROJECTIONS]
+            if ctype == "int4":
+                cells += [("conj3", 0), ("conj3", 1)]
+            for sel, k in cells:
                 thr = None
                 if ctype != "int4":
                     thr = srv.sql(f"SELECT percentile_disc({1 - sel / 100.0}) WITHIN GROUP (ORDER BY c1) "
                                   f"FROM {stem}_heap")
-                for k in PROJECTIONS:
-                    base = None
-                    for name, table, setup in systems:
-                        q = query(k, sel, thr).format(t=table)
-                        med, lo, hi = srv.measure(q, setup, runs=a.runs)
-                        base = base or med
-                        out.append(dict(workload="W1", table=tname, system=name, selectivity_pct=sel,
-                                        projected=k, plan=scan_node(srv, q, setup), runs=a.runs,
-                                        median_ms=round(med, 3), min_ms=round(lo, 3), max_ms=round(hi, 3),
-                                        ratio_to_heap_seqscan=round(base / med, 3),
-                                        table_bytes=sizes[table],
-                                        rows_per_page=round(rows / max(pages[table], 1), 1),
-                                        scan_gbps=round(sizes[table] / (med / 1000) / 1e9, 3),
-                                        memcpy_gbps=mem[0], memcpy_min=mem[1], memcpy_max=mem[2], **meta))
-                        print(f"w1 {tname} sel={sel:>5}% k={k:>2} {name:<14} {med:9.2f} ms "
-                              f"[{lo:.2f}-{hi:.2f}] x{base / med:5.2f} ({out[-1]['plan']})")
+                base = None
+                for name, table, setup in systems:
+                    q = (conj3_query(k) if sel == "conj3" else query(k, sel, thr)).format(t=table)
+                    med, lo, hi = srv.measure(q, setup, runs=a.runs)
+                    base = base or med
+                    out.append(dict(workload="W1", table=tname, system=name, selectivity_pct=sel,
+                                    projected=k, plan=scan_node(srv, q, setup), runs=a.runs,
+                                    median_ms=round(med, 3), min_ms=round(lo, 3), max_ms=round(hi, 3),
+                                    ratio_to_heap_seqscan=round(base / med, 3),
+                                    table_bytes=sizes[table],
+                                    rows_per_page=round(rows / max(pages[table], 1), 1),
+                                    scan_gbps=round(sizes[table] / (med / 1000) / 1e9, 3),
+                                    memcpy_gbps=mem[0], memcpy_min=mem[1], memcpy_max=mem[2], **meta))
+                    print(f"w1 {tname} sel={sel:>5}% k={k:>2} {name:<14} {med:9.2f} ms "
+                          f"[{lo:.2f}-{hi:.2f}] x{base / med:5.2f} ({out[-1]['plan']})")
             path = qsbench.write_csv(f"w1_{stem}.csv", out)
             plot(out, path.replace(".csv", ".png"), meta, mem, tname)
             print(f"w1: wrote {path}")
@@ -151,7 +177,7 @@ def plot(rows, png, meta, mem, tname):
     fig, axes = plt.subplots(1, len(PROJECTIONS), figsize=(4 * len(PROJECTIONS), 4.2), sharey=True)
     for ax, k in zip(axes, PROJECTIONS):
         for s in systems:
-            pts = [r for r in rows if r["system"] == s and r["projected"] == k]
+            pts = [r for r in rows if r["system"] == s and r["projected"] == k and r["selectivity_pct"] != "conj3"]
             ax.errorbar([r["selectivity_pct"] for r in pts], [r["median_ms"] for r in pts],
                         yerr=[[r["median_ms"] - r["min_ms"] for r in pts],
                               [r["max_ms"] - r["median_ms"] for r in pts]],
