@@ -20,8 +20,8 @@
  * freed ranges (qs_colrun_sweep), not at the end of the fork (README 11).
  *
  * Reading: qs_colblock_gather() asks for pages one at a time; each is
- * copied out under a share lock, and the copy is checked (block id, page
- * number, payload end) before any byte is used.  Damage is reported as
+ * share-locked while it is checked (block id, page number, payload end)
+ * and its bytes are copied out, before any byte is used.  Damage is reported as
  * ERRCODE_DATA_CORRUPTED naming the relation and the block.
  *
  *-------------------------------------------------------------------------
@@ -530,45 +530,65 @@ qs_colblock_report(Relation rel, uint32 block_id, QsCodecStatus st,
 	pg_unreachable();
 }
 
+/*
+ * The pages of a run, for qs_colblock_gather: the page returned is the
+ * shared buffer itself, share-locked until the next page is asked for or
+ * the gather ends (release_page), which is as consistent as a copy made
+ * under the lock and spares copying every page twice.  The fork's size is
+ * asked once per gather, and again only for a page past it.
+ */
 typedef struct RunPages
 {
 	Relation	rel;
 	const QsColDirEntry *e;
-	PGAlignedBlock copy;
+	BlockNumber nblocks;
+	Buffer		held;
 } RunPages;
+
+static void
+release_page(RunPages *rp)
+{
+	if (BufferIsValid(rp->held))
+		UnlockReleaseBuffer(rp->held);
+	rp->held = InvalidBuffer;
+}
 
 static const uint8_t *
 run_get_page(void *arg, uint32_t pageno)
 {
 	RunPages   *rp = arg;
 	BlockNumber blk;
-	Buffer		buf;
 
+	release_page(rp);
 	if (pageno >= rp->e->npages)
 		return NULL;
 	blk = rp->e->run_start + pageno;
-	if (blk >= RelationGetNumberOfBlocks(rp->rel))
-		return NULL;
-	buf = ReadBuffer(rp->rel, blk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	memcpy(rp->copy.data, BufferGetPage(buf), BLCKSZ);
-	UnlockReleaseBuffer(buf);
-	return (const uint8_t *) rp->copy.data;
+	if (blk >= rp->nblocks)
+	{
+		rp->nblocks = RelationGetNumberOfBlocks(rp->rel);
+		if (blk >= rp->nblocks)
+			return NULL;
+	}
+	rp->held = ReadBuffer(rp->rel, blk);
+	LockBuffer(rp->held, BUFFER_LOCK_SHARE);
+	return (const uint8_t *) BufferGetPage(rp->held);
 }
 
 static void
 gather(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out)
 {
-	RunPages   *rp = palloc(sizeof(RunPages));
+	RunPages	rp;
 	QsCodecErr	err;
 	QsCodecStatus st;
 
-	rp->rel = h->rel;
-	rp->e = &h->entry;
+	rp.rel = h->rel;
+	rp.e = &h->entry;
+	rp.nblocks = 0;
+	rp.held = InvalidBuffer;
 	err.msg[0] = '\0';
-	st = qs_colblock_gather(run_get_page, rp, h->entry.block_id, h->entry.npages,
+	st = qs_colblock_gather(run_get_page, &rp, h->entry.block_id, h->entry.npages,
 							off, len, out, &err);
-	pfree(rp);
+	release_page(&rp);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(h->rel, h->entry.block_id, st, &err);
 }

@@ -921,9 +921,9 @@ qs_merge_table(Relation rel)
 	 * A DML statement that meets one of our marks while we commit waits
 	 * for the interlock until the commit is visible: not for a synchronous
 	 * standby too.  Safe: whoever relied on our commit commits after us.
-	 * Not asynchronously here (the worker's merges may be, once enabled:
-	 * worker.c): the caller's transaction may hold its own writes, whose
-	 * COMMIT must stay durable.
+	 * Not asynchronously here unless the session asked for it (the
+	 * worker's merges are: worker.c): the caller's transaction may hold
+	 * its own writes, whose COMMIT must stay durable.
 	 */
 	if (synchronous_commit > SYNCHRONOUS_COMMIT_LOCAL_FLUSH)
 		(void) set_config_option("synchronous_commit", "local",

@@ -18,6 +18,7 @@
 #include "access/tableam.h"
 #include "access/tsmapi.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -1468,6 +1469,20 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 		at_chain_start = false;
 		prev_xmax = HeapTupleHeaderGetUpdateXid(tup.t_data);
 	}
+
+	/*
+	 * An index entry killed on the strength of this page (a pruned slot, a
+	 * hint that the deleter committed) reaches disk with the index page,
+	 * which is written without flushing the WAL through this page's LSN.
+	 * SetHintBits lets a hint for a commit not yet flushed onto a page whose
+	 * LSN is past that commit, and the merge worker commits asynchronously:
+	 * a crash that lost the merge's commit would leave the row live in the
+	 * delta with its index entry dead.  So no kill while this page's LSN is
+	 * not flushed: once it is, so are the prune record or the commit behind
+	 * the hint (src/merge/README.md section 3, Asynchronous commit).
+	 */
+	if (all_dead && *all_dead && XLogNeedsFlush(BufferGetLSNAtomic(f->buf)))
+		*all_dead = false;
 	LockBuffer(f->buf, BUFFER_LOCK_UNLOCK);
 	if (moved_pending)
 		qs_moved_conflict_out(rel, &link, snapshot);
