@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds per query run")
     ap.add_argument("--pg", default=os.environ.get("BENCH_PG", "15"))
     ap.add_argument("--ams", default="heap,quickstep_column")
+    ap.add_argument("--load-only", action="store_true",
+                    help="load, then leave the server running for a look (prints its port)")
     a = ap.parse_args()
     sf = 0.1 if a.quick else a.scale
     ams = a.ams.split(",")
@@ -151,6 +153,10 @@ def main():
         with tempfile.TemporaryDirectory() as csvdir:
             queries = generate(con, sf, csvdir)
             load(srv, ams, csvdir)
+        if a.load_only:
+            print(f"w3-22: loaded; the server runs on port {srv.port} (schemas s_<am>), stop it with "
+                  f"scripts/cluster.sh stop {a.pg} {srv.datadir}")
+            return
         meta = dict(server=srv.version_string(), commit=qsbench.commit(), scale_factor=sf,
                     settings=qsbench.SERVER_CONF.replace("\n", "; ").strip("; "))
         sizes = {am: int(srv.sql(f"SELECT sum(pg_table_size(c.oid)) FROM pg_class c JOIN pg_namespace n "
@@ -199,7 +205,8 @@ def main():
         plot(rows, path.replace(".csv", ".png"), meta, ams)
         print(f"w3-22: wrote {path}")
     finally:
-        srv.stop()
+        if not a.load_only:
+            srv.stop()
 
 
 def plot(rows, png, meta, ams):
