@@ -28,10 +28,6 @@
  */
 #include "postgres.h"
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
@@ -539,7 +535,7 @@ qs_colblock_report(Relation rel, uint32 block_id, QsCodecStatus st,
  * shared buffer itself, share-locked until the next page is asked for or
  * the gather ends (release_page), which is as consistent as a copy made
  * under the lock and spares copying every page twice.  The fork's size is
- * asked once per gather, and again only for a page past it.
+ * asked at the first page of a gather, and again only for a page past it.
  */
 typedef struct RunPages
 {
@@ -598,34 +594,6 @@ gather(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out)
 }
 
 /*
- * keep_freed_memory
- *		A scan opens a block's columns into memory it frees at the next block
- *		(5 to 10 MB for 10 int4 columns of 150,000 rows), and glibc gave that
- *		back to the kernel at every block: the next block faulted each page
- *		in again, about half the CPU of a selective scan (perf: exc_page_fault,
- *		clear_page).  So a backend that reads a column block keeps up to 64
- *		MB of freed heap and serves allocations below 32 MB from it.  These
- *		are glibc's own upper limits, which its dynamic thresholds reach by
- *		themselves once a 32 MB chunk has been freed (mallopt(3),
- *		M_MMAP_THRESHOLD); backends that never read a column block keep the
- *		defaults.
- */
-static void
-keep_freed_memory(void)
-{
-#ifdef __GLIBC__
-	static bool done = false;
-
-	if (!done)
-	{
-		mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-		mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-		done = true;
-	}
-#endif
-}
-
-/*
  * qs_colblock_load
  *		Read and validate the header of the block of directory entry e.
  */
@@ -638,7 +606,6 @@ qs_colblock_load(Relation rel, const QsColDirEntry *e, QsColBlockHandle *h)
 	QsCodecErr	err;
 	QsCodecStatus st;
 
-	keep_freed_memory();
 	h->rel = rel;
 	h->entry = *e;
 	h->header = NULL;
