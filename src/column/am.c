@@ -1535,6 +1535,12 @@ col_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 	 * deletion record counts that xmax: qs_colmain_conflict_horizon).
 	 * Else a row of a version that aborted (a load or merge rolled back, a
 	 * subtransaction included): qs_coldir_row_surely_dead.
+	 *
+	 * Unlike the delta's kills (scan.c, qs_index_fetch_tuple), no check
+	 * that the delete-map page's LSN is flushed: the one writer that
+	 * commits asynchronously, the merge worker, marks only rows of its own
+	 * new block (merge.c, kill_main_copy), which are invisible anyway if its
+	 * commit is lost.  A user's asynchronous DELETE has heap's exposure.
 	 */
 	if (!all_dead)
 		return false;
