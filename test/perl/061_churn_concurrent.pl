@@ -106,6 +106,8 @@ SELECT 1 / (count(*) > 0)::int FROM $t WHERE w > -1;
 	ok($node->safe_psql('postgres', "SELECT quickstep.check_table('$t')") >= 200,
 		"$am: check_table clean after a final VACUUM");
 }
-ok(!$node->log_contains(qr/terminated by signal|PANIC/), 'no backend crashed');
+# "PANIC:  " as the server logs it: a statement logged with its error may
+# hold random text with PANIC in it (seed 6173 did)
+ok(!$node->log_contains(qr/terminated by signal|PANIC:  /), 'no backend crashed');
 $node->stop;
 done_testing();
