@@ -41,13 +41,7 @@ foreach my $round (
 	my ($delay_us, $update) = @$round;
 	my ($lo, $hi) = ($next, $next + 4999);
 	$next += 5000;
-	$node->safe_psql('postgres', qq{
-		SET quickstep.column_delta_rows = 100000000;
-		BEGIN;
-		INSERT INTO t SELECT g, g * 7 FROM generate_series($lo, $hi) g;
-		INSERT INTO h SELECT g, g * 7 FROM generate_series($lo, $hi) g;
-		COMMIT;
-	});
+	qs_twin_insert($node, $lo, $hi);
 	# as the merge worker commits (worker.c)
 	my $moved = $node->safe_psql('postgres',
 		q{SET synchronous_commit = off; SELECT quickstep.merge('t')});
@@ -65,19 +59,7 @@ foreach my $round (
 	usleep($delay_us) if $delay_us;
 	crash_and_restart($node);
 
-	is($node->safe_psql('postgres', q{
-		SELECT (SELECT count(*) FROM (SELECT * FROM t EXCEPT ALL SELECT * FROM h) a) || '/' ||
-		       (SELECT count(*) FROM (SELECT * FROM h EXCEPT ALL SELECT * FROM t) b) || '/' ||
-		       (SELECT count(*) FROM t) || '/' || (SELECT sum(v) FROM t) || '/' ||
-		       (SELECT sum(v) FROM h)}),
-		'0/0/' . ($next - 1) . '/' . $node->safe_psql('postgres', 'SELECT sum(v) || \'/\' || sum(v) FROM h'),
-		"round $lo, crash after ${delay_us} us: t equals h, every row once");
-	is($node->safe_psql('postgres', q{
-		SET enable_seqscan = off; SET enable_bitmapscan = off;
-		SELECT count(*) FROM h WHERE EXISTS (SELECT 1 FROM t WHERE t.id = h.id AND t.v = h.v)}),
-		$next - 1, "round $lo: every row through the index");
-	is($node->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}), 't',
-		"round $lo: check_table is clean");
+	qs_twin_same($node, "round $lo, crash after ${delay_us} us", $next - 1);
 	$merged++ if $node->safe_psql('postgres',
 		qq{SELECT count(*) FROM t WHERE id BETWEEN $lo AND $hi AND (ctid::text::point)[0] >= 2147483648})
 	  > 0;

@@ -8,7 +8,7 @@ use Time::HiRes qw(usleep);
 use Test::More;
 
 our @EXPORT = qw(qs_new_node crash_and_restart qs_wait_reinit qs_kill9 patch_file peek_file qs_start_victim
-				 qs_column_same_rows);
+				 qs_column_same_rows qs_twin_insert qs_twin_same);
 
 # qs_new_node(NAME, %init_params): a cluster with quickstep_am preloaded.
 sub qs_new_node
@@ -158,6 +158,38 @@ sub qs_column_same_rows
 		SELECT (SELECT count(*) FROM h) || '/' || (SELECT count(*) FROM h)}),
 		"$what: the rows through both indexes");
 	ok($nd->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}) eq 't',
+		"$what: check_table is clean");
+}
+
+# qs_twin_insert(NODE, LO, HI): rows (g, g * 7) for g in LO..HI into the
+# column table t and its heap twin h, in one transaction, kept in t's delta.
+sub qs_twin_insert
+{
+	my ($node, $lo, $hi) = @_;
+	$node->safe_psql('postgres', qq{
+		SET quickstep.column_delta_rows = 100000000;
+		BEGIN;
+		INSERT INTO t SELECT g, g * 7 FROM generate_series($lo, $hi) g;
+		INSERT INTO h SELECT g, g * 7 FROM generate_series($lo, $hi) g;
+		COMMIT;
+	});
+}
+
+# qs_twin_same(NODE, WHAT, N): t (id, v) holds exactly h's N rows, by a
+# sequential scan and through its index on id, and check_table is clean.
+sub qs_twin_same
+{
+	my ($node, $what, $n) = @_;
+	is($node->safe_psql('postgres', q{
+		SELECT (SELECT count(*) FROM (SELECT * FROM t EXCEPT ALL SELECT * FROM h) a) || '/' ||
+		       (SELECT count(*) FROM (SELECT * FROM h EXCEPT ALL SELECT * FROM t) b) || '/' ||
+		       (SELECT count(*) FROM t)}),
+		"0/0/$n", "$what: t equals h, every row once");
+	is($node->safe_psql('postgres', q{
+		SET enable_seqscan = off; SET enable_bitmapscan = off;
+		SELECT count(*) FROM h WHERE EXISTS (SELECT 1 FROM t WHERE t.id = h.id AND t.v = h.v)}),
+		$n, "$what: every row through the index");
+	is($node->safe_psql('postgres', q{SELECT quickstep.check_table('t') IS NOT NULL}), 't',
 		"$what: check_table is clean");
 }
 
