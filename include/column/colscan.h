@@ -130,6 +130,7 @@ typedef struct ColScanDescData
 	TupleDesc	slot_desc;		/* the descriptor of the caller's slots */
 	MemoryContext cxt;			/* the scan's directory and attributes */
 	MemoryContext blkcxt;		/* the current block */
+	struct QsColScratch *scratch;	/* its big buffers, kept across blocks */
 	MemoryContext rowcxt;		/* the current row's values */
 } ColScanDescData;
 typedef ColScanDescData *ColScanDesc;

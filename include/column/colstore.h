@@ -418,6 +418,9 @@ typedef struct QsColBlockHandle
 
 extern void qs_colblock_load(Relation rel, const QsColDirEntry *e,
 							 QsColBlockHandle *h);
+extern void qs_colblock_check_read_len(QsColBlockHandle *h, uint64 len);
+extern void qs_colblock_read_into(QsColBlockHandle *h, uint64 off, uint64 len,
+								  uint8 *out);
 extern uint8 *qs_colblock_read_bytes(QsColBlockHandle *h, uint64 off,
 									 uint64 len);
 extern void qs_colblock_release(QsColBlockHandle *h);
@@ -556,6 +559,13 @@ typedef struct QsColRowReader
 	int			origin_state;
 	uint8	   *origin_buf;
 	QsForView	origin;
+
+	/*
+	 * A scan's buffers kept from block to block (scratch.c), or NULL: the
+	 * sections, decode arrays and TID map come from it and go back to it
+	 * at qs_colrows_close.
+	 */
+	struct QsColScratch *scratch;
 } QsColRowReader;
 
 /* the TID row of the row at physical position pos of the image */
@@ -591,6 +601,9 @@ extern int	qs_colrows_batch_rows(TupleDesc desc, const bool *want);
 extern void qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
 								const bool *want, Datum *values, bool *isnull);
 extern void qs_colrows_close(QsColRowReader *rr);
+extern void qs_colrows_open_scratch(Relation rel, QsColAttr *attrs,
+									const QsColDirEntry *e, QsColRowReader *rr,
+									struct QsColScratch *scratch);
 extern QsColReader *qs_colrows_reader(QsColRowReader *rr, int c);
 
 #endif							/* QS_COLUMN_COLSTORE_H */

@@ -46,6 +46,7 @@
 #include "column/colam.h"
 #include "merge/moved.h"
 #include "column/colscan.h"
+#include "column/scratch.h"
 #include "column/colstore.h"
 #include "column/readcache.h"
 #include "page/recslot.h"
@@ -381,6 +382,9 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 								   ALLOCSET_DEFAULT_SIZES);
 	s->blkcxt = AllocSetContextCreate(s->cxt, "quickstep column block",
 									  ALLOCSET_DEFAULT_SIZES);
+	/* sections, decode arrays and TID map of every column, kept (scratch.c) */
+	s->scratch = qs_colscratch_create(s->cxt,
+									  8 * Max(RelationGetDescr(rel)->natts, 1) + 16);
 	s->rowcxt = AllocSetContextCreate(s->cxt, "quickstep column row",
 									  ALLOCSET_DEFAULT_SIZES);
 	s->batchcxt = AllocSetContextCreate(s->cxt, "quickstep column rows",
@@ -481,7 +485,10 @@ qs_colscan_close_block(ColScanDesc s)
 	if (s->have_block)
 	{
 		if (!s->rr_cached)
+		{
 			qs_colrows_close(&s->rr);
+			qs_colscratch_trim(s->scratch);
+		}
 		qs_colfilter_end(&s->filter);
 	}
 	s->have_block = false;
@@ -528,7 +535,8 @@ open_block(ColScanDesc s, uint32 idx, bool cached)
 	CHECK_FOR_INTERRUPTS();
 	old = MemoryContextSwitchTo(s->blkcxt);
 	if (!cached)
-		qs_colrows_open(rel, s->attrs, &s->dir.entries[idx], &s->rr);
+		qs_colrows_open_scratch(rel, s->attrs, &s->dir.entries[idx], &s->rr,
+								s->scratch);
 	qs_colfilter_begin(rel, &s->dir.entries[idx], &s->filter);
 	MemoryContextSwitchTo(old);
 	s->have_block = true;
@@ -697,6 +705,7 @@ col_next_main(ColScanDesc s, TupleTableSlot *slot)
 			if (idx >= s->dir.nentries)
 			{
 				qs_colscan_close_block(s);
+				qs_colscratch_release_kept(s->scratch);
 				s->main_pos = COL_AFTER_MAIN;
 				return false;
 			}

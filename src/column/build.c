@@ -27,6 +27,7 @@
 #include "column/colblock_csb.h"
 #include "column/colstore.h"
 #include "column/options.h"
+#include "column/scratch.h"
 
 static pg_noinline void *
 grow_slow(void *p, size_t *cap, size_t need, size_t elem)
@@ -51,95 +52,6 @@ grow(void *p, size_t *cap, size_t need, size_t elem)
 }
 
 /*
- * Scratch: the big buffers of a block's build (the codec's stripes, the
- * image) kept from one block to the next of a load or rewrite.  A block's
- * are megabytes; allocated afresh per block, glibc hands them back to the
- * kernel when the block's memory is freed (it trims the heap's top) and
- * the next block faults every page in again, zero-filled by the kernel:
- * a COPY of 10M W1 Narrow-U rows took about 164,000 such page faults
- * (perf record -e page-faults), which instruction counts do not show.
- * Reuse is best fit among the kept buffers; at most QS_SCRATCH_KEEP_BYTES
- * are kept, all of them in the builder's context.  Every buffer from the
- * allocator goes back through its free (never pfree): a buffer it does
- * not know is pfree'd, one it handed out is kept by its length.
- */
-#define QS_SCRATCH_MIN			((size_t) 64 * 1024)
-#define QS_SCRATCH_KEEP_BYTES	QS_COL_LOAD_BLOCK_BYTES
-
-typedef struct ScratchBuf
-{
-	void	   *ptr;
-	size_t		len;
-} ScratchBuf;
-
-typedef struct QsColScratch
-{
-	QsCodecAllocator alloc;		/* the codec's view: alloc, free, this */
-	MemoryContext cxt;
-	int			max;			/* slots of each array */
-	int			nkept;
-	int			nlive;
-	size_t		kept_bytes;
-	ScratchBuf *kept;			/* free for reuse */
-	ScratchBuf *live;			/* handed out */
-} QsColScratch;
-
-static void *
-scratch_alloc(void *ctx, size_t size)
-{
-	QsColScratch *s = ctx;
-	ScratchBuf	buf;
-	int			best = -1;
-
-	if (size < QS_SCRATCH_MIN || s->nlive >= s->max)
-		return palloc_extended(Max(size, 1), MCXT_ALLOC_HUGE);
-	for (int i = 0; i < s->nkept; i++)
-		if (s->kept[i].len >= size &&
-			(best < 0 || s->kept[i].len < s->kept[best].len))
-			best = i;
-	if (best >= 0)
-	{
-		buf = s->kept[best];
-		s->kept[best] = s->kept[--s->nkept];
-		s->kept_bytes -= buf.len;
-	}
-	else
-	{
-		buf.ptr = MemoryContextAllocExtended(s->cxt, size, MCXT_ALLOC_HUGE);
-		buf.len = size;
-	}
-	s->live[s->nlive++] = buf;
-	return buf.ptr;
-}
-
-/* a buffer this scratch did not hand out is pfree'd, as before */
-static void
-scratch_free(void *ctx, void *ptr)
-{
-	QsColScratch *s = ctx;
-
-	if (ptr == NULL)
-		return;
-	for (int i = s->nlive - 1; i >= 0; i--)
-	{
-		ScratchBuf	buf = s->live[i];
-
-		if (buf.ptr != ptr)
-			continue;
-		s->live[i] = s->live[--s->nlive];
-		if (s->nkept < s->max && s->kept_bytes + buf.len <= QS_SCRATCH_KEEP_BYTES)
-		{
-			s->kept[s->nkept++] = buf;
-			s->kept_bytes += buf.len;
-		}
-		else
-			pfree(ptr);
-		return;
-	}
-	pfree(ptr);
-}
-
-/*
  * A load or rewrite of many blocks keeps its build buffers from block to
  * block; it then hands every image back (qs_colbuilder_image_done) once
  * written.
@@ -151,15 +63,8 @@ qs_colbuilder_keep_scratch(QsColBuilder *b)
 
 	if (b->scratch != NULL)
 		return;
-	s = MemoryContextAllocZero(b->cxt, sizeof(QsColScratch));
-	s->alloc.alloc = scratch_alloc;
-	s->alloc.free = scratch_free;
-	s->alloc.ctx = s;
-	s->cxt = b->cxt;
 	/* every column's stripe and dictionary, the image, the sort's arrays */
-	s->max = 2 * Max(b->natts, 1) + 8;
-	s->kept = MemoryContextAlloc(b->cxt, sizeof(ScratchBuf) * s->max);
-	s->live = MemoryContextAlloc(b->cxt, sizeof(ScratchBuf) * s->max);
+	s = qs_colscratch_create(b->cxt, 2 * Max(b->natts, 1) + 8);
 	b->scratch = s;
 }
 
@@ -167,7 +72,7 @@ void
 qs_colbuilder_image_done(QsColBuilder *b, uint8 *image)
 {
 	if (b->scratch != NULL)
-		scratch_free(b->scratch, image);
+		qs_colscratch_free(b->scratch, image);
 	else
 		pfree(image);
 }
@@ -705,7 +610,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 						  size_t *image_len, uint32 **perm_out,
 						  const bool *have, const QsColBlockColumn *given)
 {
-	const QsCodecAllocator *alloc = b->scratch ? &b->scratch->alloc :
+	const QsCodecAllocator *alloc = b->scratch ? qs_colscratch_allocator(b->scratch) :
 		qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
@@ -726,7 +631,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	 * builder's context until it goes, never handed out again.
 	 */
 	if (b->scratch != NULL)
-		b->scratch->nlive = 0;
+		qs_colscratch_forget_live(b->scratch);
 	if (sort_col >= b->natts || (sort_col >= 0 && !b->attrs[sort_col].has_order) ||
 		have != NULL)
 		sort_col = -1;

@@ -37,6 +37,7 @@
 #include "utils/typcache.h"
 
 #include "column/colstore.h"
+#include "column/scratch.h"
 
 /* ------------------------------------------------------------------------
  * Allocator for the codec library
@@ -241,10 +242,55 @@ qs_colattr_cmp(const void *a, size_t alen, const void *b, size_t blen, void *arg
  * Reading rows
  * ------------------------------------------------------------------------
  */
+/* a buffer of the reader's: from its scan's scratch, else palloc'd */
+static void *
+rr_alloc(QsColRowReader *rr, size_t size)
+{
+	if (rr->scratch)
+		return qs_colscratch_alloc(rr->scratch, Max(size, 1));
+	return palloc_extended(Max(size, 1), MCXT_ALLOC_HUGE);
+}
+
+static void
+rr_free(QsColRowReader *rr, void *ptr)
+{
+	if (rr->scratch)
+		qs_colscratch_free(rr->scratch, ptr);
+	else
+		pfree(ptr);
+}
+
+/* image bytes [off, off + len) into a buffer of the reader's */
+static uint8 *
+rr_read(QsColRowReader *rr, uint64 off, uint64 len)
+{
+	uint8	   *b;
+
+	if (rr->scratch == NULL)
+		return qs_colblock_read_bytes(&rr->h, off, len);
+	qs_colblock_check_read_len(&rr->h, len);
+	b = rr_alloc(rr, (size_t) len);
+	qs_colblock_read_into(&rr->h, off, len, b);
+	return b;
+}
+
 void
 qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 				QsColRowReader *rr)
 {
+	qs_colrows_open_scratch(rel, attrs, e, rr, NULL);
+}
+
+/*
+ * qs_colrows_open with the big buffers from a scan's scratch (scratch.c),
+ * kept from one block to the next: a selective scan spent about half its
+ * CPU faulting in again the memory the previous block had freed.
+ */
+void
+qs_colrows_open_scratch(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
+						QsColRowReader *rr, struct QsColScratch *scratch)
+{
+	rr->scratch = scratch;
 	rr->cxt = CurrentMemoryContext;
 	qs_colblock_load(rel, e, &rr->h);
 	/* the descriptor the attributes were made for (a rewrite's old one) */
@@ -272,17 +318,15 @@ qs_colrows_open(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 
 			/* both directions once per image read (kept by the read cache) */
 			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
-			b = qs_colblock_read_bytes(&rr->h, s.off, s.len);
-			rr->row_of_pos = palloc_extended(sizeof(uint32) * Max(rr->h.blk.nrows, 1),
-											 MCXT_ALLOC_HUGE);
-			rr->pos_of_row = palloc_extended(sizeof(uint32) * Max(rr->h.blk.nrows, 1),
-											 MCXT_ALLOC_HUGE);
+			b = rr_read(rr, s.off, s.len);
+			rr->row_of_pos = rr_alloc(rr, sizeof(uint32) * Max(rr->h.blk.nrows, 1));
+			rr->pos_of_row = rr_alloc(rr, sizeof(uint32) * Max(rr->h.blk.nrows, 1));
 			err.msg[0] = '\0';
 			st = qs_colblock_tidmap_decode(&rr->h.blk, i, b, rr->row_of_pos,
 										   rr->pos_of_row, &err);
 			if (st != QS_CODEC_OK)
 				qs_colblock_report(rel, e->block_id, st, &err);
-			pfree(b);
+			rr_free(rr, b);
 		}
 	}
 	for (int c = 0; c < rr->h.blk.ncols; c++)
@@ -380,13 +424,14 @@ open_column(QsColRowReader *rr, int c)
 	qs_colblock_coldesc(&rr->h.blk, c, &d);
 	for (int s = 0; s < QS_COLSEC_COUNT; s++)
 	{
-		uint8	   *b = qs_colblock_read_bytes(&rr->h, d.sec[s].off, d.sec[s].len);
+		uint8	   *b = rr_read(rr, d.sec[s].off, d.sec[s].len);
 
 		rr->secbuf[c * QS_COLSEC_COUNT + s] = b;
 		sec[s] = d.sec[s].len > 0 ? b : NULL;
 	}
 	err.msg[0] = '\0';
 	st = qs_colreader_open(&rr->h.blk, c, sec, a->cmpfn, a, false,
+						   rr->scratch ? qs_colscratch_allocator(rr->scratch) :
 						   qs_palloc_allocator(), &rr->readers[c], &err);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
@@ -749,15 +794,15 @@ qs_colrows_close(QsColRowReader *rr)
 			qs_colreader_close(&rr->readers[c]);
 		for (int s = 0; s < QS_COLSEC_COUNT; s++)
 			if (rr->secbuf[c * QS_COLSEC_COUNT + s])
-				pfree(rr->secbuf[c * QS_COLSEC_COUNT + s]);
+				rr_free(rr, rr->secbuf[c * QS_COLSEC_COUNT + s]);
 	}
 	pfree(rr->readers);
 	pfree(rr->opened);
 	pfree(rr->secbuf);
 	if (rr->row_of_pos)
-		pfree(rr->row_of_pos);
+		rr_free(rr, rr->row_of_pos);
 	if (rr->pos_of_row)
-		pfree(rr->pos_of_row);
+		rr_free(rr, rr->pos_of_row);
 	if (rr->origin_buf)
 		pfree(rr->origin_buf);
 	qs_colblock_release(&rr->h);

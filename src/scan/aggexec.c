@@ -38,6 +38,7 @@
 #include "column/colam.h"
 #include "column/colblock.h"
 #include "column/pushdown.h"
+#include "column/scratch.h"
 #include "tableam/engine_int.h"
 
 #include "access/parallel.h"
@@ -639,7 +640,11 @@ acc_main(QsAggScanState *st)
 		uint32		idx = s->pnext ? pg_atomic_fetch_add_u32(s->pnext, 1) : next_idx++;
 
 		if (idx >= s->dir.nentries)
+		{
+			/* no block left: its buffers go (src/column/scratch.c) */
+			qs_colscratch_release_kept(s->scratch);
 			break;
+		}
 		qs_colscan_open_block(s, idx);
 		if (!qs_colpush_block(&st->push, s))
 		{

@@ -27,6 +27,7 @@
 #include "scan/quals.h"
 #include "column/colam.h"
 #include "column/pushdown.h"
+#include "column/scratch.h"
 #include "shared/shared_scan.h"
 #include "tableam/engine.h"
 
@@ -746,7 +747,11 @@ next_main_chunk(QsScanState *st)
 			else
 				idx = st->next_idx++;
 			if (idx >= s->dir.nentries)
+			{
+				/* no block left: its buffers go (src/column/scratch.c) */
+				qs_colscratch_release_kept(s->scratch);
 				return false;
+			}
 			qs_colscan_open_block(s, idx);
 			if (!qs_colpush_block(&st->push, s))
 			{
