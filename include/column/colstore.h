@@ -418,9 +418,9 @@ typedef struct QsColBlockHandle
 
 extern void qs_colblock_load(Relation rel, const QsColDirEntry *e,
 							 QsColBlockHandle *h);
-extern void qs_colblock_check_read_len(QsColBlockHandle *h, uint64 len);
-extern void qs_colblock_read_into(QsColBlockHandle *h, uint64 off, uint64 len,
-								  uint8 *out);
+extern uint8 *qs_colblock_read_bytes_alloc(QsColBlockHandle *h, uint64 off,
+										   uint64 len,
+										   const QsCodecAllocator *alloc);
 extern uint8 *qs_colblock_read_bytes(QsColBlockHandle *h, uint64 off,
 									 uint64 len);
 extern void qs_colblock_release(QsColBlockHandle *h);

@@ -639,36 +639,33 @@ qs_colblock_load(Relation rel, const QsColDirEntry *e, QsColBlockHandle *h)
 		qs_colblock_report(rel, e->block_id, st, &err);
 }
 
-/* a section of len bytes can be read into memory */
-void
-qs_colblock_check_read_len(QsColBlockHandle *h, uint64 len)
+/*
+ * A copy of image bytes [off, off + len) (header-checked bounds) in memory
+ * from alloc: a scan's scratch (scratch.c) or palloc.
+ */
+uint8 *
+qs_colblock_read_bytes_alloc(QsColBlockHandle *h, uint64 off, uint64 len,
+							 const QsCodecAllocator *alloc)
 {
+	uint8	   *out;
+
 	if (len > MaxAllocHugeSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("section of %llu bytes of column block %u of relation \"%s\" is too large to read",
 						(unsigned long long) len, h->entry.block_id,
 						RelationGetRelationName(h->rel))));
-}
-
-/* image bytes [off, off + len) into out (header-checked bounds) */
-void
-qs_colblock_read_into(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out)
-{
+	out = alloc->alloc(alloc->ctx, Max(len, 1));
 	if (len > 0)
 		gather(h, off, len, out);
+	return out;
 }
 
 /* A palloc'd copy of image bytes [off, off + len) (header-checked bounds). */
 uint8 *
 qs_colblock_read_bytes(QsColBlockHandle *h, uint64 off, uint64 len)
 {
-	uint8	   *out;
-
-	qs_colblock_check_read_len(h, len);
-	out = palloc_extended(Max(len, 1), MCXT_ALLOC_HUGE);
-	qs_colblock_read_into(h, off, len, out);
-	return out;
+	return qs_colblock_read_bytes_alloc(h, off, len, qs_palloc_allocator());
 }
 
 void

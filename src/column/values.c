@@ -242,36 +242,34 @@ qs_colattr_cmp(const void *a, size_t alen, const void *b, size_t blen, void *arg
  * Reading rows
  * ------------------------------------------------------------------------
  */
-/* a buffer of the reader's: from its scan's scratch, else palloc'd */
+/* where the reader's buffers come from: its scan's scratch, else palloc */
+static inline const QsCodecAllocator *
+rr_allocator(const QsColRowReader *rr)
+{
+	return rr->scratch ? qs_colscratch_allocator(rr->scratch) : qs_palloc_allocator();
+}
+
 static void *
 rr_alloc(QsColRowReader *rr, size_t size)
 {
-	if (rr->scratch)
-		return qs_colscratch_alloc(rr->scratch, Max(size, 1));
-	return palloc_extended(Max(size, 1), MCXT_ALLOC_HUGE);
+	const QsCodecAllocator *a = rr_allocator(rr);
+
+	return a->alloc(a->ctx, Max(size, 1));
 }
 
 static void
 rr_free(QsColRowReader *rr, void *ptr)
 {
-	if (rr->scratch)
-		qs_colscratch_free(rr->scratch, ptr);
-	else
-		pfree(ptr);
+	const QsCodecAllocator *a = rr_allocator(rr);
+
+	a->free(a->ctx, ptr);
 }
 
 /* image bytes [off, off + len) into a buffer of the reader's */
 static uint8 *
 rr_read(QsColRowReader *rr, uint64 off, uint64 len)
 {
-	uint8	   *b;
-
-	if (rr->scratch == NULL)
-		return qs_colblock_read_bytes(&rr->h, off, len);
-	qs_colblock_check_read_len(&rr->h, len);
-	b = rr_alloc(rr, (size_t) len);
-	qs_colblock_read_into(&rr->h, off, len, b);
-	return b;
+	return qs_colblock_read_bytes_alloc(&rr->h, off, len, rr_allocator(rr));
 }
 
 void
@@ -431,8 +429,7 @@ open_column(QsColRowReader *rr, int c)
 	}
 	err.msg[0] = '\0';
 	st = qs_colreader_open(&rr->h.blk, c, sec, a->cmpfn, a, false,
-						   rr->scratch ? qs_colscratch_allocator(rr->scratch) :
-						   qs_palloc_allocator(), &rr->readers[c], &err);
+						   rr_allocator(rr), &rr->readers[c], &err);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
 	rr->opened[c] = true;
