@@ -83,6 +83,15 @@ extern uint8 *qs_colbuilder_build_given(QsColBuilder *b, Relation rel,
 										const bool *have,
 										const QsColBlockColumn *given);
 
+/*
+ * retype.c: around an ALTER TABLE that changes a column's type, column
+ * tables whose order changed while core kept their bytes are rewritten.
+ */
+struct AlterTableStmt;
+extern List *qs_colretype_before(struct AlterTableStmt *stmt);
+extern void qs_colretype_after(List *noted);
+extern void qs_colretype_reading(Relation rel, QsColAttr *attrs);
+
 /* _PG_init: the ProcessUtility and object access hooks */
 extern void qs_colopts_install_hooks(void);
 

@@ -48,6 +48,7 @@
 #include "column/colscan.h"
 #include "column/scratch.h"
 #include "column/colstore.h"
+#include "column/options.h"
 #include "column/readcache.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
@@ -474,6 +475,7 @@ qs_colscan_init_main(ColScanDesc s)
 	 * already has the new types (the blocks hold the old ones).
 	 */
 	s->attrs = qs_colattrs(s->slot_desc ? s->slot_desc : RelationGetDescr(rel));
+	qs_colretype_reading(rel, s->attrs);
 	s->own_ops = table_slot_callbacks(rel);
 	MemoryContextSwitchTo(old);
 	s->main_inited = true;

@@ -1359,8 +1359,14 @@ colopts_utility(PlannedStmt *pstmt, const char *queryString,
 						 copy, queryString, context, params, queryEnv, dest, qc);
 	}
 	else if (IsA(parsetree, AlterTableStmt))
+	{
+		/* a type or collation change core does in place: retype.c */
+		List	   *noted = qs_colretype_before((AlterTableStmt *) parsetree);
+
 		alter_with_opts(pstmt, queryString, readOnlyTree, context, params,
 						queryEnv, dest, qc);
+		qs_colretype_after(noted);
+	}
 	else if (IsA(parsetree, RenameStmt) &&
 			 ((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN)
 		rename_column(pstmt, queryString, readOnlyTree, context, params,
