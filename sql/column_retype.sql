@@ -85,4 +85,75 @@ SELECT quickstep.merge('tt') >= 0 AS merged;
 ALTER TYPE comp ALTER ATTRIBUTE v TYPE oid CASCADE;
 SELECT (SELECT count(*) FROM ht WHERE v < 10) AS heap,
        (SELECT count(*) FROM tt WHERE v < 10) AS col;
+-- an index and a CHECK constraint on the column: core rebuilds and checks
+-- them (reading the blocks) before the rewrite, without trusting their
+-- order; so does a ddl_command_end event trigger that reads the table
+CREATE TABLE ci (id int, v int CHECK (v <> 123456789)) USING quickstep_column;
+CREATE TABLE hi (id int, v int CHECK (v <> 123456789));
+INSERT INTO ci SELECT g, g - 500 FROM generate_series(1, 1000) g;
+INSERT INTO hi SELECT * FROM ci;
+SELECT quickstep.merge('ci') >= 0 AS merged;
+CREATE INDEX ci_v ON ci (v);
+CREATE INDEX hi_v ON hi (v);
+CREATE FUNCTION count_ci() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE NOTICE 'ci rows with v < 100: %', (SELECT count(*) FROM ci WHERE v < 100);
+END $$;
+CREATE EVENT TRIGGER count_ci ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+  EXECUTE FUNCTION count_ci();
+ALTER TABLE ci ALTER COLUMN v TYPE oid;
+DROP EVENT TRIGGER count_ci;
+ALTER TABLE hi ALTER COLUMN v TYPE oid;
+SELECT (SELECT count(*) FROM hi WHERE v < 100) AS heap,
+       (SELECT count(*) FROM ci WHERE v < 100) AS col;
+SET enable_seqscan = off;
+SELECT (SELECT count(*) FROM hi WHERE v > 4294966000::oid) AS heap,
+       (SELECT count(*) FROM ci WHERE v > 4294966000::oid) AS col;
+RESET enable_seqscan;
+-- a savepoint rolled back after a rewrite
+BEGIN;
+SAVEPOINT s;
+ALTER TABLE ci ALTER COLUMN v TYPE int4;
+SELECT count(*) FILTER (WHERE v < 100) FROM ci;
+ROLLBACK TO SAVEPOINT s;
+SELECT count(*) FILTER (WHERE v < 100) FROM ci;
+COMMIT;
+SELECT quickstep.check_table('ci');
+
+-- a tablespace move in the same statement copies the blocks as they are
+SET allow_in_place_tablespaces = true;
+CREATE TABLESPACE column_retype_ts LOCATION '';
+CREATE TABLE cts (id int, v int) USING quickstep_column;
+INSERT INTO cts SELECT g, g - 500 FROM generate_series(1, 1000) g;
+SELECT quickstep.merge('cts') >= 0 AS merged;
+ALTER TABLE cts ALTER COLUMN v TYPE oid, SET TABLESPACE column_retype_ts;
+SELECT count(*) FILTER (WHERE v < 100) AS low FROM cts;
+DROP TABLE cts;
+DROP TABLESPACE column_retype_ts;
+
+-- a foreign table's column table child
+CREATE FOREIGN DATA WRAPPER column_retype_fdw;
+CREATE SERVER column_retype_srv FOREIGN DATA WRAPPER column_retype_fdw;
+CREATE FOREIGN TABLE ft (id int, v int) SERVER column_retype_srv;
+CREATE TABLE fc () INHERITS (ft) USING quickstep_column;
+INSERT INTO fc SELECT g, g - 500 FROM generate_series(1, 1000) g;
+SELECT quickstep.merge('fc') >= 0 AS merged;
+ALTER FOREIGN TABLE ft ALTER COLUMN v TYPE oid;
+SELECT count(*) FILTER (WHERE v < 100) AS low FROM fc;
+DROP FOREIGN TABLE ft CASCADE;
+DROP SERVER column_retype_srv;
+DROP FOREIGN DATA WRAPPER column_retype_fdw;
+
+-- core's errors come first and unchanged
+ALTER TABLE ONLY p ALTER COLUMN v TYPE int8;
+CREATE TYPE comp2 AS (id int, v int);
+CREATE TABLE tt2 OF comp2 USING quickstep_column;
+ALTER TYPE comp2 ALTER ATTRIBUTE v TYPE oid;
+CREATE ROLE column_retype_other;
+GRANT USAGE ON SCHEMA column_retype TO column_retype_other;
+SET ROLE column_retype_other;
+ALTER TABLE column_retype.ci ALTER COLUMN v TYPE int8;
+RESET ROLE;
+REVOKE USAGE ON SCHEMA column_retype FROM column_retype_other;
+DROP ROLE column_retype_other;
 DROP SCHEMA column_retype CASCADE;

@@ -85,11 +85,19 @@ extern uint8 *qs_colbuilder_build_given(QsColBuilder *b, Relation rel,
 
 /*
  * retype.c: around an ALTER TABLE that changes a column's type, column
- * tables whose order changed while core kept their bytes are rewritten.
+ * tables whose order changed while core kept their bytes are rewritten;
+ * until then their blocks are read without trusting their order.
  */
 struct AlterTableStmt;
-extern List *qs_colretype_before(struct AlterTableStmt *stmt);
-extern void qs_colretype_after(List *noted);
+typedef struct QsRetype
+{
+	List	   *noted;			/* the column tables reached, as they were */
+	List	   *saved;			/* the untrusted list before the statement */
+	bool		tablespace;		/* the statement moves tablespace too */
+} QsRetype;
+extern void qs_colretype_begin(struct AlterTableStmt *stmt, QsRetype *rt);
+extern void qs_colretype_after(QsRetype *rt);
+extern void qs_colretype_end(QsRetype *rt);
 extern void qs_colretype_reading(Relation rel, QsColAttr *attrs);
 
 /* _PG_init: the ProcessUtility and object access hooks */

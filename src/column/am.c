@@ -2205,6 +2205,7 @@ col_index_build_range_scan(Relation tableRelation, Relation indexRelation,
 	else
 		qs_coldir_read(tableRelation, &dir);
 	attrs = qs_colattrs(RelationGetDescr(tableRelation));
+	qs_colretype_reading(tableRelation, attrs);
 	MemoryContextSwitchTo(old);
 
 	slot = table_slot_create(tableRelation, NULL);

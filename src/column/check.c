@@ -20,6 +20,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "column/options.h"
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "merge/moved.h"
@@ -279,6 +280,7 @@ qs_column_check(Relation rel)
 	check_free_entries(rel, &dir);
 
 	attrs = qs_colattrs(desc);
+	qs_colretype_reading(rel, attrs);
 	cmps = palloc0(sizeof(QsCmpFn) * Max(desc->natts, 1));
 	args = palloc0(sizeof(void *) * Max(desc->natts, 1));
 	for (int c = 0; c < desc->natts; c++)

@@ -1361,11 +1361,20 @@ colopts_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, AlterTableStmt))
 	{
 		/* a type or collation change core does in place: retype.c */
-		List	   *noted = qs_colretype_before((AlterTableStmt *) parsetree);
+		QsRetype	rt;
 
-		alter_with_opts(pstmt, queryString, readOnlyTree, context, params,
-						queryEnv, dest, qc);
-		qs_colretype_after(noted);
+		qs_colretype_begin((AlterTableStmt *) parsetree, &rt);
+		PG_TRY();
+		{
+			alter_with_opts(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+			qs_colretype_after(&rt);
+		}
+		PG_FINALLY();
+		{
+			qs_colretype_end(&rt);
+		}
+		PG_END_TRY();
 	}
 	else if (IsA(parsetree, RenameStmt) &&
 			 ((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN)

@@ -67,6 +67,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "column/options.h"
 #include "column/readcache.h"
 #include "page/recslot.h"
 
@@ -167,6 +168,7 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 	MemoryContext cxt,
 				old;
 	TupleDesc	desc;
+	QsColAttr  *attrs;
 
 	if (!readcache_registered)
 	{
@@ -222,7 +224,9 @@ qs_colreadcache_get(Relation rel, const QsColDirEntry *e)
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
-	qs_colrows_open(rel, qs_colattrs(desc), e, &ent->rr);
+	attrs = qs_colattrs(desc);
+	qs_colretype_reading(rel, attrs);
+	qs_colrows_open(rel, attrs, e, &ent->rr);
 	MemoryContextSwitchTo(old);
 	MemoryContextSetParent(cxt, TopMemoryContext);
 

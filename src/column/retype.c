@@ -15,16 +15,28 @@
  * every byte and so every block, now read in an order they were not built
  * in: wrong answers, not errors.
  *
- * So, around an ALTER TABLE that alters a column's type: before core, each
- * column table of the tree is locked as core will lock it
- * (AccessExclusiveLock, parent first, then find_all_inheritors' order) and
- * its relfilenode and each column's btree family and collation are noted;
- * after core, a table whose relfilenode core kept and one of whose columns
+ * So, around an ALTER TABLE (or ALTER FOREIGN TABLE, or ALTER TYPE …
+ * ALTER ATTRIBUTE … CASCADE) that alters a column's type: before core, the
+ * relations it reaches are locked as core will lock them
+ * (AlterTableLookupRelation, then the inheritors in find_all_inheritors'
+ * order, or the typed tables in core's order) and each column table's
+ * relfilenode and each column's btree family and collation are noted.
+ * From then until the end of the statement those tables are untrusted:
+ * a scan, index build, fetch or check of their blocks judges nothing by
+ * order (qs_colretype_reading) — core's own index rebuilds, constraint
+ * checks and ddl_command_end event triggers read them in that window.
+ * After core, a table whose relfilenode core kept (or that moved
+ * tablespace in the same statement: a byte copy) and one of whose columns
  * changed family or collation is rewritten as VACUUM FULL would
  * (cluster_rel without an index): its blocks are built again in the new
- * order, its indexes rebuilt, in the same transaction.  The lock taken
- * first makes "core kept the relfilenode" a fact about this command, not
- * about another transaction's ALTER committed in between.
+ * order, its indexes rebuilt, in the same transaction (no table_rewrite
+ * event fires, as for VACUUM FULL).  The lock taken first makes "core
+ * kept the relfilenode" a fact about this command, not about another
+ * transaction's ALTER committed in between.
+ *
+ * Not covered: a collation whose library changed its order (glibc or ICU
+ * upgrades, REFRESH COLLATION VERSION) — REINDEX does not rebuild blocks;
+ * VACUUM FULL does (README limitations).
  *
  *-------------------------------------------------------------------------
  */
@@ -58,20 +70,41 @@ typedef struct RetypeRel
 	Oid		   *collation;
 } RetypeRel;
 
+/* the tables whose blocks may not be in their columns' order, in
+ * TopMemoryContext; a statement run inside another's window adds to it */
+static List *untrusted = NIL;
+
 static bool
-alters_a_type(AlterTableStmt *stmt)
+alters_a_type(AlterTableStmt *stmt, bool *cascade)
 {
 	ListCell   *lc;
+	bool		found = false;
 
-	if (stmt->objtype != OBJECT_TABLE && stmt->objtype != OBJECT_TYPE)
+	*cascade = false;
+	if (stmt->objtype != OBJECT_TABLE && stmt->objtype != OBJECT_TYPE &&
+		stmt->objtype != OBJECT_FOREIGN_TABLE)
 		return false;
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *c = lfirst_node(AlterTableCmd, lc);
 
 		if (c->subtype == AT_AlterColumnType)
-			return true;
+		{
+			found = true;
+			*cascade |= c->behavior == DROP_CASCADE;
+		}
 	}
+	return found;
+}
+
+static bool
+moves_tablespace(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+		if (lfirst_node(AlterTableCmd, lc)->subtype == AT_SetTableSpace)
+			return true;
 	return false;
 }
 
@@ -122,12 +155,13 @@ order_changed(Relation rel, const RetypeRel *r)
 }
 
 /*
- * The relations stmt's type change reaches: the table and its inheritors,
- * or for ALTER TYPE … ALTER ATTRIBUTE … CASCADE the tables OF the
- * composite type (and theirs), each locked with lockmode.
+ * The relations stmt's type change reaches, locked with lockmode as core
+ * will lock them: the table and (unless ONLY) its inheritors; for ALTER
+ * TYPE … CASCADE the tables OF the composite type and theirs (without
+ * CASCADE core refuses if there are any: none is locked here).
  */
 static List *
-reached_rels(AlterTableStmt *stmt, Oid relid, LOCKMODE lockmode)
+reached_rels(AlterTableStmt *stmt, Oid relid, bool cascade, LOCKMODE lockmode)
 {
 	Relation	classRel;
 	ScanKeyData key;
@@ -138,7 +172,10 @@ reached_rels(AlterTableStmt *stmt, Oid relid, LOCKMODE lockmode)
 	ListCell   *lc;
 
 	if (stmt->objtype != OBJECT_TYPE)
-		return find_all_inheritors(relid, lockmode, NULL);
+		return stmt->relation->inh ?
+			find_all_inheritors(relid, lockmode, NULL) : list_make1_oid(relid);
+	if (!cascade)
+		return NIL;
 
 	/* as core's find_typed_table_dependencies */
 	classRel = table_open(RelationRelationId, AccessShareLock);
@@ -155,70 +192,67 @@ reached_rels(AlterTableStmt *stmt, Oid relid, LOCKMODE lockmode)
 	return result;
 }
 
-/* the column tables of reached_rels, noted */
-static List *
-column_tables(AlterTableStmt *stmt, Oid relid, LOCKMODE lockmode)
+/*
+ * Before core runs stmt: the relations it reaches are locked, the column
+ * tables among them noted and untrusted until qs_colretype_end.
+ */
+void
+qs_colretype_begin(AlterTableStmt *stmt, QsRetype *rt)
 {
-	List	   *tree = reached_rels(stmt, relid, lockmode);
-	List	   *noted = NIL;
+	Oid			relid;
+	bool		cascade;
+	List	   *tree;
 	ListCell   *lc;
+	MemoryContext old;
 
+	rt->noted = NIL;
+	rt->saved = untrusted;
+	rt->tablespace = false;
+	if (!alters_a_type(stmt, &cascade))
+		return;
+
+	/* core's lookup, lock and checks (IF EXISTS, ownership, relkind) */
+	relid = AlterTableLookupRelation(stmt, AccessExclusiveLock);
+	if (!OidIsValid(relid))
+		return;
+	tree = reached_rels(stmt, relid, cascade, AccessExclusiveLock);
 	foreach(lc, tree)
 	{
-		Relation	rel = try_relation_open(lfirst_oid(lc), NoLock);
+		Relation	rel = relation_open(lfirst_oid(lc), NoLock);
 
-		if (rel == NULL)
-			continue;
 		if (qs_is_column_rel(rel))
-			noted = lappend(noted, note_rel(rel));
+			rt->noted = lappend(rt->noted, note_rel(rel));
 		relation_close(rel, NoLock);
 	}
 	list_free(tree);
-	return noted;
+	rt->tablespace = moves_tablespace(stmt);
+
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	untrusted = list_copy(untrusted);
+	foreach(lc, rt->noted)
+		untrusted = lappend_oid(untrusted, ((RetypeRel *) lfirst(lc))->relid);
+	MemoryContextSwitchTo(old);
 }
 
-/*
- * Before core runs stmt: the column tables of its tree, locked and noted
- * (a list of RetypeRel), or NIL when stmt alters no column's type or the
- * tree has no column table.
- */
-List *
-qs_colretype_before(AlterTableStmt *stmt)
+/* The statement's window ends (also on error): its tables are trusted. */
+void
+qs_colretype_end(QsRetype *rt)
 {
-	Oid			relid;
-	List	   *noted;
-
-	if (!alters_a_type(stmt))
-		return NIL;
-
-	/* a lock-free look first: a tree without column tables is not locked */
-	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-	if (!OidIsValid(relid) || (noted = column_tables(stmt, relid, NoLock)) == NIL)
-		return NIL;
-	list_free_deep(noted);
-
-	/* core's lock for a type change, in core's order, its checks first */
-	relid = RangeVarGetRelidExtended(stmt->relation, AccessExclusiveLock,
-									 stmt->missing_ok ? RVR_MISSING_OK : 0,
-									 RangeVarCallbackOwnsRelation, NULL);
-	if (!OidIsValid(relid))
-		return NIL;
-	return column_tables(stmt, relid, AccessExclusiveLock);
+	if (untrusted != rt->saved)
+		list_free(untrusted);
+	untrusted = rt->saved;
 }
 
-/* the table rewrite_rel is copying, whose blocks are in the old order */
-static Oid	rewriting = InvalidOid;
-
 /*
- * A scan of rel's blocks starts with attrs: while rel is being rewritten
- * here, its blocks' order is not the columns' one, so nothing may be
- * judged by it — no min/max check or skip, no codes compared (the copy
- * reads every value, which needs no order).
+ * A scan, index build, fetch or check of rel's blocks starts with attrs:
+ * while rel is untrusted, its blocks' order may not be the columns' one,
+ * so nothing may be judged by it — no min/max check or skip, no codes
+ * compared, no dictionary built (reading every value needs no order).
  */
 void
 qs_colretype_reading(Relation rel, QsColAttr *attrs)
 {
-	if (!OidIsValid(rewriting) || RelationGetRelid(rel) != rewriting)
+	if (untrusted == NIL || !list_member_oid(untrusted, RelationGetRelid(rel)))
 		return;
 	for (int i = 0; i < attrs[0].natts; i++)
 	{
@@ -234,33 +268,23 @@ rewrite_rel(Oid relid)
 {
 	ClusterParams params = {0};
 
-	Assert(!OidIsValid(rewriting));
-	rewriting = relid;
-	PG_TRY();
-	{
 #if PG_VERSION_NUM >= 170000
-		cluster_rel(table_open(relid, AccessExclusiveLock), InvalidOid, &params);
+	cluster_rel(table_open(relid, AccessExclusiveLock), InvalidOid, &params);
 #else
-		cluster_rel(relid, InvalidOid, &params);
+	cluster_rel(relid, InvalidOid, &params);
 #endif
-	}
-	PG_FINALLY();
-	{
-		rewriting = InvalidOid;
-	}
-	PG_END_TRY();
 }
 
 /* After core ran the statement: rewrite what it left in a stale order. */
 void
-qs_colretype_after(List *noted)
+qs_colretype_after(QsRetype *rt)
 {
 	ListCell   *lc;
 
-	if (noted == NIL)
+	if (rt->noted == NIL)
 		return;
 	CommandCounterIncrement();
-	foreach(lc, noted)
+	foreach(lc, rt->noted)
 	{
 		RetypeRel  *r = lfirst(lc);
 		Relation	rel = try_relation_open(r->relid, NoLock);
@@ -269,7 +293,7 @@ qs_colretype_after(List *noted)
 		if (rel == NULL)
 			continue;
 		stale = qs_is_column_rel(rel) &&
-			rel->rd_rel->relfilenode == r->relfilenode &&
+			(rt->tablespace || rel->rd_rel->relfilenode == r->relfilenode) &&
 			order_changed(rel, r);
 		relation_close(rel, NoLock);
 		if (stale)
