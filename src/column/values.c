@@ -27,6 +27,7 @@
 #include "access/htup_details.h"
 #include "access/nbtree.h"
 #include "access/tupdesc.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
@@ -121,6 +122,37 @@ native_cmp(Oid typid, Oid collation)
 }
 
 /*
+ * Are equal values of this column byte-identical although its type's btree
+ * opclass does not say so (BTEQUALIMAGE)?  char(n) and numeric(p,s): their
+ * opclasses cannot (bpchar 'a' equals 'a  ', numeric 1.5 equals 1.50), but a
+ * typmod makes every stored value canonical.  A char(n) value is padded with
+ * spaces to exactly n characters (bpchar()), and equal values under a
+ * deterministic collation are the same bytes once trailing spaces are cut
+ * (bpcharcmp), so the same bytes padded.  A numeric(p,s) value is rounded to
+ * exactly s digits of display scale (apply_typmod), with no leading or
+ * trailing zero digit (make_result) and zero positive: one image per value.
+ * Every path into a column applies its typmod (input, receive, assignment
+ * casts); an ALTER COLUMN TYPE that drops the typmod without a rewrite
+ * makes the column's new blocks non-dictionary (the old blocks keep their
+ * canonical images, which read back as stored, and the open block's merge
+ * re-encodes it: append.c asks qs_colbuild_allowed afresh).  Domains are
+ * left out (their typmod is the domain's).
+ */
+static bool
+typmod_canonical(Form_pg_attribute att)
+{
+	if (att->atttypmod < 0)
+		return false;
+	if (att->atttypid == NUMERICOID)
+		return true;
+	if (att->atttypid == BPCHAROID)
+		return att->attcollation == DEFAULT_COLLATION_OID ||
+			(OidIsValid(att->attcollation) &&
+			 get_collation_isdeterministic(att->attcollation));
+	return false;
+}
+
+/*
  * qs_colattrs
  *		One QsColAttr per attribute of desc (dropped ones included: they
  *		are stored as NULL), in CurrentMemoryContext.
@@ -157,6 +189,8 @@ qs_colattrs(TupleDesc desc)
 			a->dict_ok = OidIsValid(eqimg) &&
 				DatumGetBool(OidFunctionCall1Coll(eqimg, a->collation,
 												  ObjectIdGetDatum(tc->btree_opintype)));
+			if (!a->dict_ok)
+				a->dict_ok = typmod_canonical(att);
 		}
 		a->is_int = att->attbyval && type_is_int(att->atttypid);
 		a->cmpfn = a->has_order ? native_cmp(att->atttypid, a->collation) : NULL;

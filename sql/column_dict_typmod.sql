@@ -1,0 +1,102 @@
+-- char(n) and numeric(p,s) columns of column tables are dictionary-encoded:
+-- their opclasses do not declare equal values identical (BTEQUALIMAGE), but
+-- a typmod makes every stored value canonical (src/column/values.c,
+-- typmod_canonical).  Every pushed predicate, grouping, sort and fetch must
+-- give heap's answer, padding and display scale included; an ALTER COLUMN
+-- TYPE that drops the typmod without a rewrite must not make a new value
+-- read back as an old equal one.
+SET quickstep.column_delta_rows = 0;
+CREATE TABLE dth (id int, f char(3), n numeric(8,2), fc char(3) COLLATE "C",
+  v varchar(5), u numeric);
+INSERT INTO dth SELECT g,
+  (ARRAY['a', 'a  ', 'ab', 'b', ' a', '', 'zz', NULL])[1 + g % 8],
+  (ARRAY[1.5, 1.50, 1.499, -0.00, 0, 'NaN', 123456.78, -3.1, NULL])[1 + g % 9]::numeric,
+  (ARRAY['a', 'B', 'b ', ' '])[1 + g % 4],
+  (ARRAY['x', 'x ', 'y'])[1 + g % 3],
+  (ARRAY[1.5, 1.50, 2])[1 + g % 3]
+  FROM generate_series(1, 30000) g;
+CREATE TABLE dtc (LIKE dth) USING quickstep_column;
+INSERT INTO dtc SELECT * FROM dth;
+CREATE INDEX ON dtc (id);
+CREATE INDEX ON dth (id);
+ANALYZE dtc;
+ANALYZE dth;
+-- char(3), numeric(8,2), char(3) "C" and varchar are dictionaries; the
+-- unconstrained numeric is not
+SELECT column_name, encoding FROM quickstep.blocks('dtc')
+ WHERE block_id = (SELECT min(block_id) FROM quickstep.blocks('dtc'))
+ ORDER BY column_name;
+
+-- each predicate: rows and the sum of their ids, column table against heap
+CREATE FUNCTION dt_pred(pred text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c text;
+  h text;
+BEGIN
+  EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(id), 0) FROM dtc WHERE %s', pred) INTO c;
+  EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(id), 0) FROM dth WHERE %s', pred) INTO h;
+  RETURN CASE WHEN c = h THEN 'same ' || c ELSE 'DIFFERS: ' || c || ', heap ' || h END;
+END $$;
+SELECT p, dt_pred(p) FROM (VALUES
+  ($$f = 'a'$$), ($$f = 'a  '$$), ($$f = 'ab '$$), ($$f = ' a'$$), ($$f = ''$$),
+  ($$f < 'ab'$$), ($$f > ' a'$$), ($$f <= 'b'$$), ($$f <> 'a'$$),
+  ($$f BETWEEN 'a' AND 'b'$$), ($$f IN ('a', 'zz', 'q')$$), ($$f IS NULL$$),
+  ($$n = 1.5$$), ($$n = 1.50$$), ($$n = 1.499$$), ($$n = 0$$), ($$n < 0$$),
+  ($$n = 'NaN'$$), ($$n > 100$$), ($$n BETWEEN 1.49 AND 1.51$$),
+  ($$n IN (1.5, -3.1, 7)$$), ($$n IS NULL$$), ($$n >= 'NaN'$$),
+  ($$fc = 'b'$$), ($$fc < 'b'$$), ($$fc = ' '$$), ($$fc > 'B'$$),
+  ($$v = 'x'$$), ($$v = 'x '$$),
+  ($$f = 'a' AND n = 1.5$$), ($$f > 'a' AND n < 2 AND fc = 'B'$$)) AS t(p);
+-- the predicates above run in the storage
+CREATE FUNCTION dt_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    RETURN NEXT l;
+  END LOOP;
+END $$;
+SELECT count(*) AS pushed FROM dt_plan($$SELECT id FROM dtc WHERE f = 'a' AND n = 1.5$$) l
+ WHERE l LIKE '%Storage Filter: ((f = ''a''::bpchar) AND (n = 1.5))%';
+
+-- every row as text (padding and scale), by a scan and by index fetches
+SELECT (SELECT count(*) FROM (SELECT format('%s|%s|%s|%s|%s|%s', id, f, n, fc, v, u) FROM dtc
+        EXCEPT ALL SELECT format('%s|%s|%s|%s|%s|%s', id, f, n, fc, v, u) FROM dth) a) AS not_in_heap,
+       (SELECT count(*) FROM (SELECT format('%s|%s|%s|%s|%s|%s', id, f, n, fc, v, u) FROM dth
+        EXCEPT ALL SELECT format('%s|%s|%s|%s|%s|%s', id, f, n, fc, v, u) FROM dtc) b) AS not_in_column;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) AS fetched_differ FROM generate_series(1, 30000, 7) g
+ WHERE (SELECT format('%s|%s|%s', f, n, fc) FROM dtc WHERE id = g) IS DISTINCT FROM
+       (SELECT format('%s|%s|%s', f, n, fc) FROM dth WHERE id = g);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+-- grouping and order
+SELECT (SELECT string_agg(format('%s:%s:%s', f, n, c), ',' ORDER BY f, n)
+          FROM (SELECT f, n, count(*) c FROM dtc GROUP BY f, n) x) =
+       (SELECT string_agg(format('%s:%s:%s', f, n, c), ',' ORDER BY f, n)
+          FROM (SELECT f, n, count(*) c FROM dth GROUP BY f, n) x) AS same_groups;
+SELECT (SELECT string_agg(format('%s', fc), ',' ORDER BY fc, id) FROM dtc) =
+       (SELECT string_agg(format('%s', fc), ',' ORDER BY fc, id) FROM dth) AS same_order;
+SELECT min(f) = (SELECT min(f) FROM dth) AND max(n) = (SELECT max(n) FROM dth) AS same_minmax FROM dtc;
+
+-- the typmods dropped without a rewrite: new rows keep their own images
+ALTER TABLE dtc ALTER COLUMN f TYPE bpchar, ALTER COLUMN n TYPE numeric;
+ALTER TABLE dth ALTER COLUMN f TYPE bpchar, ALTER COLUMN n TYPE numeric;
+SET quickstep.column_delta_rows = 1000;
+INSERT INTO dtc VALUES (30001, 'a', 1.5, 'a', 'x', 1), (30002, 'a ', 1.500, 'a', 'x', 1),
+  (30003, 'ab', 0.0, 'a', 'x', 1);
+INSERT INTO dth VALUES (30001, 'a', 1.5, 'a', 'x', 1), (30002, 'a ', 1.500, 'a', 'x', 1),
+  (30003, 'ab', 0.0, 'a', 'x', 1);
+SELECT quickstep.merge('dtc') > 0 AS merged;
+SELECT id, format('[%s]', f) AS f, n FROM dtc WHERE id > 30000 ORDER BY id;
+SELECT id, format('[%s]', f) AS f, n FROM dth WHERE id > 30000 ORDER BY id;
+SELECT (SELECT count(*) FROM (SELECT format('%s|%s|%s', id, f, n) FROM dtc
+        EXCEPT ALL SELECT format('%s|%s|%s', id, f, n) FROM dth) a) AS not_in_heap,
+       (SELECT count(*) FROM (SELECT format('%s|%s|%s', id, f, n) FROM dth
+        EXCEPT ALL SELECT format('%s|%s|%s', id, f, n) FROM dtc) b) AS not_in_column;
+SELECT p, dt_pred(p) FROM (VALUES ($$f = 'a'$$), ($$n = 1.5$$), ($$f < 'ab'$$)) AS t(p);
+SELECT quickstep.check_table('dtc') IS NOT NULL AS checked;
+DROP TABLE dtc, dth;
+DROP FUNCTION dt_pred(text);
+DROP FUNCTION dt_plan(text);
