@@ -442,7 +442,12 @@ typedef struct QsColAttr
 	Oid			collation;
 	QsColType	type;
 	bool		has_order;		/* default btree opclass found */
-	bool		dict_ok;		/* equal implies identical (BTEQUALIMAGE) */
+	bool		dict_ok;		/* equal implies identical (BTEQUALIMAGE,
+								 * or the typmod's canonical images) */
+	bool		dict_typmod;	/* dict_ok only for canonical images: each
+								 * block checks its values
+								 * (qs_colattr_canonical) */
+	int32		typmod;
 	bool		is_int;			/* FOR candidates: int4/int8-like */
 	QsCmpFn		cmpfn;			/* the comparator to hand the codec */
 	FmgrInfo	cmp;			/* btree support function 1 */
@@ -452,6 +457,7 @@ typedef struct QsColAttr
 } QsColAttr;
 
 extern QsColAttr *qs_colattrs(TupleDesc desc);
+extern bool qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len);
 extern Datum qs_colattr_datum(const QsColAttr *a, const uint8 *p, size_t len,
 							  MemoryContext cxt);
 extern int	qs_colattr_cmp(const void *a, size_t alen, const void *b,

@@ -73,7 +73,14 @@ qs_colappend_begin(QsColAppend *ap, Relation rel, QsColBuilder *b,
 		if (enc_mask && (enc_mask[c] & allowed) != 0)
 			allowed &= enc_mask[c];
 		ap->dict[c] = false;
+		/*
+		 * A dictionary that only canonical images may enter
+		 * (dict_typmod) is not extended in place: the moved values are
+		 * not checked before the merge, so the chooser builds the column
+		 * over old and new values, and checks them (build.c).
+		 */
 		if (c < ap->rr.h.blk.ncols && !TupleDescAttr(desc, c)->attisdropped &&
+			!b->attrs[c].dict_typmod &&
 			(allowed & QS_ENC_MASK(QS_ENC_DICT)) != 0)
 		{
 			qs_colblock_coldesc(&ap->rr.h.blk, c, &d);

@@ -464,6 +464,21 @@ qs_colbuilder_values(const QsColBuilder *b, int c, QsValues *qv)
 	return ptrs;
 }
 
+/* Are all of a dict_typmod column's values its typmod's images? */
+static bool
+values_canonical(const QsColAttr *a, const QsValues *qv)
+{
+	for (uint32 i = 0; i < qv->n; i++)
+	{
+		const uint8 *p = qv->ptrs ? qv->ptrs[i] : qv->data + (size_t) i * qv->width;
+		size_t		len = qv->ptrs ? qv->lens[i] : qv->width;
+
+		if (!qs_colattr_canonical(a, p, len))
+			return false;
+	}
+	return true;
+}
+
 unsigned
 qs_colbuild_allowed(const QsColAttr *a)
 {
@@ -655,6 +670,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		QsChoice	choice;
 		uint8_t    *lz4 = NULL;
 		QsColEncodeHints hints;
+		bool		image_equal;
 
 		if (have && have[c])
 		{
@@ -719,6 +735,13 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 			}
 		}
 		allowed = qs_colbuild_allowed(a);
+		image_equal = a->dict_ok;
+		if (a->dict_typmod && !values_canonical(a, &qv))
+		{
+			/* a value the typmod did not shape: no dictionary here */
+			allowed &= ~(QS_ENC_MASK(QS_ENC_DICT) | QS_ENC_MASK(QS_ENC_DICT_PADDED));
+			image_equal = false;
+		}
 		/* an encoding option holds the chooser to its encodings */
 		if (enc_mask && (enc_mask[c] & allowed) != 0)
 			allowed &= enc_mask[c];
@@ -735,7 +758,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 			st = qs_choose_encoding(&qv, a->is_int, a->cmpfn, a,
 									QS_CHOOSE_PRUNE | QS_CHOOSE_KEEP_LZ4 |
 									QS_CHOOSE_SAMPLE |
-									(a->dict_ok ? QS_CHOOSE_IMAGE_EQUAL : 0),
+									(image_equal ? QS_CHOOSE_IMAGE_EQUAL : 0),
 									allowed, alloc, &choice, &err);
 			if (st != QS_CODEC_OK)
 				qs_colblock_report(rel, block_id, st, &err);
@@ -766,7 +789,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		}
 		hints.lz4 = lz4;
 		hints.lz4_len = lz4 ? choice.size[QS_ENC_LZ4] : 0;
-		hints.image_equal = a->dict_ok;
+		hints.image_equal = image_equal;
 		hints.for_info = choice.have_for_info ? &choice.for_info : NULL;
 		st = qs_colblock_encode_column_ex(&qv, a->type, enc, &hints,
 										  a->cmpfn, a, alloc, &cols[c], &err);

@@ -29,6 +29,7 @@
 #include "access/tupdesc.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -121,22 +122,47 @@ native_cmp(Oid typid, Oid collation)
 	}
 }
 
+/* numeric's on-disk header (numeric.c; fixed by pg_upgrade compatibility) */
+#define QS_NUMERIC_SIGN_MASK	0xC000
+#define QS_NUMERIC_SHORT		0x8000
+#define QS_NUMERIC_SPECIAL		0xC000
+#define QS_NUMERIC_NAN			0xC000
+#define QS_NUMERIC_SHORT_DSCALE_MASK	0x1F80
+#define QS_NUMERIC_SHORT_DSCALE_SHIFT	7
+#define QS_NUMERIC_SHORT_DSCALE_MAX		0x3F
+#define QS_NUMERIC_SHORT_WEIGHT_MIN		(-64)
+#define QS_NUMERIC_SHORT_WEIGHT_MAX		63
+#define QS_NUMERIC_DSCALE_MASK	0x3FFF
+
+/* numeric(p,s)'s scale s (PG 15+: -1000 … 1000) */
+static int
+numeric_typmod_scale(int32 typmod)
+{
+	return (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+}
+
 /*
- * Are equal values of this column byte-identical although its type's btree
- * opclass does not say so (BTEQUALIMAGE)?  char(n) and numeric(p,s): their
- * opclasses cannot (bpchar 'a' equals 'a  ', numeric 1.5 equals 1.50), but a
- * typmod makes every stored value canonical.  A char(n) value is padded with
- * spaces to exactly n characters (bpchar()), and equal values under a
- * deterministic collation are the same bytes once trailing spaces are cut
- * (bpcharcmp), so the same bytes padded.  A numeric(p,s) value is rounded to
- * exactly s digits of display scale (apply_typmod), with no leading or
- * trailing zero digit (make_result) and zero positive: one image per value.
- * Every path into a column applies its typmod (input, receive, assignment
- * casts); an ALTER COLUMN TYPE that drops the typmod without a rewrite
- * makes the column's new blocks non-dictionary (the old blocks keep their
- * canonical images, which read back as stored, and the open block's merge
- * re-encodes it: append.c asks qs_colbuild_allowed afresh).  Domains are
- * left out (their typmod is the domain's).
+ * May a column get dictionaries because its typmod makes equal values
+ * byte-identical, although its type's btree opclass does not say so
+ * (BTEQUALIMAGE)?  char(n) and numeric(p,s): their opclasses cannot (bpchar
+ * 'a' equals 'a  ', numeric 1.5 equals 1.50), but the typmod's coercion
+ * gives every value one image.  bpchar() pads a char(n) value to exactly n
+ * characters, and equal values under a deterministic collation are the same
+ * bytes once trailing spaces are cut (bpcharcmp), so the same bytes padded.
+ * apply_typmod rounds a numeric(p,s) value to exactly s digits of display
+ * scale, make_result strips leading and trailing zero digits, makes zero
+ * positive and uses the short header where the value fits: one image per
+ * value.
+ *
+ * Not every value passes through the coercion: a function's result, a
+ * column definition list of a record-returning function, or rows of
+ * another table of the same type reach a column unchanged, and heap keeps
+ * them so (1.5000 in a numeric(10,2) column reads back as 1.5000).  So this
+ * only makes the column a candidate (dict_typmod): every block checks its
+ * values with qs_colattr_canonical before it gets a dictionary, and a
+ * merge never extends such a column's dictionary in place (append.c).
+ * Domains are left out (their typmod is the domain's), as are negative
+ * numeric scales.
  */
 static bool
 typmod_canonical(Form_pg_attribute att)
@@ -144,11 +170,54 @@ typmod_canonical(Form_pg_attribute att)
 	if (att->atttypmod < 0)
 		return false;
 	if (att->atttypid == NUMERICOID)
-		return true;
+		return numeric_typmod_scale(att->atttypmod) >= 0;
 	if (att->atttypid == BPCHAROID)
 		return att->attcollation == DEFAULT_COLLATION_OID ||
 			(OidIsValid(att->attcollation) &&
 			 get_collation_isdeterministic(att->attcollation));
+	return false;
+}
+
+/*
+ * Is the value (the codec's bytes: a varlena's data without its header)
+ * the image the column's typmod coercion gives its value (typmod_canonical)?
+ */
+bool
+qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len)
+{
+	Assert(a->dict_typmod);
+	if (a->typid == BPCHAROID)
+		return pg_mbstrlen_with_len((const char *) p, (int) len) ==
+			a->typmod - VARHDRSZ;
+	if (a->typid == NUMERICOID)
+	{
+		uint16		h;
+		int			dscale;
+
+		if (len < sizeof(uint16))
+			return false;
+		memcpy(&h, p, sizeof(uint16));
+		if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SPECIAL)
+			return h == QS_NUMERIC_NAN && len == sizeof(uint16);
+		if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SHORT)
+			dscale = (h & QS_NUMERIC_SHORT_DSCALE_MASK) >>
+				QS_NUMERIC_SHORT_DSCALE_SHIFT;
+		else
+		{
+			int16		weight;
+
+			if (len < 2 * sizeof(uint16))
+				return false;
+			memcpy(&weight, p + sizeof(uint16), sizeof(int16));
+			dscale = h & QS_NUMERIC_DSCALE_MASK;
+			/* a value the short header could hold has it (make_result) */
+			if (dscale <= QS_NUMERIC_SHORT_DSCALE_MAX &&
+				weight >= QS_NUMERIC_SHORT_WEIGHT_MIN &&
+				weight <= QS_NUMERIC_SHORT_WEIGHT_MAX)
+				return false;
+		}
+		return dscale == numeric_typmod_scale(a->typmod);
+	}
 	return false;
 }
 
@@ -171,6 +240,7 @@ qs_colattrs(TupleDesc desc)
 		a->cxt = CurrentMemoryContext;
 		a->typid = att->atttypid;
 		a->collation = att->attcollation;
+		a->typmod = att->atttypmod;
 		a->type.typlen = att->attlen;
 		a->type.typbyval = att->attbyval;
 		a->type.typalign = att->attalign;
@@ -190,7 +260,7 @@ qs_colattrs(TupleDesc desc)
 				DatumGetBool(OidFunctionCall1Coll(eqimg, a->collation,
 												  ObjectIdGetDatum(tc->btree_opintype)));
 			if (!a->dict_ok)
-				a->dict_ok = typmod_canonical(att);
+				a->dict_ok = a->dict_typmod = typmod_canonical(att);
 		}
 		a->is_int = att->attbyval && type_is_int(att->atttypid);
 		a->cmpfn = a->has_order ? native_cmp(att->atttypid, a->collation) : NULL;
