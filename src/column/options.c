@@ -580,7 +580,7 @@ check_opt_for_rel(Relation rel, const QsColOpt *o, QsColAttr *attrs)
 								 errmsg("quickstep.index_columns: column \"%s\" has type %s, which cannot be dictionary-encoded",
 										n, format_type_be(attrs[i].typid)),
 								 errdetail("Index sub-blocks are built over the codes of an order-preserving dictionary, or over a frame-of-reference integer column's offsets from its minimum."),
-								 errhint("Index columns whose type has a default btree operator class and whose equal values are identical (not numeric, float or nondeterministic collations).")));
+								 errhint("Index columns whose type has a default btree operator class and whose equal values are identical (char(n) and numeric(p,s) count; not float, numeric without a typmod or nondeterministic collations).")));
 				}
 				break;
 			}
@@ -602,7 +602,7 @@ check_opt_for_rel(Relation rel, const QsColOpt *o, QsColAttr *attrs)
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("encoding \"%s\" cannot store column \"%s\" of type %s",
 									o->value, col, format_type_be(attrs[i].typid)),
-							 errhint("plain and lz4 store every type; for stores integer, date, time and timestamp columns; dict stores types whose equal values are identical (not numeric, float or nondeterministic collations).")));
+							 errhint("plain and lz4 store every type; for stores integer, date, time and timestamp columns; dict stores types whose equal values are identical (char(n) and numeric(p,s) count; not float, numeric without a typmod or nondeterministic collations).")));
 				break;
 			}
 
