@@ -133,6 +133,9 @@ native_cmp(Oid typid, Oid collation)
 #define QS_NUMERIC_SHORT_WEIGHT_MIN		(-64)
 #define QS_NUMERIC_SHORT_WEIGHT_MAX		63
 #define QS_NUMERIC_DSCALE_MASK	0x3FFF
+#define QS_NUMERIC_SHORT_SIGN_MASK		0x2000
+#define QS_NUMERIC_SHORT_WEIGHT_SIGN_MASK	0x0040
+#define QS_NUMERIC_SHORT_WEIGHT_MASK	0x003F
 
 /* numeric(p,s)'s scale s (PG 15+: -1000 … 1000) */
 static int
@@ -154,13 +157,15 @@ numeric_typmod_scale(int32 typmod)
  * positive and uses the short header where the value fits: one image per
  * value.
  *
- * Not every value passes through the coercion: a function's result, a
- * column definition list of a record-returning function, or rows of
- * another table of the same type reach a column unchanged, and heap keeps
- * them so (1.5000 in a numeric(10,2) column reads back as 1.5000).  So this
- * only makes the column a candidate (dict_typmod): every block checks its
- * values with qs_colattr_canonical before it gets a dictionary, and a
- * merge never extends such a column's dictionary in place (append.c).
+ * Not every value need pass through the coercion: from SQL every route
+ * applies the typmod (SQL and PL/pgSQL function results, column definition
+ * lists, json_to_record, record_in, binary COPY), but C code may hand a
+ * column any image, and a numeric of a cluster upgraded from before 9.1
+ * keeps the long header where make_result would write the short one.
+ * Heap keeps such values as they are.  So this only makes the column a
+ * candidate (dict_typmod): every block checks its values with
+ * qs_colattr_canonical before it gets a dictionary, and a merge never
+ * extends such a column's dictionary in place (append.c).
  * Domains are left out (their typmod is the domain's), as are negative
  * numeric scales.
  */
@@ -187,12 +192,27 @@ qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len)
 {
 	Assert(a->dict_typmod);
 	if (a->typid == BPCHAROID)
-		return pg_mbstrlen_with_len((const char *) p, (int) len) ==
-			a->typmod - VARHDRSZ;
+	{
+		size_t		t = len;
+		int			n = a->typmod - (int) VARHDRSZ;
+		int			chars;
+
+		/* bpchar(): the characters, then exactly enough spaces to n */
+		while (t > 0 && p[t - 1] == ' ')
+			t--;
+		chars = pg_mbstrlen_with_len((const char *) p, (int) t);
+		return chars <= n && len == t + (size_t) (n - chars);
+	}
 	if (a->typid == NUMERICOID)
 	{
 		uint16		h;
 		int			dscale;
+		int16		weight;
+		bool		negative;
+		size_t		hdr;
+		size_t		ndigits;
+		int16		first,
+					last;
 
 		if (len < sizeof(uint16))
 			return false;
@@ -200,20 +220,43 @@ qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len)
 		if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SPECIAL)
 			return h == QS_NUMERIC_NAN && len == sizeof(uint16);
 		if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SHORT)
+		{
+			hdr = sizeof(uint16);
 			dscale = (h & QS_NUMERIC_SHORT_DSCALE_MASK) >>
 				QS_NUMERIC_SHORT_DSCALE_SHIFT;
+			negative = (h & QS_NUMERIC_SHORT_SIGN_MASK) != 0;
+			weight = (int16) (h & QS_NUMERIC_SHORT_WEIGHT_MASK);
+			if (h & QS_NUMERIC_SHORT_WEIGHT_SIGN_MASK)
+				weight |= ~QS_NUMERIC_SHORT_WEIGHT_MASK;
+		}
 		else
 		{
-			int16		weight;
-
-			if (len < 2 * sizeof(uint16))
+			hdr = 2 * sizeof(uint16);
+			if (len < hdr)
 				return false;
 			memcpy(&weight, p + sizeof(uint16), sizeof(int16));
 			dscale = h & QS_NUMERIC_DSCALE_MASK;
+			negative = (h & QS_NUMERIC_SIGN_MASK) != 0;
 			/* a value the short header could hold has it (make_result) */
 			if (dscale <= QS_NUMERIC_SHORT_DSCALE_MAX &&
 				weight >= QS_NUMERIC_SHORT_WEIGHT_MIN &&
 				weight <= QS_NUMERIC_SHORT_WEIGHT_MAX)
+				return false;
+		}
+		if ((len - hdr) % sizeof(int16) != 0)
+			return false;
+		/* make_result strips zero digits at both ends; zero is +0, weight 0 */
+		ndigits = (len - hdr) / sizeof(int16);
+		if (ndigits == 0)
+		{
+			if (negative || weight != 0)
+				return false;
+		}
+		else
+		{
+			memcpy(&first, p + hdr, sizeof(int16));
+			memcpy(&last, p + len - sizeof(int16), sizeof(int16));
+			if (first == 0 || last == 0)
 				return false;
 		}
 		return dscale == numeric_typmod_scale(a->typmod);
@@ -259,7 +302,12 @@ qs_colattrs(TupleDesc desc)
 			a->dict_ok = OidIsValid(eqimg) &&
 				DatumGetBool(OidFunctionCall1Coll(eqimg, a->collation,
 												  ObjectIdGetDatum(tc->btree_opintype)));
-			if (!a->dict_ok)
+			/*
+			 * bpchar's BTEQUALIMAGE says yes for deterministic collations
+			 * in older minor releases ('a' and 'a ' are equal and differ;
+			 * 15.20 says no): never trusted for bpchar
+			 */
+			if (!a->dict_ok || a->typid == BPCHAROID)
 				a->dict_ok = a->dict_typmod = typmod_canonical(att);
 		}
 		a->is_int = att->attbyval && type_is_int(att->atttypid);
