@@ -109,6 +109,79 @@ SELECT quickstep.check_table('rtc') IS NOT NULL AS checked;
 SET quickstep.column_delta_rows = 0;
 DROP TABLE rth, rtc;
 
+-- values that are not their typmod's images (as C code or a pre-9.1
+-- cluster could hand a column): made here by writing them into columns
+-- without a typmod and then setting pg_attribute.atttypmod.  A block with
+-- one gets no dictionary for that column (even with encoding_n = 'dict'),
+-- a merge into an open dictionary block rebuilds it, and every value reads
+-- back with heap's bytes.
+SET quickstep.column_delta_rows = 1000;
+CREATE TABLE nch (id int, f bpchar, n numeric);
+CREATE TABLE ncc (id int, f bpchar, n numeric) USING quickstep_column;
+CREATE FUNCTION nc_typmods(typmods boolean) RETURNS void LANGUAGE sql AS $$
+  UPDATE pg_attribute SET atttypmod = CASE WHEN typmods THEN
+      CASE attname WHEN 'f' THEN 3 + 4 ELSE ((8 << 16) | 2) + 4 END ELSE -1 END
+   WHERE attrelid IN ('nch'::regclass, 'ncc'::regclass) AND attname IN ('f', 'n') $$;
+-- canonical images first (as char(3) and numeric(8,2) store them)
+INSERT INTO nch SELECT g, 'a  ', 1.50 FROM generate_series(1, 60) g;
+INSERT INTO ncc SELECT * FROM nch;
+SELECT nc_typmods(true);
+ALTER TABLE ncc SET (quickstep.encoding_n = 'dict');
+SELECT quickstep.merge('ncc') > 0 AS merged;
+SELECT column_name, encoding FROM quickstep.blocks('ncc') WHERE column_name IN ('f', 'n')
+ ORDER BY column_name;
+-- then equal values with other images
+SELECT nc_typmods(false);
+INSERT INTO nch SELECT g, (ARRAY['a', 'a ', 'a  '])[1 + g % 3],
+  (ARRAY[1.5, 1.5000, 1.50])[1 + g % 3] FROM generate_series(61, 90) g;
+INSERT INTO ncc SELECT * FROM nch WHERE id > 60;
+SELECT nc_typmods(true);
+SELECT quickstep.merge('ncc') > 0 AS merged;
+SELECT column_name, encoding FROM quickstep.blocks('ncc') WHERE column_name IN ('f', 'n')
+ ORDER BY column_name;
+SELECT format('[%s]', f) AS f, n::text, count(*) FROM ncc GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT (SELECT count(*) FROM (SELECT format('%s|[%s]|%s', id, f, n) FROM ncc
+        EXCEPT ALL SELECT format('%s|[%s]|%s', id, f, n) FROM nch) a) AS not_in_heap,
+       (SELECT count(*) FROM (SELECT format('%s|[%s]|%s', id, f, n) FROM nch
+        EXCEPT ALL SELECT format('%s|[%s]|%s', id, f, n) FROM ncc) b) AS not_in_column;
+SELECT (SELECT count(*) FROM ncc WHERE n = 1.5) AS col, (SELECT count(*) FROM nch WHERE n = 1.5) AS heap;
+SELECT quickstep.check_table('ncc') IS NOT NULL AS checked;
+-- VACUUM FULL builds new blocks from them: no dictionary either
+VACUUM FULL ncc;
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('ncc') WHERE column_name IN ('f', 'n')
+ ORDER BY column_name;
+SELECT count(*) AS not_in_heap FROM (SELECT format('%s|[%s]|%s', id, f, n) FROM ncc
+        EXCEPT ALL SELECT format('%s|[%s]|%s', id, f, n) FROM nch) a;
+SELECT nc_typmods(false);
+DROP TABLE nch, ncc;
+DROP FUNCTION nc_typmods(boolean);
+SET quickstep.column_delta_rows = 0;
+
+-- what gets a dictionary and what does not: bpchar without a typmod (equal
+-- values 'a' and 'a ' differ), a domain over numeric(8,2), numeric(5,-2);
+-- but char(3) with multibyte characters, numeric(300,0) and numeric(90,70)
+-- (long-format images) and index sub-blocks over char(n)/numeric(p,s)
+CREATE DOMAIN d82 AS numeric(8,2);
+CREATE TABLE kinds (id int, b bpchar, d d82, ns numeric(5,-2), m char(3),
+  big numeric(300,0), fine numeric(90,70)) USING quickstep_column
+  WITH (quickstep.index_columns = 'm,fine');
+INSERT INTO kinds SELECT g, (ARRAY['a', 'a '])[1 + g % 2], 1.5, 1200, (ARRAY['é', 'éa', 'ab'])[1 + g % 3],
+  10::numeric ^ 280 + g % 5, 0.5 + (g % 4) * 1e-60
+  FROM generate_series(1, 3000) g;
+SELECT column_name, encoding FROM quickstep.blocks('kinds') WHERE column_name <> 'id'
+ ORDER BY column_name;
+CREATE TABLE kinds_h AS SELECT * FROM kinds;
+SELECT (SELECT count(*) FROM (SELECT format('%s|[%s]|%s|%s|[%s]|%s|%s', id, b, d, ns, m, big, fine) FROM kinds
+        EXCEPT ALL SELECT format('%s|[%s]|%s|%s|[%s]|%s|%s', id, b, d, ns, m, big, fine) FROM kinds_h) a)
+       AS not_in_heap;
+SELECT (SELECT count(*) FROM kinds WHERE m = 'é') AS col, (SELECT count(*) FROM kinds_h WHERE m = 'é') AS heap;
+SELECT (SELECT count(*) FROM kinds WHERE fine = 0.5 + 2e-60) AS col,
+       (SELECT count(*) FROM kinds_h WHERE fine = 0.5 + 2e-60) AS heap;
+SELECT (SELECT count(*) FROM kinds WHERE big > 10::numeric ^ 280 + 2) AS col,
+       (SELECT count(*) FROM kinds_h WHERE big > 10::numeric ^ 280 + 2) AS heap;
+DROP TABLE kinds, kinds_h;
+DROP DOMAIN d82;
+
 -- the typmods dropped without a rewrite: new rows keep their own images
 ALTER TABLE dtc ALTER COLUMN f TYPE bpchar, ALTER COLUMN n TYPE numeric;
 ALTER TABLE dth ALTER COLUMN f TYPE bpchar, ALTER COLUMN n TYPE numeric;

@@ -258,6 +258,7 @@ qs_colretype_reading(Relation rel, QsColAttr *attrs)
 	{
 		attrs[i].has_order = false;
 		attrs[i].dict_ok = false;
+		attrs[i].dict_typmod = false;
 		attrs[i].cmpfn = NULL;
 	}
 }
