@@ -192,6 +192,9 @@ extern bool qs_col_scan_bitmap_next_tuple(TableScanDesc sscan,
 										  uint64 *exact_pages);
 #endif
 extern void qs_col_bitmap_prefetch_off(void);
+
+/* fetchatts.c: fetched rows decode only the attributes their plan reads */
+extern void qs_col_fetchatts_install_hook(void);
 extern int	qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock,
 								  const OffsetNumber *offs, int n);
 

@@ -42,6 +42,14 @@ typedef struct QsRecSlot
 	HeapTupleHeaderData hdr;	/* the stored record's header (zero: none) */
 	HeapTuple	tuple;			/* formed by get_heap_tuple, or NULL */
 	QsRecLazy  *lazy;			/* the slot's attribute source, or NULL */
+
+	/*
+	 * The attributes the plan reads from this slot (want[attnum - 1]), or
+	 * NULL: all.  Only a lazy source heeds it, by leaving the others NULL
+	 * (src/column/fetchatts.c sets it for the scan slots of index, bitmap
+	 * and TID scans of column tables; nothing else does).
+	 */
+	const bool *want;
 } QsRecSlot;
 
 /*

@@ -277,8 +277,10 @@ lazy_getsomeattrs(QsRecLazy *lazy, TupleTableSlot *slot, int natts)
 				 src->rr->natts, natts);
 	}
 	old = MemoryContextSwitchTo(src->valcxt);
-	qs_colrows_get_atts(src->rr, src->pos, NULL, slot->tts_nvalid, natts,
-						slot->tts_values, slot->tts_isnull);
+	/* the attributes the plan does not read stay NULL (fetchatts.c) */
+	qs_colrows_get_atts(src->rr, src->pos, ((QsRecSlot *) slot)->want,
+						slot->tts_nvalid, natts, slot->tts_values,
+						slot->tts_isnull);
 	MemoryContextSwitchTo(old);
 	slot->tts_nvalid = natts;
 }

@@ -49,6 +49,7 @@ _PG_init(void)
 
 	/* PG 15: no executor prefetch of column tables' virtual pages */
 	qs_col_bitmap_prefetch_off();
+	qs_col_fetchatts_install_hook();
 
 	/*
 	 * quickstep.* options of column tables in CREATE TABLE [AS] and ALTER

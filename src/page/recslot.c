@@ -38,6 +38,7 @@ qs_recslot_init(TupleTableSlot *slot)
 {
 	((QsRecSlot *) slot)->tuple = NULL;
 	((QsRecSlot *) slot)->lazy = NULL;
+	((QsRecSlot *) slot)->want = NULL;
 	memset(&((QsRecSlot *) slot)->hdr, 0, sizeof(HeapTupleHeaderData));
 	TTSOpsVirtual.init(slot);
 }

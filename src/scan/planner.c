@@ -458,6 +458,27 @@ has_current_of(RelOptInfo *rel)
 	return false;
 }
 
+/*
+ * A column table's index, bitmap and TID scans decode only the attributes
+ * their plan node reads (src/column/fetchatts.c), which a physical target
+ * list defeats: create_scan_plan gives a scan below a node that does not
+ * need an exact target list (an Agg, a Group) every attribute, to save a
+ * projection, and the node above reads a few of them — the fetch then
+ * opened every column of the block (TPC-H Q20's subplan).  use_physical_tlist
+ * refuses a relation any of whose system columns is needed, so ctid is
+ * marked needed by the query's result (relid 0).  Nothing else reads
+ * attr_needed once paths are being built but build_joinrel_tlist, for the
+ * Vars of the relation's target list only, which this does not change.
+ */
+static void
+no_physical_tlist(RelOptInfo *rel)
+{
+	int			i = SelfItemPointerAttributeNumber - rel->min_attr;
+
+	if (i >= 0 && i <= rel->max_attr - rel->min_attr)
+		rel->attr_needed[i] = bms_add_member(rel->attr_needed[i], 0);
+}
+
 static void
 qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					RangeTblEntry *rte)
@@ -474,6 +495,10 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_RELATION &&
+		!rte->inh && relation_kind(rte->relid) == QS_COLUMN_TABLE)
+		no_physical_tlist(rel);
 
 	if (!qs_enable_pushdown ||
 		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||

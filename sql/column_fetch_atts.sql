@@ -1,0 +1,78 @@
+-- Index, bitmap and TID scans of a column table decode only the attributes
+-- their plan node reads (src/column/fetchatts.c), and their scans never get
+-- a physical target list (src/scan/planner.c, no_physical_tlist), so an
+-- Aggregate over an index scan names its columns too.  Every answer is
+-- compared with a heap twin's, for the shapes where a row must come whole:
+-- whole-row references, RETURNING, UPDATE and DELETE through an index scan
+-- (the columns not named must survive), unprojected scans.
+CREATE SCHEMA column_fetch_atts;
+SET search_path = column_fetch_atts, public;
+SET max_parallel_workers_per_gather = 0;
+SET quickstep.column_delta_rows = 0;
+CREATE TABLE h (id int, a int, big text, b int, d date, n numeric(8,2));
+INSERT INTO h SELECT g, g % 100, repeat(md5(g::text), 8), g % 7,
+  date '2020-01-01' + g % 365, (g % 1000) / 10.0
+  FROM generate_series(1, 20000) g;
+CREATE TABLE c USING quickstep_column AS SELECT * FROM h;
+CREATE INDEX ON h (id);
+CREATE INDEX ON c (id);
+CREATE INDEX ON h (a, b);
+CREATE INDEX ON c (a, b);
+ANALYZE h, c;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+-- the scan names only what it reads, below an Aggregate too
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(n) FROM c WHERE a = 5 AND b = 3 AND d > '2020-03-01';
+EXPLAIN (VERBOSE, COSTS OFF) SELECT b FROM c WHERE id = 7;
+CREATE FUNCTION same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  hc text;
+  cc text;
+BEGIN
+  EXECUTE format('SELECT string_agg(x::text, ''|'' ORDER BY x::text) FROM (%s) x', replace(q, '$T', 'h')) INTO hc;
+  EXECUTE format('SELECT string_agg(x::text, ''|'' ORDER BY x::text) FROM (%s) x', replace(q, '$T', 'c')) INTO cc;
+  RETURN CASE WHEN hc IS NOT DISTINCT FROM cc THEN 'same' ELSE 'DIFFERS' END;
+END $$;
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT b FROM $T WHERE id IN (5, 9000, 19999)$$),
+  ($$SELECT sum(n), count(d) FROM $T WHERE a = 5 AND b = 3 AND d > '2020-03-01'$$),
+  ($$SELECT t FROM $T t WHERE id BETWEEN 100 AND 110$$),
+  ($$SELECT * FROM $T WHERE id BETWEEN 100 AND 110$$),
+  ($$SELECT row_to_json(t) FROM $T t WHERE a = 7 AND b = 0$$),
+  ($$SELECT id, length(big) FROM $T WHERE a = 1 AND b = 1 ORDER BY id$$),
+  ($$SELECT max(d) FROM $T WHERE id < 500 GROUP BY b$$),
+  ($$SELECT (SELECT sum(n) FROM $T i WHERE i.a = o.a AND i.b = o.b) FROM $T o WHERE o.id < 20$$),
+  ($$SELECT ctid IS NOT NULL, b FROM $T WHERE id = 77$$)) AS t(q);
+-- bitmap and TID scans
+SET enable_indexscan = off;
+SET enable_bitmapscan = on;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(n) FROM c WHERE a = 5 AND b = 3;
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT sum(n), min(big) FROM $T WHERE a = 5 AND b = 3$$),
+  ($$SELECT t FROM $T t WHERE a = 9 AND b = 2$$)) AS t(q);
+RESET enable_indexscan;
+SELECT (SELECT b FROM c WHERE ctid = (SELECT ctid FROM c WHERE id = 1234)) AS col,
+       (SELECT b FROM h WHERE id = 1234) AS heap;
+-- writes through an index scan keep the columns they do not name
+SET enable_bitmapscan = off;
+UPDATE h SET b = b + 100 WHERE id BETWEEN 200 AND 260;
+UPDATE c SET b = b + 100 WHERE id BETWEEN 200 AND 260;
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT * FROM $T WHERE id BETWEEN 190 AND 270$$)) AS t(q);
+CREATE TABLE ret (am text, r text);
+WITH d AS (DELETE FROM h WHERE id BETWEEN 300 AND 305 RETURNING *)
+INSERT INTO ret SELECT 'heap', string_agg(format('%s/%s/%s', id, length(big), n), ',' ORDER BY id) FROM d;
+WITH d AS (DELETE FROM c WHERE id BETWEEN 300 AND 305 RETURNING *)
+INSERT INTO ret SELECT 'column', string_agg(format('%s/%s/%s', id, length(big), n), ',' ORDER BY id) FROM d;
+SELECT count(DISTINCT r) AS distinct_returning, min(r) FROM ret;
+-- an index scan feeding UPDATE … FROM, and SELECT … FOR UPDATE
+UPDATE h SET n = h.n + 1 FROM (SELECT id FROM h WHERE id BETWEEN 400 AND 420) s WHERE h.id = s.id;
+UPDATE c SET n = c.n + 1 FROM (SELECT id FROM c WHERE id BETWEEN 400 AND 420) s WHERE c.id = s.id;
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT * FROM $T WHERE id BETWEEN 395 AND 425$$),
+  ($$SELECT b FROM $T WHERE id BETWEEN 500 AND 505 FOR UPDATE$$)) AS t(q);
+SELECT count(*) FROM (SELECT * FROM h EXCEPT ALL SELECT * FROM c) x;
+SELECT quickstep.check_table('c') IS NOT NULL AS checked;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP SCHEMA column_fetch_atts CASCADE;
