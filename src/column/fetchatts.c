@@ -24,12 +24,15 @@
  * node — its quals and its projection; a node that returns the scan slot
  * unprojected has a target list naming every attribute
  * (tlist_matches_tupdesc), so then every attribute is wanted; a whole-row
- * Var wants all.  What needs the whole row fetches it through other paths
- * with other slots: ModifyTable's old row, triggers, row marks and
- * EvalPlanQual fetch with SnapshotAny (never lazy, am.c), EvalPlanQual's own
- * plan states are made without ExecutorStart (no want), logical
- * replication's and CLUSTER's index scans run without it.  A slot lives and
- * dies with its EState, so the set does too.
+ * Var wants all.  What needs the whole row reads it from other slots,
+ * which have no want: ModifyTable's old row, triggers and ON CONFLICT
+ * (table_tuple_fetch_row_version with SnapshotAny, table_tuple_lock), row
+ * marks and EvalPlanQual (its own plan states, made without
+ * ExecutorStart), logical replication's and CLUSTER's index scans (no
+ * ExecutorStart).  Storing a row lazily into those is harmless: without
+ * want every attribute asked for is decoded.  A slot lives and dies with
+ * its EState, so the set does too.  TidRangeScan and the plan states of
+ * EvalPlanQual rechecks get no want: they decode as before (speed only).
  *
  *-------------------------------------------------------------------------
  */

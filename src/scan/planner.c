@@ -465,10 +465,13 @@ has_current_of(RelOptInfo *rel)
  * need an exact target list (an Agg, a Group) every attribute, to save a
  * projection, and the node above reads a few of them — the fetch then
  * opened every column of the block (TPC-H Q20's subplan).  use_physical_tlist
- * refuses a relation any of whose system columns is needed, so ctid is
- * marked needed by the query's result (relid 0).  Nothing else reads
- * attr_needed once paths are being built but build_joinrel_tlist, for the
- * Vars of the relation's target list only, which this does not change.
+ * refuses a relation any of whose system columns is needed (PG 15 and 18),
+ * so ctid is marked needed by the query's result (relid 0).  Nothing else
+ * reads attr_needed once paths are being built but build_joinrel_tlist,
+ * for the Vars of the relation's target list only, which this does not
+ * change.  It applies to every core scan of a column table (a Seq Scan
+ * when QuickstepScan is not taken, a TID range scan too): each projects,
+ * a step heap saves, and EXPLAIN VERBOSE shows its output list.
  */
 static void
 no_physical_tlist(RelOptInfo *rel)
