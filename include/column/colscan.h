@@ -191,9 +191,10 @@ extern bool qs_col_scan_bitmap_next_tuple(TableScanDesc sscan,
 										  uint64 *lossy_pages,
 										  uint64 *exact_pages);
 #endif
-extern void qs_col_bitmap_prefetch_off(void);
-
-/* fetchatts.c: fetched rows decode only the attributes their plan reads */
+/*
+ * fetchatts.c: fetched rows decode only the attributes their plan reads;
+ * PG 15: no executor prefetch for bitmap scans of column tables
+ */
 extern void qs_col_fetchatts_install_hook(void);
 extern int	qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock,
 								  const OffsetNumber *offs, int n);

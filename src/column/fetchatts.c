@@ -2,7 +2,8 @@
  *
  * fetchatts.c
  *	  The attributes a plan reads from the rows its index, bitmap and TID
- *	  scans fetch from a column table.
+ *	  scans fetch from a column table (and, on PG 15, no executor prefetch
+ *	  for its bitmap scans: the same ExecutorStart walk).
  *
  * A fetched main row is decoded on demand (readcache.c), but the executor
  * asks for a prefix of the attributes (slot_getsomeattrs up to the last one
@@ -126,6 +127,22 @@ want_walker(PlanState *ps, void *context)
 	if (IsA(ps, IndexScanState) || IsA(ps, BitmapHeapScanState) ||
 		IsA(ps, TidScanState))
 		set_want((ScanState *) ps);
+#ifndef QS_BITMAP_ONE_CALLBACK
+
+	/*
+	 * PG 15: no executor prefetching for bitmap scans of column tables (its
+	 * blocks past the fork's end are virtual pages, scan_tid.c), set in the
+	 * same walk.
+	 */
+	if (IsA(ps, BitmapHeapScanState))
+	{
+		BitmapHeapScanState *bs = (BitmapHeapScanState *) ps;
+
+		if (bs->ss.ss_currentRelation != NULL &&
+			qs_is_column_rel(bs->ss.ss_currentRelation))
+			bs->prefetch_maximum = 0;
+	}
+#endif
 	return planstate_tree_walker(ps, want_walker, context);
 }
 

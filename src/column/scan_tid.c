@@ -16,9 +16,9 @@
  *
  * PG 15's executor prefetches the pages of a bitmap through the buffer
  * manager (BitmapPrefetch -> PrefetchBuffer), which fails for a block
- * number past the end of the fork: qs_col_bitmap_prefetch_off() turns
+ * number past the end of the fork: fetchatts.c's ExecutorStart hook turns
  * prefetching off for bitmap scans of column tables when the executor
- * starts (an ExecutorStart hook).  PG 18 iterates the bitmap inside the
+ * starts.  PG 18 iterates the bitmap inside the
  * table AM, which prefetches nothing for main pages.
  *
  *-------------------------------------------------------------------------
@@ -29,7 +29,6 @@
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
-#include "nodes/nodeFuncs.h"
 #include "pgstat.h"
 #include "utils/rel.h"
 
@@ -292,46 +291,3 @@ qs_col_scan_getnextslot_tidrange(TableScanDesc sscan, ScanDirection direction,
 							  qs_scan_getnextslot_tidrange, main);
 }
 
-/* ------------------------------------------------------------------------
- * PG 15: no executor prefetching for bitmap scans of column tables
- * ------------------------------------------------------------------------
- */
-#ifndef QS_BITMAP_ONE_CALLBACK
-static ExecutorStart_hook_type prev_executor_start = NULL;
-
-static bool
-prefetch_off_walker(PlanState *ps, void *context)
-{
-	if (ps == NULL)
-		return false;
-	if (IsA(ps, BitmapHeapScanState))
-	{
-		BitmapHeapScanState *bs = (BitmapHeapScanState *) ps;
-		Relation	rel = bs->ss.ss_currentRelation;
-
-		if (rel != NULL && qs_is_column_rel(rel))
-			bs->prefetch_maximum = 0;
-	}
-	return planstate_tree_walker(ps, prefetch_off_walker, context);
-}
-
-static void
-col_executor_start(QueryDesc *queryDesc, int eflags)
-{
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-	if (queryDesc->planstate)
-		(void) prefetch_off_walker(queryDesc->planstate, NULL);
-}
-#endif
-
-void
-qs_col_bitmap_prefetch_off(void)
-{
-#ifndef QS_BITMAP_ONE_CALLBACK
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = col_executor_start;
-#endif
-}

@@ -47,8 +47,10 @@ _PG_init(void)
 	/* warnings of CREATE / ALTER PUBLICATION (src/wal/publication.c) */
 	qs_publication_install_hook();
 
-	/* PG 15: no executor prefetch of column tables' virtual pages */
-	qs_col_bitmap_prefetch_off();
+	/*
+	 * Fetched rows of column tables decode what their plan reads; PG 15: no
+	 * executor prefetch of their virtual pages (src/column/fetchatts.c)
+	 */
 	qs_col_fetchatts_install_hook();
 
 	/*
