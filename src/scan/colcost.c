@@ -110,7 +110,7 @@
  * one (FETCH_LZ4).  Measured at TPC-H SF 1, PG 15 (lineitem sorted on
  * l_shipdate, so fetches by l_orderkey land anywhere), 200,000 random
  * l_orderkey probes joined by nested loop, about 200,000 rows fetched
- * (/tmp-free form in src/scan/README.md, Costs): against heap's same plan,
+ * (src/scan/README.md, Costs, has the query): against heap's same plan,
  * sum(l_suppkey) (FOR) +0.0 us a row, count(*) -0.3 us, l_extendedprice,
  * l_discount, l_suppkey, l_shipdate (one LZ4 column) +1.5 us, l_comment
  * (LZ4) +2 us.  Uncharged, TPC-H Q7 nested 121,324 index scans of lineitem
