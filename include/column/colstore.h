@@ -548,6 +548,10 @@ typedef struct QsColRowReader
 	QsColAttr  *attrs;
 	QsColReader *readers;		/* natts; opened lazily */
 	bool	   *opened;
+	uint32		grown;			/* advanced by each lazy opening that allocates
+								 * in cxt (a column, the origin xmins):
+								 * readcache.c counts the reader's memory again
+								 * when it changed */
 	uint8	  **secbuf;			/* ncols * QS_COLSEC_COUNT section copies */
 
 	/*

@@ -84,7 +84,8 @@ typedef struct ReadCacheEnt
 	uint32		npages;
 	uint64		image_len;
 	uint64		last_use;
-	Size		bytes;			/* its memory when last looked up */
+	Size		bytes;			/* its memory when last counted */
+	uint32		counted;		/* rr.grown then */
 	MemoryContext cxt;			/* the descriptor copy, attributes, reader */
 	QsColRowReader rr;
 } ReadCacheEnt;
@@ -110,23 +111,28 @@ ent_drop(ReadCacheEnt *ent)
 }
 
 /*
- * Account for every reader's memory now (columns open after a reader is
- * looked up: a fetch decodes, a lazy slot reads its attributes later, so
- * an earlier count may be a near-empty reader's), then free least recently
- * used readers other than 'keep' until under the cap.  So the cache holds
- * at most the cap plus what 'keep' opens until the next lookup.
+ * Account for readers' memory (columns open after a reader is looked up:
+ * a fetch decodes, a lazy slot reads its attributes later, so an earlier
+ * count may be a near-empty reader's), then free least recently used
+ * readers other than 'keep' until under the cap.  So the cache holds at
+ * most the cap plus what 'keep' opens until the next lookup.  A reader is
+ * counted again only when it opened something since its last count
+ * (rr.grown): MemoryContextMemAllocated walks a reader's contexts, and
+ * counting every reader at every lookup took 5 % of TPC-H Q7's time at SF
+ * 1 (121,324 index scans of lineitem, 41 blocks open).
  */
 static void
 readcache_trim(ReadCacheEnt *keep)
 {
-	readcache_bytes = 0;
 	for (int i = 0; i < readcache_slots; i++)
 	{
 		ReadCacheEnt *c = &readcache[i];
 
-		if (c->used)
+		if (c->used && (c->rr.grown != c->counted || c->bytes == 0))
 		{
+			readcache_bytes -= c->bytes;
 			c->bytes = MemoryContextMemAllocated(c->cxt, true);
+			c->counted = c->rr.grown;
 			readcache_bytes += c->bytes;
 		}
 	}

@@ -451,6 +451,7 @@ qs_colrows_open_scratch(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 	rr->readers = palloc0(sizeof(QsColReader) * Max(rr->h.blk.ncols, 1));
 	rr->opened = palloc0(sizeof(bool) * Max(rr->h.blk.ncols, 1));
 	rr->secbuf = palloc0(sizeof(uint8 *) * QS_COLSEC_COUNT * Max(rr->h.blk.ncols, 1));
+	rr->grown = 0;
 	rr->row_of_pos = rr->pos_of_row = NULL;
 	rr->origin_state = 0;
 	rr->origin_buf = NULL;
@@ -526,6 +527,7 @@ qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
 			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
 			if (rr->origin_buf == NULL)
 				rr->origin_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+			rr->grown++;
 			MemoryContextSwitchTo(old);
 			err.msg[0] = '\0';
 			st = qs_colblock_origin_open(&rr->h.blk, i, rr->origin_buf,
@@ -585,6 +587,7 @@ open_column(QsColRowReader *rr, int c)
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
 	rr->opened[c] = true;
+	rr->grown++;
 	MemoryContextSwitchTo(old);
 }
 
