@@ -13,6 +13,7 @@
 #include "core/compat.h"
 
 #include "access/tableam.h"
+#include "column/colstore.h"
 
 /* load.c: bulk loads into main blocks (README section 6) */
 #define QS_COL_LOAD_BLOCK_ROWS	150000
@@ -68,6 +69,9 @@ typedef struct QsColPlanShape
 	double		delmap_pages;	/* at most: a block with a delete map has
 								 * a root and up to one page per virtual
 								 * page (without reading the roots) */
+	bool		has_largest;
+	QsColDirEntry largest;		/* the block with the most rows, of a
+								 * transaction not aborted */
 } QsColPlanShape;
 
 extern void qs_column_plan_shape(Relation rel, QsColPlanShape *shape);

@@ -246,6 +246,12 @@ qs_column_plan_shape(Relation rel, QsColPlanShape *shape)
 		shape->main_pages += e->npages;
 		if (e->delmap_root != InvalidBlockNumber)
 			shape->delmap_pages += 1 + ceil((double) e->published / MaxHeapTuplesPerPage);
+		if ((!shape->has_largest || e->published > shape->largest.published) &&
+			!(TransactionIdIsNormal(e->xmin) && TransactionIdDidAbort(e->xmin)))
+		{
+			shape->largest = *e;
+			shape->has_largest = true;
+		}
 	}
 	if (dir.entries)
 		pfree(dir.entries);

@@ -20,8 +20,8 @@
 
 #include "access/sysattr.h"
 #include "access/table.h"
-#include "access/transam.h"
 #include "codec/choose.h"
+#include "column/colam.h"
 #include "column/colblock.h"
 #include "column/colstore.h"
 #include "nodes/pathnodes.h"
@@ -178,31 +178,17 @@ fetch_fractions(Relation r, double tuples)
 {
 	TupleDesc	desc = RelationGetDescr(r);
 	double	   *frac = palloc0(sizeof(double) * (desc->natts + 1));
-	QsColDirectory dir;
-	const QsColDirEntry *largest = NULL;
-	double		mainrows = 0;
+	QsColPlanShape shape;
 
 	if (RelationGetNumberOfBlocks(r) == 0)
 		return frac;
-	qs_coldir_read(r, &dir);
-	for (uint32 i = 0; i < dir.nentries; i++)
+	qs_column_plan_shape(r, &shape);
+	if (shape.has_largest && shape.main_rows > 0)
 	{
-		const QsColDirEntry *e = &dir.entries[i];
-
-		/* as col_predicted_rows counts main rows (am.c) */
-		if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING) ||
-			(TransactionIdIsNormal(e->xmin) && TransactionIdDidAbort(e->xmin)))
-			continue;
-		mainrows += e->published;
-		if (largest == NULL || e->published > largest->published)
-			largest = e;
-	}
-	if (largest != NULL && mainrows > 0)
-	{
-		double		share = tuples > 0 ? Min(mainrows / tuples, 1.0) : 1.0;
+		double		share = tuples > 0 ? Min(shape.main_rows / tuples, 1.0) : 1.0;
 		QsColBlockHandle h;
 
-		qs_colblock_load(r, largest, &h);
+		qs_colblock_load(r, &shape.largest, &h);
 		for (int c = 0; c < desc->natts && c < (int) h.blk.ncols; c++)
 		{
 			QsColBlockColDesc d;
@@ -216,7 +202,6 @@ fetch_fractions(Relation r, double tuples)
 		}
 		qs_colblock_release(&h);
 	}
-	pfree(dir.entries);
 	return frac;
 }
 
