@@ -202,6 +202,39 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT id, tl FROM cp WHERE tl IS NULL')
 ) v(q);
 
+-- IN lists, NOT IN and x op ANY/ALL on dictionary columns: a set of codes
+-- per block (each element's range of codes, united for ANY, intersected
+-- for ALL), tested code by code instead of the operator on each value
+SELECT q, cmp(q) FROM (VALUES
+	('SELECT id, tc FROM cp WHERE tc NOT IN (''c1'', ''c2'', ''nope'')'),
+	('SELECT id, tc FROM cp WHERE tc <> ALL (''{c3,c4}'')'),
+	('SELECT id, tc FROM cp WHERE tc IN (''c1'', NULL)'),
+	('SELECT id, tc FROM cp WHERE tc NOT IN (''c1'', NULL)'),
+	('SELECT id, tc FROM cp WHERE tc = ANY (''{}''::text[])'),
+	('SELECT id, tc FROM cp WHERE tc <> ALL (''{}''::text[])'),
+	('SELECT id, tc FROM cp WHERE tc < ANY (''{c1,c3}'')'),
+	('SELECT id, tc FROM cp WHERE tc > ALL (''{c1,c3}'')'),
+	('SELECT id, tc FROM cp WHERE tc >= ANY (''{c0,zzz}'')'),
+	('SELECT id, tc FROM cp WHERE tc IN (''nope'', ''zzz'')'),
+	('SELECT id, tl FROM cp WHERE tl NOT IN (''apa1'', ''Äpple2'')'),
+	('SELECT id, tl FROM cp WHERE tl < ANY (''{b,Äpple}'')'),
+	('SELECT id, tn FROM cp WHERE tn IN (''n1'', ''n2'') AND tc IN (''c1'', ''c2'', ''c3'')')
+) v(q);
+-- char(n): equal values whatever their trailing blanks
+CREATE TABLE cb (id int, c char(3)) USING quickstep_column;
+SET quickstep.column_delta_rows = 0;
+INSERT INTO cb SELECT i, (ARRAY['a', 'b', 'c', 'a b'])[i % 4 + 1] FROM generate_series(1, 5000) i;
+RESET quickstep.column_delta_rows;
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('cb') ORDER BY 1;
+SELECT q, cmp(q) FROM (VALUES
+	('SELECT id, c FROM cb WHERE c IN (''a'', ''b  '')'),
+	('SELECT id, c FROM cb WHERE c NOT IN (''a '', ''a b'')'),
+	('SELECT id, c FROM cb WHERE c = ANY (''{c,zz}''::bpchar[])')
+) v(q);
+SELECT count(*) FILTER (WHERE c IN ('a', 'b  ')) AS in_ab,
+       count(*) FILTER (WHERE c NOT IN ('a ', 'a b')) AS not_in
+FROM cb;
+
 -- code ranges on dictionary columns with NULLs (a row's code is found by
 -- its rank among the non-NULL rows), across chunks of 4096 rows
 CREATE TABLE cn (id int, a text COLLATE "C", b int2)

@@ -35,7 +35,8 @@ typedef enum QsColPredMode
 	QS_CP_ALL,					/* every row passes: no check */
 	QS_CP_CODES,				/* a code range over the packed codes */
 	QS_CP_INTS,					/* an integer range over FOR or plain values */
-	QS_CP_PROBE					/* answered by the block's index sub-block */
+	QS_CP_PROBE,				/* answered by the block's index sub-block */
+	QS_CP_CODESET				/* a set of codes (an IN list, NOT IN) */
 } QsColPredMode;
 
 /*
@@ -73,6 +74,7 @@ typedef struct QsColPred
 	QsCodeRange range;
 	bool		have_dict;		/* dict: the open block's dictionary */
 	QsDict		dict;
+	uint64	   *codeset;		/* QS_CP_CODESET: bit c, code c passes */
 } QsColPred;
 
 typedef struct QsColPush

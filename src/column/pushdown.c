@@ -530,14 +530,12 @@ static QsColReader *column_reader(QsColPush *p, ColScanDesc s, int c);
 static inline int64 reader_int(const QsColReader *r, int width, size_t idx);
 static inline uint32 value_index(const QsColReader *r, uint32 row);
 
-/* The sort key of a sorted block: value idx as an orderable integer. */
-static inline int64
-sorted_key(const QsColReader *r, const QsColPred *pr, size_t idx)
+/* The dictionary code of value idx of a DICT or DICT_PADDED column. */
+static inline uint32
+reader_code(const QsColReader *r, size_t idx)
 {
-	if (pr->mode != QS_CP_CODES)
-		return reader_int(r, pr->qual->col_width, idx);
 	if (r->d.encoding == QS_ENC_DICT)
-		return (int64) qs_bitpack_get(r->codes.data, r->codes.width, idx);
+		return (uint32) qs_bitpack_get(r->codes.data, r->codes.width, idx);
 	switch (r->d.code_bytes)
 	{
 		case 1:
@@ -547,6 +545,15 @@ sorted_key(const QsColReader *r, const QsColPred *pr, size_t idx)
 		default:
 			return qs_load32(r->padded + idx * 4);
 	}
+}
+
+/* The sort key of a sorted block: value idx as an orderable integer. */
+static inline int64
+sorted_key(const QsColReader *r, const QsColPred *pr, size_t idx)
+{
+	if (pr->mode != QS_CP_CODES)
+		return reader_int(r, pr->qual->col_width, idx);
+	return (int64) reader_code(r, idx);
 }
 
 /* The first value index in [lo_idx, hi_idx) whose key is >= key (or > key). */
@@ -666,7 +673,8 @@ probe_ranges_codes(QsColPred *pr, QsCodeRange *ranges, int *nranges, double *sha
 	if (!pr->have_dict || pr->dict.nvalues == 0)
 		return false;
 	if (!((pr->mode == QS_CP_CODES && pr->range.kind == QS_RANGE_IN) ||
-		  (pr->mode == QS_CP_ROWS && q->kind == QS_QUAL_ANY &&
+		  ((pr->mode == QS_CP_ROWS || pr->mode == QS_CP_CODESET) &&
+		   q->kind == QS_QUAL_ANY &&
 		   pr->strategy == BTEqualStrategyNumber && !pr->ne)))
 		return false;
 	*nranges = 0;
@@ -905,6 +913,67 @@ probe_index(QsColPush *p, ColScanDesc s)
 }
 
 /*
+ * An IN list (x = ANY (...)), x <> ALL (...) and the like on a dictionary
+ * column as the set of codes whose values pass: each element's range of
+ * codes (the dictionary is sorted by the column's comparator, so the codes
+ * of the values an element accepts are one range, or all but one for <>),
+ * united for ANY, intersected for ALL.  The rows are then tested code by
+ * code (filter_codeset) rather than by calling the operator on each
+ * decoded value.  Returns the number of codes in the set.  A NULL element
+ * passes nothing (judge_values already skipped the block of an ALL with
+ * one).
+ */
+static uint32
+make_codeset(QsColPred *pr, MemoryContext cxt)
+{
+	QsQual	   *q = pr->qual;
+	bool		any = q->kind == QS_QUAL_ANY;
+	uint32		nv = pr->dict.nvalues;
+	size_t		words = (nv + 63) / 64;
+	uint64	   *set = MemoryContextAlloc(cxt, sizeof(uint64) * Max(words, 1));
+	uint32		n = 0;
+
+	memset(set, any ? 0 : 0xFF, sizeof(uint64) * Max(words, 1));
+	for (int j = 0; j < q->nelems; j++)
+	{
+		QsCodeRange r;
+		uint32		lo,
+					hi;
+
+		if (q->elem_nulls[j])
+		{
+			if (!any)
+				memset(set, 0, sizeof(uint64) * Max(words, 1));
+			continue;
+		}
+		r = value_code_range(pr, &pr->dict, j);
+		if (r.kind == QS_RANGE_ALL || r.kind == QS_RANGE_NONE)
+		{
+			/* ANY with an element every value passes: all; ALL with none: none */
+			if (any == (r.kind == QS_RANGE_ALL))
+				memset(set, any ? 0xFF : 0, sizeof(uint64) * Max(words, 1));
+			continue;
+		}
+		lo = r.lo;
+		hi = Min(r.hi, nv - 1);
+		for (uint32 c = 0; c < nv; c++)
+		{
+			bool		in = (c >= lo && c <= hi) == (r.kind == QS_RANGE_IN);
+			uint64		bit = UINT64_C(1) << (c % 64);
+
+			if (any && in)
+				set[c / 64] |= bit;
+			else if (!any && !in)
+				set[c / 64] &= ~bit;
+		}
+	}
+	for (uint32 c = 0; c < nv; c++)
+		n += (set[c / 64] >> (c % 64)) & 1;
+	pr->codeset = set;
+	return n;
+}
+
+/*
  * qs_colpush_block
  *		Decide, from the open block's header and dictionaries, whether it
  *		can hold a row passing the quals (false: skip it) and how each qual
@@ -991,11 +1060,20 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 		pr->have_dict = true;
 		if (q->kind != QS_QUAL_OP)
 		{
+			uint32		ncodes;
+
 			if (judge_values(pr, one_dict, dict) == CJ_NONE)
 			{
 				p->skipped_dict++;
 				return false;
 			}
+			ncodes = make_codeset(pr, s->blkcxt);
+			if (ncodes == 0)
+			{
+				p->skipped_dict++;
+				return false;
+			}
+			pr->mode = ncodes == dict->nvalues && nonull ? QS_CP_ALL : QS_CP_CODESET;
 			continue;
 		}
 		pr->range = value_code_range(pr, dict, 0);
@@ -1235,6 +1313,28 @@ filter_codes(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
 	return k;
 }
 
+/* Keep the sel[] whose code is in pr->codeset (make_codeset). */
+static int
+filter_codeset(QsColPred *pr, const QsColReader *r, uint32 start,
+			   OffsetNumber *sel, int n)
+{
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		uint32		row = start + sel[i];
+		uint32		code;
+
+		if (r->nulls != NULL && !row_present(r, row))
+			continue;
+		/* below the dictionary's size: checked when the reader opened */
+		code = reader_code(r, value_index(r, row));
+		if ((pr->codeset[code / 64] >> (code % 64)) & 1)
+			sel[k++] = sel[i];
+	}
+	return k;
+}
+
 /*
  * Value idx of a FOR, FOR-delta or plain integer column as int64, as
  * qs_colreader_get hands it out (a 4-byte column's low 4 bytes).
@@ -1373,6 +1473,12 @@ qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 				n = pr->mode == QS_CP_CODES ?
 					filter_codes(p, pr, r, start, nrows, sel, n) :
 					filter_ints(p, pr, r, start, nrows, sel, n);
+				q->rows_out += n;
+				break;
+			case QS_CP_CODESET:
+				q->rows_in += n;
+				r = column_reader(p, s, pr->col);
+				n = filter_codeset(pr, r, start, sel, n);
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
