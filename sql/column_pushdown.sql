@@ -231,6 +231,26 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT id, c FROM cb WHERE c NOT IN (''a '', ''a b'')'),
 	('SELECT id, c FROM cb WHERE c = ANY (''{c,zz}''::bpchar[])')
 ) v(q);
+-- a dictionary of 300 codes: sets across 64-code words
+CREATE TABLE cw (id int, w text COLLATE "C") USING quickstep_column;
+SET quickstep.column_delta_rows = 0;
+INSERT INTO cw SELECT i, 'w' || lpad((i * 7 % 300)::text, 3, '0') FROM generate_series(1, 30000) i;
+RESET quickstep.column_delta_rows;
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('cw') ORDER BY 1;
+CREATE FUNCTION wlist(a int, b int) RETURNS text LANGUAGE sql AS
+$$ SELECT string_agg(quote_literal('w' || lpad(g::text, 3, '0')), ', ') FROM generate_series(a, b) g $$;
+SELECT left(q, 60) AS q, cmp(q) FROM (VALUES
+	('SELECT id, w FROM cw WHERE w IN (' || wlist(0, 69) || ')'),
+	('SELECT id, w FROM cw WHERE w IN (' || wlist(63, 64) || ', ' || wlist(127, 129) || ', ''w299'')'),
+	('SELECT id, w FROM cw WHERE w NOT IN (' || wlist(1, 200) || ')'),
+	('SELECT id, w FROM cw WHERE w <> ALL (ARRAY[' || wlist(64, 191) || '])'),
+	('SELECT id, w FROM cw WHERE w > ALL (''{w063,w100}'')'),
+	('SELECT id, w FROM cw WHERE w < ALL (''{w200,w128}'') AND w >= ''w064'''),
+	('SELECT id, w FROM cw WHERE w < ANY (''{w065,w130}'')'),
+	('SELECT id, w FROM cw WHERE w >= ANY (''{w128,w250}'')'),
+	('SELECT id, w FROM cw WHERE w <> ANY (''{w001,w002}'')'),
+	('SELECT id, w FROM cw WHERE w <> ANY (''{w001}'')')
+) v(q);
 SELECT count(*) FILTER (WHERE c IN ('a', 'b  ')) AS in_ab,
        count(*) FILTER (WHERE c NOT IN ('a ', 'a b')) AS not_in
 FROM cb;

@@ -923,52 +923,103 @@ probe_index(QsColPush *p, ColScanDesc s)
  * passes nothing (judge_values already skipped the block of an ALL with
  * one).
  */
+/* set (or clear) bits lo .. hi of set, a word at a time */
+static void
+bits_fill(uint64 *set, uint32 lo, uint32 hi, bool on)
+{
+	while (lo <= hi)
+	{
+		uint32		w = lo / 64;
+		uint32		last = Min(hi, w * 64 + 63);
+		uint64		mask = (last - lo == 63 ? ~UINT64_C(0) :
+							((UINT64_C(1) << (last - lo + 1)) - 1) << (lo % 64));
+
+		if (on)
+			set[w] |= mask;
+		else
+			set[w] &= ~mask;
+		if (last == PG_UINT32_MAX)
+			break;
+		lo = last + 1;
+	}
+}
+
 static uint32
 make_codeset(QsColPred *pr, MemoryContext cxt)
 {
 	QsQual	   *q = pr->qual;
 	bool		any = q->kind == QS_QUAL_ANY;
 	uint32		nv = pr->dict.nvalues;
-	size_t		words = (nv + 63) / 64;
-	uint64	   *set = MemoryContextAlloc(cxt, sizeof(uint64) * Max(words, 1));
+	size_t		words = Max((nv + 63) / 64, 1);
+	uint64	   *set = MemoryContextAllocZero(cxt, sizeof(uint64) * words);
+	int64		lo_all = 0,
+				hi_all = (int64) nv - 1;	/* ALL: the IN ranges' intersection */
 	uint32		n = 0;
 
-	memset(set, any ? 0 : 0xFF, sizeof(uint64) * Max(words, 1));
+	if (nv == 0)
+		return 0;
+	if (!any)
+		bits_fill(set, 0, nv - 1, true);
 	for (int j = 0; j < q->nelems; j++)
 	{
 		QsCodeRange r;
-		uint32		lo,
-					hi;
 
 		if (q->elem_nulls[j])
 		{
 			if (!any)
-				memset(set, 0, sizeof(uint64) * Max(words, 1));
+				hi_all = -1;	/* x op ALL with a NULL: never true */
 			continue;
 		}
 		r = value_code_range(pr, &pr->dict, j);
-		if (r.kind == QS_RANGE_ALL || r.kind == QS_RANGE_NONE)
+		switch (r.kind)
 		{
-			/* ANY with an element every value passes: all; ALL with none: none */
-			if (any == (r.kind == QS_RANGE_ALL))
-				memset(set, any ? 0xFF : 0, sizeof(uint64) * Max(words, 1));
-			continue;
-		}
-		lo = r.lo;
-		hi = Min(r.hi, nv - 1);
-		for (uint32 c = 0; c < nv; c++)
-		{
-			bool		in = (c >= lo && c <= hi) == (r.kind == QS_RANGE_IN);
-			uint64		bit = UINT64_C(1) << (c % 64);
-
-			if (any && in)
-				set[c / 64] |= bit;
-			else if (!any && !in)
-				set[c / 64] &= ~bit;
+			case QS_RANGE_NONE:
+				if (!any)
+					hi_all = -1;
+				break;
+			case QS_RANGE_ALL:
+				if (any)
+					bits_fill(set, 0, nv - 1, true);
+				break;
+			case QS_RANGE_IN:
+				if (any)
+					bits_fill(set, r.lo, Min(r.hi, nv - 1), true);
+				else
+				{
+					lo_all = Max(lo_all, (int64) r.lo);
+					hi_all = Min(hi_all, (int64) r.hi);
+				}
+				break;
+			case QS_RANGE_NOT_IN:
+				if (!any)
+					bits_fill(set, r.lo, Min(r.hi, nv - 1), false);
+				else
+				{
+					if (r.lo > 0)
+						bits_fill(set, 0, r.lo - 1, true);
+					if (r.hi < nv - 1)
+						bits_fill(set, r.hi + 1, nv - 1, true);
+				}
+				break;
 		}
 	}
-	for (uint32 c = 0; c < nv; c++)
-		n += (set[c / 64] >> (c % 64)) & 1;
+	if (!any)
+	{
+		if (lo_all > hi_all)
+			memset(set, 0, sizeof(uint64) * words);
+		else
+		{
+			if (lo_all > 0)
+				bits_fill(set, 0, (uint32) lo_all - 1, false);
+			if (hi_all < (int64) nv - 1)
+				bits_fill(set, (uint32) hi_all + 1, nv - 1, false);
+		}
+	}
+	/* bits past the dictionary's last code stay clear */
+	if (nv % 64 != 0)
+		set[words - 1] &= (UINT64_C(1) << (nv % 64)) - 1;
+	for (size_t w = 0; w < words; w++)
+		n += (uint32) __builtin_popcountll(set[w]);
 	pr->codeset = set;
 	return n;
 }
