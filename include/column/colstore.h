@@ -418,6 +418,8 @@ typedef struct QsColBlockHandle
 
 extern void qs_colblock_load(Relation rel, const QsColDirEntry *e,
 							 QsColBlockHandle *h);
+extern QsCodecStatus qs_colblock_try_load(Relation rel, const QsColDirEntry *e,
+										  QsColBlockHandle *h, QsCodecErr *err);
 extern uint8 *qs_colblock_read_bytes_alloc(QsColBlockHandle *h, uint64 off,
 										   uint64 len,
 										   const QsCodecAllocator *alloc);

@@ -574,23 +574,87 @@ run_get_page(void *arg, uint32_t pageno)
 	return (const uint8_t *) BufferGetPage(rp->held);
 }
 
-static void
-gather(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out)
+static QsCodecStatus
+gather_status(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out,
+			  QsCodecErr *err)
 {
 	RunPages	rp;
-	QsCodecErr	err;
 	QsCodecStatus st;
 
 	rp.rel = h->rel;
 	rp.e = &h->entry;
 	rp.nblocks = 0;
 	rp.held = InvalidBuffer;
-	err.msg[0] = '\0';
 	st = qs_colblock_gather(run_get_page, &rp, h->entry.block_id, h->entry.npages,
-							off, len, out, &err);
+							off, len, out, err);
 	release_page(&rp);
+	return st;
+}
+
+static void
+gather(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out)
+{
+	QsCodecErr	err;
+	QsCodecStatus st;
+
+	err.msg[0] = '\0';
+	st = gather_status(h, off, len, out, &err);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(h->rel, h->entry.block_id, st, &err);
+}
+
+/*
+ * qs_colblock_try_load
+ *		Read and validate the header of the block of directory entry e, as
+ *		qs_colblock_load does, but return what a corrupt directory entry,
+ *		page or header is (h->header NULL) rather than raising it: for
+ *		callers that can do without the block (the planner, colcost.c).
+ *		Errors of the buffer manager itself are still raised.
+ */
+QsCodecStatus
+qs_colblock_try_load(Relation rel, const QsColDirEntry *e, QsColBlockHandle *h,
+					 QsCodecErr *err)
+{
+	uint8		fixed[QS_COLBLOCK_FIXEDSZ];
+	uint32		header_len;
+	uint64		image_len;
+	QsCodecStatus st;
+
+	h->rel = rel;
+	h->entry = *e;
+	h->header = NULL;
+	err->msg[0] = '\0';
+	if (e->npages != qs_colblock_npages(e->image_len) || e->image_len < QS_COLBLOCK_FIXEDSZ)
+		return qs_codec_error(err, QS_CODEC_CORRUPT,
+							  "directory entry: %u pages for %llu bytes", e->npages,
+							  (unsigned long long) e->image_len);
+	st = gather_status(h, 0, QS_COLBLOCK_FIXEDSZ, fixed, err);
+	if (st == QS_CODEC_OK)
+		st = qs_colblock_peek(fixed, sizeof(fixed), &header_len, &image_len, err);
+	if (st == QS_CODEC_OK && image_len != e->image_len)
+		st = qs_codec_error(err, QS_CODEC_CORRUPT,
+							"image length %llu, directory says %llu",
+							(unsigned long long) image_len,
+							(unsigned long long) e->image_len);
+	if (st != QS_CODEC_OK)
+		return st;
+	h->header = palloc(header_len);
+	st = gather_status(h, 0, header_len, h->header, err);
+	if (st == QS_CODEC_OK)
+		st = qs_colblock_open(h->header, header_len, &h->blk, err);
+	if (st == QS_CODEC_OK && h->blk.block_id != e->block_id)
+		st = qs_codec_error(err, QS_CODEC_CORRUPT, "header names block %u",
+							h->blk.block_id);
+	if (st == QS_CODEC_OK && h->blk.nrows != e->nrows)
+		st = qs_codec_error(err, QS_CODEC_CORRUPT,
+							"header has %u rows, directory says %u",
+							h->blk.nrows, e->nrows);
+	if (st != QS_CODEC_OK)
+	{
+		pfree(h->header);
+		h->header = NULL;
+	}
+	return st;
 }
 
 /*
@@ -600,41 +664,16 @@ gather(QsColBlockHandle *h, uint64 off, uint64 len, uint8 *out)
 void
 qs_colblock_load(Relation rel, const QsColDirEntry *e, QsColBlockHandle *h)
 {
-	uint8		fixed[QS_COLBLOCK_FIXEDSZ];
-	uint32		header_len;
-	uint64		image_len;
 	QsCodecErr	err;
 	QsCodecStatus st;
 
-	h->rel = rel;
-	h->entry = *e;
-	h->header = NULL;
 	if (e->npages != qs_colblock_npages(e->image_len) || e->image_len < QS_COLBLOCK_FIXEDSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory entry of column block %u of relation \"%s\" is corrupt: %u pages for %llu bytes",
 						e->block_id, RelationGetRelationName(rel), e->npages,
 						(unsigned long long) e->image_len)));
-	gather(h, 0, QS_COLBLOCK_FIXEDSZ, fixed);
-	err.msg[0] = '\0';
-	st = qs_colblock_peek(fixed, sizeof(fixed), &header_len, &image_len, &err);
-	if (st == QS_CODEC_OK && image_len != e->image_len)
-		st = qs_codec_error(&err, QS_CODEC_CORRUPT,
-							"image length %llu, directory says %llu",
-							(unsigned long long) image_len,
-							(unsigned long long) e->image_len);
-	if (st != QS_CODEC_OK)
-		qs_colblock_report(rel, e->block_id, st, &err);
-	h->header = palloc(header_len);
-	gather(h, 0, header_len, h->header);
-	st = qs_colblock_open(h->header, header_len, &h->blk, &err);
-	if (st == QS_CODEC_OK && h->blk.block_id != e->block_id)
-		st = qs_codec_error(&err, QS_CODEC_CORRUPT, "header names block %u",
-							h->blk.block_id);
-	if (st == QS_CODEC_OK && h->blk.nrows != e->nrows)
-		st = qs_codec_error(&err, QS_CODEC_CORRUPT,
-							"header has %u rows, directory says %u",
-							h->blk.nrows, e->nrows);
+	st = qs_colblock_try_load(rel, e, h, &err);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rel, e->block_id, st, &err);
 }

@@ -167,11 +167,88 @@ is_fetch_path(Path *path)
 }
 
 /*
+ * The encodings of the columns of a column table's largest block, kept by
+ * the backend for the planner: a block image never changes, so the block's
+ * directory entry (its id, run and length) and the relation's storage name
+ * it.  A few entries, least recently used replaced.
+ */
+#define FETCH_ENC_SLOTS 16
+
+typedef struct FetchEnc
+{
+	Oid			relid;
+	RelFileLocator locator;
+	uint32		block_id;
+	BlockNumber run_start;
+	uint64		image_len;
+	uint64		last_use;
+	int			ncols;
+	bool	   *lz4;			/* ncols, in TopMemoryContext */
+} FetchEnc;
+
+static FetchEnc fetch_enc[FETCH_ENC_SLOTS];
+static uint64 fetch_enc_clock;
+
+/*
+ * Whether column c (0-based) of block e is LZ4, for the first ncols columns
+ * of the block (*ncols): NULL when the block's header cannot be read (a
+ * corrupt block makes no plan fail: the fetch that reads it reports it).
+ */
+static const bool *
+block_lz4_columns(Relation r, const QsColDirEntry *e, int *ncols)
+{
+	FetchEnc   *slot = NULL;
+	QsColBlockHandle h;
+	QsCodecErr	err;
+
+	for (int i = 0; i < FETCH_ENC_SLOTS; i++)
+	{
+		FetchEnc   *f = &fetch_enc[i];
+
+		if (f->lz4 != NULL && f->relid == RelationGetRelid(r) &&
+			f->block_id == e->block_id && f->run_start == e->run_start &&
+			f->image_len == e->image_len &&
+			memcmp(&f->locator, &QS_REL_LOCATOR(r), sizeof(RelFileLocator)) == 0)
+		{
+			f->last_use = ++fetch_enc_clock;
+			*ncols = f->ncols;
+			return f->lz4;
+		}
+		if (slot == NULL || f->last_use < slot->last_use)
+			slot = f;
+	}
+	if (qs_colblock_try_load(r, e, &h, &err) != QS_CODEC_OK)
+		return NULL;
+	if (slot->lz4 != NULL)
+		pfree(slot->lz4);
+	slot->lz4 = MemoryContextAllocZero(TopMemoryContext,
+									   sizeof(bool) * Max(h.blk.ncols, 1));
+	for (int c = 0; c < (int) h.blk.ncols; c++)
+	{
+		QsColBlockColDesc d;
+
+		qs_colblock_coldesc(&h.blk, c, &d);
+		slot->lz4[c] = d.encoding == QS_ENC_LZ4;
+	}
+	slot->ncols = h.blk.ncols;
+	slot->relid = RelationGetRelid(r);
+	slot->locator = QS_REL_LOCATOR(r);
+	slot->block_id = e->block_id;
+	slot->run_start = e->run_start;
+	slot->image_len = e->image_len;
+	slot->last_use = ++fetch_enc_clock;
+	qs_colblock_release(&h);
+	*ncols = slot->ncols;
+	return slot->lz4;
+}
+
+/*
  * What fetching a value of each column of a main row costs (per attribute
  * number, 1 .. natts, as a fraction of cpu_tuple_cost), by the encodings of
  * the column table's largest block, times the share of the table's rows in
- * blocks (a delta row is fetched as a row table's).  One block header is
- * read: a table's blocks are written by the same chooser from rows alike.
+ * blocks (a delta row is fetched as a row table's).  One block's encodings:
+ * a table's blocks are written by the same chooser from rows alike.  A
+ * block whose header cannot be read is taken as codes only.
  */
 static double *
 fetch_fractions(Relation r, double tuples)
@@ -179,64 +256,86 @@ fetch_fractions(Relation r, double tuples)
 	TupleDesc	desc = RelationGetDescr(r);
 	double	   *frac = palloc0(sizeof(double) * (desc->natts + 1));
 	QsColPlanShape shape;
+	const bool *lz4;
+	int			ncols = 0;
+	double		share;
 
 	if (RelationGetNumberOfBlocks(r) == 0)
 		return frac;
 	qs_column_plan_shape(r, &shape);
-	if (shape.has_largest && shape.main_rows > 0)
+	if (!shape.has_largest || shape.main_rows <= 0)
+		return frac;
+	share = tuples > 0 ? Min(shape.main_rows / tuples, 1.0) : 1.0;
+	lz4 = block_lz4_columns(r, &shape.largest, &ncols);
+	for (int c = 0; c < desc->natts && c < ncols; c++)
 	{
-		double		share = tuples > 0 ? Min(shape.main_rows / tuples, 1.0) : 1.0;
-		QsColBlockHandle h;
-
-		qs_colblock_load(r, &shape.largest, &h);
-		for (int c = 0; c < desc->natts && c < (int) h.blk.ncols; c++)
-		{
-			QsColBlockColDesc d;
-
-			if (TupleDescAttr(desc, c)->attisdropped)
-				continue;
-			qs_colblock_coldesc(&h.blk, c, &d);
-			frac[c + 1] = share * (d.encoding == QS_ENC_LZ4 ?
-								   QS_COL_FETCH_LZ4_FRACTION :
-								   QS_COL_FETCH_VALUE_FRACTION);
-		}
-		qs_colblock_release(&h);
+		if (TupleDescAttr(desc, c)->attisdropped)
+			continue;
+		frac[c + 1] = share * (lz4 != NULL && lz4[c] ?
+							   QS_COL_FETCH_LZ4_FRACTION :
+							   QS_COL_FETCH_VALUE_FRACTION);
 	}
 	return frac;
 }
 
 /*
- * Charge a path that fetches rows by TID for the values it reads of each:
- * the relation's needed columns (its target list, its restriction clauses
- * and the join clauses of a parameterized path; every column for a
- * whole-row reference), as fetchatts.c gives the scan.  An index-only scan
- * reads none.  The rows fetched per scan are what cost_index and
- * cost_bitmap_heap_scan count; a TID scan's, its rows.
+ * The attributes a fetch of rel's rows reads, as fetchatts.c gives the
+ * scan: its target list and its restriction clauses (a parameterized
+ * path's join clauses are added by the caller).
+ */
+static Bitmapset *
+fetch_attrs(RelOptInfo *rel)
+{
+	Bitmapset  *attrs = NULL;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	pull_varattnos((Node *) extract_actual_clauses(rel->baserestrictinfo, false),
+				   rel->relid, &attrs);
+	return attrs;
+}
+
+/* per_row charge of the attributes 'attrs' reads (every one: a whole row) */
+static double
+attrs_charge(Bitmapset *attrs, const double *frac, int natts)
+{
+	bool		wholerow = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+	double		per_row = 0;
+
+	for (AttrNumber a = 1; a <= natts; a++)
+		if (wholerow || bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs))
+			per_row += frac[a];
+	return per_row;
+}
+
+/*
+ * Charge a path that fetches rows by TID for the values it reads of each
+ * (base_attrs, and a parameterized path's join clauses' columns).  An
+ * index-only scan reads none.  The rows fetched per scan are what
+ * cost_index and cost_bitmap_heap_scan count; a TID scan's, its TID quals'
+ * selectivity (its rows would leave out what its other quals filter).
  */
 static void
 charge_fetch(PlannerInfo *root, RelOptInfo *rel, Path *path,
-			 const double *frac, int natts)
+			 Bitmapset *base_attrs, const double *frac, int natts)
 {
-	Bitmapset  *attrs = NULL;
-	bool		wholerow;
-	double		per_row = 0;
+	double		per_row;
 	double		rows;
 	Cost		cost;
 
 	if (path->pathtype == T_IndexOnlyScan)
 		return;
-	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
-	pull_varattnos((Node *) extract_actual_clauses(rel->baserestrictinfo, false),
-				   rel->relid, &attrs);
 	if (path->param_info != NULL)
+	{
+		Bitmapset  *attrs = bms_copy(base_attrs);
+
 		pull_varattnos((Node *) extract_actual_clauses(path->param_info->ppi_clauses,
 													   false),
 					   rel->relid, &attrs);
-	wholerow = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
-	for (AttrNumber a = 1; a <= natts; a++)
-		if (wholerow || bms_is_member(a - FirstLowInvalidHeapAttributeNumber, attrs))
-			per_row += frac[a];
-	bms_free(attrs);
+		per_row = attrs_charge(attrs, frac, natts);
+		bms_free(attrs);
+	}
+	else
+		per_row = attrs_charge(base_attrs, frac, natts);
 	if (per_row <= 0)
 		return;
 
@@ -251,12 +350,30 @@ charge_fetch(PlannerInfo *root, RelOptInfo *rel, Path *path,
 							  &indexcost, &selec);
 		rows = selec * rel->tuples;
 	}
+	else if (IsA(path, TidPath))
+		rows = clauselist_selectivity(root, ((TidPath *) path)->tidquals,
+									  rel->relid, JOIN_INNER, NULL) * rel->tuples;
+	else if (IsA(path, TidRangePath))
+		rows = clauselist_selectivity(root, ((TidRangePath *) path)->tidrangequals,
+									  rel->relid, JOIN_INNER, NULL) * rel->tuples;
 	else
 		rows = path->rows;
 	cost = clamp_row_est(rows) * per_row * cpu_tuple_cost;
 	if (path->parallel_workers > 0)
 		cost /= qs_scan_parallel_divisor(path->parallel_workers);
 	path->total_cost += cost;
+}
+
+/* Does any of the paths read a column of the rows it fetches? */
+static bool
+any_fetching(List *paths)
+{
+	ListCell   *lc;
+
+	foreach(lc, paths)
+		if (((Path *) lfirst(lc))->pathtype != T_IndexOnlyScan)
+			return true;
+	return false;
 }
 
 /*
@@ -277,7 +394,8 @@ charge_fetches(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 	List	   *built;
 	List	   *built_partial;
 	Relation	r;
-	double	   *frac;
+	double	   *frac = NULL;
+	Bitmapset  *attrs;
 	int			natts;
 	ListCell   *lc;
 
@@ -296,24 +414,28 @@ charge_fetches(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 	built_partial = rel->partial_pathlist;
 	rel->pathlist = kept;
 	rel->partial_pathlist = kept_partial;
-	if (built == NIL && built_partial == NIL)
-		return;
 
 	r = table_open(relid, NoLock);	/* the planner holds a lock */
 	natts = RelationGetDescr(r)->natts;
-	frac = fetch_fractions(r, rel->tuples);
+	if (any_fetching(built) || any_fetching(built_partial))
+		frac = fetch_fractions(r, rel->tuples);
 	table_close(r, NoLock);
+	attrs = frac != NULL ? fetch_attrs(rel) : NULL;
 	foreach(lc, built)
 	{
-		charge_fetch(root, rel, (Path *) lfirst(lc), frac, natts);
+		if (frac != NULL)
+			charge_fetch(root, rel, (Path *) lfirst(lc), attrs, frac, natts);
 		add_path(rel, (Path *) lfirst(lc));
 	}
 	foreach(lc, built_partial)
 	{
-		charge_fetch(root, rel, (Path *) lfirst(lc), frac, natts);
+		if (frac != NULL)
+			charge_fetch(root, rel, (Path *) lfirst(lc), attrs, frac, natts);
 		add_partial_path(rel, (Path *) lfirst(lc));
 	}
-	pfree(frac);
+	if (frac != NULL)
+		pfree(frac);
+	bms_free(attrs);
 	list_free(built);
 	list_free(built_partial);
 }
