@@ -132,6 +132,16 @@ typedef struct QsColMeta
 								 * reltuples (am.c, col_estimate_size) */
 	uint64		move_counter;	/* README section 4.3 */
 	uint64		next_identity;	/* README section 4.6 */
+
+	/*
+	 * What VACUUM or ANALYZE counted when it last set reltuples: the
+	 * blocks' rows and the delta's pages (am.c, col_estimate_size); valid
+	 * when stat_parts is 1 (a metapage written before these fields has
+	 * zeros here, past its pd_lower, and is estimated by stat_rows).
+	 */
+	float4		stat_main_rows;
+	uint32		stat_delta_pages;
+	uint32		stat_parts;
 } QsColMeta;
 
 /* states of a directory entry */
@@ -313,7 +323,8 @@ extern void qs_coldir_count(Relation rel, QsColDirSize *size);
 #define QS_DEBUG_VACUUM_COMPACT_STEP 6	/* compaction: first pack step logged */
 
 extern void qs_debug_vacuum_point(int point);
-extern void qs_colmeta_set_stat_rows(Relation rel, double rows);
+extern void qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
+								 BlockNumber delta_pages);
 /* the blocks' pages, one [start, end) per block */
 extern QsPageRange *qs_coldir_runs(Relation rel, int *nruns);
 extern bool qs_coldir_lookup(Relation rel, ItemPointer vtid,

@@ -2017,17 +2017,14 @@ col_vacuum(Relation rel, struct VacuumParams *params,
  *		versions not retired and every block's delete map (a 10% UPDATE of
  *		a bulk-loaded table adds a delete-map page per 291 rows: taken for
  *		delta pages, they doubled the estimate).  *mainrows and *deltapages
- *		get the two parts, *stat_rows the prediction VACUUM or ANALYZE kept
- *		in the metapage (0: none).
+ *		get the two parts, *meta the metapage (what VACUUM or ANALYZE noted
+ *		in it: stat_*; all zero for an empty fork).
  */
+
 /*
  * Rows per delta page, as heap assumes for a table never vacuumed (integer
- * division), from the columns' types alone.  Not from pg_statistic's
- * average widths (get_rel_data_width): the note VACUUM and ANALYZE keep is
- * taken at the start of ANALYZE's scan, before its first statistics exist,
- * and a density that changed between the note and the estimate was taken
- * for rows added (25 rows of TPC-H's nation, all in the delta, were
- * planned as 67: 17 rows a page noted, 59 a page estimated).
+ * division), from the columns' types alone: the same whenever it is asked,
+ * whatever statistics ANALYZE has written since.
  */
 static double
 delta_density(Relation rel)
@@ -2047,10 +2044,9 @@ delta_density(Relation rel)
 }
 
 static double
-col_predicted_rows(Relation rel, double *mainrows,
-				   BlockNumber *deltapages, float4 *stat_rows)
+col_predicted_rows(Relation rel, double *mainrows, BlockNumber *deltapages,
+				   QsColMeta *meta)
 {
-	QsColMeta	meta;
 	QsColDirectory dir;
 	QsPageRange *runs;
 	int			nruns;
@@ -2060,12 +2056,11 @@ col_predicted_rows(Relation rel, double *mainrows,
 
 	*mainrows = 0;
 	*deltapages = 0;
-	*stat_rows = 0;
+	memset(meta, 0, sizeof(*meta));
 	if (nblocks == 0)
 		return 0;
-	qs_colmeta_read(rel, &meta);
-	*stat_rows = meta.stat_rows;
-	other = 1 + (meta.nentries + QS_COLDIR_PER_PAGE - 1) / QS_COLDIR_PER_PAGE;
+	qs_colmeta_read(rel, meta);
+	other = 1 + (meta->nentries + QS_COLDIR_PER_PAGE - 1) / QS_COLDIR_PER_PAGE;
 	runs = qs_coldir_runs(rel, &nruns);
 	for (int i = 0; i < nruns; i++)
 		other += runs[i].end - runs[i].start;
@@ -2088,29 +2083,33 @@ col_predicted_rows(Relation rel, double *mainrows,
 	return rows + delta_density(rel) * *deltapages;
 }
 
-/* VACUUM and ANALYZE: what the storage predicted when reltuples was set */
+/* VACUUM and ANALYZE: what the storage held when reltuples was set */
 static void
 col_note_stat_rows(Relation rel)
 {
 	double		mainrows;
 	BlockNumber deltapages;
-	float4		stat_rows;
+	QsColMeta	meta;
+	double		rows = col_predicted_rows(rel, &mainrows, &deltapages, &meta);
 
-	qs_colmeta_set_stat_rows(rel, col_predicted_rows(rel, &mainrows,
-													 &deltapages, &stat_rows));
+	qs_colmeta_set_stats(rel, rows, mainrows, deltapages);
 }
 
 /*
- * Size estimate.  Once VACUUM or ANALYZE has set reltuples, reltuples
- * plus what the storage predicts (col_predicted_rows) was added since:
- * its prediction now less its prediction then, kept in the metapage.
- * Heap scales reltuples by pages (table_block_relation_estimate_size),
- * which here would mix the runs' density with the delta's, 100 times
+ * Size estimate.  Once VACUUM or ANALYZE has set reltuples, reltuples plus
+ * what was added since: the blocks' rows exactly (from the directory) and
+ * the delta's pages at the density reltuples had when it was set — its
+ * rows not in blocks over the delta's pages then, as heap scales
+ * reltuples by reltuples / relpages (table_block_relation_estimate_size);
+ * the types' density (delta_density) when that cannot be told (no delta
+ * pages then, or more rows in blocks than reltuples: deleted ones).  Heap's
+ * own scaling would mix the runs' density with the delta's, 100 times
  * lower: a 10% UPDATE of a bulk-loaded table made that estimate 11 times
- * the rows.  Before (or when no prediction was kept), the prediction
+ * the rows.  A metapage noted before these parts were kept is estimated by
+ * the prediction it noted (stat_rows).  Before any note, the prediction
  * itself, with heap's 10 pages for a table never vacuumed that holds no
- * block.  Deleted rows count until VACUUM or ANALYZE sees them, as
- * heap's dead tuples do.
+ * block.  Deleted rows count until VACUUM or ANALYZE sees them, as heap's
+ * dead tuples do.
  */
 static void
 col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
@@ -2119,7 +2118,7 @@ col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
 	double		reltuples = (double) rel->rd_rel->reltuples;
 	double		mainrows;
 	BlockNumber deltapages;
-	float4		stat_rows;
+	QsColMeta	meta;
 	double		now;
 
 	*pages = RelationGetNumberOfBlocks(rel);
@@ -2127,13 +2126,27 @@ col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
 	*allvisfrac = 0;
 	if (*pages == 0)
 		return;
-	now = col_predicted_rows(rel, &mainrows, &deltapages,
-							 &stat_rows);
+	now = col_predicted_rows(rel, &mainrows, &deltapages, &meta);
 	if (reltuples >= 0)
 	{
-		if (stat_rows > 0)
+		if (meta.stat_parts == 1)
 		{
-			*tuples = Max(rint(reltuples + now - stat_rows), 0);
+			double		delta_then = reltuples - meta.stat_main_rows;
+			double		density;
+
+			if (meta.stat_delta_pages > 0 && delta_then > 0)
+				density = Min(delta_then / meta.stat_delta_pages,
+							  (double) MaxHeapTuplesPerPage);
+			else
+				density = delta_density(rel);
+			*tuples = Max(rint(reltuples + (mainrows - meta.stat_main_rows) +
+							   density * ((double) deltapages -
+										  (double) meta.stat_delta_pages)), 0);
+			return;
+		}
+		if (meta.stat_rows > 0)
+		{
+			*tuples = Max(rint(reltuples + now - meta.stat_rows), 0);
 			return;
 		}
 	}

@@ -478,17 +478,19 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
 }
 
 /*
- * qs_colmeta_set_stat_rows
- *		The rows the directory and the delta's pages predict when VACUUM or
- *		ANALYZE sets reltuples, so that the size estimate scales reltuples
- *		by how that prediction changed since (am.c, col_estimate_size).  A
- *		hint: no lock orders it with the pg_class update.
+ * qs_colmeta_set_stats
+ *		What the storage holds when VACUUM or ANALYZE sets reltuples: the
+ *		rows the directory and the delta's pages predict (rows), the blocks'
+ *		rows and the delta's pages, so that the size estimate scales
+ *		reltuples by what changed since (am.c, col_estimate_size).  A hint:
+ *		no lock orders it with the pg_class update.  A metapage made before
+ *		the last two fields has its pd_lower below them: it is raised, so
+ *		that they are logged and kept (generic WAL leaves out the hole).
  */
 void
-qs_colmeta_set_stat_rows(Relation rel, double rows)
+qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
+					 BlockNumber delta_pages)
 {
-	float4		v = (float4) rows;
-
 	Buffer		buf;
 	QsColMeta  *m;
 
@@ -497,12 +499,22 @@ qs_colmeta_set_stat_rows(Relation rel, double rows)
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	m = meta_of(rel, BufferGetPage(buf));
-	if (m->stat_rows != v)
+	if (m->stat_rows != (float4) rows || m->stat_parts != 1 ||
+		m->stat_main_rows != (float4) main_rows ||
+		m->stat_delta_pages != delta_pages)
 	{
 		QsGenXLogState *xs = qs_genxlog_start(rel);
+		Page		page = qs_genxlog_register(xs, buf, 0);
+		uint16		end;
 
-		m = (QsColMeta *) PageGetContents(qs_genxlog_register(xs, buf, 0));
-		m->stat_rows = v;
+		m = (QsColMeta *) PageGetContents(page);
+		end = (char *) (m + 1) - (char *) page;
+		if (((PageHeader) page)->pd_lower < end)
+			((PageHeader) page)->pd_lower = end;
+		m->stat_rows = (float4) rows;
+		m->stat_main_rows = (float4) main_rows;
+		m->stat_delta_pages = delta_pages;
+		m->stat_parts = 1;
 		qs_genxlog_finish(xs);
 	}
 	UnlockReleaseBuffer(buf);
