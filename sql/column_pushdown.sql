@@ -251,6 +251,17 @@ SELECT left(q, 60) AS q, cmp(q) FROM (VALUES
 	('SELECT id, w FROM cw WHERE w <> ANY (''{w001,w002}'')'),
 	('SELECT id, w FROM cw WHERE w <> ANY (''{w001}'')')
 ) v(q);
+-- 200 codes: one byte a code, unpadded or not as the chooser finds smaller
+CREATE TABLE c8 (id int, v text COLLATE "C") USING quickstep_column;
+SET quickstep.column_delta_rows = 0;
+INSERT INTO c8 SELECT i, 'v' || lpad((i * 7 % 200)::text, 3, '0') FROM generate_series(1, 30000) i;
+RESET quickstep.column_delta_rows;
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('c8') ORDER BY 1;
+SELECT left(q, 60) AS q, cmp(q) FROM (VALUES
+	('SELECT id, v FROM c8 WHERE v IN (''v000'', ''v063'', ''v064'', ''v199'', ''v500'')'),
+	('SELECT id, v FROM c8 WHERE v NOT IN (''v001'', ''v128'')'),
+	('SELECT id, v FROM c8 WHERE v > ALL (''{v010,v150}'')')
+) v(q);
 SELECT count(*) FILTER (WHERE c IN ('a', 'b  ')) AS in_ab,
        count(*) FILTER (WHERE c NOT IN ('a ', 'a b')) AS not_in
 FROM cb;

@@ -1364,13 +1364,34 @@ filter_codes(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
 	return k;
 }
 
-/* Keep the sel[] whose code is in pr->codeset (make_codeset). */
+/*
+ * Keep the sel[] whose code is in pr->codeset (make_codeset): the chunk's
+ * codes unpacked at once when the column has no NULL (a row's code is then
+ * at its row) and most rows are still selected, else one by one.
+ */
 static int
-filter_codeset(QsColPred *pr, const QsColReader *r, uint32 start,
-			   OffsetNumber *sel, int n)
+filter_codeset(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
+			   int nrows, OffsetNumber *sel, int n)
 {
 	int			k = 0;
 
+	if (r->nulls == NULL && n >= nrows / 4)
+	{
+		uint32	   *codes = (uint32 *) p->ints;	/* QS_COLPUSH_CHUNK int64s */
+
+		if (r->d.encoding == QS_ENC_DICT)
+			qs_bitpack_unpack32(r->codes.data, r->codes.width, start, nrows, codes);
+		else
+			qs_padded_unpack(r->padded, r->d.code_bytes, start, nrows, codes);
+		for (int i = 0; i < n; i++)
+		{
+			uint32		code = codes[sel[i]];
+
+			if ((pr->codeset[code / 64] >> (code % 64)) & 1)
+				sel[k++] = sel[i];
+		}
+		return k;
+	}
 	for (int i = 0; i < n; i++)
 	{
 		uint32		row = start + sel[i];
@@ -1529,7 +1550,7 @@ qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start, int nrows,
 			case QS_CP_CODESET:
 				q->rows_in += n;
 				r = column_reader(p, s, pr->col);
-				n = filter_codeset(pr, r, start, sel, n);
+				n = filter_codeset(p, pr, r, start, nrows, sel, n);
 				q->rows_out += n;
 				break;
 			case QS_CP_ROWS:
