@@ -76,3 +76,17 @@ SET enable_bitmapscan = off;
 SELECT id, v, n FROM rc WHERE id IN (10, 11, 12) ORDER BY id;
 RESET ALL;
 DROP TABLE rc, rc2;
+
+-- TRUNCATE of a table created in the same transaction keeps its storage
+-- and starts block ids over: a TID fetch after a load of the same size
+-- read the old block's values from the backend's cached reader (5, not
+-- 100005), as no relcache invalidation follows without an index
+BEGIN;
+CREATE TABLE rt (id int, v int) USING quickstep_column;
+SET LOCAL quickstep.column_delta_rows = 0;
+INSERT INTO rt SELECT g, g FROM generate_series(1, 1000) g;
+SELECT * FROM rt WHERE ctid = (SELECT ctid FROM rt WHERE id = 5);
+TRUNCATE rt;
+INSERT INTO rt SELECT g, g + 100000 FROM generate_series(1, 1000) g;
+SELECT * FROM rt WHERE ctid = (SELECT ctid FROM rt WHERE id = 5);
+ROLLBACK;

@@ -75,5 +75,6 @@ typedef struct QsColPlanShape
 } QsColPlanShape;
 
 extern void qs_column_plan_shape(Relation rel, QsColPlanShape *shape);
+extern double qs_column_live_main_rows(Relation rel);
 
 #endif							/* QS_COLUMN_COLAM_H */

@@ -135,13 +135,15 @@ typedef struct QsColMeta
 
 	/*
 	 * What VACUUM or ANALYZE counted when it last set reltuples: the
-	 * blocks' rows and the delta's pages (am.c, col_estimate_size); valid
+	 * blocks' rows (all, and not deleted) and the delta's pages (am.c,
+	 * col_estimate_size); valid
 	 * when stat_parts is 1 (a metapage written before these fields has
 	 * zeros here, past its pd_lower, and is estimated by stat_rows).
 	 */
 	float4		stat_main_rows;
 	uint32		stat_delta_pages;
 	uint32		stat_parts;
+	float4		stat_main_live; /* stat_main_rows less those deleted */
 } QsColMeta;
 
 /* states of a directory entry */
@@ -324,7 +326,7 @@ extern void qs_coldir_count(Relation rel, QsColDirSize *size);
 
 extern void qs_debug_vacuum_point(int point);
 extern void qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
-								 BlockNumber delta_pages);
+								 double main_live, BlockNumber delta_pages);
 /* the blocks' pages, one [start, end) per block */
 extern QsPageRange *qs_coldir_runs(Relation rel, int *nruns);
 extern bool qs_coldir_lookup(Relation rel, ItemPointer vtid,

@@ -13,6 +13,7 @@
 #include "column/colstore.h"
 
 extern QsColRowReader *qs_colreadcache_get(Relation rel, const QsColDirEntry *e);
+extern void qs_colreadcache_forget_rel(Oid relid);
 extern bool qs_colreadcache_store_lazy(Relation rel, const QsColDirEntry *e,
 									   uint32 row, TupleTableSlot *slot);
 

@@ -37,6 +37,7 @@
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -1958,9 +1959,15 @@ col_nontransactional_truncate(Relation rel)
 	qs_colmeta_init(rel);
 	/*
 	 * Same relfilenode, block ids and ranges start over: a TID names another
-	 * row now, so the one-row cache's values must go.
+	 * row now, so the one-row cache's values must go, and the backend's
+	 * block readers, whose keys a new block may match (a TID fetch after
+	 * TRUNCATE and a load of the same size read the old block's values).
+	 * The relcache invalidation reaches the planner's cache of block
+	 * encodings (colcost.c) at the next command.
 	 */
 	col_prefetched.tuple = NULL;
+	qs_colreadcache_forget_rel(RelationGetRelid(rel));
+	CacheInvalidateRelcache(rel);
 }
 
 /*
@@ -2092,7 +2099,11 @@ col_note_stat_rows(Relation rel)
 	QsColMeta	meta;
 	double		rows = col_predicted_rows(rel, &mainrows, &deltapages, &meta);
 
-	qs_colmeta_set_stats(rel, rows, mainrows, deltapages);
+	if (RecoveryInProgress() || RelationGetNumberOfBlocks(rel) == 0)
+		return;
+	qs_colmeta_set_stats(rel, rows, mainrows,
+						 mainrows > 0 ? qs_column_live_main_rows(rel) : 0,
+						 deltapages);
 }
 
 /*
@@ -2100,9 +2111,10 @@ col_note_stat_rows(Relation rel)
  * what was added since: the blocks' rows exactly (from the directory) and
  * the delta's pages at the density reltuples had when it was set — its
  * rows not in blocks over the delta's pages then, as heap scales
- * reltuples by reltuples / relpages (table_block_relation_estimate_size);
- * the types' density (delta_density) when that cannot be told (no delta
- * pages then, or more rows in blocks than reltuples: deleted ones).  Heap's
+ * reltuples by reltuples / relpages (table_block_relation_estimate_size):
+ * reltuples less the blocks' rows not deleted then, over the delta's pages
+ * then; the types' density (delta_density) when that cannot be told (no
+ * delta pages then, or no rows left for them).  Heap's
  * own scaling would mix the runs' density with the delta's, 100 times
  * lower: a 10% UPDATE of a bulk-loaded table made that estimate 11 times
  * the rows.  A metapage noted before these parts were kept is estimated by
@@ -2131,7 +2143,7 @@ col_estimate_size(Relation rel, int32 *attr_widths, BlockNumber *pages,
 	{
 		if (meta.stat_parts == 1)
 		{
-			double		delta_then = reltuples - meta.stat_main_rows;
+			double		delta_then = reltuples - meta.stat_main_live;
 			double		density;
 
 			if (meta.stat_delta_pages > 0 && delta_then > 0)

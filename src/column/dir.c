@@ -481,7 +481,7 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
  * qs_colmeta_set_stats
  *		What the storage holds when VACUUM or ANALYZE sets reltuples: the
  *		rows the directory and the delta's pages predict (rows), the blocks'
- *		rows and the delta's pages, so that the size estimate scales
+ *		rows (all, and not deleted) and the delta's pages, so that the size estimate scales
  *		reltuples by what changed since (am.c, col_estimate_size).  A hint:
  *		no lock orders it with the pg_class update.  A metapage made before
  *		the last two fields has its pd_lower below them: it is raised, so
@@ -489,7 +489,7 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
  */
 void
 qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
-					 BlockNumber delta_pages)
+					 double main_live, BlockNumber delta_pages)
 {
 	Buffer		buf;
 	QsColMeta  *m;
@@ -501,6 +501,7 @@ qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
 	m = meta_of(rel, BufferGetPage(buf));
 	if (m->stat_rows != (float4) rows || m->stat_parts != 1 ||
 		m->stat_main_rows != (float4) main_rows ||
+		m->stat_main_live != (float4) main_live ||
 		m->stat_delta_pages != delta_pages)
 	{
 		QsGenXLogState *xs = qs_genxlog_start(rel);
@@ -513,6 +514,7 @@ qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
 			((PageHeader) page)->pd_lower = end;
 		m->stat_rows = (float4) rows;
 		m->stat_main_rows = (float4) main_rows;
+		m->stat_main_live = (float4) main_live;
 		m->stat_delta_pages = delta_pages;
 		m->stat_parts = 1;
 		qs_genxlog_finish(xs);

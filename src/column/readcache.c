@@ -153,6 +153,22 @@ readcache_trim(ReadCacheEnt *keep)
 	}
 }
 
+/*
+ * qs_colreadcache_forget_rel
+ *		Drop the readers of 'relid' now: its storage was truncated in place
+ *		(a table created or given new storage in this transaction), where
+ *		block ids and runs start over with the same relfilenode, so a new
+ *		block could match an old reader's key, and no relcache invalidation
+ *		need follow (none does without an index).
+ */
+void
+qs_colreadcache_forget_rel(Oid relid)
+{
+	for (int i = 0; i < readcache_slots; i++)
+		if (readcache[i].used && readcache[i].relid == relid)
+			ent_drop(&readcache[i]);
+}
+
 static void
 readcache_inval(Datum arg, Oid relid)
 {

@@ -227,6 +227,34 @@ qs_column_blocks(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * qs_column_live_main_rows
+ *		The rows of the table's current blocks (not loaded by an aborted
+ *		transaction) less those deleted by committed transactions: what
+ *		VACUUM and ANALYZE note beside reltuples (am.c, col_estimate_size).
+ *		Reads every block's delete map.
+ */
+double
+qs_column_live_main_rows(Relation rel)
+{
+	QsColDirectory dir;
+	double		n = 0;
+
+	qs_coldir_read(rel, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->state == QS_COLBLK_RETIRED || (e->flags & QS_COLDIR_PENDING) ||
+			(TransactionIdIsNormal(e->xmin) && TransactionIdDidAbort(e->xmin)))
+			continue;
+		n += (double) e->published - (double) deleted_rows(rel, e);
+	}
+	if (dir.entries)
+		pfree(dir.entries);
+	return Max(n, 0);
+}
+
 void
 qs_column_plan_shape(Relation rel, QsColPlanShape *shape)
 {

@@ -524,10 +524,10 @@ qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
 			QsCodecStatus st;
 			MemoryContext old = MemoryContextSwitchTo(rr->cxt);
 
+			rr->grown++;		/* before the allocation (open_column) */
 			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
 			if (rr->origin_buf == NULL)
 				rr->origin_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
-			rr->grown++;
 			MemoryContextSwitchTo(old);
 			err.msg[0] = '\0';
 			st = qs_colblock_origin_open(&rr->h.blk, i, rr->origin_buf,
@@ -573,6 +573,8 @@ open_column(QsColRowReader *rr, int c)
 	QsColAttr  *a = &rr->attrs[c];
 	MemoryContext old = MemoryContextSwitchTo(rr->cxt);
 
+	/* before anything is allocated: an open that fails still counts */
+	rr->grown++;
 	qs_colblock_coldesc(&rr->h.blk, c, &d);
 	for (int s = 0; s < QS_COLSEC_COUNT; s++)
 	{
@@ -587,7 +589,6 @@ open_column(QsColRowReader *rr, int c)
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
 	rr->opened[c] = true;
-	rr->grown++;
 	MemoryContextSwitchTo(old);
 }
 

@@ -30,6 +30,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "utils/inval.h"
 #include "utils/rel.h"
 
 /*
@@ -188,6 +189,27 @@ typedef struct FetchEnc
 
 static FetchEnc fetch_enc[FETCH_ENC_SLOTS];
 static uint64 fetch_enc_clock;
+static bool fetch_enc_registered;
+
+/*
+ * A relation's entries go with its relcache entry: a truncation in place
+ * starts its block ids over on the same storage (am.c invalidates it).
+ */
+static void
+fetch_enc_inval(Datum arg, Oid relid)
+{
+	for (int i = 0; i < FETCH_ENC_SLOTS; i++)
+	{
+		FetchEnc   *f = &fetch_enc[i];
+
+		if (f->lz4 != NULL && (!OidIsValid(relid) || f->relid == relid))
+		{
+			pfree(f->lz4);
+			f->lz4 = NULL;
+			f->last_use = 0;	/* the first to be taken again */
+		}
+	}
+}
 
 /*
  * Whether column c (0-based) of block e is LZ4, for the first ncols columns
@@ -200,6 +222,12 @@ block_lz4_columns(Relation r, const QsColDirEntry *e, int *ncols)
 	FetchEnc   *slot = NULL;
 	QsColBlockHandle h;
 	QsCodecErr	err;
+
+	if (!fetch_enc_registered)
+	{
+		CacheRegisterRelcacheCallback(fetch_enc_inval, (Datum) 0);
+		fetch_enc_registered = true;
+	}
 
 	for (int i = 0; i < FETCH_ENC_SLOTS; i++)
 	{
