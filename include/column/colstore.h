@@ -128,8 +128,9 @@ typedef struct QsColMeta
 	BlockNumber dir_tail;		/* last directory page, or Invalid */
 	uint32		nentries;		/* directory entries in all pages */
 	float4		stat_rows;		/* rows the directory and the delta's pages
-								 * predicted when VACUUM or ANALYZE last set
-								 * reltuples (am.c, col_estimate_size) */
+								 * predicted when an earlier version's VACUUM
+								 * or ANALYZE set reltuples; read while
+								 * stat_parts is 0, no longer written */
 	uint64		move_counter;	/* README section 4.3 */
 	uint64		next_identity;	/* README section 4.6 */
 
@@ -325,7 +326,7 @@ extern void qs_coldir_count(Relation rel, QsColDirSize *size);
 #define QS_DEBUG_VACUUM_COMPACT_STEP 6	/* compaction: first pack step logged */
 
 extern void qs_debug_vacuum_point(int point);
-extern void qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
+extern void qs_colmeta_set_stats(Relation rel, double main_rows,
 								 double main_live, BlockNumber delta_pages);
 /* the blocks' pages, one [start, end) per block */
 extern QsPageRange *qs_coldir_runs(Relation rel, int *nruns);

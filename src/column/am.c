@@ -351,7 +351,7 @@ col_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
 
 
 
-static void col_note_stat_rows(Relation rel);
+static void col_note_stats(Relation rel);
 
 static TableScanDesc
 col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
@@ -362,7 +362,7 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 	qs_colload_flush_rel(rel);
 	/* the row pages the reltuples ANALYZE will set are counted over */
 	if (flags & SO_TYPE_ANALYZE)
-		col_note_stat_rows(rel);
+		col_note_stats(rel);
 	/* ANALYZE's scan is the engine's (see "ANALYZE" below) */
 	if (!(flags & (SO_TYPE_SEQSCAN | SO_TYPE_BITMAPSCAN | SO_TYPE_TIDRANGESCAN |
 				   SO_TYPE_SAMPLESCAN)))
@@ -2011,7 +2011,7 @@ col_vacuum(Relation rel, struct VacuumParams *params,
 	qs_vacuum_rel_ext(rel, params, bstrategy, bound, main_rows);
 	(void) qs_coldir_freeze(rel, GetOldestNonRemovableTransactionId(rel));
 	/* the row pages of the reltuples just set (col_estimate_size) */
-	col_note_stat_rows(rel);
+	col_note_stats(rel);
 }
 
 /*
@@ -2092,16 +2092,14 @@ col_predicted_rows(Relation rel, double *mainrows, BlockNumber *deltapages,
 
 /* VACUUM and ANALYZE: what the storage held when reltuples was set */
 static void
-col_note_stat_rows(Relation rel)
+col_note_stats(Relation rel)
 {
 	double		mainrows;
 	BlockNumber deltapages;
 	QsColMeta	meta;
-	double		rows = col_predicted_rows(rel, &mainrows, &deltapages, &meta);
 
-	if (RecoveryInProgress() || RelationGetNumberOfBlocks(rel) == 0)
-		return;
-	qs_colmeta_set_stats(rel, rows, mainrows,
+	(void) col_predicted_rows(rel, &mainrows, &deltapages, &meta);
+	qs_colmeta_set_stats(rel, mainrows,
 						 mainrows > 0 ? qs_column_live_main_rows(rel) : 0,
 						 deltapages);
 }
@@ -2114,13 +2112,13 @@ col_note_stat_rows(Relation rel)
  * reltuples by reltuples / relpages (table_block_relation_estimate_size):
  * reltuples less the blocks' rows not deleted then, over the delta's pages
  * then; the types' density (delta_density) when that cannot be told (no
- * delta pages then, or no rows left for them).  Heap's
- * own scaling would mix the runs' density with the delta's, 100 times
- * lower: a 10% UPDATE of a bulk-loaded table made that estimate 11 times
- * the rows.  A metapage noted before these parts were kept is estimated by
- * the prediction it noted (stat_rows).  Before any note, the prediction
- * itself, with heap's 10 pages for a table never vacuumed that holds no
- * block.  Deleted rows count until VACUUM or ANALYZE sees them, as heap's
+ * delta pages then, or no rows left for them).  Heap's own scaling would
+ * mix the runs' density with the delta's, 100 times lower: a 10% UPDATE of
+ * a bulk-loaded table made that estimate 11 times the rows.  A metapage
+ * noted by an earlier version (stat_parts 0) is estimated by the
+ * prediction it noted then (stat_rows, no longer written).  Before any
+ * note, the prediction itself, with heap's 10 pages for a table never
+ * vacuumed that holds no block.  Deleted rows count until VACUUM or ANALYZE sees them, as heap's
  * dead tuples do.
  */
 static void

@@ -480,16 +480,16 @@ qs_colmeta_read(Relation rel, QsColMeta *meta)
 /*
  * qs_colmeta_set_stats
  *		What the storage holds when VACUUM or ANALYZE sets reltuples: the
- *		rows the directory and the delta's pages predict (rows), the blocks'
- *		rows (all, and not deleted) and the delta's pages, so that the size estimate scales
- *		reltuples by what changed since (am.c, col_estimate_size).  A hint:
+ *		blocks' rows (all, and not deleted) and the delta's pages, so that
+ *		the size estimate scales reltuples by what changed since (am.c,
+ *		col_estimate_size).  A hint:
  *		no lock orders it with the pg_class update.  A metapage made before
  *		the last two fields has its pd_lower below them: it is raised, so
  *		that they are logged and kept (generic WAL leaves out the hole).
  */
 void
-qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
-					 double main_live, BlockNumber delta_pages)
+qs_colmeta_set_stats(Relation rel, double main_rows, double main_live,
+					 BlockNumber delta_pages)
 {
 	Buffer		buf;
 	QsColMeta  *m;
@@ -499,7 +499,7 @@ qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
 	buf = ReadBuffer(rel, QS_COLMETA_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	m = meta_of(rel, BufferGetPage(buf));
-	if (m->stat_rows != (float4) rows || m->stat_parts != 1 ||
+	if (m->stat_parts != 1 ||
 		m->stat_main_rows != (float4) main_rows ||
 		m->stat_main_live != (float4) main_live ||
 		m->stat_delta_pages != delta_pages)
@@ -512,7 +512,6 @@ qs_colmeta_set_stats(Relation rel, double rows, double main_rows,
 		end = (char *) (m + 1) - (char *) page;
 		if (((PageHeader) page)->pd_lower < end)
 			((PageHeader) page)->pd_lower = end;
-		m->stat_rows = (float4) rows;
 		m->stat_main_rows = (float4) main_rows;
 		m->stat_main_live = (float4) main_live;
 		m->stat_delta_pages = delta_pages;
