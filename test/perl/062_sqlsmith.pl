@@ -138,6 +138,17 @@ my @justified = (
 	#   ERROR:  XX000: unsupported object class: 4
 	# (PostgreSQL 15: getObjectClass, "unrecognized object class")
 	qr/XX000 ERROR:  (unsupported|unrecognized) object class: \d+/,
+	# the same functions with a column number on a class that has no
+	# columns (core's getObjectClass, catalog/dependency.c, with elog); seen
+	# at 9000 queries on PostgreSQL 15 (seed 2813):
+	#   select pg_catalog.pg_identify_object(1255, 0, 1);
+	#   ERROR:  XX000: invalid non-zero objectSubId for object class 1255
+	qr/XX000 ERROR:  invalid non-zero objectSubId for object class \d+/,
+	# core's acldefault() (utils/adt/acl.c) on an object type letter it does
+	# not know, with elog; seen at 9000 queries on PostgreSQL 15 (seed 2813):
+	#   select pg_catalog.acldefault('a', 10);
+	#   ERROR:  XX000: unrecognized objtype abbreviation: a
+	qr/XX000 ERROR:  unrecognized objtype abbreviation: ./,
 );
 # Line by line, and a plain substring test first: a match of
 # /^.* XX\d\d\d .*$/m over the whole log backtracks through every line, and
