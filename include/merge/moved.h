@@ -32,11 +32,19 @@
 /*
  * A REPEATABLE READ / SERIALIZABLE transaction T whose snapshot does not
  * see M changed the row through the link: the delta version is deleted
- * for T's later commands.  T's xid is then in the raw t_xmin (the
- * inserter's xmin, visible to every snapshot, is frozen: HEAP_XMIN_FROZEN)
- * and its command id in t_cid (free: neither xmin nor xmax is T's own).
+ * for T's later commands.  T's xid (the subtransaction's) is then in
+ * t_field3, free on such a version: neither its xmin (an inserter that
+ * preceded every snapshot's xmin when M moved the row) nor its xmax (M)
+ * is T's own, so heap's routines never read its command id; T's command
+ * id stays in T's backend (moved.c, taken_marks).  The raw xmin and its
+ * hint bits stay the inserter's: every other snapshot, a hot standby's
+ * included, judges the version as before the mark, and no recovery
+ * conflict is needed.
  */
 #define QS_INFOMASK2_TAKEN		0x0800
+
+#define QsTakenGetTaker(h)		((h)->t_choice.t_heap.t_field3.t_xvac)
+#define QsTakenSetTaker(h, xid)	((h)->t_choice.t_heap.t_field3.t_xvac = (xid))
 
 #define QS_INFOMASK2_BITS		(QS_INFOMASK2_MOVED | QS_INFOMASK2_TAKEN)
 
@@ -64,6 +72,9 @@ struct QsColDirectory;
 extern int64 qs_merge_check_links(Relation rel, const struct QsColDirectory *dir);
 
 /* moved.c */
+extern void qs_taken_note(Relation rel, ItemPointer tid, TransactionId taker,
+						  CommandId cid);
+extern void qs_taken_install_hook(void);
 extern void qs_merge_interlock(Relation rel, bool acquire);
 extern bool qs_merge_interlock_try_wait(Relation rel);
 extern void qs_merge_interlock_commit(Oid relid);
@@ -80,7 +91,7 @@ extern bool qs_moved_conflict_pending(HeapTupleHeader h, bool valid,
 									  ItemPointer link);
 extern void qs_moved_conflict_out(Relation rel, ItemPointer link,
 								  Snapshot snapshot);
-extern bool qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid);
+extern bool qs_moved_visible(HeapTuple tup, Snapshot snapshot, bool valid);
 extern bool qs_merged_block_hidden(TransactionId xmin, uint16 flags,
 								   Snapshot snapshot);
 

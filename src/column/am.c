@@ -2451,11 +2451,8 @@ shown_entry(Relation rel, uint32 range, uint32 row, QsColDirectory *own)
  * a merge moved into the block (the header keeps the block version's
  * writer, which visibility reads).  False for rows without one
  * (bulk-loaded, or moved by a build that predates the origins): the
- * header's raw xmin.  xmin of a delta version that a transaction older
- * than the merge changed through the merge's link (TAKEN,
- * src/merge/README.md): its raw xmin names that transaction, for its own
- * later commands; the row's inserter is the origin of the main copy it
- * links to, which the merge took from this version.
+ * header's raw xmin.  A delta version shows its raw xmin (a TAKEN mark,
+ * src/merge/README.md, keeps the inserter there).
  *
  * xmax of a delta version a merge moved (its raw xmax is the merge): the
  * xmax of its main copy, where later changes of the row went, as heap
@@ -2484,13 +2481,7 @@ col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid)
 		tid = h->t_ctid;
 	}
 	else if (!qs_tid_is_virtual(&tid))
-	{
-		h = qs_recslot_header(slot);
-		if (!(h->t_infomask2 & QS_INFOMASK2_TAKEN) ||
-			!qs_tid_is_virtual(&h->t_ctid))
-			return false;
-		tid = h->t_ctid;
-	}
+		return false;
 	if (!qs_virt_decode(&tid, &range, &row) || !OidIsValid(slot->tts_tableOid))
 		return false;
 	rel = RelationIdGetRelation(slot->tts_tableOid);

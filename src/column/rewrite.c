@@ -27,8 +27,8 @@
  * than M that then changes the row would meet xmax M with no row to follow
  * and fail to serialize, where heap changes it.  So such a row is written
  * once, at its copy: the delta version's inserter (committed before
- * OldestXmin or frozen: only quiet rows move; for a TAKEN version, whose
- * frozen raw xmin is its taker, the copy's origin xmin) with the copy's
+ * OldestXmin or frozen: only quiet rows move; a TAKEN mark keeps it) with
+ * the copy's
  * xmax state, the copy's values (the delta version's TOAST values are M's
  * to delete), classified again on that header — what every snapshot saw
  * of the row, before M and after.  A first pass over the delta's pages
@@ -233,7 +233,6 @@ typedef struct MovedRow
 	TransactionId mover;		/* M */
 	TransactionId xmin;			/* the delta version's raw xmin */
 	uint16		xmin_bits;		/* and its xmin hint bits */
-	bool		taken;			/* TAKEN: xmin is the taker (moved.h) */
 	bool		collapsed;		/* written at its copy */
 } MovedRow;
 
@@ -317,7 +316,6 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
 			m->mover = HeapTupleHeaderGetRawXmax(tup.t_data);
 			m->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
 			m->xmin_bits = tup.t_data->t_infomask & HEAP_XMIN_FROZEN;
-			m->taken = (tup.t_data->t_infomask2 & QS_INFOMASK2_TAKEN) != 0;
 			m->collapsed = false;
 		}
 		UnlockReleaseBuffer(buf);
@@ -340,7 +338,6 @@ moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
 			   TransactionId OldestXmin)
 {
 	MovedRow   *m = hash_search(moved, &slot->tts_tid, HASH_FIND, NULL);
-	TransactionId xmin;
 
 	/*
 	 * The copy's xmin is not checked against M: a later merge's version of
@@ -355,24 +352,7 @@ moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
 		(!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
 		 TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover)))
 		return;
-	xmin = m->xmin;
-	if (m->taken)
-	{
-		bool		isnull;
-		TransactionId origin;
-
-		/*
-		 * A TAKEN version's raw xmin is its taker (frozen: visible to every
-		 * snapshot, as the inserter was); the row's inserter is the copy's
-		 * origin xmin, where the block keeps one (src/merge/README.md §3).
-		 */
-		origin = DatumGetTransactionId(slot_getsysattr(slot,
-													   MinTransactionIdAttributeNumber,
-													   &isnull));
-		if (!TransactionIdEquals(origin, HeapTupleHeaderGetRawXmin(hdr)))
-			xmin = origin;
-	}
-	HeapTupleHeaderSetXmin(hdr, xmin);
+	HeapTupleHeaderSetXmin(hdr, m->xmin);
 	hdr->t_infomask = (hdr->t_infomask & ~HEAP_XMIN_FROZEN) | m->xmin_bits;
 	*status = header_status(rel, &slot->tts_tid, hdr, OldestXmin);
 	m->collapsed = true;

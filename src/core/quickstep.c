@@ -14,6 +14,7 @@
  */
 #include "column/options.h"
 #include "core/quickstep.h"
+#include "merge/moved.h"
 #include "merge/merge.h"
 #include "merge/worker.h"
 #include "column/colscan.h"
@@ -59,6 +60,12 @@ _PG_init(void)
 	 * must be there whenever such a statement can run.
 	 */
 	qs_colopts_install_hooks();
+
+	/*
+	 * A query that may meet a TAKEN mark of its own command runs without
+	 * parallel workers (src/merge/moved.c)
+	 */
+	qs_taken_install_hook();
 
 	/* quickstep.debug_force_merge (src/merge/force.c), tests only */
 	qs_force_merge_install_hooks();

@@ -12,13 +12,17 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/latch.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -153,6 +157,118 @@ qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
 }
 
 /*
+ * TAKEN marks of this transaction (moved.h): the command id of each, by
+ * (table, delta TID), in TopTransactionContext; the largest one for the
+ * executor hook below.  Gone at the end of the transaction, as the marks'
+ * meaning is: no later snapshot can be the taker's.
+ */
+typedef struct TakenKey
+{
+	Oid			relid;
+	ItemPointerData tid;
+} TakenKey;
+
+typedef struct TakenMark
+{
+	TakenKey	key;
+	TransactionId taker;		/* the (sub)transaction that marked it */
+	CommandId	cid;			/* its command */
+} TakenMark;
+
+static HTAB *taken_marks = NULL;
+static CommandId taken_max_cid = InvalidCommandId;	/* Invalid: no mark */
+static bool taken_callback = false;
+
+static void
+taken_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_PREPARE:
+			taken_marks = NULL; /* freed with TopTransactionContext */
+			taken_max_cid = InvalidCommandId;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * qs_taken_note
+ *		Remember the command of a TAKEN mark this backend wrote (dml.c,
+ *		qs_mark_taken).  A mark a rolled-back subtransaction wrote stays
+ *		listed: its taker is no longer current, so nothing reads it.
+ */
+void
+qs_taken_note(Relation rel, ItemPointer tid, TransactionId taker,
+			  CommandId cid)
+{
+	TakenKey	key;
+	TakenMark  *m;
+
+	if (!taken_callback)
+	{
+		RegisterXactCallback(taken_xact_callback, NULL);
+		taken_callback = true;
+	}
+	if (taken_marks == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(TakenKey);
+		ctl.entrysize = sizeof(TakenMark);
+		ctl.hcxt = TopTransactionContext;
+		taken_marks = hash_create("quickstep TAKEN marks", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.relid = RelationGetRelid(rel);
+	key.tid = *tid;
+	m = hash_search(taken_marks, &key, HASH_ENTER, NULL);
+	m->taker = taker;
+	m->cid = cid;
+	if (taken_max_cid == InvalidCommandId || cid > taken_max_cid)
+		taken_max_cid = cid;
+}
+
+/*
+ * Does MVCC snapshot 'snapshot' of the transaction that marked 'tup' TAKEN
+ * no longer count it?  Yes from the command after the mark's on, as heap's
+ * HeapTupleSatisfiesMVCC judges a tuple its own transaction deleted.  A
+ * parallel worker has no list: the executor hook below runs a query that
+ * could read a mark of its own snapshot's command or later without
+ * workers, so every mark a worker meets precedes its snapshot.
+ */
+static bool
+taken_hidden(HeapTuple tup, Snapshot snapshot)
+{
+	TransactionId taker = QsTakenGetTaker(tup->t_data);
+	TakenKey	key;
+	TakenMark  *m = NULL;
+
+	if (!TransactionIdIsCurrentTransactionId(taker))
+		return false;
+	if (IsParallelWorker())
+		return true;
+	if (taken_marks != NULL)
+	{
+		memset(&key, 0, sizeof(key));
+		key.relid = tup->t_tableOid;
+		key.tid = tup->t_self;
+		m = hash_search(taken_marks, &key, HASH_FIND, NULL);
+	}
+	if (m == NULL || !TransactionIdEquals(m->taker, taker))
+		elog(ERROR, "TAKEN mark of (%u,%u) in relation %u has no command id",
+			 ItemPointerGetBlockNumber(&tup->t_self),
+			 ItemPointerGetOffsetNumber(&tup->t_self), tup->t_tableOid);
+	return m->cid < snapshot->curcid;
+}
+
+/*
  * qs_moved_visible
  *		Heap's verdict 'valid' on a delta version with merge bits, corrected:
  *		SnapshotDirty does not report a running merge as a deleter to wait
@@ -161,8 +277,10 @@ qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
  *		its next command on.
  */
 bool
-qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid)
+qs_moved_visible(HeapTuple tup, Snapshot snapshot, bool valid)
 {
+	HeapTupleHeader h = tup->t_data;
+
 	if (!valid || snapshot == NULL || !qs_header_moved(h))
 		return valid;
 	if (snapshot->snapshot_type == SNAPSHOT_DIRTY)
@@ -172,10 +290,62 @@ qs_moved_visible(HeapTupleHeader h, Snapshot snapshot, bool valid)
 		return true;
 	}
 	if (IsMVCCSnapshot(snapshot) && (h->t_infomask2 & QS_INFOMASK2_TAKEN) &&
-		TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(h)) &&
-		HeapTupleHeaderGetRawCommandId(h) < snapshot->curcid)
+		taken_hidden(tup, snapshot))
 		return false;
 	return valid;
+}
+
+/*
+ * The executor's side of taken_hidden: a query whose snapshot may meet a
+ * mark of its own command or a later one (a STABLE function's query inside
+ * the UPDATE that took the row, which reads with that UPDATE's snapshot)
+ * runs without parallel workers, which could not tell such a mark from an
+ * earlier one.  The flag is put back after the run: the plan may be cached.
+ */
+static ExecutorRun_hook_type prev_executor_run = NULL;
+
+static void
+taken_executor_run(QueryDesc *queryDesc, ScanDirection direction,
+				   uint64 count
+#if PG_VERSION_NUM < 180000
+				   ,bool execute_once
+#endif
+)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+	bool		serial = taken_max_cid != InvalidCommandId &&
+		stmt->parallelModeNeeded && queryDesc->snapshot != NULL &&
+		taken_max_cid >= queryDesc->snapshot->curcid;
+
+	if (serial)
+		stmt->parallelModeNeeded = false;
+	PG_TRY();
+	{
+#if PG_VERSION_NUM < 180000
+		if (prev_executor_run)
+			prev_executor_run(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+#else
+		if (prev_executor_run)
+			prev_executor_run(queryDesc, direction, count);
+		else
+			standard_ExecutorRun(queryDesc, direction, count);
+#endif
+	}
+	PG_FINALLY();
+	{
+		if (serial)
+			stmt->parallelModeNeeded = true;
+	}
+	PG_END_TRY();
+}
+
+void
+qs_taken_install_hook(void)
+{
+	prev_executor_run = ExecutorRun_hook;
+	ExecutorRun_hook = taken_executor_run;
 }
 
 /*

@@ -1456,24 +1456,23 @@ qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 			TransactionIdEquals(HeapTupleHeaderGetRawXmax(tp.t_data), mover) &&
 			ItemPointerEquals(&tp.t_data->t_ctid, link))
 		{
+			TransactionId taker = GetCurrentTransactionId();
 			QsGenXLogState *state;
 			Page		page;
 			HeapTupleHeader hdr;
 
 			/*
-			 * The inserter's xmin becomes frozen: a hot standby query that
-			 * does not see that inserter must not start counting the row
-			 * (heap's freeze records carry the same conflict).
+			 * The command first: a mark of ours with no command id listed
+			 * would be an internal error to our later reads.  The raw xmin
+			 * stays the inserter's (moved.h), so no snapshot but ours
+			 * judges the version differently: no recovery conflict.
 			 */
-			if (!HeapTupleHeaderXminFrozen(tp.t_data))
-				qs_log_conflict(rel, HeapTupleHeaderGetRawXmin(tp.t_data));
+			qs_taken_note(rel, tid, taker, cid);
 			state = qs_genxlog_start(rel);
 			page = qs_genxlog_register(state, buf, 0);
 			hdr = qs_page_get_header(L, page, off, &scratch, NULL);
 
-			hdr->t_infomask |= HEAP_XMIN_FROZEN;
-			HeapTupleHeaderSetXmin(hdr, GetCurrentTransactionId());
-			HeapTupleHeaderSetCmin(hdr, cid);
+			QsTakenSetTaker(hdr, taker);
 			hdr->t_infomask2 |= QS_INFOMASK2_TAKEN;
 			qs_page_set_header(L, page, off, hdr);
 			qs_genxlog_finish(state);

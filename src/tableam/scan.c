@@ -67,7 +67,7 @@ header_visible(const QsPageLayout *PL, Relation rel, Buffer buf,
 	if (tup->t_data == scratch && scratch->t_infomask != infomask)
 		PL->set_header(page, off, scratch);
 	if (unlikely(tup->t_data->t_infomask2 & QS_INFOMASK2_BITS))
-		valid = qs_moved_visible(tup->t_data, snapshot, valid);
+		valid = qs_moved_visible(tup, snapshot, valid);
 	return valid;
 }
 
