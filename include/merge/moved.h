@@ -72,8 +72,7 @@ struct QsColDirectory;
 extern int64 qs_merge_check_links(Relation rel, const struct QsColDirectory *dir);
 
 /* moved.c */
-extern void qs_taken_note(Relation rel, ItemPointer tid, TransactionId taker,
-						  CommandId cid);
+extern void qs_taken_note(Relation rel, ItemPointer tid, CommandId cid);
 extern void qs_taken_install_hook(void);
 extern void qs_merge_interlock(Relation rel, bool acquire);
 extern bool qs_merge_interlock_try_wait(Relation rel);

@@ -1805,6 +1805,15 @@ col_after_link(Relation rel, ItemPointer from, TM_FailureData *link,
 	 */
 	if (!IsolationUsesXactSnapshot())
 		return;
+
+	/*
+	 * Our own merge (a forced one, or quickstep.merge() before this
+	 * statement) is in no snapshot of ours by xid, but its xmax on the
+	 * delta version is ours: heap's cmax hides the version from our later
+	 * commands already, and t_field3 holds that cmax (moved.h).
+	 */
+	if (TransactionIdIsCurrentTransactionId(link->xmax))
+		return;
 	if (XidInMVCCSnapshot(link->xmax, GetTransactionSnapshot()))
 		qs_mark_taken(rel, from, &link->ctid, link->xmax, cid);
 }

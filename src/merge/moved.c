@@ -15,13 +15,13 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/latch.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -158,9 +158,14 @@ qs_merged_block_hidden(TransactionId xmin, uint16 flags, Snapshot snapshot)
 
 /*
  * TAKEN marks of this transaction (moved.h): the command id of each, by
- * (table, delta TID), in TopTransactionContext; the largest one for the
- * executor hook below.  Gone at the end of the transaction, as the marks'
- * meaning is: no later snapshot can be the taker's.
+ * (table, delta TID), in TopTransactionContext (about 20 bytes a mark: a
+ * REPEATABLE READ transaction older than a merge that changes a million
+ * rows the merge moved keeps about 25 MB until it ends); the largest one
+ * for the executor hook below.  Gone at the end of the transaction, as the
+ * marks' meaning is: no later snapshot can be the taker's.  The page says
+ * which (sub)transaction made a mark; this list, written by the same call,
+ * has the command of the last one (an earlier mark's subtransaction, if it
+ * rolled back, is no longer current).
  */
 typedef struct TakenKey
 {
@@ -171,11 +176,30 @@ typedef struct TakenKey
 typedef struct TakenMark
 {
 	TakenKey	key;
-	TransactionId taker;		/* the (sub)transaction that marked it */
-	CommandId	cid;			/* its command */
+	char		status;			/* simplehash's */
+	CommandId	cid;
 } TakenMark;
 
-static HTAB *taken_marks = NULL;
+static inline uint32
+taken_hash(TakenKey k)
+{
+	return hash_combine(murmurhash32((uint32) k.relid),
+						hash_combine(murmurhash32(ItemPointerGetBlockNumberNoCheck(&k.tid)),
+									 ItemPointerGetOffsetNumberNoCheck(&k.tid)));
+}
+
+#define SH_PREFIX		takenhash
+#define SH_ELEMENT_TYPE	TakenMark
+#define SH_KEY_TYPE		TakenKey
+#define SH_KEY			key
+#define SH_HASH_KEY(tb, k)	taken_hash(k)
+#define SH_EQUAL(tb, a, b)	((a).relid == (b).relid && ItemPointerEquals(&(a).tid, &(b).tid))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+static takenhash_hash *taken_marks = NULL;
 static CommandId taken_max_cid = InvalidCommandId;	/* Invalid: no mark */
 static bool taken_callback = false;
 
@@ -197,18 +221,27 @@ taken_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+static TakenKey
+taken_key(Oid relid, ItemPointer tid)
+{
+	TakenKey	k;
+
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	k.tid = *tid;
+	return k;
+}
+
 /*
  * qs_taken_note
- *		Remember the command of a TAKEN mark this backend wrote (dml.c,
- *		qs_mark_taken).  A mark a rolled-back subtransaction wrote stays
- *		listed: its taker is no longer current, so nothing reads it.
+ *		Remember the command of a TAKEN mark this backend writes (dml.c,
+ *		qs_mark_taken), before it writes it.
  */
 void
-qs_taken_note(Relation rel, ItemPointer tid, TransactionId taker,
-			  CommandId cid)
+qs_taken_note(Relation rel, ItemPointer tid, CommandId cid)
 {
-	TakenKey	key;
 	TakenMark  *m;
+	bool		found;
 
 	if (!taken_callback)
 	{
@@ -216,20 +249,9 @@ qs_taken_note(Relation rel, ItemPointer tid, TransactionId taker,
 		taken_callback = true;
 	}
 	if (taken_marks == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(TakenKey);
-		ctl.entrysize = sizeof(TakenMark);
-		ctl.hcxt = TopTransactionContext;
-		taken_marks = hash_create("quickstep TAKEN marks", 16, &ctl,
-								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	memset(&key, 0, sizeof(key));
-	key.relid = RelationGetRelid(rel);
-	key.tid = *tid;
-	m = hash_search(taken_marks, &key, HASH_ENTER, NULL);
-	m->taker = taker;
+		taken_marks = takenhash_create(TopTransactionContext, 64, NULL);
+	m = takenhash_insert(taken_marks, taken_key(RelationGetRelid(rel), tid),
+						 &found);
 	m->cid = cid;
 	if (taken_max_cid == InvalidCommandId || cid > taken_max_cid)
 		taken_max_cid = cid;
@@ -246,25 +268,23 @@ qs_taken_note(Relation rel, ItemPointer tid, TransactionId taker,
 static bool
 taken_hidden(HeapTuple tup, Snapshot snapshot)
 {
-	TransactionId taker = QsTakenGetTaker(tup->t_data);
-	TakenKey	key;
 	TakenMark  *m = NULL;
 
-	if (!TransactionIdIsCurrentTransactionId(taker))
+	if (!TransactionIdIsCurrentTransactionId(QsTakenGetTaker(tup->t_data)))
 		return false;
 	if (IsParallelWorker())
 		return true;
 	if (taken_marks != NULL)
-	{
-		memset(&key, 0, sizeof(key));
-		key.relid = tup->t_tableOid;
-		key.tid = tup->t_self;
-		m = hash_search(taken_marks, &key, HASH_FIND, NULL);
-	}
-	if (m == NULL || !TransactionIdEquals(m->taker, taker))
-		elog(ERROR, "TAKEN mark of (%u,%u) in relation %u has no command id",
-			 ItemPointerGetBlockNumber(&tup->t_self),
-			 ItemPointerGetOffsetNumber(&tup->t_self), tup->t_tableOid);
+		m = takenhash_lookup(taken_marks,
+							 taken_key(tup->t_tableOid, &tup->t_self));
+	/* an invariant: our marks are listed before they are written */
+	if (m == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg_internal("TAKEN mark of (%u,%u) in relation %u has no command id",
+								 ItemPointerGetBlockNumber(&tup->t_self),
+								 ItemPointerGetOffsetNumber(&tup->t_self),
+								 tup->t_tableOid)));
 	return m->cid < snapshot->curcid;
 }
 
@@ -381,7 +401,9 @@ qs_moved_take_main(Relation rel, ItemPointer vtid, Snapshot snapshot,
 	/* the snapshot later commands use, not the one of this change (RI) */
 	snapshot = GetTransactionSnapshot();
 	mover = qs_coldir_row_xmin(&e, row);
+	/* our own merge: as in col_after_link (src/column/am.c) */
 	if (!(e.flags & QS_COLDIR_MERGED) || !TransactionIdIsNormal(mover) ||
+		TransactionIdIsCurrentTransactionId(mover) ||
 		!XidInMVCCSnapshot(mover, snapshot))
 		return;
 	first = e.src_first;

@@ -1461,13 +1461,16 @@ qs_mark_taken(Relation rel, ItemPointer tid, ItemPointer link,
 			Page		page;
 			HeapTupleHeader hdr;
 
+			/* t_field3 is free: M is not ours (col_after_link) */
+			Assert(!TransactionIdIsCurrentTransactionId(mover));
+
 			/*
 			 * The command first: a mark of ours with no command id listed
 			 * would be an internal error to our later reads.  The raw xmin
 			 * stays the inserter's (moved.h), so no snapshot but ours
 			 * judges the version differently: no recovery conflict.
 			 */
-			qs_taken_note(rel, tid, taker, cid);
+			qs_taken_note(rel, tid, cid);
 			state = qs_genxlog_start(rel);
 			page = qs_genxlog_register(state, buf, 0);
 			hdr = qs_page_get_header(L, page, off, &scratch, NULL);
