@@ -49,6 +49,7 @@
 #include "nodes/pg_list.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "storage/lock.h"
 #include "storage/procarray.h"
 #include "tcop/utility.h"
@@ -554,6 +555,8 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		Buffer		buf = ReadBuffer(rel, blk);
 		QsGenXLogState *state;
 		Page		page;
+		BlockNumber vpages[MaxHeapTuplesPerPage];
+		int			nvpages = 0;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		state = qs_genxlog_start(rel);
@@ -594,12 +597,26 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 			h->t_ctid = vtid;
 			qs_page_set_header(L, page, off, h);
 			moved++;
+			if (nvpages == 0 ||
+				vpages[nvpages - 1] != ItemPointerGetBlockNumber(&vtid))
+				vpages[nvpages++] = ItemPointerGetBlockNumber(&vtid);
 		}
 		/* a deleted version: not visible to all, pruning may follow */
 		PageSetPrunable(page, xid);
 		PageClearAllVisible(page);
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		qs_genxlog_finish(state);
+
+		/*
+		 * Serializable reads of this page's rows hold SIREAD locks on the
+		 * page (tableam/scan.c, qs_predicate_lock_tid): copied to each
+		 * virtual page that took a row of it, so that a writer at a main
+		 * copy conflicts with them.  Under the exclusive lock: a read that
+		 * locks the page after this sees the marks and locks the copies.
+		 * (A page listed twice, rows not in TID order, is copied twice.)
+		 */
+		for (int v = 0; v < nvpages; v++)
+			PredicateLockPageSplit(rel, blk, vpages[v]);
 		UnlockReleaseBuffer(buf);
 	}
 

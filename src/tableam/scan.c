@@ -124,21 +124,35 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 
 /*
  * qs_predicate_lock_tid
- *		A serializable read of one record.  A column table's delta row
- *		locks the whole relation instead (as a heap sequential scan does):
- *		a merge moves it to another TID, and predicate.c cannot carry a
- *		tuple's SIREAD lock along (src/merge/README.md); a writer then
- *		conflicts with the reader wherever the row lives.  (Main rows,
- *		which never move, are locked by TID in src/column.)
+ *		A serializable read of one record, whose header is 'h' (NULL: one
+ *		with no xmax).  A column table's delta row locks its page instead:
+ *		a merge moves rows to other TIDs, and predicate.c cannot carry a
+ *		tuple's SIREAD lock along, but it copies a page's to another page
+ *		(PredicateLockPageSplit), which the merge does for every delta page
+ *		it marks rows of, to the virtual pages of the block that took them,
+ *		while it holds the page exclusively (src/merge/merge.c, mark_moved).
+ *		A record already marked (this lock comes after that copy) also locks
+ *		its main copy.  A writer then conflicts with the reader wherever the
+ *		row lives: at the delta page, or at the main copy's virtual page.
+ *		Coarser than heap's tuple locks (heap's own become page locks from
+ *		the third row of a page), finer than the relation lock this was.
+ *		(Main rows, which never move, are locked by TID in src/column.)
  */
 void
 qs_predicate_lock_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
-					  TransactionId xmin)
+					  TransactionId xmin, HeapTupleHeader h)
 {
-	if (qs_is_column_rel(rel))
-		PredicateLockRelation(rel, snapshot);
-	else
+	if (!qs_is_column_rel(rel))
+	{
 		PredicateLockTID(rel, tid, snapshot, xmin);
+		return;
+	}
+	/* as PredicateLockTID: a row we wrote needs no lock */
+	if (TransactionIdIsCurrentTransactionId(xmin))
+		return;
+	PredicateLockPage(rel, ItemPointerGetBlockNumber(tid), snapshot);
+	if (h != NULL && qs_header_moved(h) && qs_tid_is_virtual(&h->t_ctid))
+		PredicateLockTID(rel, &h->t_ctid, snapshot, InvalidTransactionId);
 }
 
 /*
@@ -330,7 +344,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 			HeapCheckForSerializableConflictOut(true, rel, &tup, buf, snapshot);
 			if (lock_tids)
 				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-								 HeapTupleHeaderGetXmin(tup.t_data));
+									  HeapTupleHeaderGetXmin(tup.t_data),
+									  tup.t_data);
 			out[n++] = off;
 			continue;
 		}
@@ -354,14 +369,15 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				ItemPointerData tid;
 
 				ItemPointerSet(&tid, blkno, off);
+				/* no xmax (mvcc_fast's verdict 1): no merge's mark */
 				if (hints)
 					qs_predicate_lock_tid(rel, &tid, snapshot,
 										  (hints[i].infomask & HEAP_XMIN_FROZEN) ==
 										  HEAP_XMIN_FROZEN ? FrozenTransactionId :
-										  hints[i].xmin);
+										  hints[i].xmin, NULL);
 				else
 					qs_predicate_lock_tid(rel, &tid, snapshot,
-										  HeapTupleHeaderGetXmin(h));
+										  HeapTupleHeaderGetXmin(h), NULL);
 			}
 			out[n++] = off;
 			continue;
@@ -379,7 +395,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		{
 			if (lock_tids)
 				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-								 HeapTupleHeaderGetXmin(tup.t_data));
+									  HeapTupleHeaderGetXmin(tup.t_data),
+									  tup.t_data);
 			out[n++] = off;
 		}
 	}
@@ -1154,7 +1171,7 @@ qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	valid = qs_record_visible(L, rel, *buf, page, off, snapshot, tup, scratch);
 	if (valid)
 		qs_predicate_lock_tid(rel, &tup->t_self, snapshot,
-						 HeapTupleHeaderGetXmin(tup->t_data));
+							  HeapTupleHeaderGetXmin(tup->t_data), tup->t_data);
 	HeapCheckForSerializableConflictOut(valid, rel, tup, *buf, snapshot);
 	{
 		ItemPointerData link;
@@ -1452,7 +1469,8 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 			if (valid)
 			{
 				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-									  HeapTupleHeaderGetXmin(tup.t_data));
+									  HeapTupleHeaderGetXmin(tup.t_data),
+									  tup.t_data);
 				if (all_dead)
 					*all_dead = false;
 				break;
