@@ -370,8 +370,8 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 
 	/*
 	 * A bitmap scan's main rows are judged by qs_colfilter_row, which takes
-	 * no SIREAD lock per row; lock the relation before any read, as a delta
-	 * row read by any scan does (qs_predicate_lock_tid).  Coarser than heap's
+	 * no SIREAD lock per row; lock the relation before any read (a delta
+	 * row read locks its page, qs_predicate_lock_tid).  Coarser than heap's
 	 * per-tuple locks (more false positives, never a missed rw-conflict).
 	 */
 	if ((flags & SO_TYPE_BITMAPSCAN) && snapshot && IsMVCCSnapshot(snapshot))
