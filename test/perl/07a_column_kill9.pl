@@ -14,11 +14,14 @@
 # still takes a load, a merge, a seal and VACUUM, and a streaming standby
 # that replayed it all has the same rows.  Every VACUUM compacts the
 # block directory (quickstep.debug_dir_compact_min = 0: whenever one entry
-# is removable; column README section 4.7), the clients' and autovacuum's
+# is removable; column README section 4.7): the clients' and autovacuum's
 # and, in rounds (a) and (c), a VACUUM loop beside the crashed
-# transaction, so the kills land inside compactions too; the test samples
-# the directory while it waits for the kill and requires compactions
-# before the kill of every round (b).  The kill points come from a
+# transaction, so the kills land inside compactions too.  The test
+# samples the directory while it waits for the kill and requires
+# compactions before the kill of every round (b) and in all at least one
+# a round; in half of the rounds (b) whose directory has two pages, a
+# client's compaction is stopped between two pack steps
+# (quickstep.debug_dir_wait) when the crash comes.  The kill points come from a
 # seeded generator (QS_KILL9_SEED repeats a run; the seed is printed;
 # QS_KILL9_ROUNDS runs more rounds than the default 4).
 use strict;
@@ -186,6 +189,8 @@ sub check_standby
 # compaction that removed fewer entries than were added since the last
 # sample is not seen.
 my $compactions_seen = 0;
+# crashes of a compaction stopped between two pack steps (crash_during)
+my $compactions_crashed = 0;
 
 sub dir_entries
 {
@@ -221,6 +226,35 @@ sub vacuums_now
 		   AND pid <> pg_backend_pid()});
 }
 
+# VACUUMs waiting between two pack steps of a compaction (advisory lock
+# (7401, 2), quickstep.debug_dir_wait = pack_step)
+sub compactions_midway
+{
+	return $node->safe_psql('postgres', q{
+		SELECT count(*) FROM pg_locks
+		 WHERE locktype = 'advisory' AND classid = 7401 AND objid = 2 AND NOT granted});
+}
+
+# the pgbench clients' VACUUMs wait between two pack steps of their
+# compaction (a directory of two pages or more) while a session holds
+# advisory lock (7401, 2): that session, once one waits (within 2 s), or
+# undef
+sub stall_compaction
+{
+	return undef if $node->safe_psql('postgres',
+		q{SELECT pages FROM quickstep.column_directory('t')}) < 2;
+	my $holder = $node->background_psql('postgres', on_error_stop => 0);
+	$holder->query_safe('SELECT pg_advisory_lock(7401, 2)');
+	for (1 .. 40)
+	{
+		return $holder if compactions_midway() > 0;
+		usleep(50_000);
+	}
+	$holder->query_safe('SELECT pg_advisory_unlock(7401, 2)');
+	$holder->quit;
+	return undef;
+}
+
 # kill -9 of the backend PID (or, with PID undef, of a random client
 # backend) or an immediate shutdown; then the server is up again
 sub crash
@@ -252,7 +286,9 @@ sub crash
 
 # one transaction running BODY in a session of its own, sometimes pausing
 # before its COMMIT, and a crash at a random moment up to MAXDELAY ms
-# after it started; then everything is checked
+# after it started; then everything is checked.  Beside it a VACUUM loop
+# runs (it compacts whenever an entry became removable: rarely during a
+# load, whose new entries are live)
 sub crash_during
 {
 	my ($r, $what, $body, $maxdelay) = @_;
@@ -404,7 +440,9 @@ RESET quickstep.column_delta_rows;
 EOS
 		script('merge', "SELECT quickstep.merge('t');\n", 1),
 		script('seal', "SELECT quickstep.seal('t');\n", 1),
-		script('vacuum', "VACUUM t;\n", 1));
+		# its compaction waits between two pack steps while a session
+		# holds advisory lock (7401, 2) (stall_compaction)
+		script('vacuum', "SET quickstep.debug_dir_wait = pack_step;\nVACUUM t;\n", 1));
 
 	my $how = rand() < 0.7 ? 'kill' : 'immediate';
 	my $delay = 2000 + int(rand(4000));
@@ -452,9 +490,14 @@ EOS
 		note("round $r: kill -9 of " . $node->safe_psql('postgres',
 			"SELECT backend_type || ' ' || coalesce(left(query, 40), '') FROM pg_stat_activity WHERE pid = $pid"));
 	}
-	note("round $r: " . vacuums_now() . " at the crash");
+	# half of the time with a compaction stopped between two pack steps
+	my $holder = rand() < 0.5 ? stall_compaction() : undef;
+	my $midway = $holder ? compactions_midway() : 0;
+	$compactions_crashed += $midway;
+	note("round $r: " . vacuums_now() . " at the crash, $midway stopped between two pack steps");
 	crash($how, $pid);
 	$h->finish;
+	eval { $holder->quit; } if $holder;
 	note("round $r: pgbench: $1") if $out =~ /(number of transactions actually processed: \S+)/;
 	my @errors = grep { /ERROR:/ } split /\n/, $err;
 	is(scalar(@errors), 0, "round $r: the clients met no error before the crash")
@@ -476,7 +519,7 @@ for my $r (1 .. $rounds)
 	check_standby("round $r");
 }
 
-note("directory compactions seen in all: $compactions_seen");
+note("directory compactions seen in all: $compactions_seen; crashed between two pack steps: $compactions_crashed");
 cmp_ok($compactions_seen, '>=', $rounds, 'directory compactions ran (at least one a round on average)');
 
 $standby->stop;
