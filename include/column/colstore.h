@@ -300,6 +300,7 @@ extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
 extern uint32 qs_coldir_retire_emptied(Relation rel);
 extern uint32 qs_coldir_compact(Relation rel);
+extern void qs_coldir_debug_wait(int point);
 /* The directory's size, walked under one metapage hold (qs_coldir_count). */
 typedef struct QsColDirSize
 {

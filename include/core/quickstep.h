@@ -40,6 +40,9 @@ extern bool qs_debug_merge_commit_wait;	/* merge pre-commit waits (moved.c) */
 #define QS_DIR_WAIT_OFF			0
 #define QS_DIR_WAIT_PACK_STEP	2	/* compaction, between two pack steps */
 #define QS_DIR_WAIT_LOCK_ENTRY	3	/* qs_coldir_lock_entry, entry found */
+#define QS_DIR_WAIT_SCAN_READ	5	/* a column scan (each parallel
+										 * participant), before it reads the
+										 * directory for the main blocks */
 
 extern void qs_define_gucs(bool at_preload);
 

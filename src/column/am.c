@@ -469,6 +469,8 @@ qs_colscan_init_main(ColScanDesc s)
 
 	if (s->main_inited)
 		return;
+	/* a test's pause before the directory is read (quickstep.debug_dir_wait) */
+	qs_coldir_debug_wait(QS_DIR_WAIT_SCAN_READ);
 	old = MemoryContextSwitchTo(s->cxt);
 	qs_coldir_read_visible(rel, s->base.rs_snapshot, &s->dir);
 	/*

@@ -2091,10 +2091,11 @@ qs_coldir_reclaim(Relation rel)
  * quickstep.debug_dir_wait: wait for the test's advisory lock (7401, point)
  * as pg_advisory_lock_shared(7401, point) would.  The lock_entry point
  * waits holding buffer locks: the isolation tester cannot see a backend
- * that waits for them behind it (specs annotate that step).
+ * that waits for them behind it (specs annotate that step).  scan_read is
+ * the column scan's (qs_colscan_init_main), holding no lock.
  */
-static void
-debug_dir_wait(int point)
+void
+qs_coldir_debug_wait(int point)
 {
 	LOCKTAG		tag;
 
@@ -2139,7 +2140,7 @@ qs_coldir_lock_entry(Relation rel, uint32 block_id, uint32 *idx, Buffer *mbuf)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("directory entry of block %u of column table \"%s\" moved",
 						block_id, RelationGetRelationName(rel))));
-	debug_dir_wait(QS_DIR_WAIT_LOCK_ENTRY);
+	qs_coldir_debug_wait(QS_DIR_WAIT_LOCK_ENTRY);
 	/* the walk's metapage hold is the caller's now */
 	*mbuf = w.mbuf;
 	return buf;
@@ -2901,7 +2902,7 @@ qs_coldir_compact(Relation rel)
 		/* between steps, holding no lock */
 		CHECK_FOR_INTERRUPTS();
 		if (!first)
-			debug_dir_wait(QS_DIR_WAIT_PACK_STEP);
+			qs_coldir_debug_wait(QS_DIR_WAIT_PACK_STEP);
 		/* a step advances W or gives a page back: more is a cycle */
 		if (++steps > 2 * (uint64) RelationGetNumberOfBlocks(rel))
 			ereport(ERROR,

@@ -37,6 +37,7 @@ static const struct config_enum_entry dir_wait_options[] = {
 	{"off", QS_DIR_WAIT_OFF, false},
 	{"pack_step", QS_DIR_WAIT_PACK_STEP, false},
 	{"lock_entry", QS_DIR_WAIT_LOCK_ENTRY, false},
+	{"scan_read", QS_DIR_WAIT_SCAN_READ, false},
 	{NULL, 0, false}
 };
 
@@ -179,11 +180,13 @@ qs_define_gucs(bool at_preload)
 	 * For isolation tests of the compaction of column tables' directories
 	 * (dir.c): a compaction between two pack steps (no lock held), or an
 	 * in-place directory writer that found its entry (the metapage share-
-	 * and the directory page exclusively locked), waits for advisory lock
-	 * (7401, 2) or (7401, 3).
+	 * and the directory page exclusively locked), or a column scan (each
+	 * participant of a parallel one) before it reads the directory for its
+	 * main blocks (no lock held), waits for advisory lock (7401, 2), (7401,
+	 * 3) or (7401, 5).
 	 */
 	DefineCustomEnumVariable("quickstep.debug_dir_wait",
-							 "Makes a column directory compaction wait between two pack steps for advisory lock (7401, 2), or an in-place directory writer wait holding its entry's page for advisory lock (7401, 3) (for tests).",
+							 "Makes a column directory compaction wait between two pack steps for advisory lock (7401, 2), an in-place directory writer wait holding its entry's page for advisory lock (7401, 3), or a column scan wait before it reads the directory for its main blocks for advisory lock (7401, 5) (for tests).",
 							 NULL,
 							 &qs_debug_dir_wait,
 							 QS_DIR_WAIT_OFF,

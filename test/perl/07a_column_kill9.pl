@@ -12,7 +12,16 @@
 # rolled-back row visible.  Then the unique index, a bitmap scan and a
 # sequential scan agree, check_table and amcheck are clean, the table
 # still takes a load, a merge, a seal and VACUUM, and a streaming standby
-# that replayed it all has the same rows.  The kill points come from a
+# that replayed it all has the same rows.  Every VACUUM compacts the
+# block directory (quickstep.debug_dir_compact_min = 0: whenever one entry
+# is removable; column README section 4.7): the clients' and autovacuum's
+# and, in rounds (a) and (c), a VACUUM loop beside the crashed
+# transaction, so the kills land inside compactions too.  The test
+# samples the directory while it waits for the kill and requires
+# compactions before the kill of every round (b) and in all at least one
+# a round; in half of the rounds (b) whose directory has two pages, a
+# client's compaction is stopped between two pack steps
+# (quickstep.debug_dir_wait) when the crash comes.  The kill points come from a
 # seeded generator (QS_KILL9_SEED repeats a run; the seed is printed;
 # QS_KILL9_ROUNDS runs more rounds than the default 4).
 use strict;
@@ -40,6 +49,7 @@ autovacuum_naptime = 1
 quickstep.merge_workers = 1
 quickstep.merge_naptime = 1
 quickstep.merge_threshold = 0
+quickstep.debug_dir_compact_min = 0
 });
 $node->start;
 $node->safe_psql('postgres', q{
@@ -71,6 +81,11 @@ $standby->start;
 
 my $dir = $node->basedir;
 my $connstr = '-h ' . $node->host . ' -p ' . $node->port;
+# a script of one VACUUM (crash_during runs it in a loop)
+my $vacuum_loop = "$dir/vacuum_loop.sql";
+open(my $vf, '>', $vacuum_loop) or die "open $vacuum_loop: $!";
+print $vf "VACUUM t;\n";
+close $vf;
 
 # the rows of bulk load number b, the same in t and h
 sub bulk_select
@@ -168,6 +183,78 @@ sub check_standby
 		"$what: check_table on the standby is clean");
 }
 
+# Directory compactions seen: only a compaction removes directory entries
+# (merges, seals and loads add them, README 4.7), so each fall of the entry
+# count between two samples is one compaction at least.  A lower bound: a
+# compaction that removed fewer entries than were added since the last
+# sample is not seen.
+my $compactions_seen = 0;
+# crashes of a compaction stopped between two pack steps (crash_during)
+my $compactions_crashed = 0;
+
+sub dir_entries
+{
+	return $node->safe_psql('postgres',
+		q{SELECT entries FROM quickstep.column_directory('t')});
+}
+
+# wait MS milliseconds sampling the directory; the compactions seen
+sub watch_dir
+{
+	my ($ms) = @_;
+	my $end = time() + $ms / 1000;
+	my $seen = 0;
+	my $prev = dir_entries();
+	while (time() < $end)
+	{
+		usleep(40_000);
+		my $e = dir_entries();
+		$seen++ if $e < $prev;
+		$prev = $e;
+	}
+	$compactions_seen += $seen;
+	return $seen;
+}
+
+# what VACUUMs of t do right now (a note before a crash)
+sub vacuums_now
+{
+	return $node->safe_psql('postgres', q{
+		SELECT count(*) || ' active VACUUM(s) of t'
+		  FROM pg_stat_activity
+		 WHERE state = 'active' AND query ~* '^\s*(autovacuum: )?VACUUM.*\yt\y'
+		   AND pid <> pg_backend_pid()});
+}
+
+# VACUUMs waiting between two pack steps of a compaction (advisory lock
+# (7401, 2), quickstep.debug_dir_wait = pack_step)
+sub compactions_midway
+{
+	return $node->safe_psql('postgres', q{
+		SELECT count(*) FROM pg_locks
+		 WHERE locktype = 'advisory' AND classid = 7401 AND objid = 2 AND NOT granted});
+}
+
+# the pgbench clients' VACUUMs wait between two pack steps of their
+# compaction (a directory of two pages or more) while a session holds
+# advisory lock (7401, 2): that session, once one waits (within 2 s), or
+# undef
+sub stall_compaction
+{
+	return undef if $node->safe_psql('postgres',
+		q{SELECT pages FROM quickstep.column_directory('t')}) < 2;
+	my $holder = $node->background_psql('postgres', on_error_stop => 0);
+	$holder->query_safe('SELECT pg_advisory_lock(7401, 2)');
+	for (1 .. 40)
+	{
+		return $holder if compactions_midway() > 0;
+		usleep(50_000);
+	}
+	$holder->query_safe('SELECT pg_advisory_unlock(7401, 2)');
+	$holder->quit;
+	return undef;
+}
+
 # kill -9 of the backend PID (or, with PID undef, of a random client
 # backend) or an immediate shutdown; then the server is up again
 sub crash
@@ -199,7 +286,9 @@ sub crash
 
 # one transaction running BODY in a session of its own, sometimes pausing
 # before its COMMIT, and a crash at a random moment up to MAXDELAY ms
-# after it started; then everything is checked
+# after it started; then everything is checked.  Beside it a VACUUM loop
+# runs (it compacts whenever an entry became removable: rarely during a
+# load, whose new entries are live)
 sub crash_during
 {
 	my ($r, $what, $body, $maxdelay) = @_;
@@ -209,6 +298,12 @@ sub crash_during
 	note("round $r: $what, pause $pause s before COMMIT, $how after $delay ms");
 	my $bg = $node->background_psql('postgres', on_error_stop => 0);
 	my $pid = $bg->query_safe('SELECT pg_backend_pid()');
+	# a VACUUM loop beside it (each compacts): the crash may stop one
+	my ($vout, $verr) = ('', '');
+	my $vac = IPC::Run::start(
+		[ 'pgbench', split(/ /, $connstr), '-n', '-c', '1', '-T', '600',
+		  '-f', $vacuum_loop, 'postgres' ],
+		'>', \$vout, '2>', \$verr);
 	my $t0 = time();
 	$bg->query_until(qr/started/, qq{
 		\\echo started
@@ -217,14 +312,19 @@ sub crash_during
 		SELECT pg_sleep($pause);
 		COMMIT;
 	});
-	usleep($delay * 1000);
+	my $seen = watch_dir($delay);
 	my $state = $node->safe_psql('postgres', qq{
 		SELECT string_agg(backend_type || ' ' || state || ': ' || left(query, 30), '; ')
 		  FROM pg_stat_activity
 		 WHERE pid = $pid OR backend_type = 'quickstep merge worker'});
-	note(sprintf('round %d: crash at %.2f s, %s', $r, time() - $t0, $state || 'all gone'));
+	note(sprintf('round %d: crash at %.2f s, %s; %d compaction(s) seen, %s',
+		$r, time() - $t0, $state || 'all gone', $seen, vacuums_now()));
 	crash($how, $pid);
 	eval { $bg->quit; };
+	$vac->finish;
+	my @verrors = grep { /ERROR:/ } split /\n/, $verr;
+	is(scalar(@verrors), 0, "round $r: the VACUUM loop met no error before the crash")
+	  or diag(join("\n", @verrors));
 	check_all("round $r ($what, $how)");
 }
 
@@ -340,7 +440,9 @@ RESET quickstep.column_delta_rows;
 EOS
 		script('merge', "SELECT quickstep.merge('t');\n", 1),
 		script('seal', "SELECT quickstep.seal('t');\n", 1),
-		script('vacuum', "VACUUM t;\n", 1));
+		# its compaction waits between two pack steps while a session
+		# holds advisory lock (7401, 2) (stall_compaction)
+		script('vacuum', "SET quickstep.debug_dir_wait = pack_step;\nVACUUM t;\n", 1));
 
 	my $how = rand() < 0.7 ? 'kill' : 'immediate';
 	my $delay = 2000 + int(rand(4000));
@@ -365,7 +467,8 @@ EOS
 		$h->finish;
 		BAIL_OUT("pgbench did not run: $err");
 	}
-	usleep($delay * 1000);
+	my $seen = watch_dir($delay);
+	cmp_ok($seen, '>=', 1, "round $r: directory compactions ran before the kill ($seen seen)");
 	# the merges so far (the counters start at zero with the server)
 	is($node->safe_psql('postgres', q{
 		SELECT coalesce(last_error, '') FROM quickstep.merge_stats() WHERE relid = 't'::regclass}),
@@ -387,8 +490,14 @@ EOS
 		note("round $r: kill -9 of " . $node->safe_psql('postgres',
 			"SELECT backend_type || ' ' || coalesce(left(query, 40), '') FROM pg_stat_activity WHERE pid = $pid"));
 	}
+	# half of the time with a compaction stopped between two pack steps
+	my $holder = rand() < 0.5 ? stall_compaction() : undef;
+	my $midway = $holder ? compactions_midway() : 0;
+	$compactions_crashed += $midway;
+	note("round $r: " . vacuums_now() . " at the crash, $midway stopped between two pack steps");
 	crash($how, $pid);
 	$h->finish;
+	eval { $holder->quit; } if $holder;
 	note("round $r: pgbench: $1") if $out =~ /(number of transactions actually processed: \S+)/;
 	my @errors = grep { /ERROR:/ } split /\n/, $err;
 	is(scalar(@errors), 0, "round $r: the clients met no error before the crash")
@@ -404,9 +513,14 @@ for my $r (1 .. $rounds)
 	# a load, traffic, a merge, traffic, ...: each kind at least once
 	if ($r % 2) { $r % 4 == 3 ? round_merge($r) : round_load($r); }
 	else { round_traffic($r); }
+	note("round $r: directory (entries|pages|FREE entries): " . $node->safe_psql('postgres', q{
+		SELECT entries || '|' || pages || '|' || free_entries FROM quickstep.column_directory('t')}));
 	still_works("round $r");
 	check_standby("round $r");
 }
+
+note("directory compactions seen in all: $compactions_seen; crashed between two pack steps: $compactions_crashed");
+cmp_ok($compactions_seen, '>=', $rounds, 'directory compactions ran (at least one a round on average)');
 
 $standby->stop;
 $node->stop;
