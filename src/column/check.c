@@ -166,6 +166,61 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 		pfree(root.pages);
 }
 
+/*
+ * Every delete-map entry VACUUM has not removed is one its second pass can
+ * reach: through a directory entry whose rows include its row
+ * (qs_coldelmap_buffer_any), as the first pass finds it on the page
+ * whatever the directory lists.  One left unreached (the directory's
+ * compaction removing an aborted version whose rows' entries are not all
+ * removed: column README section 4.7, R3b) would be classified DEAD at
+ * every VACUUM, never removed, and its inserter's xid would outlive
+ * relfrozenxid.  The page is read before the directory: a page made
+ * since the copy 'all' was read (and the entry naming a new root, written
+ * in the same record) is found by a fresh read.
+ */
+static void
+check_delmap_reached(Relation rel, const QsColDirectory *all)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+	for (BlockNumber blk = QS_COLMETA_BLKNO + 1; blk < nblocks; blk++)
+	{
+		Buffer		buf;
+		Page		page;
+		uint32		block_id;
+		BlockNumber vblock;
+		uint32		n;
+		OffsetNumber last = InvalidOffsetNumber;
+		ItemPointerData tid;
+		Buffer		found;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(rel, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (qs_coldelmap_page_info(page, &block_id, &vblock, &n))
+			for (OffsetNumber off = 1; off <= n; off++)
+				if (qs_coldelmap_entry(page, off) != NULL)
+					last = off;
+		UnlockReleaseBuffer(buf);
+		if (last == InvalidOffsetNumber)
+			continue;
+		/* the last entry's row: a version reaching it reaches the others */
+		ItemPointerSet(&tid, vblock, last);
+		found = qs_coldelmap_buffer_any_in(rel, all, &tid);
+		if (!BufferIsValid(found) || BufferGetBlockNumber(found) != blk)
+		{
+			if (BufferIsValid(found))
+				ReleaseBuffer(found);
+			found = qs_coldelmap_buffer_any(rel, &tid);
+		}
+		if (!BufferIsValid(found) || BufferGetBlockNumber(found) != blk)
+			corrupt(rel, "delete-map page %u of block %u holds entries no directory entry reaches",
+					blk, block_id);
+		ReleaseBuffer(found);
+	}
+}
+
 /* FREE-range entries by generation, then first page */
 static int
 free_entry_cmp(const void *a, const void *b)
@@ -354,6 +409,7 @@ qs_column_check(Relation rel)
 
 	}
 	MemoryContextDelete(cxt);
+	check_delmap_reached(rel, &dir);
 	pfree(dir.entries);
 
 	/* the delete maps, rows and marks of each block's current version */
