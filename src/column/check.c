@@ -166,6 +166,20 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 		pfree(root.pages);
 }
 
+/* the last entry of delete-map leaf 'page' VACUUM has not removed, or 0 */
+static OffsetNumber
+delmap_last_entry(Page page, uint32 *block_id, BlockNumber *vblock)
+{
+	uint32		n;
+
+	if (!qs_coldelmap_page_info(page, block_id, vblock, &n))
+		return InvalidOffsetNumber;
+	for (OffsetNumber off = n; off >= 1; off--)
+		if (qs_coldelmap_entry(page, off) != NULL)
+			return off;
+	return InvalidOffsetNumber;
+}
+
 /*
  * Every delete-map entry VACUUM has not removed is one its second pass can
  * reach: through a directory entry whose rows include its row
@@ -182,27 +196,22 @@ static void
 check_delmap_reached(Relation rel, const QsColDirectory *all)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy bas = GetAccessStrategy(BAS_BULKREAD);
 
 	for (BlockNumber blk = QS_COLMETA_BLKNO + 1; blk < nblocks; blk++)
 	{
-		Buffer		buf;
-		Page		page;
-		uint32		block_id;
-		BlockNumber vblock;
-		uint32		n;
-		OffsetNumber last = InvalidOffsetNumber;
+		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk,
+											 RBM_NORMAL, bas);
+		uint32		block_id = 0;
+		BlockNumber vblock = InvalidBlockNumber;
+		OffsetNumber last;
 		ItemPointerData tid;
 		Buffer		found;
 
-		CHECK_FOR_INTERRUPTS();
-		buf = ReadBuffer(rel, blk);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (qs_coldelmap_page_info(page, &block_id, &vblock, &n))
-			for (OffsetNumber off = 1; off <= n; off++)
-				if (qs_coldelmap_entry(page, off) != NULL)
-					last = off;
+		last = delmap_last_entry(BufferGetPage(buf), &block_id, &vblock);
 		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
 		if (last == InvalidOffsetNumber)
 			continue;
 		/* the last entry's row: a version reaching it reaches the others */
@@ -219,6 +228,7 @@ check_delmap_reached(Relation rel, const QsColDirectory *all)
 					blk, block_id);
 		ReleaseBuffer(found);
 	}
+	FreeAccessStrategy(bas);
 }
 
 /* FREE-range entries by generation, then first page */

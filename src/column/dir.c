@@ -2531,10 +2531,11 @@ compact_r1(const QsColDirEntry *e)
  *   before the compaction); one with INDEX_CLEANUP off does not, and the
  *   entry stays until one does.  The answer holds until the pack step:
  *   no writer makes or revives an entry of a row no live version holds
- *   (DML finds its row through a live version, qs_coldelmap_buffer; no
+ *   (DML reaches a row through qs_coldir_find_current's version, never a
+ *   RETIRED one, and only below its published: qs_coldelmap_buffer; no
  *   merge appends to the block, closed by qs_coldir_freeze once R3a
  *   holds; VACUUM is this process).  Trivially true with no delete map
- *   or reach >= its published.
+ *   or reach >= its published.  Proof and counterexample: README 4.7.
  * - R4, a SUPERSEDED version: nothing more.  Its successor has published
  *   >= its own and shares its delete map; qs_coldir_row_surely_dead loses
  *   only rows a live version still holds.
