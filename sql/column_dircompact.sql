@@ -86,11 +86,10 @@ INSERT INTO r SELECT g, g % 97, repeat('x', g % 13) FROM generate_series(1, 1200
 SELECT count(*), sum(v), sum(length(t)), quickstep.check_table('r') AS checked FROM r;
 RESET quickstep.column_delta_rows;
 
--- R3: an aborted load with its own DELETE keeps its entry (its delete map
--- is reachable through it only, R3b), and so does the aborted merge's
--- version: a merged block always has a delete map and no live version of
--- its block reaches the aborted one's published rows (README 4.7, "What
--- stays"); the committed merges' retired versions go
+-- R3: an aborted load with its own DELETE and an aborted merge go too
+-- once VACUUM removed the delete-map entries of their rows (R3b: the
+-- first VACUUM's second pass, through their entries), as the committed
+-- merges' retired versions go (README 4.7; before, both stayed for good)
 CREATE TABLE a (id int, v int) USING quickstep_column
   WITH (quickstep.rows_per_block = 1000);
 SET quickstep.column_delta_rows = 0;
@@ -112,11 +111,102 @@ SELECT txid_current() > 0 AS xid;
 VACUUM a;
 VACUUM a;
 SELECT count(*), sum(v), quickstep.check_table('a') AS checked FROM a;
--- six entries: the live block's, the aborted load's, the aborted
--- merge's and three FREE-range entries (disjoint freed ranges)
+-- the live block's entry and FREE-range entries (disjoint freed ranges)
 SELECT * FROM quickstep.column_directory('a');
 -- of them quickstep.blocks() lists the live block only
 SELECT state, count(DISTINCT block_id) AS versions, max(rows) AS max_rows
 FROM quickstep.blocks('a') GROUP BY state ORDER BY state;
+
+-- Rounds of aborted merges (README 4.7, R3b), on c and its heap twin h
+-- (rows from 100001 on).  Each round loads 40 rows, then, by round: a
+-- merge that commits (into the open block, or a new one); committed
+-- deletes of rows of the open block and a merge into it that rolls back
+-- (it extended their delete-map page with its own rows, xmin = the
+-- merge); a merge that rolls back after its own transaction deleted,
+-- updated and locked rows at their main copies (delete-map pages holding
+-- only the aborted merge's rows); a merge that rolls back alone.  Then an
+-- xid and two VACUUMs compacting at every removable entry.  Every retired
+-- entry goes: the directory lists the live versions and the FREE entries
+-- only (before, one entry more for good per aborted merge).
+CREATE TABLE msizes (round int, entries bigint, free_entries bigint, live bigint);
+CREATE PROCEDURE m_state(r int) LANGUAGE sql AS $$
+  INSERT INTO msizes SELECT r, d.entries, d.free_entries,
+      (SELECT count(*) FROM (SELECT DISTINCT block_id, state, rows
+                             FROM quickstep.blocks('c')) b)
+    FROM quickstep.column_directory('c') d
+$$;
+CREATE FUNCTION mround_sql(r int) RETURNS SETOF text LANGUAGE sql AS $f$
+  SELECT q FROM (VALUES
+    (1, format('INSERT INTO c SELECT g, g %% 89 FROM generate_series(%s, %s) g', 100000 + r * 40 - 39, 100000 + r * 40)),
+    (2, format('INSERT INTO h SELECT g, g %% 89 FROM generate_series(%s, %s) g', 100000 + r * 40 - 39, 100000 + r * 40)),
+    (3, CASE r % 4
+          WHEN 1 THEN $$DO 'BEGIN PERFORM quickstep.merge(''c''); END'$$
+          WHEN 2 THEN format('DELETE FROM c WHERE id BETWEEN %s AND %s', 100000 + r * 40 - 110, 100000 + r * 40 - 100)
+          WHEN 3 THEN $$DO 'BEGIN PERFORM quickstep.merge(''c'');
+                          DELETE FROM c WHERE id > 100000 AND id % 7 = 0;
+                          UPDATE c SET v = v + 1 WHERE id > 100000 AND id % 11 = 0;
+                          PERFORM FROM c WHERE id > 100000 AND id % 13 = 0 FOR UPDATE;
+                          ROLLBACK; END'$$
+          ELSE $$DO 'BEGIN PERFORM quickstep.merge(''c''); ROLLBACK; END'$$ END),
+    (4, CASE r % 4
+          WHEN 2 THEN format('DELETE FROM h WHERE id BETWEEN %s AND %s', 100000 + r * 40 - 110, 100000 + r * 40 - 100)
+          END),
+    (5, CASE r % 4
+          WHEN 2 THEN $$DO 'BEGIN PERFORM quickstep.merge(''c''); ROLLBACK; END'$$
+          END),
+    (6, $$DO 'BEGIN PERFORM txid_current(); END'$$),
+    (7, 'VACUUM c'), (8, 'VACUUM c'),
+    (9, format('CALL m_state(%s)', r))) v(o, q)
+  WHERE q IS NOT NULL ORDER BY o
+$f$;
+\set ECHO none
+SELECT mround_sql(r) FROM generate_series(1, 24) r \gexec
+\set ECHO all
+-- the aborted merges' versions (18) went: no retired entry is left
+SELECT count(*) AS rounds, max(entries) AS max_entries,
+       max(entries - free_entries - live) AS max_retired,
+       (SELECT entries - free_entries - live FROM msizes WHERE round = 24) AS retired_left
+FROM msizes;
+-- c equals its heap twin, by index too
+CREATE FUNCTION c_is_h() RETURNS TABLE (same_rows bool, same_by_index bool)
+  LANGUAGE sql SET enable_seqscan = off SET enable_bitmapscan = off AS $$
+  SELECT (SELECT (count(*), sum(v), sum(id)) FROM c) =
+         (SELECT (count(*), sum(v), sum(id)) FROM h),
+         (SELECT (count(*), sum(id)) FROM c WHERE v = 7) =
+         (SELECT (count(*), sum(id)) FROM h WHERE v = 7)
+$$;
+SELECT count(*), sum(v), sum(id), quickstep.check_table('c') IS NOT NULL AS checked FROM c;
+SELECT * FROM c_is_h();
+
+-- Without index cleanup VACUUM's second pass does not run: the aborted
+-- merge's version is retired, its run given back and its index entries
+-- removed (R1), but the delete-map entries its own transaction's DML made
+-- are not removed, and only it reaches them: it stays (R3b), and
+-- check_table finds every entry left reachable.  The next VACUUM with
+-- index cleanup removes them, then the version.
+INSERT INTO c SELECT g, g % 89 FROM generate_series(102001, 102040) g;
+INSERT INTO h SELECT g, g % 89 FROM generate_series(102001, 102040) g;
+DO 'BEGIN PERFORM quickstep.merge(''c'');
+    DELETE FROM c WHERE id > 100000 AND id % 3 = 0;
+    ROLLBACK; END';
+SELECT txid_current() > 0 AS xid;
+VACUUM (INDEX_CLEANUP off) c;
+VACUUM (INDEX_CLEANUP off) c;
+CALL m_state(100);
+SELECT entries - free_entries - live AS retired_left FROM msizes WHERE round = 100;
+SELECT count(*), sum(v), quickstep.check_table('c') IS NOT NULL AS checked FROM c;
+VACUUM c;
+CALL m_state(101);
+SELECT entries - free_entries - live AS retired_left FROM msizes WHERE round = 101;
+SELECT count(*), sum(v), quickstep.check_table('c') IS NOT NULL AS checked FROM c;
+SELECT * FROM c_is_h();
+
+-- freeze: relfrozenxid passes every aborted merge's xid
+SELECT txid_current()::text AS last_xid \gset
+VACUUM (FREEZE) c;
+SELECT age(relfrozenxid) < age(:'last_xid'::xid) AS frozen_past
+  FROM pg_class WHERE oid = 'c'::regclass;
+SELECT count(*), sum(v), sum(id), quickstep.check_table('c') IS NOT NULL AS checked FROM c;
+SELECT * FROM c_is_h();
 
 DROP SCHEMA column_dircompact CASCADE;

@@ -374,10 +374,14 @@ extern Buffer qs_coldelmap_page(Relation rel, const QsColDirEntry *e,
 								int mode);
 extern Buffer qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create);
 extern Buffer qs_coldelmap_buffer_any(Relation rel, ItemPointer tid);
+extern Buffer qs_coldelmap_buffer_any_in(Relation rel, const QsColDirectory *all,
+										 ItemPointer tid);
 extern BlockNumber qs_coldelmap_new_root(Relation rel, uint32 block_id,
 										 uint32 capacity);
 extern uint32 qs_coldelmap_capacity(Relation rel, const QsColDirEntry *e);
 extern bool qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e);
+extern bool qs_coldelmap_rows_removed(Relation rel, const QsColDirEntry *e,
+									  uint32 from);
 extern uint32 qs_coldelmap_reclaim(Relation rel, const QsColDirEntry *e);
 extern uint32 qs_coldelmap_npages(Relation rel, const QsColDirEntry *e);
 extern void qs_coldelmap_extend(Relation rel, const QsColDirEntry *e);

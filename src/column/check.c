@@ -166,6 +166,71 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 		pfree(root.pages);
 }
 
+/* the last entry of delete-map leaf 'page' VACUUM has not removed, or 0 */
+static OffsetNumber
+delmap_last_entry(Page page, uint32 *block_id, BlockNumber *vblock)
+{
+	uint32		n;
+
+	if (!qs_coldelmap_page_info(page, block_id, vblock, &n))
+		return InvalidOffsetNumber;
+	for (OffsetNumber off = n; off >= 1; off--)
+		if (qs_coldelmap_entry(page, off) != NULL)
+			return off;
+	return InvalidOffsetNumber;
+}
+
+/*
+ * Every delete-map entry VACUUM has not removed is one its second pass can
+ * reach: through a directory entry whose rows include its row
+ * (qs_coldelmap_buffer_any), as the first pass finds it on the page
+ * whatever the directory lists.  One left unreached (the directory's
+ * compaction removing an aborted version whose rows' entries are not all
+ * removed: column README section 4.7, R3b) would be classified DEAD at
+ * every VACUUM, never removed, and its inserter's xid would outlive
+ * relfrozenxid.  The page is read before the directory: a page made
+ * since the copy 'all' was read (and the entry naming a new root, written
+ * in the same record) is found by a fresh read.
+ */
+static void
+check_delmap_reached(Relation rel, const QsColDirectory *all)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BufferAccessStrategy bas = GetAccessStrategy(BAS_BULKREAD);
+
+	for (BlockNumber blk = QS_COLMETA_BLKNO + 1; blk < nblocks; blk++)
+	{
+		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk,
+											 RBM_NORMAL, bas);
+		uint32		block_id = 0;
+		BlockNumber vblock = InvalidBlockNumber;
+		OffsetNumber last;
+		ItemPointerData tid;
+		Buffer		found;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		last = delmap_last_entry(BufferGetPage(buf), &block_id, &vblock);
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+		if (last == InvalidOffsetNumber)
+			continue;
+		/* the last entry's row: a version reaching it reaches the others */
+		ItemPointerSet(&tid, vblock, last);
+		found = qs_coldelmap_buffer_any_in(rel, all, &tid);
+		if (!BufferIsValid(found) || BufferGetBlockNumber(found) != blk)
+		{
+			if (BufferIsValid(found))
+				ReleaseBuffer(found);
+			found = qs_coldelmap_buffer_any(rel, &tid);
+		}
+		if (!BufferIsValid(found) || BufferGetBlockNumber(found) != blk)
+			corrupt(rel, "delete-map page %u of block %u holds entries no directory entry reaches",
+					blk, block_id);
+		ReleaseBuffer(found);
+	}
+	FreeAccessStrategy(bas);
+}
+
 /* FREE-range entries by generation, then first page */
 static int
 free_entry_cmp(const void *a, const void *b)
@@ -354,6 +419,7 @@ qs_column_check(Relation rel)
 
 	}
 	MemoryContextDelete(cxt);
+	check_delmap_reached(rel, &dir);
 	pfree(dir.entries);
 
 	/* the delete maps, rows and marks of each block's current version */

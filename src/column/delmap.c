@@ -982,24 +982,40 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
 /*
  * qs_coldelmap_buffer_any
  *		VACUUM's second pass: the delete-map page of 'tid' in any block
- *		version, a RETIRED one (a load that aborted) included, pinned; or
- *		InvalidBuffer.
+ *		version, a RETIRED one (a load or merge that aborted) included,
+ *		pinned; or InvalidBuffer.  Only through a directory entry whose
+ *		rows include tid's: a delete-map entry of a row no listed version
+ *		has (row < published) is never reached here, so VACUUM could not
+ *		mark it removed (qs_coldelmap_rows_removed, the directory's
+ *		compaction R3b).
  */
 Buffer
 qs_coldelmap_buffer_any(Relation rel, ItemPointer tid)
 {
+	QsColDirectory dir;
+	Buffer		buf;
+
+	qs_coldir_read_all(rel, &dir);
+	buf = qs_coldelmap_buffer_any_in(rel, &dir, tid);
+	pfree(dir.entries);
+	return buf;
+}
+
+/* the same through the versions of 'all' (qs_coldir_read_all), read before */
+Buffer
+qs_coldelmap_buffer_any_in(Relation rel, const QsColDirectory *all,
+						   ItemPointer tid)
+{
 	uint32		range,
 				row;
-	QsColDirectory dir;
 	QsColDelmapRoot root;
 	Buffer		buf = InvalidBuffer;
 
 	if (!qs_virt_decode(tid, &range, &row))
 		return InvalidBuffer;
-	qs_coldir_read_all(rel, &dir);
-	for (uint32 i = 0; i < dir.nentries && !BufferIsValid(buf); i++)
+	for (uint32 i = 0; i < all->nentries && !BufferIsValid(buf); i++)
 	{
-		const QsColDirEntry *e = &dir.entries[i];
+		const QsColDirEntry *e = &all->entries[i];
 
 		if (e->tid_range != range || row >= e->published)
 			continue;
@@ -1011,7 +1027,6 @@ qs_coldelmap_buffer_any(Relation rel, ItemPointer tid)
 		if (root.pages)
 			pfree(root.pages);
 	}
-	pfree(dir.entries);
 	return buf;
 }
 
@@ -1279,6 +1294,52 @@ qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e)
 	return all;
 }
 
+/*
+ * qs_coldelmap_rows_removed
+ *		Does the delete map of version e hold nothing but removed entries
+ *		(entry_removed) for its rows from .. published-1?  A row whose
+ *		virtual page has no delete-map page (or whose page has fewer
+ *		entries) has none.  The directory's compaction asks it of an
+ *		aborted version before its entry goes (dir.c, compact_removable,
+ *		R3b): 'from' is where the rows of its block's live versions end,
+ *		and VACUUM's second pass reaches a delete-map entry only through a
+ *		listed version holding its row (qs_coldelmap_buffer_any), while
+ *		the first pass finds it on the page whatever the directory lists.
+ *		An entry left NORMAL there would be classified DEAD (its inserter,
+ *		the aborted writer) at every VACUUM and never marked removed, and
+ *		its xid would outlive relfrozenxid.  The answer stays true: no
+ *		writer makes or revives an entry of a row no live version holds
+ *		(the caller checks that no live version does).
+ */
+bool
+qs_coldelmap_rows_removed(Relation rel, const QsColDirEntry *e, uint32 from)
+{
+	QsColDelmapRoot root;
+	bool		all = true;
+
+	if (e->delmap_root == InvalidBlockNumber || from >= e->published)
+		return true;
+	qs_coldelmap_root(rel, e, &root);
+	for (uint32 v = from / QS_COLBLOCK_TIDS_PER_PAGE;
+		 v * QS_COLBLOCK_TIDS_PER_PAGE < e->published && all; v++)
+	{
+		Buffer		buf = qs_coldelmap_page(rel, e, &root, v, BUFFER_LOCK_SHARE);
+		uint32		first = v * QS_COLBLOCK_TIDS_PER_PAGE;
+		uint32		n;
+
+		if (!BufferIsValid(buf))
+			continue;			/* no page: no entry */
+		if (qs_coldelmap_page_info(BufferGetPage(buf), NULL, NULL, &n))
+			for (uint32 row = Max(from, first);
+				 row < Min(e->published, first + n) && all; row++)
+				if (!entry_removed(entry_at(BufferGetPage(buf), row - first + 1)))
+					all = false;
+		UnlockReleaseBuffer(buf);
+	}
+	if (root.pages)
+		pfree(root.pages);
+	return all;
+}
 
 /*
  * qs_coldelmap_reclaim

@@ -2515,9 +2515,28 @@ compact_r1(const QsColDirEntry *e)
  *   else qs_coldir_xmax_aborted_seal, which freeze and the merge still
  *   ask, would miss this aborted merge (base < published) and answer
  *   "an aborted seal", letting a merge reuse TIDs that had index entries;
- *   (b) it has no delete map, or a version that is not RETIRED has
- *   published >= its published: else qs_coldelmap_buffer_any could no
- *   longer reach the delete map's leaves holding its rows' entries.
+ *   (b) every delete-map entry of its rows that no version that is not
+ *   RETIRED reaches is removed (qs_coldelmap_rows_removed from 'reach',
+ *   the largest published of the live versions sharing its delete map):
+ *   VACUUM's second pass reaches an entry only through a listed version
+ *   holding its row (qs_coldelmap_buffer_any), while its first pass finds
+ *   it on the page and classifies it DEAD (its inserter is the aborted
+ *   writer) at every VACUUM, never removed, its xid outliving
+ *   relfrozenxid.  Such entries exist: while an aborted merge M ran,
+ *   writers cancelled moves (the main copy's entry gets xmax = M),
+ *   M gave the main copies of rows no longer quiet xmax = M, M's own
+ *   transaction changed rows at their main copies, and every delete-map
+ *   page M extended or DML made holds M's rows with xmin = M.  The first
+ *   VACUUM with index cleanup after M ended marks them all removed
+ *   (pass 1 finds them DEAD, pass 2 reaches them through this entry,
+ *   before the compaction); one with INDEX_CLEANUP off does not, and the
+ *   entry stays until one does.  The answer holds until the pack step:
+ *   no writer makes or revives an entry of a row no live version holds
+ *   (DML reaches a row through qs_coldir_find_current's version, never a
+ *   RETIRED one, and only below its published: qs_coldelmap_buffer; no
+ *   merge appends to the block, closed by qs_coldir_freeze once R3a
+ *   holds; VACUUM is this process).  Trivially true with no delete map
+ *   or reach >= its published.  Proof and counterexample: README 4.7.
  * - R4, a SUPERSEDED version: nothing more.  Its successor has published
  *   >= its own and shares its delete map; qs_coldir_row_surely_dead loses
  *   only rows a live version still holds.
@@ -2525,7 +2544,7 @@ compact_r1(const QsColDirEntry *e)
  * version (qs_coldir_retire_emptied).  Returns one flag per entry.
  */
 static bool *
-compact_removable(const QsColDirectory *all, uint32 *nremovable)
+compact_removable(Relation rel, const QsColDirectory *all, uint32 *nremovable)
 {
 	uint32		n = all->nentries;
 	const QsColDirEntry *ents = all->entries;
@@ -2540,20 +2559,13 @@ compact_removable(const QsColDirectory *all, uint32 *nremovable)
 	{
 		uint32		j = i;
 		bool		live_xmax = false;	/* R3a */
-		bool		any_live = false;	/* R3b */
-		uint32		live_published = 0;
 
 		while (j < n && ents[idx[j]].block_id == ents[idx[i]].block_id)
 		{
 			const QsColDirEntry *e = &ents[idx[j]];
 
-			if (e->state != QS_COLBLK_RETIRED)
-			{
-				any_live = true;
-				live_published = Max(live_published, e->published);
-				if (TransactionIdIsNormal(e->xmax))
-					live_xmax = true;
-			}
+			if (e->state != QS_COLBLK_RETIRED && TransactionIdIsNormal(e->xmax))
+				live_xmax = true;
 			j++;
 		}
 		for (uint32 k = i; k < j;)
@@ -2573,11 +2585,19 @@ compact_removable(const QsColDirectory *all, uint32 *nremovable)
 
 				if (!compact_r1(e))
 					continue;
-				if (!(e->flags & (QS_COLDIR_SUPERSEDED | QS_COLDIR_EMPTIED)) &&
-					(live_xmax ||
-					 (e->delmap_root != InvalidBlockNumber &&
-					  !(any_live && live_published >= e->published))))
-					continue;	/* R3 */
+				if (!(e->flags & (QS_COLDIR_SUPERSEDED | QS_COLDIR_EMPTIED)))
+				{
+					uint32		reach = 0;	/* R3b */
+
+					if (live_xmax)
+						continue;	/* R3a */
+					for (uint32 o = i; o < j; o++)
+						if (ents[idx[o]].state != QS_COLBLK_RETIRED &&
+							ents[idx[o]].delmap_root == e->delmap_root)
+							reach = Max(reach, ents[idx[o]].published);
+					if (!qs_coldelmap_rows_removed(rel, e, reach))
+						continue;	/* R3b */
+				}
 				rm[idx[m]] = true;
 				(*nremovable)++;
 			}
@@ -2850,7 +2870,7 @@ qs_coldir_compact(Relation rel)
 
 	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
 	qs_coldir_read_all(rel, &all);
-	rm = compact_removable(&all, &nrm);
+	rm = compact_removable(rel, &all, &nrm);
 	for (uint32 i = 0; i < all.nentries; i++)
 		if (qs_coldir_is_free(&all.entries[i]))
 		{
