@@ -983,10 +983,19 @@ qs_coldelmap_buffer(Relation rel, ItemPointer tid, bool create)
  * qs_coldelmap_buffer_any
  *		VACUUM's second pass: the delete-map page of 'tid' in any block
  *		version, a RETIRED one (a load or merge that aborted) included,
- *		pinned; or InvalidBuffer.  Only through a directory entry whose
- *		rows include tid's: a delete-map entry of a row no listed version
- *		has (row < published) is never reached here, so VACUUM could not
- *		mark it removed (qs_coldelmap_rows_removed, the directory's
+ *		pinned; or InvalidBuffer.  Through a directory entry of tid's TID
+ *		range whose root links a page for tid's virtual page, whether or
+ *		not the entry's rows include tid's: a merge into an open block
+ *		extends the straddling page past the old version's rows
+ *		(qs_coldelmap_extend) in a record before the one that lists its
+ *		version, so an error or a crash between the two leaves entries
+ *		(xmin = the aborted merge) that no version has but the live one's
+ *		root links; they are DEAD to VACUUM's first pass and removed here.
+ *		The second pass only marks entries the first found DEAD, and no
+ *		merge runs during VACUUM (both take ShareUpdateExclusiveLock); a
+ *		later merge's extend rewrites such rows.  A page only an unlisted
+ *		root links is never reached here, so VACUUM could not mark its
+ *		entries removed (qs_coldelmap_rows_removed, the directory's
  *		compaction R3b).
  */
 Buffer
@@ -1017,7 +1026,7 @@ qs_coldelmap_buffer_any_in(Relation rel, const QsColDirectory *all,
 	{
 		const QsColDirEntry *e = &all->entries[i];
 
-		if (e->tid_range != range || row >= e->published)
+		if (e->tid_range != range)
 			continue;
 		qs_coldelmap_root(rel, e, &root);
 		buf = qs_coldelmap_page(rel, e, &root, row / QS_COLBLOCK_TIDS_PER_PAGE,

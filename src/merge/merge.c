@@ -46,6 +46,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
+#include "nodes/bitmapset.h"
 #include "nodes/pg_list.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -536,6 +537,12 @@ kill_main_copy(Relation rel, ItemPointer vtid, TransactionId xid)
 }
 
 /*
+ * Virtual pages a delta page's SIREAD locks are copied to, at most; past
+ * that the table's locks become relation locks (mark_moved).
+ */
+#define QS_MERGE_SIREAD_COPIES	8
+
+/*
  * Mark the candidates still quiet as moved, one WAL record per delta page;
  * returns how many moved.
  */
@@ -548,6 +555,8 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	int			i = 0;
 	List	   *kill = NIL;
 	ListCell   *lc;
+	BlockNumber vbase = QS_VIRT_BASE + range * QS_VIRT_PAGES_PER_RANGE;
+	bool		promote = false;
 
 	while (i < ms->ncands)
 	{
@@ -555,8 +564,7 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		Buffer		buf = ReadBuffer(rel, blk);
 		QsGenXLogState *state;
 		Page		page;
-		BlockNumber vpages[MaxHeapTuplesPerPage];
-		int			nvpages = 0;
+		Bitmapset  *vpages = NULL;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		state = qs_genxlog_start(rel);
@@ -597,9 +605,8 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 			h->t_ctid = vtid;
 			qs_page_set_header(L, page, off, h);
 			moved++;
-			if (nvpages == 0 ||
-				vpages[nvpages - 1] != ItemPointerGetBlockNumber(&vtid))
-				vpages[nvpages++] = ItemPointerGetBlockNumber(&vtid);
+			vpages = bms_add_member(vpages,
+									(int) (ItemPointerGetBlockNumber(&vtid) - vbase));
 		}
 		/* a deleted version: not visible to all, pruning may follow */
 		PageSetPrunable(page, xid);
@@ -612,13 +619,38 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		 * page (tableam/scan.c, qs_predicate_lock_tid): copied to each
 		 * virtual page that took a row of it, so that a writer at a main
 		 * copy conflicts with them.  Under the exclusive lock: a read that
-		 * locks the page after this sees the marks and locks the copies.
-		 * (A page listed twice, rows not in TID order, is copied twice.)
+		 * locks the page after this sees the marks and locks the copies;
+		 * one before it has its lock registered (PageIsPredicateLocked, a
+		 * lookup, spares the copies when nobody does).  A page whose rows
+		 * went to many virtual pages (a block sorted on its sort key) is not
+		 * copied to each: every copy is a lock target its holder never
+		 * counts towards promotion, and running out of them makes
+		 * predicate.c drop the target's earlier locks.  Such pages have
+		 * the table's locks promoted to one relation lock per holder
+		 * instead, once every page is marked (below).
 		 */
-		for (int v = 0; v < nvpages; v++)
-			PredicateLockPageSplit(rel, blk, vpages[v]);
+		if (!bms_is_empty(vpages) && PageIsPredicateLocked(rel, blk))
+		{
+			if (bms_num_members(vpages) > QS_MERGE_SIREAD_COPIES)
+				promote = true;
+			else
+			{
+				int			v = -1;
+
+				while ((v = bms_next_member(vpages, v)) >= 0)
+					PredicateLockPageSplit(rel, blk, vbase + (BlockNumber) v);
+			}
+		}
+		bms_free(vpages);
 		UnlockReleaseBuffer(buf);
 	}
+
+	/*
+	 * Before the merge commits (no writer reaches a main copy before):
+	 * reads of marked pages since took the main copies' locks themselves.
+	 */
+	if (promote)
+		TransferPredicateLocksToHeapRelation(rel);
 
 	foreach(lc, kill)
 	{
