@@ -81,6 +81,15 @@ qs_column_page_magic(Page page)
 #define QS_VIRT_PAGES_PER_RANGE 4096
 #define QS_VIRT_MAX_RANGES		((QS_VIRT_END - QS_VIRT_BASE) / QS_VIRT_PAGES_PER_RANGE)
 
+/*
+ * The predicate-lock page of TID range 'range' (src/merge/README.md
+ * section 2): a block number no page has, physical or virtual.  A merge
+ * copies a delta page's SIREAD locks to the range of the block it moves
+ * the page's rows into; every write of a main row of the range checks it.
+ */
+#define QS_SSI_RANGE_BASE		QS_VIRT_END
+#define qs_ssi_range_block(range)	(QS_SSI_RANGE_BASE + (BlockNumber) (range))
+
 static inline bool
 qs_tid_is_virtual(ItemPointer tid)
 {

@@ -182,8 +182,8 @@ delmap_last_entry(Page page, uint32 *block_id, BlockNumber *vblock)
 
 /*
  * Every delete-map entry VACUUM has not removed is one its second pass can
- * reach: through a directory entry whose rows include its row
- * (qs_coldelmap_buffer_any), as the first pass finds it on the page
+ * reach: through a directory entry of its TID range whose root links its
+ * page (qs_coldelmap_buffer_any), as the first pass finds it on the page
  * whatever the directory lists.  One left unreached (the directory's
  * compaction removing an aborted version whose rows' entries are not all
  * removed: column README section 4.7, R3b) would be classified DEAD at

@@ -46,7 +46,6 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
-#include "nodes/bitmapset.h"
 #include "nodes/pg_list.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -537,12 +536,6 @@ kill_main_copy(Relation rel, ItemPointer vtid, TransactionId xid)
 }
 
 /*
- * Virtual pages a delta page's SIREAD locks are copied to, at most; past
- * that the table's locks become relation locks (mark_moved).
- */
-#define QS_MERGE_SIREAD_COPIES	8
-
-/*
  * Mark the candidates still quiet as moved, one WAL record per delta page;
  * returns how many moved.
  */
@@ -555,8 +548,6 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 	int			i = 0;
 	List	   *kill = NIL;
 	ListCell   *lc;
-	BlockNumber vbase = QS_VIRT_BASE + range * QS_VIRT_PAGES_PER_RANGE;
-	bool		promote = false;
 
 	while (i < ms->ncands)
 	{
@@ -564,7 +555,7 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		Buffer		buf = ReadBuffer(rel, blk);
 		QsGenXLogState *state;
 		Page		page;
-		Bitmapset  *vpages = NULL;
+		int64		moved_before = moved;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		state = qs_genxlog_start(rel);
@@ -605,8 +596,6 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 			h->t_ctid = vtid;
 			qs_page_set_header(L, page, off, h);
 			moved++;
-			vpages = bms_add_member(vpages,
-									(int) (ItemPointerGetBlockNumber(&vtid) - vbase));
 		}
 		/* a deleted version: not visible to all, pruning may follow */
 		PageSetPrunable(page, xid);
@@ -616,41 +605,20 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 
 		/*
 		 * Serializable reads of this page's rows hold SIREAD locks on the
-		 * page (tableam/scan.c, qs_predicate_lock_tid): copied to each
-		 * virtual page that took a row of it, so that a writer at a main
-		 * copy conflicts with them.  Under the exclusive lock: a read that
-		 * locks the page after this sees the marks and locks the copies;
-		 * one before it has its lock registered (PageIsPredicateLocked, a
-		 * lookup, spares the copies when nobody does).  A page whose rows
-		 * went to many virtual pages (a block sorted on its sort key) is not
-		 * copied to each: every copy is a lock target its holder never
-		 * counts towards promotion, and running out of them makes
-		 * predicate.c drop the target's earlier locks.  Such pages have
-		 * the table's locks promoted to one relation lock per holder
-		 * instead, once every page is marked (below).
+		 * page (tableam/scan.c, qs_predicate_lock_tid): copied to the lock
+		 * page of the block's TID range, which every writer of a main row
+		 * of the range checks (dml.c), so that a writer at a main copy
+		 * conflicts with them.  Under the exclusive lock: a read that locks
+		 * the page after this sees the marks and locks the main copies; one
+		 * before it has its lock registered (PageIsPredicateLocked, a
+		 * lookup, spares the copy when nobody does).  One copy a page,
+		 * whatever the virtual pages its rows went to (a block sorted on its
+		 * sort key spreads them over many).
 		 */
-		if (!bms_is_empty(vpages) && PageIsPredicateLocked(rel, blk))
-		{
-			if (bms_num_members(vpages) > QS_MERGE_SIREAD_COPIES)
-				promote = true;
-			else
-			{
-				int			v = -1;
-
-				while ((v = bms_next_member(vpages, v)) >= 0)
-					PredicateLockPageSplit(rel, blk, vbase + (BlockNumber) v);
-			}
-		}
-		bms_free(vpages);
+		if (moved > moved_before && PageIsPredicateLocked(rel, blk))
+			PredicateLockPageSplit(rel, blk, qs_ssi_range_block(range));
 		UnlockReleaseBuffer(buf);
 	}
-
-	/*
-	 * Before the merge commits (no writer reaches a main copy before):
-	 * reads of marked pages since took the main copies' locks themselves.
-	 */
-	if (promote)
-		TransferPredicateLocksToHeapRelation(rel);
 
 	foreach(lc, kill)
 	{

@@ -1432,6 +1432,22 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 }
 
 /*
+ * A write of main row 'tid' also meets the SIREAD locks a merge copied from
+ * the delta pages its rows came from to the lock page of the row's TID
+ * range (src/merge/README.md section 2, SERIALIZABLE); a delta row's write
+ * needs no more than heap's check.
+ */
+static inline void
+qs_ssi_check_range(Relation rel, ItemPointer tid)
+{
+	uint32		range,
+				row;
+
+	if (qs_tid_is_virtual(tid) && qs_virt_decode(tid, &range, &row))
+		CheckForSerializableConflictIn(rel, NULL, qs_ssi_range_block(range));
+}
+
+/*
  * qs_mark_taken
  *		After a change through the link by a transaction whose snapshot
  *		does not see the merge 'mover': the delta version at 'tid' is
@@ -1619,6 +1635,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	}
 
 	CheckForSerializableConflictIn(rel, tid, ItemPointerGetBlockNumber(tid));
+	qs_ssi_check_range(rel, tid);
 	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
 		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
@@ -1922,6 +1939,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	}
 
 	CheckForSerializableConflictIn(rel, otid, oblk);
+	qs_ssi_check_range(rel, otid);
 
 	/*
 	 * The old key for logical decoding, compared with the new row before
@@ -2101,6 +2119,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 * check takes for a live row.  The check before only fails sooner.
 		 */
 		CheckForSerializableConflictIn(rel, otid, oblk);
+		qs_ssi_check_range(rel, otid);
 
 		/*
 		 * Compatible lockers (KEY SHARE beside our NO KEY lock) may have
