@@ -1312,8 +1312,9 @@ qs_coldelmap_all_removed(Relation rel, const QsColDirEntry *e)
  *		aborted version before its entry goes (dir.c, compact_removable,
  *		R3b): 'from' is where the rows of its block's live versions end,
  *		and VACUUM's second pass reaches a delete-map entry only through a
- *		listed version holding its row (qs_coldelmap_buffer_any), while
- *		the first pass finds it on the page whatever the directory lists.
+ *		listed version whose root links its page (qs_coldelmap_buffer_any),
+ *		while the first pass finds it on the page whatever the directory
+ *		lists.
  *		An entry left NORMAL there would be classified DEAD (its inserter,
  *		the aborted writer) at every VACUUM and never marked removed, and
  *		its xid would outlive relfrozenxid.  The answer stays true: no

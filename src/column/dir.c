@@ -2519,8 +2519,8 @@ compact_r1(const QsColDirEntry *e)
  *   RETIRED reaches is removed (qs_coldelmap_rows_removed from 'reach',
  *   the largest published of the live versions sharing its delete map):
  *   VACUUM's second pass reaches an entry only through a listed version
- *   holding its row (qs_coldelmap_buffer_any), while its first pass finds
- *   it on the page and classifies it DEAD (its inserter is the aborted
+ *   whose root links its page (qs_coldelmap_buffer_any), while its first
+ *   pass finds it on the page and classifies it DEAD (its inserter is the aborted
  *   writer) at every VACUUM, never removed, its xid outliving
  *   relfrozenxid.  Such entries exist: while an aborted merge M ran,
  *   writers cancelled moves (the main copy's entry gets xmax = M),

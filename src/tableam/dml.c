@@ -1432,17 +1432,18 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 }
 
 /*
- * A write of main row 'tid' also meets the SIREAD locks a merge copied from
+ * heap's CheckForSerializableConflictIn for a write of record 'tid' on page
+ * 'blk'; a main row's write also meets the SIREAD locks a merge copied from
  * the delta pages its rows came from to the lock page of the row's TID
- * range (src/merge/README.md section 2, SERIALIZABLE); a delta row's write
- * needs no more than heap's check.
+ * range (src/merge/README.md section 2, SERIALIZABLE).
  */
 static inline void
-qs_ssi_check_range(Relation rel, ItemPointer tid)
+qs_ssi_check_write(Relation rel, ItemPointer tid, BlockNumber blk)
 {
 	uint32		range,
 				row;
 
+	CheckForSerializableConflictIn(rel, tid, blk);
 	if (qs_tid_is_virtual(tid) && qs_virt_decode(tid, &range, &row))
 		CheckForSerializableConflictIn(rel, NULL, qs_ssi_range_block(range));
 }
@@ -1634,8 +1635,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		return result;
 	}
 
-	CheckForSerializableConflictIn(rel, tid, ItemPointerGetBlockNumber(tid));
-	qs_ssi_check_range(rel, tid);
+	qs_ssi_check_write(rel, tid, ItemPointerGetBlockNumber(tid));
 	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
 		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
@@ -1938,8 +1938,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		return result;
 	}
 
-	CheckForSerializableConflictIn(rel, otid, oblk);
-	qs_ssi_check_range(rel, otid);
+	qs_ssi_check_write(rel, otid, oblk);
 
 	/*
 	 * The old key for logical decoding, compared with the new row before
@@ -2118,8 +2117,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 * unlocked above saw just our lock-only xmax, which its conflict-out
 		 * check takes for a live row.  The check before only fails sooner.
 		 */
-		CheckForSerializableConflictIn(rel, otid, oblk);
-		qs_ssi_check_range(rel, otid);
+		qs_ssi_check_write(rel, otid, oblk);
 
 		/*
 		 * Compatible lockers (KEY SHARE beside our NO KEY lock) may have

@@ -129,11 +129,12 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
  *		a merge moves rows to other TIDs, and predicate.c cannot carry a
  *		tuple's SIREAD lock along, but it copies a page's to another page
  *		(PredicateLockPageSplit), which the merge does for every delta page
- *		it marks rows of, to the virtual pages of the block that took them,
- *		while it holds the page exclusively (src/merge/merge.c, mark_moved).
- *		A record already marked (this lock comes after that copy) also locks
+ *		it marks rows of, to the lock page of its block's TID range, while
+ *		it holds the page exclusively (src/merge/merge.c, mark_moved).  A
+ *		record already marked (this lock comes after that copy) also locks
  *		its main copy.  A writer then conflicts with the reader wherever the
- *		row lives: at the delta page, or at the main copy's virtual page.
+ *		row lives: at the delta page, or at the main copy (dml.c checks the
+ *		range's lock page too).
  *		Coarser than heap's tuple locks (heap's own become page locks from
  *		the third row of a page), finer than the relation lock this was.
  *		(Main rows, which never move, are locked by TID in src/column.)
