@@ -59,14 +59,16 @@ typedef struct QsRecSlot
 extern void qs_recslot_ops_init(TupleTableSlotOps *ops, size_t slot_size);
 
 /*
- * What the xmin or xmax system column (attnum) shows of a record slot's
- * row, when not its header's raw xid: a column table's main row shows the
- * origin xmin its block keeps, a delta version a merge moved the xmax of
- * its main copy (src/column/am.c sets the hook; false: the header's).
+ * What the xmin, xmax, cmin or cmax system column (attnum) shows of a
+ * record slot's row, when not its header's raw value: a column table's
+ * main row shows the origin xmin its block keeps, a delta version a merge
+ * moved the xmax of its main copy, and cmin/cmax what heap's tuple would
+ * hold where a merge overwrote or never kept it (src/column/am.c sets the
+ * hook; false: the header's).  Never read by visibility.
  */
-typedef bool (*QsRecShownXidHook) (TupleTableSlot *slot, int attnum,
-								   TransactionId *xid);
-extern QsRecShownXidHook qs_recslot_shown_xid_hook;
+typedef bool (*QsRecShownSysHook) (TupleTableSlot *slot, int attnum,
+								   Datum *value);
+extern QsRecShownSysHook qs_recslot_shown_sys_hook;
 
 /*
  * Its callbacks, for a layout that extends the slot and chains them

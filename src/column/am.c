@@ -82,7 +82,7 @@ static struct
 }			col_an;
 
 static void col_an_reset(void);
-static bool col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid);
+static bool col_shown_sys(TupleTableSlot *slot, int attnum, Datum *value);
 static inline void store_row_header(Relation rel, const QsColDirEntry *e,
 									uint32 row, TupleTableSlot *slot,
 									bool own_slot,
@@ -2406,13 +2406,13 @@ qs_column_routine(void)
 	r->index_build_range_scan = col_index_build_range_scan;
 
 	col_routine = r;
-	qs_recslot_shown_xid_hook = col_shown_xid;
+	qs_recslot_shown_sys_hook = col_shown_sys;
 	return r;
 }
 
 /*
  * The version of the block holding TID 'range'/'row' whose rows the xid
- * system columns read (col_shown_xid): the one the active snapshot sees,
+ * system columns read (col_shown_sys): the one the active snapshot sees,
  * else the newest (every version of a block that holds a row keeps its
  * origin xmin, appends and seals carry it; delete-map entries are the
  * block's).  NULL when no version holds the row.  'own' gets what the
@@ -2454,7 +2454,7 @@ shown_entry(Relation rel, uint32 range, uint32 row, QsColDirectory *own)
 }
 
 /*
- * What the xmin or xmax system column shows (recslot.h hook), where a
+ * What the xmin or xmax system column shows (col_shown_sys), where a
  * merge would otherwise show through (THE RULE: a merge is invisible,
  * system columns included), looked up only when the column is read:
  *
@@ -2536,6 +2536,140 @@ col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid)
 		pfree(own.entries);
 	RelationClose(rel);
 	return *xid != InvalidTransactionId;
+}
+
+/*
+ * Does a main row's header carry, in its command id, the cmax of a delete
+ * or update (of a transaction committed, aborted or running: heap shows
+ * its tuple's raw t_cid whatever became of the deleter)?  A lock leaves
+ * the command id alone, as heap_lock_tuple leaves t_cid.
+ */
+static inline bool
+cid_is_deleters(HeapTupleHeader h)
+{
+	return TransactionIdIsValid(HeapTupleHeaderGetRawXmax(h)) &&
+		!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask);
+}
+
+/*
+ * What the cmin and cmax system columns show (both the raw command id, as
+ * heap_getsysattr shows a heap tuple's t_cid), where the stored one is not
+ * the one heap's tuple would hold.  Issue 12 (f3), src/column/README.md
+ * section 4.1:
+ *
+ * A main row deleted or updated: the entry's command id, the deleter's
+ * cmax (false: the header's).  Otherwise its inserter's command id where
+ * the block kept it: a bulk-loaded block's rows (the directory's cid, the
+ * load's command; false), and 0 (FirstCommandId) for rows that came from
+ * elsewhere (moved by a merge, copied by a seal or a rewrite: the entry's
+ * cid is the writer's command, and a block keeps no per-row origin command
+ * id) and for frozen rows (VACUUM kept the writer's xid where the command
+ * id was).
+ *
+ * A delta version a merge moved (its t_cid holds the merge's cmax, or, once
+ * TAKEN, the taker's xid: moved.h): what its main copy shows, where later
+ * changes of the row went, so the version and its copy agree as they do
+ * for xmax.  The copy's deleter is also the taker of a TAKEN version (its
+ * change went through the link), so every backend shows the taker's
+ * command, not only the taker's own (taken_marks).  A version whose merge
+ * aborted keeps the merge's cmax until a write clears the bits: 0, as its
+ * inserter's command is gone.
+ */
+static bool
+col_shown_cid(TupleTableSlot *slot, CommandId *cid)
+{
+	HeapTupleHeader h = qs_recslot_header(slot);
+	ItemPointerData tid = slot->tts_tid;
+	bool		via_link = false;
+	Relation	rel;
+	QsColDirectory own = {0};
+	const QsColDirEntry *e;
+	uint32		range,
+				row;
+
+	*cid = FirstCommandId;
+	if (!qs_tid_is_virtual(&tid))
+	{
+		/* heap never sets the bit (moved.h): a merge wrote this t_cid */
+		if (!(h->t_infomask2 & QS_INFOMASK2_MOVED))
+			return false;
+		if (!qs_header_moved(h) || !qs_tid_is_virtual(&h->t_ctid))
+			return true;
+		tid = h->t_ctid;
+		via_link = true;
+	}
+	else if (cid_is_deleters(h))
+		return false;
+	else if (!TransactionIdIsNormal(HeapTupleHeaderGetRawXmin(h)) ||
+			 (h->t_infomask & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN)
+		return true;
+	if (!qs_virt_decode(&tid, &range, &row) || !OidIsValid(slot->tts_tableOid))
+		return via_link;
+	rel = RelationIdGetRelation(slot->tts_tableOid);
+	if (!RelationIsValid(rel))
+		return via_link;
+	if (qs_is_column_rel(rel) && (e = shown_entry(rel, range, row, &own)) != NULL)
+	{
+		if (via_link)
+		{
+			HeapTupleHeaderData copy;
+			bool		visible;
+
+			/* the copy's move cancelled (its xmax the merge): untouched */
+			if (qs_coldelmap_header(rel, e, row, NULL, &copy, &visible) &&
+				cid_is_deleters(&copy) &&
+				!TransactionIdEquals(HeapTupleHeaderGetRawXmax(&copy),
+									 HeapTupleHeaderGetRawXmax(h)))
+				*cid = HeapTupleHeaderGetRawCommandId(&copy);
+		}
+		else if (!(e->flags & QS_COLDIR_MERGED) && row >= e->base &&
+				 TransactionIdEquals(qs_colrows_shown_xmin(qs_colreadcache_get(rel, e), row),
+									 e->xmin))
+		{
+			/* a bulk load's row: its header has the load's command */
+			RelationClose(rel);
+			if (own.entries)
+				pfree(own.entries);
+			return false;
+		}
+	}
+	else if (!via_link)
+	{
+		/* no version holds the row: the header's, as for xmin */
+		RelationClose(rel);
+		if (own.entries)
+			pfree(own.entries);
+		return false;
+	}
+	RelationClose(rel);
+	if (own.entries)
+		pfree(own.entries);
+	return true;
+}
+
+/* the hook of record slots (recslot.h): xmin/xmax, then cmin/cmax */
+static bool
+col_shown_sys(TupleTableSlot *slot, int attnum, Datum *value)
+{
+	if (attnum == MinCommandIdAttributeNumber ||
+		attnum == MaxCommandIdAttributeNumber)
+	{
+		CommandId	cid;
+
+		if (!col_shown_cid(slot, &cid))
+			return false;
+		*value = CommandIdGetDatum(cid);
+		return true;
+	}
+	else
+	{
+		TransactionId xid;
+
+		if (!col_shown_xid(slot, attnum, &xid))
+			return false;
+		*value = TransactionIdGetDatum(xid);
+		return true;
+	}
 }
 
 bool

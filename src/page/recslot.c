@@ -94,23 +94,25 @@ qs_recslot_materialize(TupleTableSlot *slot)
 	TTSOpsVirtual.materialize(slot);
 }
 
-QsRecShownXidHook qs_recslot_shown_xid_hook = NULL;
+QsRecShownSysHook qs_recslot_shown_sys_hook = NULL;
 
 static Datum
 recslot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 {
 	HeapTupleData tup;
-	TransactionId shown;
+	Datum		shown;
 
 	if (TTS_EMPTY(slot))
 		elog(ERROR, "cannot retrieve a system column of an empty slot");
 	if ((attnum == MinTransactionIdAttributeNumber ||
-		 attnum == MaxTransactionIdAttributeNumber) &&
-		qs_recslot_shown_xid_hook != NULL &&
-		qs_recslot_shown_xid_hook(slot, attnum, &shown))
+		 attnum == MaxTransactionIdAttributeNumber ||
+		 attnum == MinCommandIdAttributeNumber ||
+		 attnum == MaxCommandIdAttributeNumber) &&
+		qs_recslot_shown_sys_hook != NULL &&
+		qs_recslot_shown_sys_hook(slot, attnum, &shown))
 	{
 		*isnull = false;
-		return TransactionIdGetDatum(shown);
+		return shown;
 	}
 	tup.t_data = qs_recslot_header(slot);
 	tup.t_len = SizeofHeapTupleHeader;
