@@ -278,6 +278,8 @@ extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_range(Relation rel, uint32 range,
 								 QsColDirectory *dir);
+extern void qs_coldir_read_range_all(Relation rel, uint32 range,
+									 QsColDirectory *dir);
 extern bool qs_coldir_version_alive(const QsColDirEntry *e);
 extern bool qs_coldir_row_surely_dead(Relation rel, uint32 range, uint32 row);
 extern bool qs_coldir_xmax_aborted(const QsColDirEntry *e);

@@ -447,6 +447,12 @@ otid_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
 
 		if (t && ItemPointerIsValid(t))
 		{
+			/* a delta TID (colblock.h's limits), or the image is unreadable */
+			if (ItemPointerGetBlockNumber(t) >= QS_ORIGIN_PAGE_LIMIT ||
+				ItemPointerGetOffsetNumber(t) > QS_ORIGIN_MAX_OFF)
+				elog(ERROR, "origin TID (%u,%u) of row %u of column block %u is no delta TID",
+					 ItemPointerGetBlockNumber(t), ItemPointerGetOffsetNumber(t),
+					 j, block_id);
 			page[j] = ItemPointerGetBlockNumber(t);
 			off[j] = ItemPointerGetOffsetNumber(t);
 			any = true;

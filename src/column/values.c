@@ -26,10 +26,13 @@
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/nbtree.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
+#include "storage/procarray.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -562,7 +565,9 @@ qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid)
 	uint32		page;
 	uint16		off;
 
-	Assert(row < rr->h.blk.nrows);
+	if (row >= rr->h.blk.nrows)
+		elog(ERROR, "row %u of column block %u is past its %u rows", row,
+			 rr->h.entry.block_id, rr->h.blk.nrows);
 	err.msg[0] = '\0';
 	if (rr->otid_state == 0)
 	{
@@ -602,9 +607,13 @@ qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid)
 /*
  * qs_col_origin_tid
  *		The origin TID of main row 'vtid' of 'rel' (qs_colrows_otid), read
- *		from the newest version of its range whose writer did not abort (a
- *		version carries its predecessor's origins unchanged).  False: none.
- *		Takes block and directory pages' locks: call it with none held.
+ *		from the newest version of its range that holds the row and whose
+ *		writer committed (or is ours): every later version carries its
+ *		predecessor's origins unchanged, and VACUUM retires only superseded
+ *		versions, so its pages stay while we read them (an aborted or
+ *		running writer's may not: an aborted version's run is reclaimed
+ *		without a horizon).  False: none.  Reads directory and block pages:
+ *		call it with no buffer locked.
  */
 bool
 qs_col_origin_tid(Relation rel, ItemPointer vtid, ItemPointer otid)
@@ -612,19 +621,25 @@ qs_col_origin_tid(Relation rel, ItemPointer vtid, ItemPointer otid)
 	uint32		range,
 				row;
 	QsColDirectory dir;
+	const QsColDirEntry *best = NULL;
 	bool		found = false;
 
 	if (!qs_virt_decode(vtid, &range, &row))
 		return false;
-	qs_coldir_read_range(rel, range, &dir);
-	for (uint32 i = 0; i < dir.nentries && !found; i++)
+	qs_coldir_read_range_all(rel, range, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];
 
-		if (e->tid_range == range && row < e->nrows &&
-			e->state != QS_COLBLK_RETIRED)
-			found = qs_colrows_otid(qs_colreadcache_get(rel, e), row, otid);
+		if (e->tid_range == range && row < e->published &&
+			e->state != QS_COLBLK_RETIRED &&
+			(TransactionIdIsCurrentTransactionId(e->xmin) ||
+			 (!TransactionIdIsInProgress(e->xmin) &&
+			  TransactionIdDidCommit(e->xmin))))
+			best = e;
 	}
+	if (best != NULL)
+		found = qs_colrows_otid(qs_colreadcache_get(rel, best), row, otid);
 	if (dir.entries)
 		pfree(dir.entries);
 	return found;

@@ -1456,7 +1456,9 @@ static void
 qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin)
 {
 	ItemPointerSetInvalid(origin);
-	if (IsolationIsSerializable() && qs_tid_is_virtual(tid))
+	/* as SerializationNeededForWrite: temporary tables take no lock */
+	if (IsolationIsSerializable() && qs_tid_is_virtual(tid) &&
+		!RelationUsesLocalBuffers(rel))
 		(void) qs_col_origin_tid(rel, tid, origin);
 }
 

@@ -354,15 +354,19 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		/* ssi: decided once per page, as PG 16's heapgetpage decides */
 		if (ssi)
 			HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
+		/*
+		 * The lock before the merge's state is read: a merge still running
+		 * then commits after it, and a writer of its main copy that sees the
+		 * merge checks the lock (the origin TID); a merge committed already
+		 * is the pending conflict-out check's (src/merge/README.md section 2)
+		 */
+		if (valid && lock_tids)
+			PredicateLockTID(rel, &tup.t_self, snapshot,
+							 HeapTupleHeaderGetXmin(tup.t_data));
 		if (ssi && qs_moved_conflict_pending(tup.t_data, valid, &links[nlinks]))
 			nlinks++;
 		if (valid)
-		{
-			if (lock_tids)
-				PredicateLockTID(rel, &tup.t_self, snapshot,
-								 HeapTupleHeaderGetXmin(tup.t_data));
 			out[n++] = off;
-		}
 	}
 
 	/*
@@ -1428,12 +1432,14 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 		if (!skip)
 		{
 			HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
+			/* the lock first, as in qs_page_visible */
+			if (valid)
+				PredicateLockTID(rel, &tup.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tup.t_data));
 			moved_pending = CheckForSerializableConflictOutNeeded(rel, snapshot) &&
 				qs_moved_conflict_pending(tup.t_data, valid, &link);
 			if (valid)
 			{
-				PredicateLockTID(rel, &tup.t_self, snapshot,
-								 HeapTupleHeaderGetXmin(tup.t_data));
 				if (all_dead)
 					*all_dead = false;
 				break;
