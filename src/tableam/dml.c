@@ -58,6 +58,7 @@
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "merge/moved.h"
+#include "merge/stubs.h"
 #include "wal/qsxlog.h"
 #include "wal/genxlog.h"
 
@@ -1448,9 +1449,11 @@ qs_ssi_check_write(Relation rel, ItemPointer tid, BlockNumber blk,
 }
 
 /*
- * The delta TID a merge moved main row 'tid' from, into *origin (invalid:
- * none, or a write that checks no serializable conflict).  Read before the
- * row's page is locked: it reads directory and block pages.
+ * The delta TID a merge moved main row 'tid' from, into *origin: invalid
+ * when it has none, when its moved version is gone (then no SIREAD lock
+ * there is a reader's of this row: src/merge/stubs.c), or for a write that
+ * checks no serializable conflict.  Read before the row's page is locked:
+ * it reads directory, block and delta pages.
  */
 static void
 qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin)
@@ -1458,8 +1461,10 @@ qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin)
 	ItemPointerSetInvalid(origin);
 	/* as SerializationNeededForWrite: temporary tables take no lock */
 	if (IsolationIsSerializable() && qs_tid_is_virtual(tid) &&
-		!RelationUsesLocalBuffers(rel))
-		(void) qs_col_origin_tid(rel, tid, origin);
+		!RelationUsesLocalBuffers(rel) &&
+		qs_col_origin_tid(rel, tid, origin) &&
+		!qs_stub_is_origin(rel, origin, tid))
+		ItemPointerSetInvalid(origin);
 }
 
 /*

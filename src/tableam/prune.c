@@ -25,6 +25,8 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "merge/moved.h"
+#include "merge/stubs.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "wal/genxlog.h"
@@ -146,6 +148,7 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		uint32		len;
 		HTSV_Result res;
 		TransactionId updxid;
+		TransactionId retry;
 
 		uint16		infomask;
 
@@ -168,6 +171,17 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		}
 		else
 			res = HeapTupleSatisfiesVacuum(&tup, ps->oldest_xmin, buf);
+		retry = InvalidTransactionId;
+
+		/*
+		 * A merge's moved version stays, dead, while a SIREAD lock on its
+		 * TID may still matter (src/merge/stubs.c); its hint is when to look
+		 * again, not its merge (which every snapshot sees already)
+		 */
+		if (res == HEAPTUPLE_DEAD && qs_header_moved(tup.t_data) &&
+			!qs_stub_removable(HeapTupleHeaderGetRawXmax(tup.t_data),
+							   ps->vistest, ps->oldest_xmin, &retry))
+			res = HEAPTUPLE_RECENTLY_DEAD;
 		ps->htsv[off] = (int8) res;
 		updxid = InvalidTransactionId;
 		if (res != HEAPTUPLE_DEAD &&
@@ -175,7 +189,8 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			!HEAP_XMAX_IS_LOCKED_ONLY(tup.t_data->t_infomask))
 		{
 			/* deleted or updated, not removable yet: keep a hint */
-			TransactionId x = HeapTupleHeaderGetUpdateXid(tup.t_data);
+			TransactionId x = TransactionIdIsValid(retry) ? retry :
+				HeapTupleHeaderGetUpdateXid(tup.t_data);
 
 			updxid = x;
 			if (TransactionIdIsNormal(x) &&

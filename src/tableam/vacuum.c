@@ -57,6 +57,8 @@
 #include "utils/timestamp.h"
 
 #include "column/colam.h"
+#include "merge/moved.h"
+#include "merge/stubs.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "wal/genxlog.h"
@@ -605,6 +607,15 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			ItemPointerSet(&tup.t_self, tblk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
+			/* a moved version a SIREAD lock may still name stays (stubs.c) */
+			if (status == HEAPTUPLE_DEAD && qs_header_moved(h))
+			{
+				TransactionId retry;
+
+				if (!qs_stub_removable(HeapTupleHeaderGetRawXmax(h), NULL,
+									   cut.OldestXmin, &retry))
+					status = HEAPTUPLE_RECENTLY_DEAD;
+			}
 
 			/*
 			 * A heap-only record may sit in a DEAD slot it took (layout.h,
