@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * stubs.h
- *	  When a merge's moved delta versions may go: not before no SIREAD lock
- *	  that names them can matter (src/merge/README.md section 2,
- *	  SERIALIZABLE, "TID reuse").
+ *	  When a merge's moved delta versions may go: not while a SIREAD lock
+ *	  names them (src/merge/README.md section 2, SERIALIZABLE, "TID reuse").
  *
  * include/merge/stubs.h
  *
@@ -13,15 +12,21 @@
 #define QS_MERGE_STUBS_H
 
 #include "access/htup_details.h"
+#include "storage/block.h"
+#include "storage/off.h"
 #include "utils/relcache.h"
-#include "utils/snapmgr.h"
 
-extern Size qs_stubs_shmem_size(void);
-extern void qs_stubs_shmem_request(void);
-extern void qs_stubs_shmem_init(void);
+/* The SIREAD locks on one relation's pages and tuples, as read once. */
+typedef struct QsStubLocks
+{
+	bool		loaded;
+	int			n;
+	uint64	   *keys;			/* sorted: page << 16 | offset (0: the page) */
+} QsStubLocks;
 
-extern bool qs_stub_removable(TransactionId mover, GlobalVisState *vistest,
-							  TransactionId oldest_xmin, TransactionId *retry);
+extern bool qs_stub_locked(Relation rel, QsStubLocks *locks, BlockNumber blk,
+						   OffsetNumber off);
+extern void qs_stub_locks_free(QsStubLocks *locks);
 extern bool qs_stub_is_origin(Relation rel, ItemPointer origin, ItemPointer vtid);
 
 #endif							/* QS_MERGE_STUBS_H */

@@ -12,7 +12,6 @@
  */
 #include "core/quickstep.h"
 #include "column/colstore.h"
-#include "merge/stubs.h"
 #include "merge/worker.h"
 #include "shared/shared_scan.h"
 
@@ -40,11 +39,9 @@ qs_struct_size(void)
 Size
 qs_shmem_size(void)
 {
-	return add_size(add_size(add_size(add_size(qs_struct_size(),
-											   qs_mergestats_shmem_size()),
-									  qs_sharedscan_shmem_size()),
-							 qs_coldirgen_shmem_size()),
-					qs_stubs_shmem_size());
+	return add_size(add_size(add_size(qs_struct_size(), qs_mergestats_shmem_size()),
+							 qs_sharedscan_shmem_size()),
+					qs_coldirgen_shmem_size());
 }
 
 static void
@@ -58,7 +55,6 @@ qs_shmem_request(void)
 	qs_mergestats_shmem_request();
 	qs_sharedscan_shmem_request();
 	qs_coldirgen_shmem_request();
-	qs_stubs_shmem_request();
 }
 
 static void
@@ -80,7 +76,6 @@ qs_shmem_startup(void)
 	qs_mergestats_shmem_init();
 	qs_sharedscan_shmem_init();
 	qs_coldirgen_shmem_init();
-	qs_stubs_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -10,27 +10,22 @@
  *	  overlapped it has ended.  If VACUUM gave the TID to a new row at once,
  *	  a lock on the new row would meet writers of the old main copy, and an
  *	  old reader's lock writers of the new row: serialization failures heap
- *	  would not report (its row would still be at that TID).
+ *	  would not report (heap's row would still be at that TID).
  *
- *	  So a dead stub stays until no such lock can matter, and a writer
- *	  checks the origin only while its stub is there (qs_stub_is_origin).
- *	  When is that?  Take a moment t when every snapshot sees merge M (the
- *	  stub is dead).  Every reader whose snapshot did not see M has ended
- *	  by t; every transaction that overlapped such a reader took its
- *	  snapshot before t, so its xmin is at most the next xid at t.  Once
- *	  that next xid is below the removal horizon, all of them have ended,
- *	  and predicate.c has let the reader's locks go.  One stamp in shared
- *	  memory serves all relations: (stamp_h, stamp_s) = (an xid below which
- *	  every merge was visible to all at t, the next xid at t); when stamp_s
- *	  becomes removable, every merge before stamp_h is done with (ok_h),
- *	  and a new stamp starts.  SIREAD locks do not survive a restart, and
- *	  neither does this state, which starts with nothing done with: stubs
- *	  then wait for one cycle (until the transactions running at the first
- *	  prune that meets one have ended).  Without shared memory (the library
- *	  not preloaded) stubs go when dead, as before.
- *
- *	  Locking: a spinlock over the three xids; ReadNextTransactionId and
- *	  horizon tests run outside it.
+ *	  So pruning and VACUUM keep a dead stub while a SIREAD lock names its
+ *	  TID or its page (qs_stub_locked), and a writer checks the origin only
+ *	  while its stub is there (qs_stub_is_origin).  Why a removed stub's
+ *	  TID needs no check: it is removed only when dead, so every snapshot
+ *	  sees its merge and no reader can read it, hence lock it, any more;
+ *	  the locks read after that moment (predicate.c's whole lock table,
+ *	  GetPredicateLockStatusData, which holds summarized and prepared
+ *	  transactions' locks too) include every lock a reader of the stub
+ *	  still holds, and there was none on it or its page.  A lock taken on
+ *	  that TID or page later is a new row's.  A caller reads the table after
+ *	  the horizon test that found its stubs dead (VACUUM: after its
+ *	  OldestXmin; pruning: after the whole page is classified).  Without
+ *	  SERIALIZABLE transactions the table is empty and stubs go when dead,
+ *	  as before.
  *
  * src/merge/stubs.c
  *
@@ -38,141 +33,99 @@
  */
 #include "postgres.h"
 
-#include "access/transam.h"
 #include "storage/bufmgr.h"
-#include "storage/ipc.h"
-#include "storage/procarray.h"
-#include "storage/shmem.h"
-#include "storage/spin.h"
+#include "storage/predicate_internals.h"
 #include "utils/rel.h"
 
 #include "column/colstore.h"
+#include "core/compat.h"
 #include "merge/moved.h"
 #include "merge/stubs.h"
 #include "page/layout.h"
 #include "tableam/engine.h"
 
-typedef struct QsStubState
+static inline uint64
+lock_key(BlockNumber blk, OffsetNumber off)
 {
-	slock_t		mutex;
-	TransactionId stamp_h;		/* every merge before it visible to all at t */
-	TransactionId stamp_s;		/* the next xid at t; invalid: no stamp */
-	TransactionId ok_h;			/* stubs of merges before it may go */
-} QsStubState;
-
-static QsStubState *stubs = NULL;
-
-Size
-qs_stubs_shmem_size(void)
-{
-	return MAXALIGN(sizeof(QsStubState));
+	return ((uint64) blk << 16) | off;
 }
 
-void
-qs_stubs_shmem_request(void)
+static int
+cmp_u64(const void *a, const void *b)
 {
-	RequestAddinShmemSpace(qs_stubs_shmem_size());
+	uint64		x = *(const uint64 *) a,
+				y = *(const uint64 *) b;
+
+	return x < y ? -1 : x > y;
 }
 
-/* shmem_startup_hook, under AddinShmemInitLock */
-void
-qs_stubs_shmem_init(void)
+/* this relation's page and tuple targets, from the lock table as it is now */
+static void
+load_locks(Relation rel, QsStubLocks *l)
 {
-	bool		found;
+	PredicateLockData *d = GetPredicateLockStatusData();
+	Oid			db = QS_LOCATOR_DB(QS_REL_LOCATOR(rel));
+	Oid			relid = RelationGetRelid(rel);
 
-	stubs = ShmemInitStruct("quickstep_am moved versions", qs_stubs_shmem_size(),
-							&found);
-	if (!found)
+	l->n = 0;
+	l->keys = palloc(sizeof(uint64) * Max(d->nelements, 1));
+	for (int i = 0; i < d->nelements; i++)
 	{
-		SpinLockInit(&stubs->mutex);
-		stubs->stamp_h = InvalidTransactionId;
-		stubs->stamp_s = InvalidTransactionId;
-		stubs->ok_h = InvalidTransactionId;
+		PREDICATELOCKTARGETTAG *t = &d->locktags[i];
+
+		if (GET_PREDICATELOCKTARGETTAG_DB(*t) != db ||
+			GET_PREDICATELOCKTARGETTAG_RELATION(*t) != relid ||
+			GET_PREDICATELOCKTARGETTAG_TYPE(*t) == PREDLOCKTAG_RELATION)
+			continue;
+		l->keys[l->n++] = lock_key(GET_PREDICATELOCKTARGETTAG_PAGE(*t),
+								   GET_PREDICATELOCKTARGETTAG_TYPE(*t) == PREDLOCKTAG_TUPLE ?
+								   GET_PREDICATELOCKTARGETTAG_OFFSET(*t) : 0);
 	}
+	qsort(l->keys, l->n, sizeof(uint64), cmp_u64);
+	pfree(d->locktags);
+	pfree(d->xacts);
+	pfree(d);
+	l->loaded = true;
 }
 
 static bool
-removable(TransactionId xid, GlobalVisState *vistest, TransactionId oldest_xmin)
+has_key(const QsStubLocks *l, uint64 key)
 {
-	if (vistest != NULL)
-		return GlobalVisTestIsRemovableXid(vistest, xid);
-	return TransactionIdPrecedes(xid, oldest_xmin);
+	return l->n > 0 &&
+		bsearch(&key, l->keys, l->n, sizeof(uint64), cmp_u64) != NULL;
 }
 
 /*
- * qs_stub_removable
- *		May a moved version of merge 'mover', which the horizon ('vistest',
- *		else 'oldest_xmin') finds dead, be removed?  When not, *retry is the
- *		xid after whose removability to try again (a prune hint).
+ * qs_stub_locked
+ *		Does a SIREAD lock name the dead stub at (blk, off) of 'rel', or its
+ *		page?  The lock table is read on the first call for 'locks' (zeroed
+ *		by the caller; qs_stub_locks_free after): call it only after the
+ *		horizon test that found the stub dead.
  */
 bool
-qs_stub_removable(TransactionId mover, GlobalVisState *vistest,
-				  TransactionId oldest_xmin, TransactionId *retry)
+qs_stub_locked(Relation rel, QsStubLocks *locks, BlockNumber blk,
+			   OffsetNumber off)
 {
-	QsStubState s;
-	TransactionId h;
-	bool		changed = false;
+	if (!locks->loaded)
+		load_locks(rel, locks);
+	return has_key(locks, lock_key(blk, off)) || has_key(locks, lock_key(blk, 0));
+}
 
-	*retry = InvalidTransactionId;
-	if (stubs == NULL)
-		return true;
-	SpinLockAcquire(&stubs->mutex);
-	s = *stubs;
-	SpinLockRelease(&stubs->mutex);
-	if (TransactionIdIsValid(s.ok_h) && TransactionIdPrecedes(mover, s.ok_h))
-		return true;
-
-	/* the stamp done with: its merges may go; start the next */
-	if (TransactionIdIsValid(s.stamp_s) &&
-		removable(s.stamp_s, vistest, oldest_xmin))
-	{
-		if (!TransactionIdIsValid(s.ok_h) ||
-			TransactionIdPrecedes(s.ok_h, s.stamp_h))
-			s.ok_h = s.stamp_h;
-		s.stamp_s = InvalidTransactionId;
-		changed = true;
-	}
-	if (!TransactionIdIsValid(s.stamp_s))
-	{
-		/* mover is dead (the caller's test): so is every merge before it */
-		h = mover;
-		TransactionIdAdvance(h);
-		if (vistest == NULL && TransactionIdPrecedes(h, oldest_xmin))
-			h = oldest_xmin;
-		s.stamp_h = h;
-		s.stamp_s = ReadNextTransactionId();
-		changed = true;
-	}
-	if (changed)
-	{
-		SpinLockAcquire(&stubs->mutex);
-		/* another backend's newer stamp or promotion wins */
-		if (stubs->stamp_s == InvalidTransactionId ||
-			removable(stubs->stamp_s, vistest, oldest_xmin))
-		{
-			if (!TransactionIdIsValid(stubs->ok_h) ||
-				(TransactionIdIsValid(s.ok_h) &&
-				 TransactionIdPrecedes(stubs->ok_h, s.ok_h)))
-				stubs->ok_h = s.ok_h;
-			stubs->stamp_h = s.stamp_h;
-			stubs->stamp_s = s.stamp_s;
-		}
-		s = *stubs;
-		SpinLockRelease(&stubs->mutex);
-	}
-	if (TransactionIdIsValid(s.ok_h) && TransactionIdPrecedes(mover, s.ok_h))
-		return true;
-	*retry = s.stamp_s;
-	return false;
+void
+qs_stub_locks_free(QsStubLocks *locks)
+{
+	if (locks->keys)
+		pfree(locks->keys);
+	memset(locks, 0, sizeof(*locks));
 }
 
 /*
  * qs_stub_is_origin
  *		Is the record at 'origin' still the moved version whose main copy is
  *		'vtid'?  While it is, SIREAD locks on 'origin' are its readers'
- *		(nothing else lives at that TID); once it is gone, none of them can
- *		matter any more (qs_stub_removable), and a lock there is a new row's.
- *		Takes the page's share lock: call it with no buffer locked.
+ *		(nothing else lives at that TID); once it is gone, none of them
+ *		remained (qs_stub_locked), and a lock there is a new row's.  Takes
+ *		the page's share lock: call it with no buffer locked.
  */
 bool
 qs_stub_is_origin(Relation rel, ItemPointer origin, ItemPointer vtid)

@@ -19,6 +19,7 @@
 
 #include "access/generic_xlog.h"
 #include "access/heapam.h"
+#include "access/transam.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -140,6 +141,8 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			   OffsetNumber maxoff, QsPruneState *ps)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
+	OffsetNumber stubs[MaxHeapTuplesPerPage];
+	int			nstubs = 0;
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -148,7 +151,6 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		uint32		len;
 		HTSV_Result res;
 		TransactionId updxid;
-		TransactionId retry;
 
 		uint16		infomask;
 
@@ -171,17 +173,9 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		}
 		else
 			res = HeapTupleSatisfiesVacuum(&tup, ps->oldest_xmin, buf);
-		retry = InvalidTransactionId;
-
-		/*
-		 * A merge's moved version stays, dead, while a SIREAD lock on its
-		 * TID may still matter (src/merge/stubs.c); its hint is when to look
-		 * again, not its merge (which every snapshot sees already)
-		 */
-		if (res == HEAPTUPLE_DEAD && qs_header_moved(tup.t_data) &&
-			!qs_stub_removable(HeapTupleHeaderGetRawXmax(tup.t_data),
-							   ps->vistest, ps->oldest_xmin, &retry))
-			res = HEAPTUPLE_RECENTLY_DEAD;
+		/* a merge's dead moved version: SIREAD locks decide, below */
+		if (res == HEAPTUPLE_DEAD && qs_header_moved(tup.t_data))
+			stubs[nstubs++] = off;
 		ps->htsv[off] = (int8) res;
 		updxid = InvalidTransactionId;
 		if (res != HEAPTUPLE_DEAD &&
@@ -189,8 +183,7 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			!HEAP_XMAX_IS_LOCKED_ONLY(tup.t_data->t_infomask))
 		{
 			/* deleted or updated, not removable yet: keep a hint */
-			TransactionId x = TransactionIdIsValid(retry) ? retry :
-				HeapTupleHeaderGetUpdateXid(tup.t_data);
+			TransactionId x = HeapTupleHeaderGetUpdateXid(tup.t_data);
 
 			updxid = x;
 			if (TransactionIdIsNormal(x) &&
@@ -215,6 +208,29 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		/* hint bits the visibility test set, into the page */
 		if (tup.t_data == &scratch && scratch.t_infomask != infomask)
 			L->set_header(page, off, &scratch);
+	}
+
+	/*
+	 * A merge's dead moved version stays while a SIREAD lock names it or
+	 * its page (src/merge/stubs.c): the lock table read now, after every
+	 * record's horizon test.  Looked at again once the transactions
+	 * running now have ended (the page's hint).
+	 */
+	if (nstubs > 0)
+	{
+		QsStubLocks locks = {0};
+
+		for (int i = 0; i < nstubs; i++)
+			if (qs_stub_locked(rel, &locks, blkno, stubs[i]))
+			{
+				TransactionId next = ReadNextTransactionId();
+
+				ps->htsv[stubs[i]] = HEAPTUPLE_RECENTLY_DEAD;
+				if (!TransactionIdIsValid(ps->newhint) ||
+					TransactionIdPrecedes(next, ps->newhint))
+					ps->newhint = next;
+			}
+		qs_stub_locks_free(&locks);
 	}
 }
 

@@ -415,6 +415,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				allfrozen;
 	double		reltuples;
 	Buffer		vmbuf = InvalidBuffer;
+	QsStubLocks stub_locks = {0};
 
 	aggressive = qs_vacuum_get_cutoffs(rel, params, &cut);
 	/* HOT chains: row tables of a layout with them (never column tables) */
@@ -607,15 +608,14 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			ItemPointerSet(&tup.t_self, tblk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
-			/* a moved version a SIREAD lock may still name stays (stubs.c) */
-			if (status == HEAPTUPLE_DEAD && qs_header_moved(h))
-			{
-				TransactionId retry;
-
-				if (!qs_stub_removable(HeapTupleHeaderGetRawXmax(h), NULL,
-									   cut.OldestXmin, &retry))
-					status = HEAPTUPLE_RECENTLY_DEAD;
-			}
+			/*
+			 * A merge's dead moved version stays while a SIREAD lock names
+			 * it or its page (stubs.c; the lock table read once, after
+			 * OldestXmin)
+			 */
+			if (status == HEAPTUPLE_DEAD && qs_header_moved(h) &&
+				qs_stub_locked(rel, &stub_locks, tblk, off))
+				status = HEAPTUPLE_RECENTLY_DEAD;
 
 			/*
 			 * A heap-only record may sit in a DEAD slot it took (layout.h,
@@ -1116,5 +1116,6 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	vac_close_indexes(nindexes, Irel, NoLock);
 	if (dead.tids)
 		pfree(dead.tids);
+	qs_stub_locks_free(&stub_locks);
 	pfree(istats);
 }
