@@ -16,16 +16,24 @@
 #include "storage/off.h"
 #include "utils/relcache.h"
 
+/* One SIREAD lock on a page or tuple of the relation, and its holder's xmin */
+typedef struct QsStubLock
+{
+	uint64		key;			/* page << 16 | offset (0: the page) */
+	TransactionId xmin;			/* the holder's snapshot xmin; invalid:
+								 * unknown (summarized transactions) */
+} QsStubLock;
+
 /* The SIREAD locks on one relation's pages and tuples, as read once. */
 typedef struct QsStubLocks
 {
 	bool		loaded;
 	int			n;
-	uint64	   *keys;			/* sorted: page << 16 | offset (0: the page) */
+	QsStubLock *locks;			/* sorted by key */
 } QsStubLocks;
 
 extern bool qs_stub_locked(Relation rel, QsStubLocks *locks, BlockNumber blk,
-						   OffsetNumber off);
+						   OffsetNumber off, TransactionId mover);
 extern void qs_stub_locks_free(QsStubLocks *locks);
 extern bool qs_stub_is_origin(Relation rel, ItemPointer origin, ItemPointer vtid);
 

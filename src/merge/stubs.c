@@ -13,7 +13,9 @@
  *	  would not report (heap's row would still be at that TID).
  *
  *	  So pruning and VACUUM keep a dead stub while a SIREAD lock names its
- *	  TID or its page (qs_stub_locked), and a writer checks the origin only
+ *	  TID or its page (qs_stub_locked) whose holder may have read the stub
+ *	  (its snapshot xmin is not past the merge, or unknown: summarized
+ *	  transactions), and a writer checks the origin only
  *	  while its stub is there (qs_stub_is_origin).  Why a removed stub's
  *	  TID needs no check: it is removed only when dead, so every snapshot
  *	  sees its merge and no reader can read it, hence lock it, any more;
@@ -33,6 +35,7 @@
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate_internals.h"
 #include "utils/rel.h"
@@ -51,10 +54,10 @@ lock_key(BlockNumber blk, OffsetNumber off)
 }
 
 static int
-cmp_u64(const void *a, const void *b)
+cmp_lock(const void *a, const void *b)
 {
-	uint64		x = *(const uint64 *) a,
-				y = *(const uint64 *) b;
+	uint64		x = ((const QsStubLock *) a)->key,
+				y = ((const QsStubLock *) b)->key;
 
 	return x < y ? -1 : x > y;
 }
@@ -68,54 +71,87 @@ load_locks(Relation rel, QsStubLocks *l)
 	Oid			relid = RelationGetRelid(rel);
 
 	l->n = 0;
-	l->keys = palloc(sizeof(uint64) * Max(d->nelements, 1));
+	l->locks = palloc(sizeof(QsStubLock) * Max(d->nelements, 1));
 	for (int i = 0; i < d->nelements; i++)
 	{
 		PREDICATELOCKTARGETTAG *t = &d->locktags[i];
 
+		/*
+		 * Relation targets need no stub: a writer of the main copy checks
+		 * the relation's lock with its own TID's
+		 */
 		if (GET_PREDICATELOCKTARGETTAG_DB(*t) != db ||
 			GET_PREDICATELOCKTARGETTAG_RELATION(*t) != relid ||
 			GET_PREDICATELOCKTARGETTAG_TYPE(*t) == PREDLOCKTAG_RELATION)
 			continue;
-		l->keys[l->n++] = lock_key(GET_PREDICATELOCKTARGETTAG_PAGE(*t),
-								   GET_PREDICATELOCKTARGETTAG_TYPE(*t) == PREDLOCKTAG_TUPLE ?
-								   GET_PREDICATELOCKTARGETTAG_OFFSET(*t) : 0);
+		l->locks[l->n].key =
+			lock_key(GET_PREDICATELOCKTARGETTAG_PAGE(*t),
+					 GET_PREDICATELOCKTARGETTAG_TYPE(*t) == PREDLOCKTAG_TUPLE ?
+					 GET_PREDICATELOCKTARGETTAG_OFFSET(*t) : 0);
+		l->locks[l->n].xmin = d->xacts[i].xmin;
+		l->n++;
 	}
-	qsort(l->keys, l->n, sizeof(uint64), cmp_u64);
+	qsort(l->locks, l->n, sizeof(QsStubLock), cmp_lock);
 	pfree(d->locktags);
 	pfree(d->xacts);
 	pfree(d);
 	l->loaded = true;
 }
 
+/*
+ * A lock on 'key' whose holder may have read a version merge 'mover' moved:
+ * its snapshot did not see the merge, so its xmin is at most the merge's
+ * (or unknown).  A lock of a transaction whose snapshot saw the merge (a
+ * reader of new rows on the page) does not keep the stub.
+ */
 static bool
-has_key(const QsStubLocks *l, uint64 key)
+locked_by_reader(const QsStubLocks *l, uint64 key, TransactionId mover)
 {
-	return l->n > 0 &&
-		bsearch(&key, l->keys, l->n, sizeof(uint64), cmp_u64) != NULL;
+	int			lo = 0,
+				hi = l->n;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (l->locks[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->n && l->locks[lo].key == key; lo++)
+		if (!TransactionIdIsValid(l->locks[lo].xmin) ||
+			TransactionIdPrecedesOrEquals(l->locks[lo].xmin, mover))
+			return true;
+	return false;
 }
 
 /*
  * qs_stub_locked
- *		Does a SIREAD lock name the dead stub at (blk, off) of 'rel', or its
+ *		Does a SIREAD lock of a transaction that may have read it name the
+ *		dead stub at (blk, off) of 'rel', moved by merge 'mover', or its
  *		page?  The lock table is read on the first call for 'locks' (zeroed
  *		by the caller; qs_stub_locks_free after): call it only after the
  *		horizon test that found the stub dead.
  */
 bool
 qs_stub_locked(Relation rel, QsStubLocks *locks, BlockNumber blk,
-			   OffsetNumber off)
+			   OffsetNumber off, TransactionId mover)
 {
+	/* as SerializationNeededForWrite: temporary tables take no lock */
+	if (RelationUsesLocalBuffers(rel))
+		return false;
 	if (!locks->loaded)
 		load_locks(rel, locks);
-	return has_key(locks, lock_key(blk, off)) || has_key(locks, lock_key(blk, 0));
+	return locked_by_reader(locks, lock_key(blk, off), mover) ||
+		locked_by_reader(locks, lock_key(blk, 0), mover);
 }
 
 void
 qs_stub_locks_free(QsStubLocks *locks)
 {
-	if (locks->keys)
-		pfree(locks->keys);
+	if (locks->locks)
+		pfree(locks->locks);
 	memset(locks, 0, sizeof(*locks));
 }
 

@@ -219,17 +219,28 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 	if (nstubs > 0)
 	{
 		QsStubLocks locks = {0};
+		bool		kept = false;
 
 		for (int i = 0; i < nstubs; i++)
-			if (qs_stub_locked(rel, &locks, blkno, stubs[i]))
-			{
-				TransactionId next = ReadNextTransactionId();
+		{
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h = L->get_header(page, stubs[i], &scratch, NULL);
 
+			if (qs_stub_locked(rel, &locks, blkno, stubs[i],
+							   HeapTupleHeaderGetRawXmax(h)))
+			{
 				ps->htsv[stubs[i]] = HEAPTUPLE_RECENTLY_DEAD;
-				if (!TransactionIdIsValid(ps->newhint) ||
-					TransactionIdPrecedes(next, ps->newhint))
-					ps->newhint = next;
+				kept = true;
 			}
+		}
+		if (kept)
+		{
+			TransactionId next = ReadNextTransactionId();
+
+			if (!TransactionIdIsValid(ps->newhint) ||
+				TransactionIdPrecedes(next, ps->newhint))
+				ps->newhint = next;
+		}
 		qs_stub_locks_free(&locks);
 	}
 }

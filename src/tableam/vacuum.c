@@ -614,7 +614,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			 * OldestXmin)
 			 */
 			if (status == HEAPTUPLE_DEAD && qs_header_moved(h) &&
-				qs_stub_locked(rel, &stub_locks, tblk, off))
+				qs_stub_locked(rel, &stub_locks, tblk, off,
+							   HeapTupleHeaderGetRawXmax(h)))
 				status = HEAPTUPLE_RECENTLY_DEAD;
 
 			/*
