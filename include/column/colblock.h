@@ -35,7 +35,8 @@
  *		 (into the header; both 0 unless HAS_MINMAX)
  *	 nindexes index descriptors (32 bytes each)
  *	   0 u16 column   2 u16 kind (2 = TID map, 3 = CSB+-tree over codes,
- *		 4 = CSB+-tree over FOR integers, 5 = origin xmins)   4 u32 0
+ *		 4 = CSB+-tree over FOR integers, 5 = origin xmins,
+ *		 6 = origin TIDs)   4 u32 0
  *	   8 section {u64 offset, u64 length, u32 CRC-32C, u32 0}
  *	 min/max area: the values' bytes
  *	 sections, in descriptor order (col 0 nulls, dict, stripe, col 1 ...,
@@ -153,6 +154,40 @@
  */
 #define QS_COLINDEX_ORIGIN_XMIN	5
 #define QS_ORIGIN_MIN_XID		2	/* FrozenTransactionId */
+/*
+ * The rows' origin TIDs (SERIALIZABLE, src/merge/README.md section 2): for
+ * every row a merge moved into the block, the TID its delta version had, so
+ * that a write of the main copy checks the SIREAD locks readers took on the
+ * delta version (predicate.c cannot move them).  In TID row order, carried
+ * from version to version and through seals as the origin xmins are.  Two
+ * forms, whichever is smaller (the builder picks):
+ *
+ *	 0 u32 form
+ *	 form 1 (runs; a merge appends rows in delta order, so a delta page's
+ *	 rows are one run):
+ *	   4 u32 nruns, then nruns runs of 16 bytes
+ *		 {u32 first_row, u32 page, u16 first_off, u16 span, u32 bitmap_at},
+ *	   then the bitmaps: run k's rows are first_row .. first_row + n - 1,
+ *	   n the number of bits set in its ceil(span / 8) bytes at bitmap_at
+ *	   (from the section's start); its j-th row's offset is first_off plus
+ *	   the position of the j-th set bit.  Runs in first_row order, disjoint,
+ *	   inside the block; bitmaps tight, in run order, bit 0 and bit span - 1
+ *	   set, no bit past span; rows in no run have none.
+ *	 form 2 (pages; a sorted new block scatters them):
+ *	   4 u32 npages   8 u32 offbits, then npages u32 page numbers strictly
+ *	   ascending, then a codec FOR stripe (QSFR, FOR, 8-byte values) of
+ *	   exactly nrows values: 0 (none) or (k << offbits) | off, k < npages,
+ *	   1 <= off < 2^offbits.
+ *
+ * Offsets are 1 .. QS_ORIGIN_MAX_OFF, pages below QS_ORIGIN_PAGE_LIMIT
+ * (virtual TIDs are above it: a delta TID is a real page's).  At most one,
+ * on column 0.  A build that predates it reads an image with it as corrupt.
+ */
+#define QS_COLINDEX_ORIGIN_TID	6
+#define QS_ORIGIN_TID_RUNS		1
+#define QS_ORIGIN_TID_PAGES		2
+#define QS_ORIGIN_MAX_OFF		2048	/* MaxOffsetNumber at 8 kB */
+#define QS_ORIGIN_PAGE_LIMIT	0x80000000u
 
 /* pages */
 #define QS_COLPAGE_SIZE			8192
@@ -383,6 +418,41 @@ qs_colblock_origin_get(const QsForView *view, uint32_t row)
  */
 extern uint8_t *qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
 										 const QsCodecAllocator *alloc, size_t *len);
+
+/* The index of the block's origin TID sub-block, or -1 (none). */
+extern int	qs_colblock_otid_index(const QsColBlock *blk);
+
+/* An opened origin TID sub-block (qs_colblock_otid_open). */
+typedef struct QsOtidView
+{
+	uint32_t	form;
+	uint32_t	n;				/* runs (form 1) or pages (form 2) */
+	uint32_t	offbits;		/* form 2 */
+	const uint8_t *sec;			/* the section */
+	QsForView	values;			/* form 2 */
+} QsOtidView;
+
+/*
+ * Open origin TID sub-block i (sec: its bytes) and check all of it:
+ * checksum, form, runs (all of them) or pages (the stripe's shape).
+ * qs_colblock_otid_get then reads row r's origin (*found false: it has
+ * none), checking a form 2 value; qs_colblock_verify checks every value.
+ */
+extern QsCodecStatus qs_colblock_otid_open(const QsColBlock *blk, int i,
+										   const uint8_t *sec, QsOtidView *view,
+										   QsCodecErr *err);
+extern QsCodecStatus qs_colblock_otid_get(const QsOtidView *view, uint32_t row,
+										  bool *found, uint32_t *page, uint16_t *off,
+										  QsCodecErr *err);
+
+/*
+ * The origin TID sub-block of page_of_row[]/off_of_row[] (off 0: the row
+ * has none; at least one has one), rows 0..nrows-1, in a buffer from alloc
+ * of *len bytes (NULL: out of memory).
+ */
+extern uint8_t *qs_colblock_otid_build(const uint32_t *page_of_row,
+									   const uint16_t *off_of_row, uint32_t nrows,
+									   const QsCodecAllocator *alloc, size_t *len);
 
 /*
  * Reader of one column.  qs_colreader_open checks the sections' checksums

@@ -81,15 +81,6 @@ qs_column_page_magic(Page page)
 #define QS_VIRT_PAGES_PER_RANGE 4096
 #define QS_VIRT_MAX_RANGES		((QS_VIRT_END - QS_VIRT_BASE) / QS_VIRT_PAGES_PER_RANGE)
 
-/*
- * The predicate-lock page of TID range 'range' (src/merge/README.md
- * section 2): a block number no page has, physical or virtual.  A merge
- * copies a delta page's SIREAD locks to the range of the block it moves
- * the page's rows into; every write of a main row of the range checks it.
- */
-#define QS_SSI_RANGE_BASE		QS_VIRT_END
-#define qs_ssi_range_block(range)	(QS_SSI_RANGE_BASE + (BlockNumber) (range))
-
 static inline bool
 qs_tid_is_virtual(ItemPointer tid)
 {
@@ -287,6 +278,8 @@ extern void qs_coldir_read(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_all(Relation rel, QsColDirectory *dir);
 extern void qs_coldir_read_range(Relation rel, uint32 range,
 								 QsColDirectory *dir);
+extern void qs_coldir_read_range_all(Relation rel, uint32 range,
+									 QsColDirectory *dir);
 extern bool qs_coldir_version_alive(const QsColDirEntry *e);
 extern bool qs_coldir_row_surely_dead(Relation rel, uint32 range, uint32 row);
 extern bool qs_coldir_xmax_aborted(const QsColDirEntry *e);
@@ -551,6 +544,15 @@ typedef struct QsColBuilder
 	 */
 	uint32	   *origin;
 	size_t		origin_cap;		/* entries allocated, all zeroed past use */
+
+	/*
+	 * Per row, as origin: its origin TID (colblock.h QS_COLINDEX_ORIGIN_TID),
+	 * the delta TID a merge moved it from; set by merges, carried by the
+	 * next versions and seals; invalid for the rest.  NULL until a row gets
+	 * one.
+	 */
+	ItemPointerData *otid;
+	size_t		otid_cap;		/* entries allocated, all invalid past use */
 } QsColBuilder;
 
 extern void qs_colbuilder_init(QsColBuilder *b, Relation rel, QsColAttr *attrs);
@@ -564,6 +566,7 @@ extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
 extern void qs_colbuilder_add_rows(QsColBuilder *b, uint32 n);
 extern void qs_colbuilder_set_origin(QsColBuilder *b, uint32 row,
 									 TransactionId xmin);
+extern void qs_colbuilder_set_otid(QsColBuilder *b, uint32 row, ItemPointer tid);
 extern const uint8 **qs_colbuilder_values(const QsColBuilder *b, int c,
 										  QsValues *qv);
 extern uint8 *qs_colbuilder_build(QsColBuilder *b, Relation rel, uint32 block_id,
@@ -600,6 +603,11 @@ typedef struct QsColRowReader
 	uint8	   *origin_buf;
 	QsForView	origin;
 
+	/* the same for the origin TIDs (QS_COLINDEX_ORIGIN_TID, qs_colrows_otid) */
+	int			otid_state;
+	uint8	   *otid_buf;
+	QsOtidView	otid;
+
 	/*
 	 * A scan's buffers kept from block to block (scratch.c), or NULL: the
 	 * sections, decode arrays and TID map come from it and go back to it
@@ -626,6 +634,8 @@ extern void qs_colrows_open(Relation rel, QsColAttr *attrs,
 							const QsColDirEntry *e, QsColRowReader *rr);
 extern TransactionId qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row);
 extern TransactionId qs_colrows_shown_xmin(QsColRowReader *rr, uint32 row);
+extern bool qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid);
+extern bool qs_col_origin_tid(Relation rel, ItemPointer vtid, ItemPointer otid);
 extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,
 						   Datum *values, bool *isnull);
 extern void qs_colrows_get_pos(QsColRowReader *rr, uint32 pos, const bool *want,

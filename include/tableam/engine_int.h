@@ -110,9 +110,6 @@ extern bool qs_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid);
 extern bool qs_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 										Snapshot snapshot);
 extern void qs_get_latest_tid(TableScanDesc sscan, ItemPointer tid);
-extern void qs_predicate_lock_tid(Relation rel, ItemPointer tid,
-								  Snapshot snapshot, TransactionId xmin,
-								  HeapTupleHeader h);
 extern void qs_follow_latest_tid(Relation rel, Snapshot snapshot, ItemPointer tid,
 								 ItemPointerData start, TransactionId priorXmax);
 extern IndexFetchTableData *qs_index_fetch_begin(Relation rel);

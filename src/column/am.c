@@ -371,7 +371,7 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 	/*
 	 * A bitmap scan's main rows are judged by qs_colfilter_row, which takes
 	 * no SIREAD lock per row; lock the relation before any read (a delta
-	 * row read locks its page, qs_predicate_lock_tid).  Coarser than heap's
+	 * row read locks its tuple, as heap's).  Coarser than heap's
 	 * per-tuple locks (more false positives, never a missed rw-conflict).
 	 */
 	if ((flags & SO_TYPE_BITMAPSCAN) && snapshot && IsMVCCSnapshot(snapshot))

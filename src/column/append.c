@@ -117,7 +117,14 @@ qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 	 * sealer's or the merge's (THE RULE, src/merge/README.md).
 	 */
 	for (uint32 row = 0; row < n; row++)
+	{
+		ItemPointerData otid;
+
 		qs_colbuilder_set_origin(b, first + row, qs_colrows_shown_xmin(rr, row));
+		/* and the delta TID it came from (SERIALIZABLE: dml.c) */
+		if (qs_colrows_otid(rr, row, &otid))
+			qs_colbuilder_set_otid(b, first + row, &otid);
+	}
 	pfree(want);
 }
 

@@ -104,6 +104,8 @@ qs_colbuilder_reset(QsColBuilder *b)
 	}
 	if (b->origin)
 		memset(b->origin, 0, b->origin_cap * sizeof(uint32));
+	for (size_t r = 0; b->otid && r < b->otid_cap; r++)
+		ItemPointerSetInvalid(&b->otid[r]);
 	b->nrows = 0;
 	b->bytes = 0;
 	b->kind_desc = NULL;		/* made again per block: cheap, and no
@@ -396,6 +398,88 @@ qs_colbuilder_set_origin(QsColBuilder *b, uint32 row, TransactionId xmin)
 }
 
 /*
+ * qs_colbuilder_set_otid
+ *		Row 'row' (added already) came from the delta version at 'tid' (a
+ *		merge), or has the origin TID its source row had (the next version,
+ *		a seal).  Invalid: none.
+ */
+void
+qs_colbuilder_set_otid(QsColBuilder *b, uint32 row, ItemPointer tid)
+{
+	Assert(row < b->nrows);
+	if (!ItemPointerIsValid(tid) && b->otid == NULL)
+		return;
+	Assert(!ItemPointerIsValid(tid) || !qs_tid_is_virtual(tid));
+	if (row >= b->otid_cap)
+	{
+		MemoryContext old = MemoryContextSwitchTo(b->cxt);
+		size_t		had = b->otid_cap;
+
+		b->otid = grow(b->otid, &b->otid_cap, (size_t) row + 1,
+					   sizeof(ItemPointerData));
+		for (size_t r = had; r < b->otid_cap; r++)
+			ItemPointerSetInvalid(&b->otid[r]);
+		MemoryContextSwitchTo(old);
+	}
+	b->otid[row] = *tid;
+}
+
+/*
+ * The image's origin TID sub-block (colblock.h), in TID row order as the
+ * origin xmins'.  False when no row has one.
+ */
+static bool
+otid_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
+			 const QsCodecAllocator *alloc, uint32 block_id)
+{
+	uint32	   *page;
+	uint16	   *off;
+	bool		any = false;
+
+	if (b->otid == NULL)
+		return false;
+	page = palloc(sizeof(uint32) * Max(b->nrows, 1));
+	off = palloc(sizeof(uint16) * Max(b->nrows, 1));
+	for (uint32 j = 0; j < b->nrows; j++)
+	{
+		uint32		r = perm && !b->keep_tids ? perm[j] : j;
+		ItemPointer t = r < b->otid_cap ? &b->otid[r] : NULL;
+
+		if (t && ItemPointerIsValid(t))
+		{
+			/* a delta TID (colblock.h's limits), or the image is unreadable */
+			if (ItemPointerGetBlockNumber(t) >= QS_ORIGIN_PAGE_LIMIT ||
+				ItemPointerGetOffsetNumber(t) > QS_ORIGIN_MAX_OFF)
+				elog(ERROR, "origin TID (%u,%u) of row %u of column block %u is no delta TID",
+					 ItemPointerGetBlockNumber(t), ItemPointerGetOffsetNumber(t),
+					 j, block_id);
+			page[j] = ItemPointerGetBlockNumber(t);
+			off[j] = ItemPointerGetOffsetNumber(t);
+			any = true;
+		}
+		else
+		{
+			page[j] = 0;
+			off[j] = 0;
+		}
+	}
+	if (any)
+	{
+		ix->column = 0;
+		ix->kind = QS_COLINDEX_ORIGIN_TID;
+		ix->data = qs_colblock_otid_build(page, off, b->nrows, alloc, &ix->len);
+		if (ix->data == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory for the origin TIDs of column block %u",
+							block_id)));
+	}
+	pfree(page);
+	pfree(off);
+	return any;
+}
+
+/*
  * The image's origin xmin sub-block (colblock.h), in TID row order: the
  * order of addition, or the image's physical order when a sort gives the
  * rows new TIDs (perm without keep_tids).  NULL when no row has one.
@@ -629,7 +713,7 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 		qs_palloc_allocator();
 	QsColBlockColumn *cols = palloc0(sizeof(QsColBlockColumn) * Max(b->natts, 1));
 	QsColBlockSpec spec;
-	QsColBlockIndex *indexes = palloc0(sizeof(QsColBlockIndex) * (Max(b->natts, 1) + 2));
+	QsColBlockIndex *indexes = palloc0(sizeof(QsColBlockIndex) * (Max(b->natts, 1) + 3));
 	QsCodecErr	err;
 	QsCodecStatus st;
 	uint8	   *image;
@@ -836,6 +920,8 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	}
 	/* the origin xmins first: the index sub-blocks take what slots are left */
 	if (origin_section(b, perm, &indexes[spec.nindexes], alloc, block_id))
+		spec.nindexes++;
+	if (otid_section(b, perm, &indexes[spec.nindexes], alloc, block_id))
 		spec.nindexes++;
 	for (int c = 0; b->index_cols && c < b->natts && spec.nindexes < QS_COLBLOCK_MAX_INDEXES; c++)
 	{

@@ -19,6 +19,7 @@
  *-------------------------------------------------------------------------
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "column/colblock.h"
 #include "column/colblock_csb.h"
@@ -660,7 +661,9 @@ index_kind_ok(uint16_t kind, uint16_t column, uint16_t ncols, int *ntidmaps,
 		case QS_COLINDEX_TIDMAP:
 			return column == 0 && (*ntidmaps)++ == 0;
 		case QS_COLINDEX_ORIGIN_XMIN:
-			return column == 0 && (*norigins)++ == 0;
+			return column == 0 && (*norigins & 1) == 0 && (*norigins |= 1);
+		case QS_COLINDEX_ORIGIN_TID:
+			return column == 0 && (*norigins & 2) == 0 && (*norigins |= 2);
 		default:
 			return false;
 	}
@@ -1795,6 +1798,8 @@ all_zero(const uint8_t *p, uint64_t n)
 
 static QsCodecStatus origin_verify(const QsColBlock *blk, int i,
 								   const uint8_t *sec, QsCodecErr *err);
+static QsCodecStatus otid_verify(const QsColBlock *blk, int i,
+								 const uint8_t *sec, QsCodecErr *err);
 
 QsCodecStatus
 qs_colblock_verify(const uint8_t *image, size_t len, const QsCmpFn *cmps,
@@ -1903,6 +1908,8 @@ qs_colblock_verify(const uint8_t *image, size_t len, const QsCmpFn *cmps,
 			st = qs_csbix_verify(&blk, i, image, alloc, err);
 		else if (st == QS_CODEC_OK && kind == QS_COLINDEX_ORIGIN_XMIN)
 			st = origin_verify(&blk, i, image + s.off, err);
+		else if (st == QS_CODEC_OK && kind == QS_COLINDEX_ORIGIN_TID)
+			st = otid_verify(&blk, i, image + s.off, err);
 		if (st != QS_CODEC_OK)
 			return st;
 		pos = s.off + s.len;
@@ -2239,5 +2246,402 @@ qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
 		out = NULL;
 	}
 	alloc->free(alloc->ctx, v);
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * The rows' origin TIDs (QS_COLINDEX_ORIGIN_TID)
+ * ---------------------------------------------------------------------
+ */
+#define OTID_RUNSZ		16
+
+int
+qs_colblock_otid_index(const QsColBlock *blk)
+{
+	return index_of_kind(blk, QS_COLINDEX_ORIGIN_TID);
+}
+
+static uint32_t
+bits_set(const uint8_t *p, size_t n)
+{
+	uint32_t	c = 0;
+
+	for (size_t k = 0; k < n; k++)
+		c += (uint32_t) __builtin_popcount(p[k]);
+	return c;
+}
+
+/* Runs (form 1): every run and bitmap as colblock.h says. */
+static QsCodecStatus
+otid_open_runs(const QsColBlock *blk, const uint8_t *sec, size_t len,
+			   QsOtidView *v, QsCodecErr *err)
+{
+	uint64_t	hdr;
+	uint64_t	next_row = 0;
+	uint64_t	next_bm;
+
+	if (len < 8)
+		return CORRUPT(err, "origin TIDs: section of %zu bytes", len);
+	v->n = qs_load32(sec + 4);
+	hdr = 8 + (uint64_t) v->n * OTID_RUNSZ;
+	if (v->n == 0 || hdr > len)
+		return CORRUPT(err, "origin TIDs: %u runs in %zu bytes", v->n, len);
+	next_bm = hdr;
+	for (uint32_t k = 0; k < v->n; k++)
+	{
+		const uint8_t *r = sec + 8 + (size_t) k * OTID_RUNSZ;
+		uint32_t	first_row = qs_load32(r);
+		uint32_t	page = qs_load32(r + 4);
+		uint32_t	first_off = qs_load16(r + 8);
+		uint32_t	span = qs_load16(r + 10);
+		uint32_t	at = qs_load32(r + 12);
+		uint32_t	bytes = (span + 7) / 8;
+		uint32_t	n;
+
+		if (first_row < next_row || page >= QS_ORIGIN_PAGE_LIMIT ||
+			first_off < 1 || span < 1 ||
+			(uint64_t) first_off + span - 1 > QS_ORIGIN_MAX_OFF ||
+			at != next_bm || (uint64_t) at + bytes > len)
+			return CORRUPT(err, "origin TIDs: run %u (row %u, page %u, offsets %u + %u, bitmap at %u) is invalid",
+						   k, first_row, page, first_off, span, at);
+		/* bit 0 and bit span - 1 set, none past span */
+		if (!(sec[at] & 1) || !(sec[at + (span - 1) / 8] & (1 << ((span - 1) % 8))) ||
+			(span % 8 != 0 && (sec[at + bytes - 1] >> (span % 8)) != 0))
+			return CORRUPT(err, "origin TIDs: run %u's bitmap is not tight", k);
+		n = bits_set(sec + at, bytes);
+		if ((uint64_t) first_row + n > blk->nrows)
+			return CORRUPT(err, "origin TIDs: run %u has rows %u to %u, the block %u",
+						   k, first_row, first_row + n - 1, blk->nrows);
+		next_row = (uint64_t) first_row + n;
+		next_bm = (uint64_t) at + bytes;
+	}
+	if (next_bm != len)
+		return CORRUPT(err, "origin TIDs: %llu bytes of runs, the section %zu",
+					   (unsigned long long) next_bm, len);
+	return QS_CODEC_OK;
+}
+
+/* Pages (form 2): the page list and the stripe's shape (values: get). */
+static QsCodecStatus
+otid_open_pages(const QsColBlock *blk, const uint8_t *sec, size_t len,
+				QsOtidView *v, QsCodecErr *err)
+{
+	uint64_t	hdr;
+	QsCodecStatus st;
+	QsCodecErr	e2;
+
+	if (len < 12)
+		return CORRUPT(err, "origin TIDs: section of %zu bytes", len);
+	v->n = qs_load32(sec + 4);
+	v->offbits = qs_load32(sec + 8);
+	hdr = 12 + (uint64_t) v->n * 4;
+	if (v->n == 0 || hdr > len || v->offbits < 1 || v->offbits > 12)
+		return CORRUPT(err, "origin TIDs: %u pages, %u offset bits in %zu bytes",
+					   v->n, v->offbits, len);
+	for (uint32_t k = 0; k < v->n; k++)
+	{
+		uint32_t	page = qs_load32(sec + 12 + 4 * (size_t) k);
+
+		if (page >= QS_ORIGIN_PAGE_LIMIT ||
+			(k > 0 && page <= qs_load32(sec + 12 + 4 * (size_t) (k - 1))))
+			return CORRUPT(err, "origin TIDs: page %u (number %u) out of order", page, k);
+	}
+	e2.msg[0] = '\0';
+	st = qs_for_open(sec + hdr, len - hdr, &v->values, &e2);
+	if (st != QS_CODEC_OK)
+		return CORRUPT(err, "origin TIDs: %s", e2.msg);
+	if (v->values.kind != QS_FOR_PLAIN || v->values.value_bytes != 8 ||
+		v->values.count != blk->nrows)
+		return CORRUPT(err, "origin TIDs: %zu values of %d bytes (kind %d), the block has %u rows",
+					   v->values.count, v->values.value_bytes, (int) v->values.kind,
+					   blk->nrows);
+	return QS_CODEC_OK;
+}
+
+QsCodecStatus
+qs_colblock_otid_open(const QsColBlock *blk, int i, const uint8_t *sec,
+					  QsOtidView *view, QsCodecErr *err)
+{
+	uint16_t	column,
+				kind;
+	QsColBlockSection s;
+	QsCodecStatus st;
+
+	memset(view, 0, sizeof(*view));
+	qs_colblock_index(blk, i, &column, &kind, &s);
+	if (kind != QS_COLINDEX_ORIGIN_TID)
+		return CORRUPT(err, "index sub-block %d is of kind %u, not the origin TIDs", i, kind);
+	st = qs_colblock_check_index(blk, i, sec, err);
+	if (st != QS_CODEC_OK)
+		return st;
+	if (s.len < 4)
+		return CORRUPT(err, "origin TIDs: section of %llu bytes", (unsigned long long) s.len);
+	view->sec = sec;
+	view->form = qs_load32(sec);
+	if (view->form == QS_ORIGIN_TID_RUNS)
+		return otid_open_runs(blk, sec, s.len, view, err);
+	if (view->form == QS_ORIGIN_TID_PAGES)
+		return otid_open_pages(blk, sec, s.len, view, err);
+	return CORRUPT(err, "origin TIDs: unknown form %u", view->form);
+}
+
+/*
+ * Row 'row''s origin into *page, *off: QS_CODEC_OK with *found; a damaged
+ * value of form 2 (open checks form 1 whole) is QS_CODEC_CORRUPT.
+ */
+QsCodecStatus
+qs_colblock_otid_get(const QsOtidView *v, uint32_t row, bool *found,
+					 uint32_t *page, uint16_t *off, QsCodecErr *err)
+{
+	*found = false;
+	if (v->form == QS_ORIGIN_TID_PAGES)
+	{
+		uint64_t	x = v->values.base + qs_bitpack_get(v->values.packed, v->values.width, row);
+		uint64_t	k = x >> v->offbits;
+		uint64_t	o = x & ((UINT64_C(1) << v->offbits) - 1);
+
+		if (x == 0)
+			return QS_CODEC_OK;
+		if (k >= v->n || o < 1 || o > QS_ORIGIN_MAX_OFF)
+			return CORRUPT(err, "origin TID of row %u is page number %llu, offset %llu",
+						   row, (unsigned long long) k, (unsigned long long) o);
+		*page = qs_load32(v->sec + 12 + 4 * (size_t) k);
+		*off = (uint16_t) o;
+		*found = true;
+		return QS_CODEC_OK;
+	}
+	else
+	{
+		uint32_t	lo = 0,
+					hi = v->n;
+		const uint8_t *r;
+		uint32_t	j,
+					span;
+		const uint8_t *bm;
+
+		/* the last run starting at or before row */
+		while (hi - lo > 1)
+		{
+			uint32_t	mid = lo + (hi - lo) / 2;
+
+			if (qs_load32(v->sec + 8 + (size_t) mid * OTID_RUNSZ) <= row)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		r = v->sec + 8 + (size_t) lo * OTID_RUNSZ;
+		if (qs_load32(r) > row)
+			return QS_CODEC_OK;
+		j = row - qs_load32(r);
+		span = qs_load16(r + 10);
+		bm = v->sec + qs_load32(r + 12);
+		for (uint32_t b = 0; b < span; b++)
+			if (bm[b / 8] & (1 << (b % 8)))
+			{
+				if (j-- == 0)
+				{
+					*page = qs_load32(r + 4);
+					*off = (uint16_t) (qs_load16(r + 8) + b);
+					*found = true;
+					return QS_CODEC_OK;
+				}
+			}
+		return QS_CODEC_OK;
+	}
+}
+
+/* Every value of form 2 (form 1: open checked it all). */
+static QsCodecStatus
+otid_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
+{
+	QsOtidView	v;
+	QsCodecStatus st;
+
+	st = qs_colblock_otid_open(blk, i, sec, &v, err);
+	if (st != QS_CODEC_OK || v.form != QS_ORIGIN_TID_PAGES)
+		return st;
+	for (uint32_t r = 0; r < blk->nrows; r++)
+	{
+		bool		found;
+		uint32_t	page;
+		uint16_t	off;
+
+		st = qs_colblock_otid_get(&v, r, &found, &page, &off, err);
+		if (st != QS_CODEC_OK)
+			return st;
+	}
+	return QS_CODEC_OK;
+}
+
+/* form 1's size for these rows, or SIZE_MAX when a run would not fit */
+static size_t
+otid_runs_size(const uint32_t *page_of_row, const uint16_t *off_of_row,
+			   uint32_t nrows, uint32_t *nruns)
+{
+	size_t		size = 8;
+	uint32_t	r = 0;
+
+	*nruns = 0;
+	while (r < nrows)
+	{
+		uint32_t	first = r,
+					last;
+
+		if (off_of_row[r] == 0)
+		{
+			r++;
+			continue;
+		}
+		last = r++;
+		/* same page, ascending offsets, consecutive rows */
+		while (r < nrows && off_of_row[r] != 0 && page_of_row[r] == page_of_row[first] &&
+			   off_of_row[r] > off_of_row[last])
+			last = r++;
+		(*nruns)++;
+		size += OTID_RUNSZ + (off_of_row[last] - off_of_row[first] + 1 + 7) / 8;
+	}
+	return size;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint8_t *
+qs_colblock_otid_build(const uint32_t *page_of_row, const uint16_t *off_of_row,
+					   uint32_t nrows, const QsCodecAllocator *alloc, size_t *len)
+{
+	uint32_t	nruns;
+	size_t		runs_size = otid_runs_size(page_of_row, off_of_row, nrows, &nruns);
+	uint32_t   *pages;
+	uint32_t	npages = 0;
+	uint32_t	maxoff = 1,
+				offbits = 1;
+	int64_t    *v;
+	QsForInfo	info;
+	uint8_t    *out = NULL;
+	QsCodecErr	err;
+
+	/* form 2: the distinct pages, and what its stripe would take */
+	pages = alloc->alloc(alloc->ctx, sizeof(uint32_t) * (nrows > 0 ? nrows : 1));
+	v = alloc->alloc(alloc->ctx, sizeof(int64_t) * (nrows > 0 ? nrows : 1));
+	if (pages == NULL || v == NULL)
+		goto done;
+	for (uint32_t r = 0; r < nrows; r++)
+		if (off_of_row[r] != 0)
+		{
+			pages[npages++] = page_of_row[r];
+			if (off_of_row[r] > maxoff)
+				maxoff = off_of_row[r];
+		}
+	qsort(pages, npages, sizeof(uint32_t), cmp_u32);
+	{
+		uint32_t	d = 0;
+
+		for (uint32_t k = 0; k < npages; k++)
+			if (d == 0 || pages[d - 1] != pages[k])
+				pages[d++] = pages[k];
+		npages = d;
+	}
+	while ((UINT32_C(1) << offbits) <= maxoff)
+		offbits++;
+	for (uint32_t r = 0; r < nrows; r++)
+	{
+		uint32_t	lo = 0,
+					hi = npages;
+
+		v[r] = 0;
+		if (off_of_row[r] == 0)
+			continue;
+		while (lo < hi)
+		{
+			uint32_t	mid = lo + (hi - lo) / 2;
+
+			if (pages[mid] < page_of_row[r])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		v[r] = ((int64_t) lo << offbits) | off_of_row[r];
+	}
+	qs_for_analyze64(v, nrows, &info);
+
+	if (runs_size <= 12 + (size_t) npages * 4 + info.for_size)
+	{
+		size_t		at = 8 + (size_t) nruns * OTID_RUNSZ;
+		uint32_t	k = 0,
+					r = 0;
+
+		out = alloc->alloc(alloc->ctx, runs_size);
+		if (out == NULL)
+			goto done;
+		memset(out, 0, runs_size);
+		qs_store32(out, QS_ORIGIN_TID_RUNS);
+		qs_store32(out + 4, nruns);
+		while (r < nrows)
+		{
+			uint32_t	first = r,
+						last;
+			uint8_t    *run = out + 8 + (size_t) k * OTID_RUNSZ;
+			uint32_t	span;
+
+			if (off_of_row[r] == 0)
+			{
+				r++;
+				continue;
+			}
+			last = r++;
+			while (r < nrows && off_of_row[r] != 0 && page_of_row[r] == page_of_row[first] &&
+				   off_of_row[r] > off_of_row[last])
+				last = r++;
+			span = off_of_row[last] - off_of_row[first] + 1;
+			qs_store32(run, first);
+			qs_store32(run + 4, page_of_row[first]);
+			qs_store16(run + 8, off_of_row[first]);
+			qs_store16(run + 10, (uint16_t) span);
+			qs_store32(run + 12, (uint32_t) at);
+			for (uint32_t x = first; x <= last; x++)
+			{
+				uint32_t	b = off_of_row[x] - off_of_row[first];
+
+				out[at + b / 8] |= (uint8_t) (1 << (b % 8));
+			}
+			at += (span + 7) / 8;
+			k++;
+		}
+		*len = runs_size;
+	}
+	else
+	{
+		size_t		hdr = 12 + (size_t) npages * 4;
+		size_t		flen;
+
+		out = alloc->alloc(alloc->ctx, hdr + info.for_size);
+		if (out == NULL)
+			goto done;
+		qs_store32(out, QS_ORIGIN_TID_PAGES);
+		qs_store32(out + 4, npages);
+		qs_store32(out + 8, offbits);
+		for (uint32_t p = 0; p < npages; p++)
+			qs_store32(out + 12 + 4 * (size_t) p, pages[p]);
+		if (qs_for_encode_analyzed(v, 8, nrows, QS_FOR_PLAIN, &info, out + hdr,
+								   info.for_size, &flen, &err) != QS_CODEC_OK)
+		{
+			alloc->free(alloc->ctx, out);
+			out = NULL;
+			goto done;
+		}
+		*len = hdr + flen;
+	}
+done:
+	if (pages)
+		alloc->free(alloc->ctx, pages);
+	if (v)
+		alloc->free(alloc->ctx, v);
 	return out;
 }

@@ -1195,6 +1195,13 @@ qs_coldir_read_range(Relation rel, uint32 range, QsColDirectory *dir)
 	coldir_read_ext(rel, NULL, true, true, range, dir);
 }
 
+/* every version of one range, in directory order (no collapse) */
+void
+qs_coldir_read_range_all(Relation rel, uint32 range, QsColDirectory *dir)
+{
+	coldir_read_ext(rel, NULL, false, true, range, dir);
+}
+
 void
 qs_coldir_read_visible(Relation rel, Snapshot snapshot, QsColDirectory *dir)
 {

@@ -26,10 +26,13 @@
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/nbtree.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
+#include "storage/procarray.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -39,6 +42,7 @@
 #include "utils/typcache.h"
 
 #include "column/colstore.h"
+#include "column/readcache.h"
 #include "column/scratch.h"
 
 /* ------------------------------------------------------------------------
@@ -455,6 +459,8 @@ qs_colrows_open_scratch(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 	rr->row_of_pos = rr->pos_of_row = NULL;
 	rr->origin_state = 0;
 	rr->origin_buf = NULL;
+	rr->otid_state = 0;
+	rr->otid_buf = NULL;
 	{
 		int			i = qs_colblock_tidmap_index(&rr->h.blk);
 
@@ -541,6 +547,102 @@ qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
 	if (rr->origin_state == 1)
 		return InvalidTransactionId;
 	return (TransactionId) qs_colblock_origin_get(&rr->origin, row);
+}
+
+/*
+ * qs_colrows_otid
+ *		The origin TID of TID row 'row' (colblock.h): the delta TID a merge
+ *		moved it from, into *tid; false when the image names none.  The
+ *		section is read and checked on first use, kept with the reader; a
+ *		damaged one is an error.
+ */
+bool
+qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid)
+{
+	QsCodecErr	err;
+	QsCodecStatus st;
+	bool		found;
+	uint32		page;
+	uint16		off;
+
+	if (row >= rr->h.blk.nrows)
+		elog(ERROR, "row %u of column block %u is past its %u rows", row,
+			 rr->h.entry.block_id, rr->h.blk.nrows);
+	err.msg[0] = '\0';
+	if (rr->otid_state == 0)
+	{
+		int			i = qs_colblock_otid_index(&rr->h.blk);
+
+		if (i < 0)
+			rr->otid_state = 1;
+		else
+		{
+			uint16		column,
+						kind;
+			QsColBlockSection s;
+			MemoryContext old = MemoryContextSwitchTo(rr->cxt);
+
+			rr->grown++;		/* before the allocation (open_column) */
+			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
+			if (rr->otid_buf == NULL)
+				rr->otid_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+			MemoryContextSwitchTo(old);
+			st = qs_colblock_otid_open(&rr->h.blk, i, rr->otid_buf, &rr->otid, &err);
+			/* reported each time it is read (the reader may be kept) */
+			if (st != QS_CODEC_OK)
+				qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+			rr->otid_state = 2;
+		}
+	}
+	if (rr->otid_state == 1)
+		return false;
+	st = qs_colblock_otid_get(&rr->otid, row, &found, &page, &off, &err);
+	if (st != QS_CODEC_OK)
+		qs_colblock_report(rr->h.rel, rr->h.entry.block_id, st, &err);
+	if (found)
+		ItemPointerSet(tid, page, off);
+	return found;
+}
+
+/*
+ * qs_col_origin_tid
+ *		The origin TID of main row 'vtid' of 'rel' (qs_colrows_otid), read
+ *		from the newest version of its range that holds the row and whose
+ *		writer committed (or is ours): every later version carries its
+ *		predecessor's origins unchanged, and VACUUM retires only superseded
+ *		versions, so its pages stay while we read them (an aborted or
+ *		running writer's may not: an aborted version's run is reclaimed
+ *		without a horizon).  False: none.  Reads directory and block pages:
+ *		call it with no buffer locked.
+ */
+bool
+qs_col_origin_tid(Relation rel, ItemPointer vtid, ItemPointer otid)
+{
+	uint32		range,
+				row;
+	QsColDirectory dir;
+	const QsColDirEntry *best = NULL;
+	bool		found = false;
+
+	if (!qs_virt_decode(vtid, &range, &row))
+		return false;
+	qs_coldir_read_range_all(rel, range, &dir);
+	for (uint32 i = 0; i < dir.nentries; i++)
+	{
+		const QsColDirEntry *e = &dir.entries[i];
+
+		if (e->tid_range == range && row < e->published &&
+			e->state != QS_COLBLK_RETIRED &&
+			(TransactionIdIsCurrentTransactionId(e->xmin) ||
+			 (!TransactionIdIsInProgress(e->xmin) &&
+			  TransactionIdDidCommit(e->xmin))))
+			best = e;
+	}
+	if (best != NULL)
+		found = qs_colrows_otid(qs_colreadcache_get(rel, best), row, otid);
+	if (dir.entries)
+		pfree(dir.entries);
+	return found;
 }
 
 /*
@@ -958,5 +1060,7 @@ qs_colrows_close(QsColRowReader *rr)
 		rr_free(rr, rr->pos_of_row);
 	if (rr->origin_buf)
 		pfree(rr->origin_buf);
+	if (rr->otid_buf)
+		pfree(rr->otid_buf);
 	qs_colblock_release(&rr->h);
 }

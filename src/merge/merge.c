@@ -50,7 +50,6 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
-#include "storage/predicate.h"
 #include "storage/procarray.h"
 #include "tcop/utility.h"
 #include "replication/syncrep.h"
@@ -445,6 +444,8 @@ collect(MergeState *ms)
 		qs_colbuilder_add(&ms->builder, ms->slot);
 		/* the row shows its inserter as xmin, as it did in the delta */
 		qs_colbuilder_set_origin(&ms->builder, ms->builder.nrows - 1, c->xmin);
+		/* and the TID whose SIREAD locks writers of its main copy check */
+		qs_colbuilder_set_otid(&ms->builder, ms->builder.nrows - 1, &c->tid);
 		ExecClearTuple(ms->slot);
 		if (ms->builder.nrows >= ms->limit ||
 			ms->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
@@ -555,7 +556,6 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		Buffer		buf = ReadBuffer(rel, blk);
 		QsGenXLogState *state;
 		Page		page;
-		int64		moved_before = moved;
 
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		state = qs_genxlog_start(rel);
@@ -602,21 +602,6 @@ mark_moved(MergeState *ms, uint32 range, TransactionId xid, CommandId cid)
 		PageClearAllVisible(page);
 		qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 		qs_genxlog_finish(state);
-
-		/*
-		 * Serializable reads of this page's rows hold SIREAD locks on the
-		 * page (tableam/scan.c, qs_predicate_lock_tid): copied to the lock
-		 * page of the block's TID range, which every writer of a main row
-		 * of the range checks (dml.c), so that a writer at a main copy
-		 * conflicts with them.  Under the exclusive lock: a read that locks
-		 * the page after this sees the marks and locks the main copies; one
-		 * before it has its lock registered (PageIsPredicateLocked, a
-		 * lookup, spares the copy when nobody does).  One copy a page,
-		 * whatever the virtual pages its rows went to (a block sorted on its
-		 * sort key spreads them over many).
-		 */
-		if (moved > moved_before && PageIsPredicateLocked(rel, blk))
-			PredicateLockPageSplit(rel, blk, qs_ssi_range_block(range));
 		UnlockReleaseBuffer(buf);
 	}
 

@@ -58,6 +58,7 @@
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "merge/moved.h"
+#include "merge/stubs.h"
 #include "wal/qsxlog.h"
 #include "wal/genxlog.h"
 
@@ -1433,19 +1434,37 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 
 /*
  * heap's CheckForSerializableConflictIn for a write of record 'tid' on page
- * 'blk'; a main row's write also meets the SIREAD locks a merge copied from
- * the delta pages its rows came from to the lock page of the row's TID
- * range (src/merge/README.md section 2, SERIALIZABLE).
+ * 'blk'.  A main row a merge moved also checks the SIREAD locks of its
+ * delta version, 'origin' (invalid: none), which a reader that read the row
+ * before the merge holds (src/merge/README.md section 2, SERIALIZABLE).
  */
 static inline void
-qs_ssi_check_write(Relation rel, ItemPointer tid, BlockNumber blk)
+qs_ssi_check_write(Relation rel, ItemPointer tid, BlockNumber blk,
+				   ItemPointer origin)
 {
-	uint32		range,
-				row;
-
 	CheckForSerializableConflictIn(rel, tid, blk);
-	if (qs_tid_is_virtual(tid) && qs_virt_decode(tid, &range, &row))
-		CheckForSerializableConflictIn(rel, NULL, qs_ssi_range_block(range));
+	if (ItemPointerIsValid(origin))
+		CheckForSerializableConflictIn(rel, origin,
+									   ItemPointerGetBlockNumber(origin));
+}
+
+/*
+ * The delta TID a merge moved main row 'tid' from, into *origin: invalid
+ * when it has none, when its moved version is gone (then no SIREAD lock
+ * there is a reader's of this row: src/merge/stubs.c), or for a write that
+ * checks no serializable conflict.  Read before the row's page is locked:
+ * it reads directory, block and delta pages.
+ */
+static void
+qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin)
+{
+	ItemPointerSetInvalid(origin);
+	/* as SerializationNeededForWrite: temporary tables take no lock */
+	if (IsolationIsSerializable() && qs_tid_is_virtual(tid) &&
+		!RelationUsesLocalBuffers(rel) &&
+		qs_col_origin_tid(rel, tid, origin) &&
+		!qs_stub_is_origin(rel, origin, tid))
+		ItemPointerSetInvalid(origin);
 }
 
 /*
@@ -1610,8 +1629,10 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	HeapTuple	toastcopy = NULL;
 	HeapTuple	oldkey = NULL;
 	uint16		logflags = 0;
+	ItemPointerData origin;
 
 	MultiXactIdSetOldestMember();
+	qs_ssi_origin(rel, tid, &origin);
 	buf = qs_read_for_write(rel, L, tid, "delete");
 	result = qs_delete_wait(rel, L, buf, off, cid, wait, &have_tuple_lock,
 							&tp, &scratch, &tmfd->ctid, &tmfd->xmax);
@@ -1635,7 +1656,7 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 		return result;
 	}
 
-	qs_ssi_check_write(rel, tid, ItemPointerGetBlockNumber(tid));
+	qs_ssi_check_write(rel, tid, ItemPointerGetBlockNumber(tid), &origin);
 	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
 	if (HeapTupleHasExternal(&tp) && rel->rd_rel->relkind != RELKIND_MATVIEW)
 		toastcopy = qs_page_copy_record(L, rel, BufferGetPage(buf),
@@ -1881,11 +1902,13 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		hot_summarized = false;
 	bool		use_hot = false;
 	bool		oldheaponly;
+	ItemPointerData origin;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
 
 	MultiXactIdSetOldestMember();
+	qs_ssi_origin(rel, otid, &origin);
 	buf = qs_read_for_write(rel, L, otid, "update");
 	key_changed = qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
 								   INDEX_ATTR_BITMAP_KEY, false);
@@ -1938,7 +1961,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		return result;
 	}
 
-	qs_ssi_check_write(rel, otid, oblk);
+	qs_ssi_check_write(rel, otid, oblk, &origin);
 
 	/*
 	 * The old key for logical decoding, compared with the new row before
@@ -2117,7 +2140,7 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 		 * unlocked above saw just our lock-only xmax, which its conflict-out
 		 * check takes for a live row.  The check before only fails sooner.
 		 */
-		qs_ssi_check_write(rel, otid, oblk);
+		qs_ssi_check_write(rel, otid, oblk, &origin);
 
 		/*
 		 * Compatible lockers (KEY SHARE beside our NO KEY lock) may have

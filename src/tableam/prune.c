@@ -19,12 +19,15 @@
 
 #include "access/generic_xlog.h"
 #include "access/heapam.h"
+#include "access/transam.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "merge/moved.h"
+#include "merge/stubs.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "wal/genxlog.h"
@@ -138,6 +141,8 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 			   OffsetNumber maxoff, QsPruneState *ps)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
+	OffsetNumber stubs[MaxHeapTuplesPerPage];
+	int			nstubs = 0;
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -168,6 +173,9 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		}
 		else
 			res = HeapTupleSatisfiesVacuum(&tup, ps->oldest_xmin, buf);
+		/* a merge's dead moved version: SIREAD locks decide, below */
+		if (res == HEAPTUPLE_DEAD && qs_header_moved(tup.t_data))
+			stubs[nstubs++] = off;
 		ps->htsv[off] = (int8) res;
 		updxid = InvalidTransactionId;
 		if (res != HEAPTUPLE_DEAD &&
@@ -200,6 +208,40 @@ prune_classify(Relation rel, const QsPageLayout *L, Buffer buf, Page page,
 		/* hint bits the visibility test set, into the page */
 		if (tup.t_data == &scratch && scratch.t_infomask != infomask)
 			L->set_header(page, off, &scratch);
+	}
+
+	/*
+	 * A merge's dead moved version stays while a SIREAD lock names it or
+	 * its page (src/merge/stubs.c): the lock table read now, after every
+	 * record's horizon test.  Looked at again once the transactions
+	 * running now have ended (the page's hint).
+	 */
+	if (nstubs > 0)
+	{
+		QsStubLocks locks = {0};
+		bool		kept = false;
+
+		for (int i = 0; i < nstubs; i++)
+		{
+			HeapTupleHeaderData scratch;
+			HeapTupleHeader h = L->get_header(page, stubs[i], &scratch, NULL);
+
+			if (qs_stub_locked(rel, &locks, blkno, stubs[i],
+							   HeapTupleHeaderGetRawXmax(h)))
+			{
+				ps->htsv[stubs[i]] = HEAPTUPLE_RECENTLY_DEAD;
+				kept = true;
+			}
+		}
+		if (kept)
+		{
+			TransactionId next = ReadNextTransactionId();
+
+			if (!TransactionIdIsValid(ps->newhint) ||
+				TransactionIdPrecedes(next, ps->newhint))
+				ps->newhint = next;
+		}
+		qs_stub_locks_free(&locks);
 	}
 }
 

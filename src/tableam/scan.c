@@ -123,40 +123,6 @@ qs_record_visible(const QsPageLayout *L, Relation rel, Buffer buf, Page page,
 }
 
 /*
- * qs_predicate_lock_tid
- *		A serializable read of one record, whose header is 'h' (NULL: one
- *		with no xmax).  A column table's delta row locks its page instead:
- *		a merge moves rows to other TIDs, and predicate.c cannot carry a
- *		tuple's SIREAD lock along, but it copies a page's to another page
- *		(PredicateLockPageSplit), which the merge does for every delta page
- *		it marks rows of, to the lock page of its block's TID range, while
- *		it holds the page exclusively (src/merge/merge.c, mark_moved).  A
- *		record already marked (this lock comes after that copy) also locks
- *		its main copy.  A writer then conflicts with the reader wherever the
- *		row lives: at the delta page, or at the main copy (dml.c checks the
- *		range's lock page too).
- *		Coarser than heap's tuple locks (heap's own become page locks from
- *		the third row of a page), finer than the relation lock this was.
- *		(Main rows, which never move, are locked by TID in src/column.)
- */
-void
-qs_predicate_lock_tid(Relation rel, ItemPointer tid, Snapshot snapshot,
-					  TransactionId xmin, HeapTupleHeader h)
-{
-	if (!qs_is_column_rel(rel))
-	{
-		PredicateLockTID(rel, tid, snapshot, xmin);
-		return;
-	}
-	/* as PredicateLockTID: a row we wrote needs no lock */
-	if (TransactionIdIsCurrentTransactionId(xmin))
-		return;
-	PredicateLockPage(rel, ItemPointerGetBlockNumber(tid), snapshot);
-	if (h != NULL && qs_header_moved(h) && qs_tid_is_virtual(&h->t_ctid))
-		PredicateLockTID(rel, &h->t_ctid, snapshot, InvalidTransactionId);
-}
-
-/*
  * qs_page_visible
  *		Offsets of the records of the share-locked page 'buf' visible to
  *		'snapshot', into out[] (at most MaxHeapTuplesPerPage); only those in
@@ -344,9 +310,8 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 			tup.t_tableOid = RelationGetRelid(rel);
 			HeapCheckForSerializableConflictOut(true, rel, &tup, buf, snapshot);
 			if (lock_tids)
-				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-									  HeapTupleHeaderGetXmin(tup.t_data),
-									  tup.t_data);
+				PredicateLockTID(rel, &tup.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tup.t_data));
 			out[n++] = off;
 			continue;
 		}
@@ -370,15 +335,14 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 				ItemPointerData tid;
 
 				ItemPointerSet(&tid, blkno, off);
-				/* no xmax (mvcc_fast's verdict 1): no merge's mark */
 				if (hints)
-					qs_predicate_lock_tid(rel, &tid, snapshot,
-										  (hints[i].infomask & HEAP_XMIN_FROZEN) ==
-										  HEAP_XMIN_FROZEN ? FrozenTransactionId :
-										  hints[i].xmin, NULL);
+					PredicateLockTID(rel, &tid, snapshot,
+									 (hints[i].infomask & HEAP_XMIN_FROZEN) ==
+									 HEAP_XMIN_FROZEN ? FrozenTransactionId :
+									 hints[i].xmin);
 				else
-					qs_predicate_lock_tid(rel, &tid, snapshot,
-										  HeapTupleHeaderGetXmin(h), NULL);
+					PredicateLockTID(rel, &tid, snapshot,
+									 HeapTupleHeaderGetXmin(h));
 			}
 			out[n++] = off;
 			continue;
@@ -390,16 +354,19 @@ qs_page_visible(const QsPageLayout *L, Relation rel, Buffer buf,
 		/* ssi: decided once per page, as PG 16's heapgetpage decides */
 		if (ssi)
 			HeapCheckForSerializableConflictOut(valid, rel, &tup, buf, snapshot);
+		/*
+		 * The lock before the merge's state is read: a merge still running
+		 * then commits after it, and a writer of its main copy that sees the
+		 * merge checks the lock (the origin TID); a merge committed already
+		 * is the pending conflict-out check's (src/merge/README.md section 2)
+		 */
+		if (valid && lock_tids)
+			PredicateLockTID(rel, &tup.t_self, snapshot,
+							 HeapTupleHeaderGetXmin(tup.t_data));
 		if (ssi && qs_moved_conflict_pending(tup.t_data, valid, &links[nlinks]))
 			nlinks++;
 		if (valid)
-		{
-			if (lock_tids)
-				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-									  HeapTupleHeaderGetXmin(tup.t_data),
-									  tup.t_data);
 			out[n++] = off;
-		}
 	}
 
 	/*
@@ -1171,8 +1138,8 @@ qs_fetch(Relation rel, const QsPageLayout *L, ItemPointer tid,
 	}
 	valid = qs_record_visible(L, rel, *buf, page, off, snapshot, tup, scratch);
 	if (valid)
-		qs_predicate_lock_tid(rel, &tup->t_self, snapshot,
-							  HeapTupleHeaderGetXmin(tup->t_data), tup->t_data);
+		PredicateLockTID(rel, &tup->t_self, snapshot,
+						 HeapTupleHeaderGetXmin(tup->t_data));
 	HeapCheckForSerializableConflictOut(valid, rel, tup, *buf, snapshot);
 	{
 		ItemPointerData link;
@@ -1465,13 +1432,14 @@ qs_index_fetch_tuple(IndexFetchTableData *scan, ItemPointer tid,
 		if (!skip)
 		{
 			HeapCheckForSerializableConflictOut(valid, rel, &tup, f->buf, snapshot);
+			/* the lock first, as in qs_page_visible */
+			if (valid)
+				PredicateLockTID(rel, &tup.t_self, snapshot,
+								 HeapTupleHeaderGetXmin(tup.t_data));
 			moved_pending = CheckForSerializableConflictOutNeeded(rel, snapshot) &&
 				qs_moved_conflict_pending(tup.t_data, valid, &link);
 			if (valid)
 			{
-				qs_predicate_lock_tid(rel, &tup.t_self, snapshot,
-									  HeapTupleHeaderGetXmin(tup.t_data),
-									  tup.t_data);
 				if (all_dead)
 					*all_dead = false;
 				break;

@@ -57,6 +57,8 @@
 #include "utils/timestamp.h"
 
 #include "column/colam.h"
+#include "merge/moved.h"
+#include "merge/stubs.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 #include "wal/genxlog.h"
@@ -413,6 +415,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				allfrozen;
 	double		reltuples;
 	Buffer		vmbuf = InvalidBuffer;
+	QsStubLocks stub_locks = {0};
 
 	aggressive = qs_vacuum_get_cutoffs(rel, params, &cut);
 	/* HOT chains: row tables of a layout with them (never column tables) */
@@ -605,6 +608,15 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			ItemPointerSet(&tup.t_self, tblk, off);
 			tup.t_tableOid = RelationGetRelid(rel);
 			status = HeapTupleSatisfiesVacuum(&tup, cut.OldestXmin, buf);
+			/*
+			 * A merge's dead moved version stays while a SIREAD lock names
+			 * it or its page (stubs.c; the lock table read once, after
+			 * OldestXmin)
+			 */
+			if (status == HEAPTUPLE_DEAD && qs_header_moved(h) &&
+				qs_stub_locked(rel, &stub_locks, tblk, off,
+							   HeapTupleHeaderGetRawXmax(h)))
+				status = HEAPTUPLE_RECENTLY_DEAD;
 
 			/*
 			 * A heap-only record may sit in a DEAD slot it took (layout.h,
@@ -1105,5 +1117,6 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 	vac_close_indexes(nindexes, Irel, NoLock);
 	if (dead.tids)
 		pfree(dead.tids);
+	qs_stub_locks_free(&stub_locks);
 	pfree(istats);
 }

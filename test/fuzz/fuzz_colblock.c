@@ -194,6 +194,28 @@ probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
 			FZ_ASSERT(sum < UINT64_MAX);
 			continue;
 		}
+		if (kind == QS_COLINDEX_ORIGIN_TID)
+		{
+			QsOtidView	v;
+			uint64_t	sum = 0;
+
+			/* a serializable write reads a row of an opened section */
+			if (qs_colblock_otid_open(&blk, i, img + s.off, &v, NULL) == QS_CODEC_OK)
+				for (uint32_t r = 0; r < blk.nrows; r++)
+				{
+					bool		found;
+					uint32_t	p = 0;
+					uint16_t	o = 0;
+
+					if (qs_colblock_otid_get(&v, r, &found, &p, &o, NULL) != QS_CODEC_OK)
+						break;
+					FZ_ASSERT(!found || (p < QS_ORIGIN_PAGE_LIMIT && o >= 1 &&
+										 o <= QS_ORIGIN_MAX_OFF));
+					sum += p + o;
+				}
+			FZ_ASSERT(sum < UINT64_MAX);
+			continue;
+		}
 		/* the scan checks chunks as it reads them, not the section */
 		if (kind != QS_COLINDEX_CSBCODES && kind != QS_COLINDEX_CSBINTS)
 			continue;

@@ -38,7 +38,7 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 	/*
 	 * nindexes 2: one CSB+-tree index sub-block over the text column's
 	 * codes; 3: one over the int32 column's FOR integers; 4: the rows'
-	 * origin xmins
+	 * origin xmins; 5, 6: the rows' origin TIDs (form 1, form 2)
 	 */
 	static const char *words[] = {"", "a", "ab", "abc", "b", "bcd", "zz", "zzz"};
 	int32_t		ints[64];
@@ -121,6 +121,24 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 		ix.data = qs_colblock_origin_build(xmins, nrows, &fz_allocator, &ix.len);
 		spec.nindexes = 1;
 	}
+	if (nindexes == 5 || nindexes == 6)
+	{
+		/* the rows' origin TIDs: in merge order (runs) or scattered (pages) */
+		uint32_t	pages[64];
+		uint16_t	offs[64];
+
+		for (i = 0; i < nrows; i++)
+		{
+			uint32_t	j = nindexes == 5 ? i : (i * 5) % nrows;
+
+			pages[i] = j < 3 ? 0 : 40 + j / 10;
+			offs[i] = j < 3 ? 0 : (uint16_t) (1 + (j % 10) * 2);
+		}
+		ix.column = 0;
+		ix.kind = QS_COLINDEX_ORIGIN_TID;
+		ix.data = qs_colblock_otid_build(pages, offs, nrows, &fz_allocator, &ix.len);
+		spec.nindexes = 1;
+	}
 	if (qs_colblock_image_size(&spec, &len, NULL) != QS_CODEC_OK)
 	{
 		fprintf(stderr, "seed %d: invalid spec\n", k);
@@ -148,5 +166,7 @@ main(void)
 	seed(6, 40, QS_ENC_PLAIN, QS_ENC_DICT_PADDED, 2);
 	seed(7, 64, QS_ENC_FOR, QS_ENC_DICT, 3);
 	seed(8, 50, QS_ENC_FOR, QS_ENC_DICT, 4);
+	seed(9, 50, QS_ENC_FOR, QS_ENC_DICT, 5);
+	seed(10, 64, QS_ENC_PLAIN, QS_ENC_DICT, 6);
 	return 0;
 }

@@ -1022,6 +1022,198 @@ test_origin_xmin(void)
 	free_col(&cols[0]);
 }
 
+/*
+ * The rows' origin TIDs (kind 6): rows a merge appended page by page take
+ * form 1 (runs), rows a sort scattered take form 2 (pages); both read back
+ * per row exactly, rows with none read none, verify passes; a run whose
+ * bitmap is not tight, a form 2 value naming no page, two of them and
+ * one on another column are refused.
+ */
+static void
+build_otid_image(TCol *cols, uint32_t *page, uint16_t *off, uint32_t nr,
+				 QsColBlockIndex *ix, uint8_t **blob, size_t *blen,
+				 uint8_t **img, size_t *len)
+{
+	QsCodecStatus st;
+
+	*blob = qs_colblock_otid_build(page, off, nr, &talloc, blen);
+	UT_CHECK(*blob != NULL);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_TID, *blob, *blen};
+	extra_ix = ix;
+	n_extra_ix = 1;
+	*img = build(cols, 1, nr, 0, len, &st);
+	UT_CHECK(*img != NULL);
+}
+
+static void
+check_otid_rows(const uint8_t *img, size_t len, const uint32_t *page,
+				const uint16_t *off, uint32_t nr, uint32_t want_form)
+{
+	QsColBlock	blk;
+	QsColBlockSection s;
+	QsOtidView	v;
+	uint16_t	column,
+				kind;
+	int			i;
+
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+	i = qs_colblock_otid_index(&blk);
+	UT_CHECK_EQ(i, 0);
+	qs_colblock_index(&blk, i, &column, &kind, &s);
+	UT_CHECK_EQ(qs_colblock_otid_open(&blk, i, img + s.off, &v, NULL), QS_CODEC_OK);
+	UT_CHECK_EQ(v.form, want_form);
+	for (uint32_t r = 0; r < nr; r++)
+	{
+		bool		found = true;
+		uint32_t	p = 0;
+		uint16_t	o = 0;
+
+		UT_CHECK_EQ(qs_colblock_otid_get(&v, r, &found, &p, &o, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(found, off[r] != 0);
+		if (off[r] != 0)
+		{
+			UT_CHECK_EQ(p, page[r]);
+			UT_CHECK_EQ(o, off[r]);
+		}
+	}
+	UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL), QS_CODEC_OK);
+}
+
+static void
+test_origin_tid(void)
+{
+	enum
+	{
+	NR = 600};
+	TCol		cols[1];
+	uint32_t	page[NR],
+				spage[NR];
+	uint16_t	off[NR],
+				soff[NR];
+	size_t		len,
+				blen;
+	uint8_t    *img,
+			   *blob;
+	QsColBlockIndex ix[3];
+	QsColBlock	blk;
+	QsColBlockSection s;
+	uint16_t	column,
+				kind;
+	QsCodecStatus st;
+
+	cols[0] = make_col(0, QS_ENC_PLAIN, NR, 0, 19);
+
+	/*
+	 * A merge's order: 10 bulk-loaded rows, then pages 7, 8, 3000 (reused
+	 * after a VACUUM) with gaps where versions were dead, page 7 again (a
+	 * later merge), the last offset at MaxOffsetNumber.
+	 */
+	for (uint32_t r = 0; r < NR; r++)
+	{
+		uint32_t	k = r < 10 ? 0 : r - 10;
+
+		page[r] = r < 10 ? 0 : k < 150 ? 7 : k < 300 ? 8 : k < 450 ? 3000 : 7;
+		off[r] = r < 10 ? 0 : (uint16_t) (1 + (k % 150) * 3 + (k % 5 == 0));
+	}
+	off[NR - 1] = QS_ORIGIN_MAX_OFF;
+	build_otid_image(cols, page, off, NR, ix, &blob, &blen, &img, &len);
+	if (img)
+	{
+		check_otid_rows(img, len, page, off, NR, QS_ORIGIN_TID_RUNS);
+		/* runs: a few bytes a row at most */
+		UT_CHECK(blen < NR);
+		free(img);
+	}
+	free(blob);
+
+	/* a sort's order: the same rows scattered */
+	for (uint32_t r = 0; r < NR; r++)
+	{
+		uint32_t	from = (r * 7) % NR;
+
+		spage[r] = page[from];
+		soff[r] = off[from];
+	}
+	build_otid_image(cols, spage, soff, NR, ix, &blob, &blen, &img, &len);
+	if (img)
+	{
+		check_otid_rows(img, len, spage, soff, NR, QS_ORIGIN_TID_PAGES);
+		UT_CHECK(blen < NR * 3);
+		free(img);
+	}
+	free(blob);
+
+	/* damaged: form 1 whose last run's bitmap has a bit past its span */
+	blob = qs_colblock_otid_build(page, off, NR, &talloc, &blen);
+	UT_CHECK(blob != NULL);
+	{
+		uint32_t	nruns = qs_load32(blob + 4);
+		const uint8_t *last = blob + 8 + 16 * (size_t) (nruns - 1);
+		uint32_t	span = qs_load16(last + 10);
+
+		UT_CHECK(span % 8 != 0);
+		blob[blen - 1] |= 0x80;
+	}
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_TID, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		QsOtidView	v;
+
+		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+		qs_colblock_index(&blk, 0, &column, &kind, &s);
+		UT_CHECK_EQ(qs_colblock_otid_open(&blk, 0, img + s.off, &v, NULL), QS_CODEC_CORRUPT);
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+	free(blob);
+
+	/* damaged: form 2 with a page list one short (a value names no page) */
+	blob = qs_colblock_otid_build(spage, soff, NR, &talloc, &blen);
+	UT_CHECK(blob != NULL && qs_load32(blob) == QS_ORIGIN_TID_PAGES);
+	{
+		uint32_t	np = qs_load32(blob + 4);
+		uint8_t    *b2 = malloc(blen - 4);
+
+		qs_store32(blob + 4, np - 1);
+		memcpy(b2, blob, 12 + 4 * (size_t) (np - 1));
+		memcpy(b2 + 12 + 4 * (size_t) (np - 1), blob + 12 + 4 * (size_t) np,
+			   blen - 12 - 4 * (size_t) np);
+		free(blob);
+		blob = b2;
+		blen -= 4;
+	}
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_TID, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+	free(blob);
+
+	/* two of them, or on another column: the serializer refuses */
+	blob = qs_colblock_otid_build(page, off, NR, &talloc, &blen);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_TID, blob, blen};
+	ix[1] = ix[0];
+	n_extra_ix = 2;
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img == NULL);
+	UT_CHECK_EQ(st, QS_CODEC_INVALID);
+	n_extra_ix = 1;
+	ix[0].column = 1;
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img == NULL);
+	free(blob);
+	extra_ix = NULL;
+	n_extra_ix = 0;
+	free_col(&cols[0]);
+}
+
 int
 main(void)
 {
@@ -1037,5 +1229,6 @@ main(void)
 	UT_RUN(test_minmax);
 	UT_RUN(test_tidmap);
 	UT_RUN(test_origin_xmin);
+	UT_RUN(test_origin_tid);
 	return ut_finish("test_colblock");
 }
