@@ -209,4 +209,31 @@ SELECT age(relfrozenxid) < age(:'last_xid'::xid) AS frozen_past
 SELECT count(*), sum(v), sum(id), quickstep.check_table('c') IS NOT NULL AS checked FROM c;
 SELECT * FROM c_is_h();
 
+-- R5 (F7): merges into a new block that roll back after their own DELETE
+-- and UPDATE made the block's delete map (a root and leaves no other
+-- version shares).  Once VACUUM removed its entries, the compaction gives
+-- the delete map back to the delta before the version's entry goes;
+-- before, the entry went and its pages stayed nobody's for good (4 pages
+-- more each round: 10, 14, ... 54).  The merges always abort, so every
+-- one makes a new block of the same delta rows.
+CREATE TABLE n (id int PRIMARY KEY, v int) USING quickstep_column
+  WITH (quickstep.rows_per_block = 1000);
+INSERT INTO n SELECT g, g % 89 FROM generate_series(1, 700) g;
+CREATE TABLE nsizes (round int, relpages bigint);
+\set ECHO none
+SELECT q FROM generate_series(1, 12) r,
+  LATERAL (VALUES (1, $$DO 'BEGIN PERFORM quickstep.merge(''n'');
+    DELETE FROM n WHERE id % 5 = 0; UPDATE n SET v = v + 1 WHERE id % 7 = 0;
+    ROLLBACK; END'$$),
+   (2, $$DO 'BEGIN PERFORM txid_current(); END'$$), (3, 'VACUUM n'), (4, 'VACUUM n'),
+   (5, format('INSERT INTO nsizes SELECT %s, pg_relation_size(''n'') / 8192', r))) v(o, q)
+  ORDER BY r, o \gexec
+\set ECHO all
+-- the table keeps its size from the second round on
+SELECT count(*) AS rounds, max(relpages) = min(relpages) AS same_size,
+       max(relpages) <= 8 AS small
+  FROM nsizes WHERE round >= 2;
+SELECT entries - free_entries AS listed FROM quickstep.column_directory('n');
+SELECT count(*), sum(v), quickstep.check_table('n') AS checked FROM n;
+
 DROP SCHEMA column_dircompact CASCADE;

@@ -17,6 +17,7 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -166,18 +167,236 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 		pfree(root.pages);
 }
 
-/* the last entry of delete-map leaf 'page' VACUUM has not removed, or 0 */
-static OffsetNumber
-delmap_last_entry(Page page, uint32 *block_id, BlockNumber *vblock)
+/*
+ * Did the inserter of delete-map entry h not abort?  A frozen entry or one
+ * whose inserter committed, runs, or is this transaction (delmap_judge
+ * asks it only of entries past the rows of every live version).
+ */
+static bool
+delmap_entry_live(HeapTupleHeader h)
 {
-	uint32		n;
+	TransactionId xmin = HeapTupleHeaderGetRawXmin(h);
 
-	if (!qs_coldelmap_page_info(page, block_id, vblock, &n))
-		return InvalidOffsetNumber;
-	for (OffsetNumber off = n; off >= 1; off--)
+	if (HeapTupleHeaderXminFrozen(h) || !TransactionIdIsNormal(xmin) ||
+		HeapTupleHeaderXminCommitted(h))
+		return true;
+	if (HeapTupleHeaderXminInvalid(h))
+		return false;
+	return TransactionIdIsCurrentTransactionId(xmin) ||
+		TransactionIdIsInProgress(xmin) || TransactionIdDidCommit(xmin);
+}
+
+/*
+ * Where check_delmap_reached's VACUUM would reach delete-map pages, from
+ * one copy of the directory: for each virtual page (by its virtual block
+ * number) the page a root of an entry of its TID range links for it, and
+ * that root's block; and for each TID range the largest published of its
+ * versions that are not RETIRED (0: none).  The versions of a TID range
+ * share one root (qs_column_check checks it: an open block's versions,
+ * and the seal's qs_coldelmap_ensure_root), so the link is the page
+ * qs_coldelmap_buffer_any_in returns when the page it names is that
+ * block's page of that virtual page, which delmap_judge sees on the page
+ * itself.  Each distinct root (block id, TID range, root page) is read
+ * once, so building it costs entries plus leaves, where asking
+ * qs_coldelmap_buffer_any_in per page cost leaves x entries (review of
+ * r3b, F3).
+ */
+typedef struct DelmapReach
+{
+	HTAB	   *leaves;			/* virtual block -> ReachLeaf */
+	HTAB	   *ranges;			/* TID range -> ReachRange */
+} DelmapReach;
+
+typedef struct ReachLeaf
+{
+	BlockNumber vblock;			/* key */
+	BlockNumber page;
+	uint32		block_id;
+} ReachLeaf;
+
+typedef struct ReachRange
+{
+	uint32		range;			/* key */
+	uint32		published;
+} ReachRange;
+
+typedef struct ReachRoot
+{
+	uint32		block_id;
+	uint32		tid_range;
+	BlockNumber root;
+} ReachRoot;
+
+static HTAB *
+reach_hash(const char *name, Size keysize, Size entrysize, long n)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = keysize;
+	ctl.entrysize = entrysize;
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, Max(n, 16), &ctl,
+					   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+static void
+reach_build(Relation rel, const QsColDirectory *all, DelmapReach *r)
+{
+	HTAB	   *roots;
+
+	r->leaves = reach_hash("delete-map leaves reached", sizeof(BlockNumber),
+						   sizeof(ReachLeaf), all->nentries * 4);
+	r->ranges = reach_hash("TID ranges' rows", sizeof(uint32),
+						   sizeof(ReachRange), all->nentries);
+	roots = reach_hash("delete-map roots read", sizeof(ReachRoot),
+					   sizeof(ReachRoot), all->nentries);
+	for (uint32 i = 0; i < all->nentries; i++)
+	{
+		const QsColDirEntry *e = &all->entries[i];
+		ReachRange *rr;
+		ReachRoot	key;
+		QsColDelmapRoot root;
+		bool		found;
+
+		if (qs_coldir_is_free(e))
+			continue;
+		rr = hash_search(r->ranges, &e->tid_range, HASH_ENTER, &found);
+		if (!found)
+			rr->published = 0;
+		if (e->state != QS_COLBLK_RETIRED && rr->published < e->published)
+			rr->published = e->published;
+		/*
+		 * Not an EMPTIED version's root: every entry of its rows is removed,
+		 * and qs_coldir_reclaim gives its pages back (a crash may leave
+		 * them half given back, which qs_coldelmap_root would take for
+		 * corruption).  Entries it left past its rows are judged by the
+		 * per-page walk (check_delmap_reached).
+		 */
+		if (e->delmap_root == InvalidBlockNumber ||
+			(e->flags & QS_COLDIR_EMPTIED))
+			continue;
+		memset(&key, 0, sizeof(key));
+		key.block_id = e->block_id;
+		key.tid_range = e->tid_range;
+		key.root = e->delmap_root;
+		(void) hash_search(roots, &key, HASH_ENTER, &found);
+		if (found)
+			continue;			/* an earlier entry's: the same answers */
+		CHECK_FOR_INTERRUPTS();
+		qs_coldelmap_root(rel, e, &root);
+		for (uint32 v = 0; v < root.n; v++)
+		{
+			BlockNumber vblock = QS_VIRT_BASE +
+				e->tid_range * QS_VIRT_PAGES_PER_RANGE + v;
+			ReachLeaf  *rl;
+
+			if (root.pages[v] == InvalidBlockNumber)
+				continue;
+			rl = hash_search(r->leaves, &vblock, HASH_ENTER, &found);
+			if (found)
+				continue;		/* an earlier root's link */
+			rl->page = root.pages[v];
+			rl->block_id = e->block_id;
+		}
+		if (root.pages)
+			pfree(root.pages);
+	}
+	hash_destroy(roots);
+}
+
+static void
+reach_free(DelmapReach *r)
+{
+	hash_destroy(r->leaves);
+	hash_destroy(r->ranges);
+}
+
+typedef enum DelmapVerdict
+{
+	DELMAP_OK,
+	DELMAP_UNREACHED,			/* no entry's root reaches the page */
+	DELMAP_LIVE_PAST			/* a live entry past every version's rows */
+} DelmapVerdict;
+
+/*
+ * Judge the delete-map page share-locked in buf against r ('reached': it
+ * is known to be reached; *last: the TID of its last entry not removed).
+ * Entries VACUUM removed are not looked at.
+ */
+static DelmapVerdict
+delmap_judge(Buffer buf, const DelmapReach *r, bool reached, uint32 *block_id,
+			 ItemPointer last)
+{
+	Page		page = BufferGetPage(buf);
+	BlockNumber vblock;
+	uint32		n;
+	uint32		range;
+	uint32		first;
+	ReachLeaf  *rl;
+	ReachRange *rr;
+	uint32		published;
+	OffsetNumber top = InvalidOffsetNumber;
+
+	if (!qs_coldelmap_page_info(page, block_id, &vblock, &n) ||
+		vblock < QS_VIRT_BASE || vblock >= QS_VIRT_END)
+		return DELMAP_OK;		/* not a leaf (dm_check_page checks them) */
+	for (OffsetNumber off = n; off >= 1 && top == InvalidOffsetNumber; off--)
 		if (qs_coldelmap_entry(page, off) != NULL)
-			return off;
-	return InvalidOffsetNumber;
+			top = off;
+	if (top == InvalidOffsetNumber)
+		return DELMAP_OK;
+	ItemPointerSet(last, vblock, top);
+
+	/* pass 2 finds this page for every row of its virtual page */
+	rl = hash_search(r->leaves, &vblock, HASH_FIND, NULL);
+	if (!reached &&
+		(rl == NULL || rl->page != BufferGetBlockNumber(buf) ||
+		 rl->block_id != *block_id))
+		return DELMAP_UNREACHED;
+
+	/*
+	 * Past the rows of every version of the range that is not RETIRED
+	 * only an aborted writer's entries may lie (review of r3b, helper-169
+	 * F6): a merge into an open block extends the straddling page before
+	 * it lists its version (qs_coldelmap_extend), and DML of an aborted
+	 * merge's or load's own rows made its pages; all of them hold the
+	 * aborted writer as xmin (init_entry), whoever wrote their xmax.  A
+	 * RETIRED version's rows past the live ones' are such rows (it
+	 * aborted), or have a successor with as many (SUPERSEDED), or are all
+	 * removed (EMPTIED).  So an entry there whose inserter did not abort
+	 * is a row no version has, which readers never see and VACUUM never
+	 * removes.  Not a running writer's: no merge runs beside the check
+	 * (ShareUpdateExclusiveLock), and DML writes only rows below a listed
+	 * version's published.  From the top down, to the first row a live
+	 * version has: the inserters asked are recent aborted merges, whose
+	 * xids the commit log still holds (VACUUM removes their entries
+	 * before relfrozenxid passes them, or keeps relfrozenxid at them).
+	 */
+	range = (vblock - QS_VIRT_BASE) / QS_VIRT_PAGES_PER_RANGE;
+	first = ((vblock - QS_VIRT_BASE) % QS_VIRT_PAGES_PER_RANGE) *
+		QS_COLBLOCK_TIDS_PER_PAGE;
+	rr = hash_search(r->ranges, &range, HASH_FIND, NULL);
+	published = rr ? rr->published : 0;
+	for (OffsetNumber off = n; off >= 1 && first + off - 1 >= published; off--)
+	{
+		HeapTupleHeader h = qs_coldelmap_entry(page, off);
+
+		if (h != NULL && delmap_entry_live(h))
+			return DELMAP_LIVE_PAST;
+	}
+	return DELMAP_OK;
+}
+
+static void
+delmap_report(Relation rel, DelmapVerdict v, BlockNumber blk, uint32 block_id)
+{
+	if (v == DELMAP_UNREACHED)
+		corrupt(rel, "delete-map page %u of block %u holds entries no directory entry reaches",
+				blk, block_id);
+	if (v == DELMAP_LIVE_PAST)
+		corrupt(rel, "delete-map page %u of block %u holds an entry whose inserter did not abort past the rows of every live version",
+				blk, block_id);
 }
 
 /*
@@ -188,45 +407,99 @@ delmap_last_entry(Page page, uint32 *block_id, BlockNumber *vblock)
  * compaction removing an aborted version whose rows' entries are not all
  * removed: column README section 4.7, R3b) would be classified DEAD at
  * every VACUUM, never removed, and its inserter's xid would outlive
- * relfrozenxid.  The page is read before the directory: a page made
- * since the copy 'all' was read (and the entry naming a new root, written
- * in the same record) is found by a fresh read.
+ * relfrozenxid.  And no entry past the rows of every live version of its
+ * TID range has an inserter that did not abort (delmap_judge).
+ *
+ * Linear: where the copy 'all' reaches is built once (reach_build), then
+ * every page is read once.  A page is read before the directory it is
+ * judged by: a page made since 'all' was read (and the entry naming a new
+ * root, written in the same record) is judged again, after the scan, by
+ * one fresh read of the directory, and if still unreached asked of
+ * qs_coldelmap_buffer_any_in as VACUUM's second pass asks it (EMPTIED
+ * versions included).  Re-reading such a page after that read
+ * is sound: it existed before it, and no writer that runs beside the check
+ * (DML; no merge, VACUUM or compaction: ShareUpdateExclusiveLock) gives a
+ * leaf back or writes an entry past the rows of a listed version.
  */
 static void
 check_delmap_reached(Relation rel, const QsColDirectory *all)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	BufferAccessStrategy bas = GetAccessStrategy(BAS_BULKREAD);
+	DelmapReach reach;
+	BlockNumber *again = NULL;
+	uint32		nagain = 0,
+				maxagain = 0;
 
+	reach_build(rel, all, &reach);
 	for (BlockNumber blk = QS_COLMETA_BLKNO + 1; blk < nblocks; blk++)
 	{
 		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk,
 											 RBM_NORMAL, bas);
 		uint32		block_id = 0;
-		BlockNumber vblock = InvalidBlockNumber;
-		OffsetNumber last;
-		ItemPointerData tid;
-		Buffer		found;
+		ItemPointerData last;
+		DelmapVerdict v;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		last = delmap_last_entry(BufferGetPage(buf), &block_id, &vblock);
+		v = delmap_judge(buf, &reach, false, &block_id, &last);
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
-		if (last == InvalidOffsetNumber)
+		if (v == DELMAP_OK)
 			continue;
-		/* the last entry's row: a version reaching it reaches the others */
-		ItemPointerSet(&tid, vblock, last);
-		found = qs_coldelmap_buffer_any_in(rel, all, &tid);
-		if (!BufferIsValid(found) || BufferGetBlockNumber(found) != blk)
+		if (nagain == maxagain)
 		{
-			if (BufferIsValid(found))
-				ReleaseBuffer(found);
-			found = qs_coldelmap_buffer_any(rel, &tid);
+			maxagain = Max(16, maxagain * 2);
+			again = again ? repalloc(again, sizeof(BlockNumber) * maxagain) :
+				palloc(sizeof(BlockNumber) * maxagain);
 		}
-		if (!BufferIsValid(found) || BufferGetBlockNumber(found) != blk)
-			corrupt(rel, "delete-map page %u of block %u holds entries no directory entry reaches",
-					blk, block_id);
-		ReleaseBuffer(found);
+		again[nagain++] = blk;
+	}
+	reach_free(&reach);
+	if (nagain > 0)
+	{
+		QsColDirectory fresh;
+
+		qs_coldir_read_all(rel, &fresh);
+		reach_build(rel, &fresh, &reach);
+		for (uint32 i = 0; i < nagain; i++)
+		{
+			Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, again[i],
+												 RBM_NORMAL, bas);
+			uint32		block_id = 0;
+			ItemPointerData last;
+			DelmapVerdict v;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			v = delmap_judge(buf, &reach, false, &block_id, &last);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (v == DELMAP_UNREACHED)
+			{
+				/*
+				 * Ask as VACUUM's second pass does, through every entry of
+				 * the TID range, EMPTIED ones included (reach_build skips
+				 * them): rare, so its cost (a walk of the directory) does
+				 * not matter.  The last entry's row: the page a version
+				 * reaches it on holds the others.
+				 */
+				Buffer		found = qs_coldelmap_buffer_any_in(rel, &fresh, &last);
+
+				if (BufferIsValid(found))
+				{
+					if (BufferGetBlockNumber(found) == again[i])
+					{
+						LockBuffer(buf, BUFFER_LOCK_SHARE);
+						v = delmap_judge(buf, &reach, true, &block_id, &last);
+						LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+					}
+					ReleaseBuffer(found);
+				}
+			}
+			ReleaseBuffer(buf);
+			delmap_report(rel, v, again[i], block_id);
+		}
+		reach_free(&reach);
+		pfree(fresh.entries);
+		pfree(again);
 	}
 	FreeAccessStrategy(bas);
 }

@@ -2522,14 +2522,18 @@ compact_r1(const QsColDirEntry *e)
  *   else qs_coldir_xmax_aborted_seal, which freeze and the merge still
  *   ask, would miss this aborted merge (base < published) and answer
  *   "an aborted seal", letting a merge reuse TIDs that had index entries;
- *   (b) every delete-map entry of its rows that no version that is not
- *   RETIRED reaches is removed (qs_coldelmap_rows_removed from 'reach',
- *   the largest published of the live versions sharing its delete map):
- *   VACUUM's second pass reaches an entry only through a listed version
- *   whose root links its page (qs_coldelmap_buffer_any), while its first
- *   pass finds it on the page and classifies it DEAD (its inserter is the aborted
- *   writer) at every VACUUM, never removed, its xid outliving
- *   relfrozenxid.  Such entries exist: while an aborted merge M ran,
+ *   (b) every delete-map entry of its rows from 'reach' on is removed
+ *   (qs_coldelmap_rows_removed; 'reach' = the largest published of the
+ *   live versions sharing its delete map, 0 with none): VACUUM's second
+ *   pass reaches a leaf only through a listed entry of its TID range
+ *   whose root links it (qs_coldelmap_buffer_any), while its first pass
+ *   finds it on the page and classifies it DEAD (its inserter is the
+ *   aborted writer) at every VACUUM, never removed, its xid outliving
+ *   relfrozenxid.  Needed where no live version shares the root (an
+ *   aborted load, or a merge into a new block: reach = 0); where one
+ *   does, it still links every leaf after this entry goes, whatever the
+ *   rows, and the condition only waits for the removal VACUUM would do
+ *   anyway.  Such entries exist: while an aborted merge M ran,
  *   writers cancelled moves (the main copy's entry gets xmax = M),
  *   M gave the main copies of rows no longer quiet xmax = M, M's own
  *   transaction changed rows at their main copies, and every delete-map
@@ -2548,10 +2552,20 @@ compact_r1(const QsColDirEntry *e)
  *   >= its own and shares its delete map; qs_coldir_row_surely_dead loses
  *   only rows a live version still holds.
  * An EMPTIED version needs nothing more either: its block has no other
- * version (qs_coldir_retire_emptied).  Returns one flag per entry.
+ * version (qs_coldir_retire_emptied).
+ * - R5, not a condition but what goes with them: a delete map that every
+ *   entry naming it (block id, root) leaves, none of them EMPTIED (whose
+ *   map qs_coldir_reclaim gives back): an aborted load's or an aborted
+ *   merge's into a new block, with its superseded versions if it had any.
+ *   Without an entry naming its root, nothing would ever give its pages
+ *   back (review of r3b, F7).  R3b held for its last version with reach
+ *   0, so every entry of its rows is removed, and R1 for all of them; one
+ *   copy per map goes to *orphans, for qs_coldir_compact.
+ * Returns one flag per entry.
  */
 static bool *
-compact_removable(Relation rel, const QsColDirectory *all, uint32 *nremovable)
+compact_removable(Relation rel, const QsColDirectory *all, uint32 *nremovable,
+				  QsColDirEntry **orphans, uint32 *norphans)
 {
 	uint32		n = all->nentries;
 	const QsColDirEntry *ents = all->entries;
@@ -2559,6 +2573,8 @@ compact_removable(Relation rel, const QsColDirectory *all, uint32 *nremovable)
 	bool	   *rm = palloc0(sizeof(bool) * Max(n, 1));
 
 	*nremovable = 0;
+	*orphans = palloc(sizeof(QsColDirEntry) * Max(n, 1));
+	*norphans = 0;
 	for (uint32 i = 0; i < n; i++)
 		idx[i] = i;
 	qsort_arg(idx, n, sizeof(uint32), entry_key_cmp, (void *) ents);
@@ -2609,6 +2625,29 @@ compact_removable(Relation rel, const QsColDirectory *all, uint32 *nremovable)
 				(*nremovable)++;
 			}
 			k = l;
+		}
+
+		/*
+		 * R5: a delete map whose every version goes (F7).  Once listed by
+		 * no entry, its root and leaves would be nobody's pages for good;
+		 * the block's first such version (by root) names them.
+		 */
+		for (uint32 k = i; k < j; k++)
+		{
+			const QsColDirEntry *e = &ents[idx[k]];
+			bool		give = rm[idx[k]] && e->delmap_root != InvalidBlockNumber;
+
+			for (uint32 o = i; o < j && give; o++)
+			{
+				const QsColDirEntry *x = &ents[idx[o]];
+
+				if (x->delmap_root != e->delmap_root)
+					continue;
+				if (!rm[idx[o]] || (x->flags & QS_COLDIR_EMPTIED) || o < k)
+					give = false;
+			}
+			if (give)
+				(*orphans)[(*norphans)++] = *e;
 		}
 		i = j;
 	}
@@ -2863,6 +2902,8 @@ qs_coldir_compact(Relation rel)
 	QsColDirectory all;
 	bool	   *rm;
 	uint32		nrm;
+	QsColDirEntry *orphans;
+	uint32		norphans;
 	uint32		nold_free = 0;
 	CommandId	gen = 1;
 	uint64		threshold;
@@ -2877,7 +2918,7 @@ qs_coldir_compact(Relation rel)
 
 	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
 	qs_coldir_read_all(rel, &all);
-	rm = compact_removable(rel, &all, &nrm);
+	rm = compact_removable(rel, &all, &nrm, &orphans, &norphans);
 	for (uint32 i = 0; i < all.nentries; i++)
 		if (qs_coldir_is_free(&all.entries[i]))
 		{
@@ -2901,9 +2942,25 @@ qs_coldir_compact(Relation rel)
 	{
 		pfree(f);
 		pfree(rm);
+		pfree(orphans);
 		pfree(all.entries);
 		return 0;
 	}
+
+	/*
+	 * R5's delete maps go back to the delta before the entries naming
+	 * them go: a crash in between leaves entries whose root is no longer
+	 * theirs, which every reader of a RETIRED version takes for "given
+	 * back" (gone_ok) and the next compaction removes; the other order
+	 * would leak the pages.  Nobody reads them: a version that goes is in
+	 * no snapshot's copy (R1) and never current, as for its run.
+	 */
+	for (uint32 i = 0; i < norphans; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		(void) qs_coldelmap_reclaim(rel, &orphans[i]);
+	}
+	pfree(orphans);
 
 	append_free_entries(rel, f, nf, gen);
 	pfree(f);

@@ -232,12 +232,20 @@ page_would_freeze(Relation rel, const QsPageLayout *L, Page page,
 
 /*
  * Pass 2 for main rows of a column table (virtual TIDs of one virtual
- * page): their index entries are gone, their delete-map entries are
- * marked removed (no bytes move, so an exclusive lock suffices).
+ * page: dead.tids is sorted, and the caller hands over the offsets of one
+ * virtual block at a time, which is one delete-map page): their index
+ * entries are gone, their delete-map entries are marked removed (no bytes
+ * move, so an exclusive lock suffices).  Each entry is first checked to be
+ * what pass 1 found, an entry DEAD to every snapshot (heap's pass 2
+ * asserts LP_DEAD): nothing revives such an entry and no merge runs
+ * meanwhile, so one that is not means the page reached here is not the one
+ * pass 1 read, and marking it would lose a row (review of r3b, helper-169
+ * F5).  Checked before anything is written: the error leaves the page as
+ * it was.
  */
 static void
 vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
-					  int n, TransactionId rm_horizon)
+					  int n, TransactionId rm_horizon, TransactionId OldestXmin)
 {
 	Buffer		buf = qs_coldelmap_buffer_any(rel, tid);
 	QsGenXLogState *state;
@@ -246,6 +254,29 @@ vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
 	if (!BufferIsValid(buf))
 		return;					/* the block's version is gone */
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeader h = qs_coldelmap_entry(BufferGetPage(buf), offs[i]);
+		bool		dead = false;
+
+		if (h != NULL)
+		{
+			HeapTupleData tup;
+
+			tup.t_data = h;
+			tup.t_len = SizeofHeapTupleHeader;
+			ItemPointerSet(&tup.t_self, ItemPointerGetBlockNumber(tid), offs[i]);
+			tup.t_tableOid = RelationGetRelid(rel);
+			dead = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf) == HEAPTUPLE_DEAD;
+		}
+		if (!dead)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("delete-map entry of main row (%u,%u) of \"%s\" on page %u is not dead in VACUUM's second pass",
+							ItemPointerGetBlockNumber(tid), offs[i],
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf))));
+	}
 	qs_log_conflict(rel, rm_horizon);
 	state = qs_genxlog_start(rel);
 	wpage = qs_genxlog_register(state, buf, 0);
@@ -949,7 +980,8 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			if (blk >= QS_VIRT_BASE)
 			{
 				/* main rows of a column table: their delete-map entries */
-				vacuum_delmap_entries(rel, &dead.tids[i - n], offs, n, rm_horizon);
+				vacuum_delmap_entries(rel, &dead.tids[i - n], offs, n, rm_horizon,
+									  cut.OldestXmin);
 				continue;
 			}
 			visibilitymap_pin(rel, blk, &vmbuf);	/* before the lock */
