@@ -16,9 +16,16 @@
  * (recently dead, inserted or deleted by a transaction still in progress,
  * locked) goes into the new table's delta with its header as it is
  * (xmin, xmax, cids, infomask), as the engine's own rewrite copies
- * records; update chains are not kept (t_ctid points to the row itself),
- * as in the engine's rewrite.  CLUSTER's index order becomes the blocks'
- * row order.
+ * records, and with its update chain, as heap's rewrite keeps it: a
+ * recently dead version's t_ctid points at its successor's new TID (the
+ * engine's QsRewriteChains, ddl.c), a main row's as a delta row's (the
+ * delete-map entry's link to the delta version its update wrote).  So a
+ * REPEATABLE READ transaction older than an update that changes the row
+ * after the rewrite fails with "concurrent update", as before it, and
+ * EvalPlanQual has a chain to follow.  A successor of a kept version is
+ * never written into a block (its xmin does not precede OldestXmin), so
+ * every link points into the new delta.  CLUSTER's index order becomes
+ * the blocks' row order.
  *
  * A row a committed merge M moved has two versions, the delta version
  * (xmax M, linked to its copy) and M's main copy (xmin M).  While some
@@ -51,7 +58,6 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
-#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/tableam.h"
 #include "access/transam.h"
@@ -85,6 +91,7 @@ typedef struct RewriteBlocks
 								 * CLUSTER: the index's order is kept */
 	QsColLoadOptions opts;		/* of the block being built (in tmpcxt) */
 	BufferAccessStrategy strategy;	/* the runs' ring (in cxt), as a load's */
+	QsRewriteChains *chains;	/* the delta's update chains (ddl.c) */
 } RewriteBlocks;
 
 /* write the rows built so far as one sealed block with a frozen xmin */
@@ -377,7 +384,6 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 {
 	Relation	NewTable = w->rel;
 	HeapTuple	copy;
-	HeapTuple	tocopy;
 
 	/*
 	 * visible to every snapshot, now and later: into a block (a table of no
@@ -411,27 +417,28 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 		return;
 	}
 
-	/* anything else keeps its header, in the new table's delta */
+	/*
+	 * Anything else keeps its header, in the new table's delta, with its
+	 * t_ctid linked to its successor's new TID (ddl.c's chains, heap's
+	 * rewrite), a main row's (the delete-map entry's link to its new delta
+	 * version) as a delta row's.  Not a moved version's: its link to M's
+	 * copy is the merge's, not an update (only M's own transaction having
+	 * changed the copy brings one here, see moved_collapse), and the mark
+	 * that made it one is not copied.  The chains toast as heap's rewrite
+	 * (raw_heap_insert) does: a main row's values are stored detoasted in
+	 * its block, so its copy may be too big for a page until toasted again
+	 * (CLUSTER failed with "row is too big").
+	 */
 	copy = ExecCopySlotHeapTuple(slot);
 	copy->t_data->t_choice = hdr->t_choice;
 	copy->t_data->t_infomask = (copy->t_data->t_infomask & ~HEAP_XACT_MASK) |
 		(hdr->t_infomask & HEAP_XACT_MASK);
 	copy->t_data->t_infomask2 = (copy->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
 		(hdr->t_infomask2 & HEAP2_XACT_MASK);
-	tocopy = copy;
-
-	/*
-	 * as heap's rewrite (raw_heap_insert): a main row's values are stored
-	 * detoasted in its block, so its copy may be too big for a page until
-	 * toasted again (CLUSTER failed with "row is too big")
-	 */
-	if (HeapTupleHasExternal(copy) || copy->t_len > TOAST_TUPLE_THRESHOLD)
-		tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
-											 HEAP_INSERT_SKIP_FSM |
-											 HEAP_INSERT_NO_LOGICAL);
-	qs_place_tuple(NewTable, qs_layout_of(NewTable), tocopy, strategy, false);
-	if (tocopy != copy)
-		heap_freetuple(tocopy);
+	copy->t_data->t_ctid = hdr->t_ctid;
+	if (qs_header_moved(hdr) || HeapTupleHeaderIsSpeculative(hdr))
+		copy->t_data->t_ctid = slot->tts_tid;
+	qs_rewrite_chains_write(w->chains, copy, &slot->tts_tid, strategy);
 	heap_freetuple(copy);
 }
 
@@ -473,6 +480,8 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	qs_colbuilder_keep_scratch(&w.builder);
 	w.strategy = GetAccessStrategy(BAS_BULKWRITE);
 	MemoryContextSwitchTo(old);
+	/* a main row's copy may be too big for a page: toast it */
+	w.chains = qs_rewrite_chains_begin(NewTable, OldestXmin, true);
 
 	qs_colload_flush_rel(OldTable);
 	moved = moved_collect(OldTable, OldestXmin, w.cxt);
@@ -511,6 +520,13 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		if (qs_cluster_count(status, num_tuples, tups_vacuumed,
 							 tups_recently_dead))
 			write_row(&w, slot, &hdr, OldestXmin, strategy);
+		else if (status == HEAPTUPLE_DEAD &&
+				 qs_rewrite_chains_dead(w.chains, &hdr, &slot->tts_tid))
+		{
+			/* a recently dead predecessor is known dead now */
+			*tups_vacuumed += 1;
+			*tups_recently_dead -= 1;
+		}
 	}
 
 	/*
@@ -543,6 +559,7 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		}
 	}
 	blocks_flush(&w);
+	qs_rewrite_chains_end(w.chains, strategy);
 
 	if (iscan)
 		index_endscan(iscan);
