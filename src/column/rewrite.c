@@ -241,6 +241,8 @@ typedef struct MovedRow
 	TransactionId xmin;			/* the delta version's raw xmin */
 	uint16		xmin_bits;		/* and its xmin hint bits */
 	bool		collapsed;		/* written at its copy */
+	bool		has_succ;		/* M's own transaction updated the copy: */
+	ItemPointerData succ;		/* its new version, the delta version's link */
 } MovedRow;
 
 /*
@@ -324,6 +326,7 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
 			m->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
 			m->xmin_bits = tup.t_data->t_infomask & HEAP_XMIN_FROZEN;
 			m->collapsed = false;
+			m->has_succ = false;
 		}
 		UnlockReleaseBuffer(buf);
 	}
@@ -337,7 +340,8 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
  * the delta version's inserter (committed before OldestXmin, or frozen: only
  * quiet rows move) with the copy's xmax state — what every snapshot saw of
  * the row, before M and after.  A copy whose move was cancelled (xmax = M)
- * is not one: it stays as it is, and its delta version has no mark.
+ * is not one: it stays as it is, and its delta version has no mark.  A
+ * copy M's own transaction deleted or updated is not collapsed (below).
  */
 static void
 moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
@@ -352,13 +356,34 @@ moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
 	 * (qs_coldir_row_xmin), and SnapshotAny reads that version.  A copy
 	 * with xmax M is not a cancelled move (a cancel clears the delta
 	 * version's mark in the same record, so it is never collected) but M's
-	 * own transaction deleting or updating its copy: its delta version is
-	 * written as it is, below, as heap would write both.
+	 * own transaction deleting, updating or locking its copy.
+	 *
+	 * Heap has one version there, deleted or updated by M: so the delta
+	 * version is written as that one (after the scan, in its own header:
+	 * inserted before M, xmax M) and takes the copy's link, to M's new
+	 * version (a snapshot older than M that changes the row then finds it
+	 * updated, "concurrent update", and EvalPlanQual follows the link), or
+	 * none for a delete ("concurrent delete"); the copy, which no snapshot
+	 * sees (inserted and deleted by M), is written pointing at itself, so
+	 * that M's new version has one predecessor.  A copy M only locked is
+	 * the row: collapsed as any copy (HeapTupleSatisfiesVacuum hints a
+	 * finished locker's xmax invalid before this, so the test only states
+	 * the rule).
 	 */
-	if (m == NULL ||
-		(!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
-		 TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover)))
+	if (m == NULL)
 		return;
+	if (!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
+		!HEAP_XMAX_IS_LOCKED_ONLY(hdr->t_infomask) &&
+		TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover))
+	{
+		if (!ItemPointerEquals(&hdr->t_ctid, &slot->tts_tid))
+		{
+			m->succ = hdr->t_ctid;
+			m->has_succ = true;
+		}
+		hdr->t_ctid = slot->tts_tid;
+		return;
+	}
 	HeapTupleHeaderSetXmin(hdr, m->xmin);
 	hdr->t_infomask = (hdr->t_infomask & ~HEAP_XMIN_FROZEN) | m->xmin_bits;
 	*status = header_status(rel, &slot->tts_tid, hdr, OldestXmin);
@@ -530,10 +555,12 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	}
 
 	/*
-	 * A delta version whose copy the scan did not reach as M's.  While the
-	 * invariant of src/merge/README.md section 3 holds this cannot be (a
-	 * copy stays at least recently dead while its delta version is): the
-	 * delta version is then written as it is rather than lose the row.
+	 * A delta version whose copy M's own transaction deleted or updated
+	 * (moved_collapse), or whose copy the scan did not reach as M's.  While
+	 * the invariant of src/merge/README.md section 3 holds the latter
+	 * cannot be (a copy stays at least recently dead while its delta
+	 * version is): the delta version is then written as it is rather than
+	 * lose the row.
 	 */
 	if (moved != NULL)
 	{
@@ -545,6 +572,8 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		{
 			HeapTupleHeaderData hdr;
 
+			HTSV_Result status;
+
 			if (m->collapsed)
 				continue;
 			if (!table_tuple_fetch_row_version(OldTable, &m->delta, SnapshotAny,
@@ -553,8 +582,21 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 					 ItemPointerGetBlockNumber(&m->delta),
 					 ItemPointerGetOffsetNumber(&m->delta),
 					 RelationGetRelationName(OldTable));
-			if (qs_cluster_count(row_status(OldTable, slot, OldestXmin, &hdr),
-								 num_tuples, tups_vacuumed, tups_recently_dead))
+			status = row_status(OldTable, slot, OldestXmin, &hdr);
+
+			/*
+			 * updated by M's transaction at its copy: linked to M's new
+			 * version as heap's version updated by M (moved_collapse); the
+			 * mark goes, as write_row drops it anyway, so that the link is
+			 * kept
+			 */
+			if (m->has_succ)
+			{
+				hdr.t_ctid = m->succ;
+				hdr.t_infomask2 &= ~QS_INFOMASK2_BITS;
+			}
+			if (qs_cluster_count(status, num_tuples, tups_vacuumed,
+								 tups_recently_dead))
 				write_row(&w, slot, &hdr, OldestXmin, strategy);
 		}
 	}
