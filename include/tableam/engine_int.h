@@ -149,6 +149,22 @@ extern void qs_finish_bulk_insert(Relation rel, int options);
 /* place a fully prepared tuple (header set) on some page, WAL-logged */
 extern void qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 						   BufferAccessStrategy strategy, bool use_fsm);
+extern void qs_place_tuple_ctid(Relation rel, const QsPageLayout *L,
+								HeapTuple tup, BufferAccessStrategy strategy,
+								bool use_fsm, const ItemPointerData *ctid);
+
+/* ddl.c: CLUSTER / VACUUM FULL keep update chains (heap's rewriteheap.c) */
+typedef struct QsRewriteChains QsRewriteChains;
+extern QsRewriteChains *qs_rewrite_chains_begin(Relation NewTable,
+												TransactionId OldestXmin,
+												bool toast_big);
+extern void qs_rewrite_chains_write(QsRewriteChains *rc, HeapTuple tup,
+									ItemPointer old_tid,
+									BufferAccessStrategy strategy);
+extern bool qs_rewrite_chains_dead(QsRewriteChains *rc, HeapTupleHeader hdr,
+								   ItemPointer old_tid);
+extern void qs_rewrite_chains_end(QsRewriteChains *rc,
+								  BufferAccessStrategy strategy);
 
 #endif							/* QS_TABLEAM_ENGINE_INT_H */
 

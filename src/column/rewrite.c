@@ -16,9 +16,16 @@
  * (recently dead, inserted or deleted by a transaction still in progress,
  * locked) goes into the new table's delta with its header as it is
  * (xmin, xmax, cids, infomask), as the engine's own rewrite copies
- * records; update chains are not kept (t_ctid points to the row itself),
- * as in the engine's rewrite.  CLUSTER's index order becomes the blocks'
- * row order.
+ * records, and with its update chain, as heap's rewrite keeps it: a
+ * recently dead version's t_ctid points at its successor's new TID (the
+ * engine's QsRewriteChains, ddl.c), a main row's as a delta row's (the
+ * delete-map entry's link to the delta version its update wrote).  So a
+ * REPEATABLE READ transaction older than an update that changes the row
+ * after the rewrite fails with "concurrent update", as before it, and
+ * EvalPlanQual has a chain to follow.  A successor of a kept version is
+ * never written into a block (its xmin does not precede OldestXmin), so
+ * every link points into the new delta.  CLUSTER's index order becomes
+ * the blocks' row order.
  *
  * A row a committed merge M moved has two versions, the delta version
  * (xmax M, linked to its copy) and M's main copy (xmin M).  While some
@@ -51,7 +58,6 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
-#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/tableam.h"
 #include "access/transam.h"
@@ -85,6 +91,7 @@ typedef struct RewriteBlocks
 								 * CLUSTER: the index's order is kept */
 	QsColLoadOptions opts;		/* of the block being built (in tmpcxt) */
 	BufferAccessStrategy strategy;	/* the runs' ring (in cxt), as a load's */
+	QsRewriteChains *chains;	/* the delta's update chains (ddl.c) */
 } RewriteBlocks;
 
 /* write the rows built so far as one sealed block with a frozen xmin */
@@ -234,6 +241,8 @@ typedef struct MovedRow
 	TransactionId xmin;			/* the delta version's raw xmin */
 	uint16		xmin_bits;		/* and its xmin hint bits */
 	bool		collapsed;		/* written at its copy */
+	bool		has_succ;		/* M's own transaction updated the copy: */
+	ItemPointerData succ;		/* its new version, the delta version's link */
 } MovedRow;
 
 /*
@@ -317,6 +326,7 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
 			m->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
 			m->xmin_bits = tup.t_data->t_infomask & HEAP_XMIN_FROZEN;
 			m->collapsed = false;
+			m->has_succ = false;
 		}
 		UnlockReleaseBuffer(buf);
 	}
@@ -330,7 +340,8 @@ moved_collect(Relation rel, TransactionId OldestXmin, MemoryContext cxt)
  * the delta version's inserter (committed before OldestXmin, or frozen: only
  * quiet rows move) with the copy's xmax state — what every snapshot saw of
  * the row, before M and after.  A copy whose move was cancelled (xmax = M)
- * is not one: it stays as it is, and its delta version has no mark.
+ * is not one: it stays as it is, and its delta version has no mark.  A
+ * copy M's own transaction deleted or updated is not collapsed (below).
  */
 static void
 moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
@@ -345,13 +356,34 @@ moved_collapse(Relation rel, HTAB *moved, TupleTableSlot *slot,
 	 * (qs_coldir_row_xmin), and SnapshotAny reads that version.  A copy
 	 * with xmax M is not a cancelled move (a cancel clears the delta
 	 * version's mark in the same record, so it is never collected) but M's
-	 * own transaction deleting or updating its copy: its delta version is
-	 * written as it is, below, as heap would write both.
+	 * own transaction deleting, updating or locking its copy.
+	 *
+	 * Heap has one version there, deleted or updated by M: so the delta
+	 * version is written as that one (after the scan, in its own header:
+	 * inserted before M, xmax M) and takes the copy's link, to M's new
+	 * version (a snapshot older than M that changes the row then finds it
+	 * updated, "concurrent update", and EvalPlanQual follows the link), or
+	 * none for a delete ("concurrent delete"); the copy, which no snapshot
+	 * sees (inserted and deleted by M), is written pointing at itself, so
+	 * that M's new version has one predecessor.  A copy M only locked is
+	 * the row: collapsed as any copy (HeapTupleSatisfiesVacuum hints a
+	 * finished locker's xmax invalid before this, so the test only states
+	 * the rule).
 	 */
-	if (m == NULL ||
-		(!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
-		 TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover)))
+	if (m == NULL)
 		return;
+	if (!(hdr->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) &&
+		!HEAP_XMAX_IS_LOCKED_ONLY(hdr->t_infomask) &&
+		TransactionIdEquals(HeapTupleHeaderGetRawXmax(hdr), m->mover))
+	{
+		if (!ItemPointerEquals(&hdr->t_ctid, &slot->tts_tid))
+		{
+			m->succ = hdr->t_ctid;
+			m->has_succ = true;
+		}
+		hdr->t_ctid = slot->tts_tid;
+		return;
+	}
 	HeapTupleHeaderSetXmin(hdr, m->xmin);
 	hdr->t_infomask = (hdr->t_infomask & ~HEAP_XMIN_FROZEN) | m->xmin_bits;
 	*status = header_status(rel, &slot->tts_tid, hdr, OldestXmin);
@@ -377,7 +409,6 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 {
 	Relation	NewTable = w->rel;
 	HeapTuple	copy;
-	HeapTuple	tocopy;
 
 	/*
 	 * visible to every snapshot, now and later: into a block (a table of no
@@ -411,27 +442,28 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 		return;
 	}
 
-	/* anything else keeps its header, in the new table's delta */
+	/*
+	 * Anything else keeps its header, in the new table's delta, with its
+	 * t_ctid linked to its successor's new TID (ddl.c's chains, heap's
+	 * rewrite), a main row's (the delete-map entry's link to its new delta
+	 * version) as a delta row's.  Not a moved version's: its link to M's
+	 * copy is the merge's, not an update (only M's own transaction having
+	 * changed the copy brings one here, see moved_collapse), and the mark
+	 * that made it one is not copied.  The chains toast as heap's rewrite
+	 * (raw_heap_insert) does: a main row's values are stored detoasted in
+	 * its block, so its copy may be too big for a page until toasted again
+	 * (CLUSTER failed with "row is too big").
+	 */
 	copy = ExecCopySlotHeapTuple(slot);
 	copy->t_data->t_choice = hdr->t_choice;
 	copy->t_data->t_infomask = (copy->t_data->t_infomask & ~HEAP_XACT_MASK) |
 		(hdr->t_infomask & HEAP_XACT_MASK);
 	copy->t_data->t_infomask2 = (copy->t_data->t_infomask2 & ~HEAP2_XACT_MASK) |
 		(hdr->t_infomask2 & HEAP2_XACT_MASK);
-	tocopy = copy;
-
-	/*
-	 * as heap's rewrite (raw_heap_insert): a main row's values are stored
-	 * detoasted in its block, so its copy may be too big for a page until
-	 * toasted again (CLUSTER failed with "row is too big")
-	 */
-	if (HeapTupleHasExternal(copy) || copy->t_len > TOAST_TUPLE_THRESHOLD)
-		tocopy = heap_toast_insert_or_update(NewTable, copy, NULL,
-											 HEAP_INSERT_SKIP_FSM |
-											 HEAP_INSERT_NO_LOGICAL);
-	qs_place_tuple(NewTable, qs_layout_of(NewTable), tocopy, strategy, false);
-	if (tocopy != copy)
-		heap_freetuple(tocopy);
+	copy->t_data->t_ctid = hdr->t_ctid;
+	if (qs_header_moved(hdr) || HeapTupleHeaderIsSpeculative(hdr))
+		copy->t_data->t_ctid = slot->tts_tid;
+	qs_rewrite_chains_write(w->chains, copy, &slot->tts_tid, strategy);
 	heap_freetuple(copy);
 }
 
@@ -473,6 +505,8 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 	qs_colbuilder_keep_scratch(&w.builder);
 	w.strategy = GetAccessStrategy(BAS_BULKWRITE);
 	MemoryContextSwitchTo(old);
+	/* a main row's copy may be too big for a page: toast it */
+	w.chains = qs_rewrite_chains_begin(NewTable, OldestXmin, true);
 
 	qs_colload_flush_rel(OldTable);
 	moved = moved_collect(OldTable, OldestXmin, w.cxt);
@@ -511,13 +545,22 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		if (qs_cluster_count(status, num_tuples, tups_vacuumed,
 							 tups_recently_dead))
 			write_row(&w, slot, &hdr, OldestXmin, strategy);
+		else if (status == HEAPTUPLE_DEAD &&
+				 qs_rewrite_chains_dead(w.chains, &hdr, &slot->tts_tid))
+		{
+			/* a recently dead predecessor is known dead now */
+			*tups_vacuumed += 1;
+			*tups_recently_dead -= 1;
+		}
 	}
 
 	/*
-	 * A delta version whose copy the scan did not reach as M's.  While the
-	 * invariant of src/merge/README.md section 3 holds this cannot be (a
-	 * copy stays at least recently dead while its delta version is): the
-	 * delta version is then written as it is rather than lose the row.
+	 * A delta version whose copy M's own transaction deleted or updated
+	 * (moved_collapse), or whose copy the scan did not reach as M's.  While
+	 * the invariant of src/merge/README.md section 3 holds the latter
+	 * cannot be (a copy stays at least recently dead while its delta
+	 * version is): the delta version is then written as it is rather than
+	 * lose the row.
 	 */
 	if (moved != NULL)
 	{
@@ -529,6 +572,8 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 		{
 			HeapTupleHeaderData hdr;
 
+			HTSV_Result status;
+
 			if (m->collapsed)
 				continue;
 			if (!table_tuple_fetch_row_version(OldTable, &m->delta, SnapshotAny,
@@ -537,12 +582,26 @@ qs_col_copy_for_cluster(Relation OldTable, Relation NewTable,
 					 ItemPointerGetBlockNumber(&m->delta),
 					 ItemPointerGetOffsetNumber(&m->delta),
 					 RelationGetRelationName(OldTable));
-			if (qs_cluster_count(row_status(OldTable, slot, OldestXmin, &hdr),
-								 num_tuples, tups_vacuumed, tups_recently_dead))
+			status = row_status(OldTable, slot, OldestXmin, &hdr);
+
+			/*
+			 * updated by M's transaction at its copy: linked to M's new
+			 * version as heap's version updated by M (moved_collapse); the
+			 * mark goes, as write_row drops it anyway, so that the link is
+			 * kept
+			 */
+			if (m->has_succ)
+			{
+				hdr.t_ctid = m->succ;
+				hdr.t_infomask2 &= ~QS_INFOMASK2_BITS;
+			}
+			if (qs_cluster_count(status, num_tuples, tups_vacuumed,
+								 tups_recently_dead))
 				write_row(&w, slot, &hdr, OldestXmin, strategy);
 		}
 	}
 	blocks_flush(&w);
+	qs_rewrite_chains_end(w.chains, strategy);
 
 	if (iscan)
 		index_endscan(iscan);

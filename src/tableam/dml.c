@@ -322,6 +322,20 @@ void
 qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 			   BufferAccessStrategy strategy, bool use_fsm)
 {
+	qs_place_tuple_ctid(rel, L, tup, strategy, use_fsm, NULL);
+}
+
+/*
+ * qs_place_tuple with the record's t_ctid set to 'ctid' instead of its own
+ * TID (NULL: its own), in the same WAL record: CLUSTER / VACUUM FULL link a
+ * recently dead version to its successor's new TID, as heap's rewrite does.
+ * The new TID is in tup->t_self.
+ */
+void
+qs_place_tuple_ctid(Relation rel, const QsPageLayout *L, HeapTuple tup,
+					BufferAccessStrategy strategy, bool use_fsm,
+					const ItemPointerData *ctid)
+{
 	Buffer		buf;
 	bool		isnew;
 	const QsPageLayout *RL;
@@ -348,6 +362,17 @@ qs_place_tuple(Relation rel, const QsPageLayout *L, HeapTuple tup,
 		UnlockReleaseBuffer(buf);
 		elog(ERROR, "failed to add a record of %u bytes to block %u of \"%s\"",
 			 tup->t_len, blkno, RelationGetRelationName(rel));
+	}
+	if (ctid != NULL)
+	{
+		HeapTupleHeaderData scratch;
+		HeapTupleHeader hdr;
+		uint32		len;
+
+		hdr = qs_page_get_header(RL, page, off, &scratch, &len);
+		hdr->t_ctid = *ctid;
+		qs_page_set_header(RL, page, off, hdr);
+		tup->t_data->t_ctid = *ctid;
 	}
 	qs_vm_clear(rel, buf);	/* visibility map bits first (vm.c) */
 	qs_genxlog_finish(state);
