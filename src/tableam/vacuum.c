@@ -240,8 +240,8 @@ page_would_freeze(Relation rel, const QsPageLayout *L, Page page,
  * asserts LP_DEAD): nothing revives such an entry and no merge runs
  * meanwhile, so one that is not means the page reached here is not the one
  * pass 1 read, and marking it would lose a row (review of r3b, helper-169
- * F5).  Checked before anything is written: the error leaves the page as
- * it was.
+ * F5).  Checked before anything is written: a warning, and the page is
+ * left as it was.
  */
 static void
 vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
@@ -270,12 +270,22 @@ vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
 			dead = HeapTupleSatisfiesVacuum(&tup, OldestXmin, buf) == HEAPTUPLE_DEAD;
 		}
 		if (!dead)
-			ereport(ERROR,
+		{
+			/*
+			 * A warning, and the page left as it is: an error would come
+			 * back at every VACUUM (pass 1 finds the same entries), the
+			 * anti-wraparound ones included (review of r3bfix, R1)
+			 */
+			ereport(WARNING,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("delete-map entry of main row (%u,%u) of \"%s\" on page %u is not dead in VACUUM's second pass",
 							ItemPointerGetBlockNumber(tid), offs[i],
 							RelationGetRelationName(rel),
-							BufferGetBlockNumber(buf))));
+							BufferGetBlockNumber(buf)),
+					 errdetail("No entry of that delete-map page is marked unused.")));
+			UnlockReleaseBuffer(buf);
+			return;
+		}
 	}
 	qs_log_conflict(rel, rm_horizon);
 	state = qs_genxlog_start(rel);
