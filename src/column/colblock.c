@@ -2473,30 +2473,39 @@ otid_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
 	return QS_CODEC_OK;
 }
 
-/* form 1's size for these rows, or SIZE_MAX when a run would not fit */
+/*
+ * The next run of rows from *r on (colblock.h form 1: one page, ascending
+ * offsets, consecutive rows): false when no row from *r on has an origin.
+ */
+static bool
+otid_next_run(const uint32_t *page_of_row, const uint16_t *off_of_row,
+			  uint32_t nrows, uint32_t *r, uint32_t *first, uint32_t *last)
+{
+	while (*r < nrows && off_of_row[*r] == 0)
+		(*r)++;
+	if (*r >= nrows)
+		return false;
+	*first = *last = (*r)++;
+	while (*r < nrows && off_of_row[*r] != 0 &&
+		   page_of_row[*r] == page_of_row[*first] &&
+		   off_of_row[*r] > off_of_row[*last])
+		*last = (*r)++;
+	return true;
+}
+
+/* form 1's size for these rows, and its number of runs */
 static size_t
 otid_runs_size(const uint32_t *page_of_row, const uint16_t *off_of_row,
 			   uint32_t nrows, uint32_t *nruns)
 {
 	size_t		size = 8;
-	uint32_t	r = 0;
+	uint32_t	r = 0,
+				first,
+				last;
 
 	*nruns = 0;
-	while (r < nrows)
+	while (otid_next_run(page_of_row, off_of_row, nrows, &r, &first, &last))
 	{
-		uint32_t	first = r,
-					last;
-
-		if (off_of_row[r] == 0)
-		{
-			r++;
-			continue;
-		}
-		last = r++;
-		/* same page, ascending offsets, consecutive rows */
-		while (r < nrows && off_of_row[r] != 0 && page_of_row[r] == page_of_row[first] &&
-			   off_of_row[r] > off_of_row[last])
-			last = r++;
 		(*nruns)++;
 		size += OTID_RUNSZ + (off_of_row[last] - off_of_row[first] + 1 + 7) / 8;
 	}
@@ -2575,7 +2584,9 @@ qs_colblock_otid_build(const uint32_t *page_of_row, const uint16_t *off_of_row,
 	{
 		size_t		at = 8 + (size_t) nruns * OTID_RUNSZ;
 		uint32_t	k = 0,
-					r = 0;
+					r = 0,
+					first,
+					last;
 
 		out = alloc->alloc(alloc->ctx, runs_size);
 		if (out == NULL)
@@ -2583,23 +2594,11 @@ qs_colblock_otid_build(const uint32_t *page_of_row, const uint16_t *off_of_row,
 		memset(out, 0, runs_size);
 		qs_store32(out, QS_ORIGIN_TID_RUNS);
 		qs_store32(out + 4, nruns);
-		while (r < nrows)
+		while (otid_next_run(page_of_row, off_of_row, nrows, &r, &first, &last))
 		{
-			uint32_t	first = r,
-						last;
 			uint8_t    *run = out + 8 + (size_t) k * OTID_RUNSZ;
-			uint32_t	span;
+			uint32_t	span = off_of_row[last] - off_of_row[first] + 1;
 
-			if (off_of_row[r] == 0)
-			{
-				r++;
-				continue;
-			}
-			last = r++;
-			while (r < nrows && off_of_row[r] != 0 && page_of_row[r] == page_of_row[first] &&
-				   off_of_row[r] > off_of_row[last])
-				last = r++;
-			span = off_of_row[last] - off_of_row[first] + 1;
 			qs_store32(run, first);
 			qs_store32(run + 4, page_of_row[first]);
 			qs_store16(run + 8, off_of_row[first]);
