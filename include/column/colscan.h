@@ -125,6 +125,8 @@ typedef struct ColScanDescData
 	bool		bm_recheck;
 	uint32		bm_rows[QS_COLBLOCK_TIDS_PER_PAGE];
 	const HeapTupleHeaderData *bm_hdr[QS_COLBLOCK_TIDS_PER_PAGE];
+	/* serializable bitmap scans: the page's delete map read after locking */
+	ColRowFilter *bm_ssi;
 
 	QsColAttr  *attrs;
 	TupleDesc	slot_desc;		/* the descriptor of the caller's slots */

@@ -369,13 +369,11 @@ col_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 		return qs_scan_begin(rel, snapshot, nkeys, key, pscan, flags);
 
 	/*
-	 * A bitmap scan's main rows are judged by qs_colfilter_row, which takes
-	 * no SIREAD lock per row; lock the relation before any read (a delta
-	 * row read locks its tuple, as heap's).  Coarser than heap's
-	 * per-tuple locks (more false positives, never a missed rw-conflict).
+	 * A serializable bitmap scan locks each visible row it reads, as heap's
+	 * does: a delta row in the engine's scan, a main row in
+	 * qs_colscan_load_vpage (scan_tid.c), which reads the row again after
+	 * its lock.
 	 */
-	if ((flags & SO_TYPE_BITMAPSCAN) && snapshot && IsMVCCSnapshot(snapshot))
-		PredicateLockRelation(rel, snapshot);
 
 	s = palloc0(sizeof(ColScanDescData));
 	s->delta = qs_scan_begin(rel, snapshot, nkeys, key, pscan, flags);

@@ -27,10 +27,13 @@
 
 #include "access/heapam.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "pgstat.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "column/colam.h"
 #include "column/colscan.h"
@@ -56,8 +59,95 @@ dir_index(ColScanDesc s, uint32 range)
 }
 
 /*
+ * A serializable bitmap scan's main rows of one virtual page: lock each row
+ * the first read found visible, then judge them again from a fresh read,
+ * and keep that verdict (s->bm_rows, s->bm_hdr rebuilt).
+ *
+ * Heap's bitmap scan locks each visible tuple (PredicateLockTID; predicate.c
+ * promotes to the page after max_pred_locks_per_page, as for a lossy page,
+ * whose visible tuples are all locked) under the page's share lock, and
+ * heap_delete checks for the lock under the exclusive lock before it sets
+ * xmax: one of the two sees the other.  Here the first read (the scan's
+ * directory copy, the delete map's root and leaf, the leaf's share lock
+ * released) comes before the lock, and a writer of a main row checks for
+ * SIREAD locks under the leaf's exclusive lock (dml.c) after it made the
+ * leaf, the root and bumped the directory's change counter (a block's first
+ * delete makes its delete map: the scan's copy of the directory, read when
+ * the scan began, does not name it).  So, as col_fetch_main (am.c) does for
+ * an index fetch: the locks, then the range's directory entries read again
+ * (qs_coldir_read_range_visible: as they are now), the delete map's root
+ * and the page's leaf read again under its share lock, which waits for a
+ * writer's xmax; qs_colfilter_row's conflict-out check then reports a
+ * writer that checked before our lock, and a writer that checks after it
+ * finds the lock.  Column README section 4.1, "Serializable reads".
+ */
+static void
+ssi_lock_vpage(ColScanDesc s, const QsColDirEntry *e, uint32 range)
+{
+	Relation	rel = s->base.rs_rd;
+	Snapshot	snapshot = s->base.rs_snapshot;
+	QsColDirectory dir;
+	const QsColDirEntry *fresh;
+	ColRowFilter *f;
+	MemoryContext old;
+	int			n = 0;
+
+	for (int i = 0; i < s->bm_n; i++)
+	{
+		ItemPointerData tid;
+
+		qs_virt_tid(range, s->bm_rows[i], &tid);
+		PredicateLockTID(rel, &tid, snapshot,
+						 qs_coldir_row_xmin(e, s->bm_rows[i]));
+	}
+
+	if (s->bm_ssi == NULL)
+		s->bm_ssi = MemoryContextAllocZero(s->cxt, sizeof(ColRowFilter));
+	f = s->bm_ssi;
+	qs_colfilter_end(f);
+
+	old = MemoryContextSwitchTo(s->cxt);
+	qs_coldir_read_range_visible(rel, snapshot, range, &dir);
+	fresh = qs_coldir_find_range(&dir, range);
+
+	/*
+	 * The snapshot's verdict on the directory does not change, so the
+	 * version it finds is the one the scan's copy named; only the block's
+	 * delete map (shared by its versions) can be new.  Not expected
+	 * otherwise; should it happen, the first verdict stands (not checked
+	 * again: col_fetch_main would find no row there).
+	 */
+	if (fresh == NULL || fresh->block_id != e->block_id)
+	{
+		MemoryContextSwitchTo(old);
+		if (dir.entries)
+			pfree(dir.entries);
+		return;
+	}
+	qs_colfilter_begin(rel, fresh, f);
+	MemoryContextSwitchTo(old);
+	for (int i = 0; i < s->bm_n; i++)
+	{
+		uint32		row = s->bm_rows[i];
+		const HeapTupleHeaderData *hdr;
+		int			vis = true;
+
+		if (!qs_colfilter_row(rel, fresh, f, row, snapshot,
+							  InvalidTransactionId, &hdr, &vis) || !vis)
+			continue;
+		s->bm_rows[n] = row;
+		s->bm_hdr[n] = hdr;
+		n++;
+	}
+	s->bm_n = n;
+	if (dir.entries)
+		pfree(dir.entries);
+}
+
+/*
  * Collect the rows of virtual block 'vblock' the bitmap names (offs[0..n-1],
  * or all when n < 0) that the scan's snapshot sees.  Returns how many.
+ * A serializable bitmap scan locks each (ssi_lock_vpage).
  */
 int
 qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock, const OffsetNumber *offs,
@@ -114,6 +204,10 @@ qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock, const OffsetNumber *off
 		s->bm_hdr[s->bm_n] = hdr;
 		s->bm_n++;
 	}
+	if (s->bm_n > 0 && (s->base.rs_flags & SO_TYPE_BITMAPSCAN) &&
+		s->base.rs_snapshot != NULL && IsMVCCSnapshot(s->base.rs_snapshot) &&
+		IsolationIsSerializable())
+		ssi_lock_vpage(s, e, range);
 	return s->bm_n;
 }
 
