@@ -114,14 +114,17 @@ ssi_lock_vpage(ColScanDesc s, const QsColDirEntry *e, uint32 range)
 	 * The snapshot's verdict on the directory does not change, so the
 	 * version it finds is the one the scan's copy named; only the block's
 	 * delete map (shared by its versions) can be new.  Not expected
-	 * otherwise; should it happen, the first verdict stands (not checked
-	 * again: col_fetch_main would find no row there).
+	 * otherwise; should it happen, the first verdict stands, and the
+	 * relation's lock (every later write of the table conflicts: coarser,
+	 * never a missed rw-conflict) stands in for the check not made again
+	 * (review of bmssi, helper-183).
 	 */
 	if (fresh == NULL || fresh->block_id != e->block_id)
 	{
 		MemoryContextSwitchTo(old);
 		if (dir.entries)
 			pfree(dir.entries);
+		PredicateLockRelation(rel, snapshot);
 		return;
 	}
 	qs_colfilter_begin(rel, fresh, f);
