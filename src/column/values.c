@@ -505,6 +505,25 @@ qs_colrows_open_scratch(Relation rel, QsColAttr *attrs, const QsColDirEntry *e,
 }
 
 /*
+ * Index sub-block i of the reader's image into *buf (kept with the reader,
+ * in its context; read once).
+ */
+static void
+read_index_section(QsColRowReader *rr, int i, uint8 **buf)
+{
+	uint16		column,
+				kind;
+	QsColBlockSection s;
+	MemoryContext old = MemoryContextSwitchTo(rr->cxt);
+
+	rr->grown++;				/* before the allocation (open_column) */
+	qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
+	if (*buf == NULL)
+		*buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * qs_colrows_origin_xmin
  *		The origin xmin of TID row 'row' (colblock.h): the inserter of the
  *		delta version a merge moved into it, or 0 when the image names none
@@ -523,18 +542,10 @@ qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
 			rr->origin_state = 1;
 		else
 		{
-			uint16		column,
-						kind;
-			QsColBlockSection s;
 			QsCodecErr	err;
 			QsCodecStatus st;
-			MemoryContext old = MemoryContextSwitchTo(rr->cxt);
 
-			rr->grown++;		/* before the allocation (open_column) */
-			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
-			if (rr->origin_buf == NULL)
-				rr->origin_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
-			MemoryContextSwitchTo(old);
+			read_index_section(rr, i, &rr->origin_buf);
 			err.msg[0] = '\0';
 			st = qs_colblock_origin_open(&rr->h.blk, i, rr->origin_buf,
 										 &rr->origin, &err);
@@ -577,16 +588,7 @@ qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid)
 			rr->otid_state = 1;
 		else
 		{
-			uint16		column,
-						kind;
-			QsColBlockSection s;
-			MemoryContext old = MemoryContextSwitchTo(rr->cxt);
-
-			rr->grown++;		/* before the allocation (open_column) */
-			qs_colblock_index(&rr->h.blk, i, &column, &kind, &s);
-			if (rr->otid_buf == NULL)
-				rr->otid_buf = qs_colblock_read_bytes(&rr->h, s.off, s.len);
-			MemoryContextSwitchTo(old);
+			read_index_section(rr, i, &rr->otid_buf);
 			st = qs_colblock_otid_open(&rr->h.blk, i, rr->otid_buf, &rr->otid, &err);
 			/* reported each time it is read (the reader may be kept) */
 			if (st != QS_CODEC_OK)
