@@ -145,15 +145,23 @@
  * moved it into a block, or 0 where the block entry's own xmin is the
  * row's (a bulk load's rows; seals and rewrites give every row its shown
  * xmin, bulk-loaded ones included).  Read only by
- * the xmin system column, never by visibility.  A codec FOR stripe (QSFR,
- * FOR, 8-byte values) of exactly nrows values, each 0 or an xid from
- * QS_ORIGIN_MIN_XID (FrozenTransactionId: a row whose inserter a build
- * that predates the section lost) to 2^32 - 1.  At most one, on column 0.
- * Images written before it was defined never carry it; a build that
- * predates it reads an image with it as corrupt (as with kind 4).
+ * the xmin system column, never by visibility.  Exactly nrows values, each
+ * 0 or an xid from QS_ORIGIN_MIN_XID (FrozenTransactionId: a row whose
+ * inserter a build that predates the section lost) to 2^32 - 1, in one of
+ * two forms, the builder takes the smaller:
+ *   FOR:  a codec FOR stripe (QSFR, FOR, 8-byte values), a value a row;
+ *   runs: u32 QS_ORIGIN_XMIN_RUNS, u32 nruns, then per run {u32 first
+ *         row, u32 xid}: the first run starts at row 0, first rows
+ *         increase and stay below nrows, neighbours' xids differ (rows
+ *         a merge moved from one inserter's delta pages share an xid, so a
+ *         block of big batches costs bytes per batch, not per row).
+ * At most one, on column 0.  Images written before it was defined never
+ * carry it; a build that predates it reads an image with it as corrupt (as
+ * with kind 4), one that predates the runs form such a section.
  */
 #define QS_COLINDEX_ORIGIN_XMIN	5
 #define QS_ORIGIN_MIN_XID		2	/* FrozenTransactionId */
+#define QS_ORIGIN_XMIN_RUNS		0x58524f51	/* "QORX" */
 /*
  * The rows' origin TIDs (SERIALIZABLE, src/merge/README.md section 2): for
  * every row a merge moved into the block, the TID its delta version had, so
@@ -397,20 +405,24 @@ extern uint8_t *qs_colblock_tidmap_build(const uint32_t *row_of_pos, uint32_t nr
 /* The index of the block's origin xmin sub-block, or -1 (none). */
 extern int	qs_colblock_origin_index(const QsColBlock *blk);
 
+/* An opened origin xmin sub-block (qs_colblock_origin_open). */
+typedef struct QsOriginView
+{
+	uint32_t	nruns;			/* runs form: its runs; FOR form: 0 */
+	const uint8_t *runs;		/* runs form: the first run */
+	QsForView	forv;			/* FOR form */
+} QsOriginView;
+
 /*
- * Open origin xmin sub-block i (sec: its bytes): checksum, a FOR stripe of
- * 8-byte values, exactly nrows of them.  qs_colblock_origin_get reads row
- * r's (0: the entry's xmin); qs_colblock_verify checks every value.
+ * Open origin xmin sub-block i (sec: its bytes): checksum, and a FOR stripe
+ * of 8-byte values, exactly nrows of them, or runs, all of them checked.
+ * qs_colblock_origin_get reads row r's (0: the entry's xmin);
+ * qs_colblock_verify checks every value of a FOR stripe.
  */
 extern QsCodecStatus qs_colblock_origin_open(const QsColBlock *blk, int i,
-											 const uint8_t *sec, QsForView *view,
+											 const uint8_t *sec, QsOriginView *view,
 											 QsCodecErr *err);
-
-static inline uint32_t
-qs_colblock_origin_get(const QsForView *view, uint32_t row)
-{
-	return (uint32_t) (view->base + qs_bitpack_get(view->packed, view->width, row));
-}
+extern uint32_t qs_colblock_origin_get(const QsOriginView *view, uint32_t row);
 
 /*
  * The origin xmin sub-block of xmin_of_row[0..nrows-1], in a buffer from

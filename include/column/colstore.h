@@ -601,7 +601,7 @@ typedef struct QsColRowReader
 	 */
 	int			origin_state;
 	uint8	   *origin_buf;
-	QsForView	origin;
+	QsOriginView origin;
 
 	/* the same for the origin TIDs (QS_COLINDEX_ORIGIN_TID, qs_colrows_otid) */
 	int			otid_state;

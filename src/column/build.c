@@ -920,9 +920,17 @@ qs_colbuilder_build_given(QsColBuilder *b, Relation rel, uint32 block_id,
 	}
 	/* the origin xmins first: the index sub-blocks take what slots are left */
 	if (origin_section(b, perm, &indexes[spec.nindexes], alloc, block_id))
+	{
+		elog(DEBUG1, "column block %u: origin xmins of %u rows in %zu bytes",
+			 block_id, b->nrows, indexes[spec.nindexes].len);
 		spec.nindexes++;
+	}
 	if (otid_section(b, perm, &indexes[spec.nindexes], alloc, block_id))
+	{
+		elog(DEBUG1, "column block %u: origin TIDs of %u rows in %zu bytes",
+			 block_id, b->nrows, indexes[spec.nindexes].len);
 		spec.nindexes++;
+	}
 	for (int c = 0; b->index_cols && c < b->natts && spec.nindexes < QS_COLBLOCK_MAX_INDEXES; c++)
 	{
 		QsColBlockIndex *ix = &indexes[spec.nindexes];

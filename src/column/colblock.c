@@ -2167,9 +2167,52 @@ qs_colblock_origin_index(const QsColBlock *blk)
 	return index_of_kind(blk, QS_COLINDEX_ORIGIN_XMIN);
 }
 
+#define ORIGIN_RUNSZ	8
+
+/* the runs form: every run checked, so that get never reads out of bounds */
+static QsCodecStatus
+origin_open_runs(const QsColBlock *blk, const uint8_t *sec, uint64_t len,
+				 QsOriginView *view, QsCodecErr *err)
+{
+	uint32_t	prev_row = 0,
+				prev_xid = 0;
+
+	if (len < 8)
+		return CORRUPT(err, "origin xmins: runs section of %llu bytes",
+					   (unsigned long long) len);
+	view->nruns = qs_load32(sec + 4);
+	view->runs = sec + 8;
+	if (len != 8 + (uint64_t) view->nruns * ORIGIN_RUNSZ)
+		return CORRUPT(err, "origin xmins: %u runs in a section of %llu bytes",
+					   view->nruns, (unsigned long long) len);
+	if ((view->nruns == 0) != (blk->nrows == 0))
+		return CORRUPT(err, "origin xmins: %u runs for %u rows", view->nruns,
+					   blk->nrows);
+	for (uint32_t k = 0; k < view->nruns; k++)
+	{
+		uint32_t	first = qs_load32(view->runs + (size_t) k * ORIGIN_RUNSZ);
+		uint32_t	xid = qs_load32(view->runs + (size_t) k * ORIGIN_RUNSZ + 4);
+
+		if (k == 0 ? first != 0 : first <= prev_row)
+			return CORRUPT(err, "origin xmins: run %u starts at row %u (the one before at %u)",
+						   k, first, prev_row);
+		if (first >= blk->nrows)
+			return CORRUPT(err, "origin xmins: run %u starts at row %u of %u",
+						   k, first, blk->nrows);
+		if (xid != 0 && xid < QS_ORIGIN_MIN_XID)
+			return CORRUPT(err, "origin xmin of rows from %u is %u", first, xid);
+		if (k > 0 && xid == prev_xid)
+			return CORRUPT(err, "origin xmins: runs %u and %u have the same xid %u",
+						   k - 1, k, xid);
+		prev_row = first;
+		prev_xid = xid;
+	}
+	return QS_CODEC_OK;
+}
+
 QsCodecStatus
 qs_colblock_origin_open(const QsColBlock *blk, int i, const uint8_t *sec,
-						QsForView *view, QsCodecErr *err)
+						QsOriginView *view, QsCodecErr *err)
 {
 	uint16_t	column,
 				kind;
@@ -2178,42 +2221,71 @@ qs_colblock_origin_open(const QsColBlock *blk, int i, const uint8_t *sec,
 	QsCodecErr	e2;
 
 	e2.msg[0] = '\0';
+	memset(view, 0, sizeof(*view));
 	qs_colblock_index(blk, i, &column, &kind, &s);
 	if (kind != QS_COLINDEX_ORIGIN_XMIN)
 		return CORRUPT(err, "index sub-block %d is of kind %u, not the origin xmins", i, kind);
 	st = qs_colblock_check_index(blk, i, sec, err);
 	if (st != QS_CODEC_OK)
 		return st;
-	st = qs_for_open(sec, s.len, view, &e2);
+	if (s.len >= 4 && qs_load32(sec) == QS_ORIGIN_XMIN_RUNS)
+		return origin_open_runs(blk, sec, s.len, view, err);
+	st = qs_for_open(sec, s.len, &view->forv, &e2);
 	if (st != QS_CODEC_OK)
 		return CORRUPT(err, "origin xmins: %s", e2.msg);
-	if (view->kind != QS_FOR_PLAIN || view->value_bytes != 8 ||
-		view->count != blk->nrows)
+	if (view->forv.kind != QS_FOR_PLAIN || view->forv.value_bytes != 8 ||
+		view->forv.count != blk->nrows)
 		return CORRUPT(err, "origin xmins: %zu values of %d bytes (kind %d), the block has %u rows",
-					   view->count, view->value_bytes, (int) view->kind, blk->nrows);
+					   view->forv.count, view->forv.value_bytes, (int) view->forv.kind,
+					   blk->nrows);
 	return QS_CODEC_OK;
+}
+
+/* row < nrows of the block the view was opened on */
+uint32_t
+qs_colblock_origin_get(const QsOriginView *view, uint32_t row)
+{
+	uint32_t	lo = 0,
+				hi;
+
+	if (view->nruns == 0)
+		return (uint32_t) (view->forv.base +
+						   qs_bitpack_get(view->forv.packed, view->forv.width, row));
+	/* the last run starting at or before row (run 0 starts at 0) */
+	hi = view->nruns - 1;
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo + 1) / 2;
+
+		if (qs_load32(view->runs + (size_t) mid * ORIGIN_RUNSZ) <= row)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return qs_load32(view->runs + (size_t) lo * ORIGIN_RUNSZ + 4);
 }
 
 /*
  * Every value 0 or at least QS_ORIGIN_MIN_XID (the reader hands them out
  * as they are: a wrong xid would only show in the xmin column, but a
- * damaged section is reported, never shown).
+ * damaged section is reported, never shown).  Open checked the runs form.
  */
 static QsCodecStatus
 origin_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
 {
-	QsForView	v;
+	QsOriginView ov;
+	QsForView  *v = &ov.forv;
 	QsCodecStatus st;
 	int64_t		buf[256];
 
-	st = qs_colblock_origin_open(blk, i, sec, &v, err);
-	if (st != QS_CODEC_OK)
+	st = qs_colblock_origin_open(blk, i, sec, &ov, err);
+	if (st != QS_CODEC_OK || ov.nruns > 0)
 		return st;
-	for (size_t start = 0; start < v.count; start += 256)
+	for (size_t start = 0; start < v->count; start += 256)
 	{
-		size_t		n = v.count - start < 256 ? v.count - start : 256;
+		size_t		n = v->count - start < 256 ? v->count - start : 256;
 
-		qs_for_decode64(&v, start, n, buf);
+		qs_for_decode64(v, start, n, buf);
 		for (size_t k = 0; k < n; k++)
 			if (buf[k] != 0 &&
 				(buf[k] < QS_ORIGIN_MIN_XID || buf[k] > (int64_t) UINT32_MAX))
@@ -2227,16 +2299,42 @@ uint8_t *
 qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
 						 const QsCodecAllocator *alloc, size_t *len)
 {
-	int64_t    *v = alloc->alloc(alloc->ctx, sizeof(int64_t) * (nrows > 0 ? nrows : 1));
+	int64_t    *v;
 	QsForInfo	info;
 	uint8_t    *out;
 	QsCodecErr	err;
+	uint32_t	nruns = 0;
 
+	for (uint32_t r = 0; r < nrows; r++)
+		if (r == 0 || xmin_of_row[r] != xmin_of_row[r - 1])
+			nruns++;
+	v = alloc->alloc(alloc->ctx, sizeof(int64_t) * (nrows > 0 ? nrows : 1));
 	if (v == NULL)
 		return NULL;
 	for (uint32_t r = 0; r < nrows; r++)
 		v[r] = (int64_t) xmin_of_row[r];
 	qs_for_analyze64(v, nrows, &info);
+	if (8 + (uint64_t) nruns * ORIGIN_RUNSZ < info.for_size)
+	{
+		/* runs: smaller */
+		size_t		k = 0;
+
+		alloc->free(alloc->ctx, v);
+		*len = 8 + (size_t) nruns * ORIGIN_RUNSZ;
+		out = alloc->alloc(alloc->ctx, *len);
+		if (out == NULL)
+			return NULL;
+		qs_store32(out, QS_ORIGIN_XMIN_RUNS);
+		qs_store32(out + 4, nruns);
+		for (uint32_t r = 0; r < nrows; r++)
+			if (r == 0 || xmin_of_row[r] != xmin_of_row[r - 1])
+			{
+				qs_store32(out + 8 + k * ORIGIN_RUNSZ, r);
+				qs_store32(out + 8 + k * ORIGIN_RUNSZ + 4, xmin_of_row[r]);
+				k++;
+			}
+		return out;
+	}
 	out = alloc->alloc(alloc->ctx, info.for_size);
 	if (out != NULL &&
 		qs_for_encode_analyzed(v, 8, nrows, QS_FOR_PLAIN, &info, out,

@@ -184,7 +184,7 @@ probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
 		qs_colblock_index(&blk, i, &column, &kind, &s);
 		if (kind == QS_COLINDEX_ORIGIN_XMIN)
 		{
-			QsForView	v;
+			QsOriginView v;
 			uint64_t	sum = 0;
 
 			/* the xmin column reads rows of an opened section, unverified */

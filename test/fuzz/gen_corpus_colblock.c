@@ -38,7 +38,8 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 	/*
 	 * nindexes 2: one CSB+-tree index sub-block over the text column's
 	 * codes; 3: one over the int32 column's FOR integers; 4: the rows'
-	 * origin xmins; 5, 6: the rows' origin TIDs (form 1, form 2)
+	 * origin xmins (FOR; 7: in runs); 5, 6: the rows' origin TIDs (form 1,
+	 * form 2)
 	 */
 	static const char *words[] = {"", "a", "ab", "abc", "b", "bcd", "zz", "zzz"};
 	int32_t		ints[64];
@@ -109,13 +110,16 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 		ix.data = qs_csbix_build_column(&cols[0], nrows, &fz_allocator, &ix.len);
 		spec.nindexes = 1;
 	}
-	if (nindexes == 4)
+	if (nindexes == 4 || nindexes == 7)
 	{
 		/* the rows' origin xmins: moved rows' inserters, bulk-loaded 0s */
 		uint32_t	xmins[64];
 
 		for (i = 0; i < nrows; i++)
 			xmins[i] = i % 3 == 0 ? 0 : 700 + i * 5;
+		if (nindexes == 7)		/* in batches: the runs form */
+			for (i = 0; i < nrows; i++)
+				xmins[i] = i < 10 ? 0 : 700 + i / 16;
 		ix.column = 0;
 		ix.kind = QS_COLINDEX_ORIGIN_XMIN;
 		ix.data = qs_colblock_origin_build(xmins, nrows, &fz_allocator, &ix.len);
@@ -168,5 +172,6 @@ main(void)
 	seed(8, 50, QS_ENC_FOR, QS_ENC_DICT, 4);
 	seed(9, 50, QS_ENC_FOR, QS_ENC_DICT, 5);
 	seed(10, 64, QS_ENC_PLAIN, QS_ENC_DICT, 6);
+	seed(11, 64, QS_ENC_FOR, QS_ENC_DICT, 7);
 	return 0;
 }

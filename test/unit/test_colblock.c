@@ -924,7 +924,7 @@ test_origin_xmin(void)
 	QsColBlock	blk;
 	QsColBlockIndex ix[3];
 	QsColBlockSection s;
-	QsForView	v;
+	QsOriginView v;
 	uint16_t	column,
 				kind;
 	int			i;
@@ -1019,6 +1019,124 @@ test_origin_xmin(void)
 	free(pblob);
 	extra_ix = NULL;
 	n_extra_ix = 0;
+	free_col(&cols[0]);
+}
+
+/*
+ * Origin xmins in runs (rows a merge moved in big batches share an xid):
+ * the runs form is taken (smaller than FOR), reads back per row exactly,
+ * verify passes; a run out of order, past the rows, an xid of 1, two
+ * neighbours with the same xid and a length that does not match are
+ * refused.
+ */
+static void
+origin_runs_image(TCol *cols, const uint32_t *xmin, uint32_t nr,
+				  QsColBlockIndex *ix, uint8_t **blob, size_t *blen,
+				  uint8_t **img, size_t *len)
+{
+	QsCodecStatus st;
+
+	*blob = qs_colblock_origin_build(xmin, nr, &talloc, blen);
+	UT_CHECK(*blob != NULL);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, *blob, *blen};
+	extra_ix = ix;
+	n_extra_ix = 1;
+	*img = build(cols, 1, nr, 0, len, &st);
+	UT_CHECK(*img != NULL);
+}
+
+static QsCodecStatus
+origin_runs_damaged(TCol *cols, const uint32_t *xmin, uint32_t nr,
+					size_t at, uint32_t value, size_t cut)
+{
+	QsColBlockIndex ix[1];
+	uint8_t    *blob,
+			   *img;
+	size_t		blen,
+				len;
+	QsCodecStatus st,
+				vst;
+	QsColBlock	blk;
+	QsColBlockSection s;
+	QsOriginView v;
+	uint16_t	column,
+				kind;
+
+	blob = qs_colblock_origin_build(xmin, nr, &talloc, &blen);
+	UT_CHECK(blob != NULL && blen > at + 4);
+	memcpy(blob + at, &value, 4);
+	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen - cut};
+	extra_ix = ix;
+	n_extra_ix = 1;
+	img = build(cols, 1, nr, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+	qs_colblock_index(&blk, 0, &column, &kind, &s);
+	st = qs_colblock_origin_open(&blk, 0, img + s.off, &v, NULL);
+	vst = qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL);
+	UT_CHECK_EQ(st, vst);
+	free(img);
+	free(blob);
+	extra_ix = NULL;
+	n_extra_ix = 0;
+	return st;
+}
+
+static void
+test_origin_xmin_runs(void)
+{
+	enum
+	{
+	NR = 3000};
+	TCol		cols[1];
+	uint32_t   *xmin = malloc(sizeof(uint32_t) * NR);
+	QsColBlockIndex ix[1];
+	uint8_t    *blob,
+			   *img;
+	size_t		blen,
+				len;
+	QsColBlock	blk;
+	QsColBlockSection s;
+	QsOriginView v;
+	uint16_t	column,
+				kind;
+
+	cols[0] = make_col(0, QS_ENC_PLAIN, NR, 0, 17);
+	/* five inserters in batches, a bulk-loaded stretch (0) between */
+	for (uint32_t r = 0; r < NR; r++)
+		xmin[r] = r < 700 ? 4000000000u : r < 1000 ? 0 : r < 1001 ? 2 :
+			r < 2000 ? 901 : r < 2999 ? 905 : 906;
+	origin_runs_image(cols, xmin, NR, ix, &blob, &blen, &img, &len);
+	/* 6 runs: 8 + 48 bytes, where FOR would take 4 bytes a row */
+	UT_CHECK_EQ(blen, (size_t) 8 + 6 * 8);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
+		qs_colblock_index(&blk, 0, &column, &kind, &s);
+		UT_CHECK_EQ(qs_colblock_origin_open(&blk, 0, img + s.off, &v, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(v.nruns, 6);
+		for (uint32_t r = 0; r < NR; r++)
+			UT_CHECK_EQ(qs_colblock_origin_get(&v, r), xmin[r]);
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL), QS_CODEC_OK);
+		free(img);
+	}
+	free(blob);
+	extra_ix = NULL;
+	n_extra_ix = 0;
+
+	/* damage: run 2's first row before run 1's; past the rows; xid 1 */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 2 * 8, 500, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 5 * 8, NR, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 3 * 8 + 4, 1, 0), QS_CODEC_CORRUPT);
+	/* run 3 takes run 4's xid; run 0 not at row 0; a run count too big */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 3 * 8 + 4, 905, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8, 1, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 4, 7, 0), QS_CODEC_CORRUPT);
+	/* the last run cut off: the length no longer matches the count */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 0, QS_ORIGIN_XMIN_RUNS, 8), QS_CODEC_CORRUPT);
+	/* undamaged through the same path: fine */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 3 * 8 + 4, 901, 0), QS_CODEC_OK);
+	free(xmin);
 	free_col(&cols[0]);
 }
 
@@ -1229,6 +1347,7 @@ main(void)
 	UT_RUN(test_minmax);
 	UT_RUN(test_tidmap);
 	UT_RUN(test_origin_xmin);
+	UT_RUN(test_origin_xmin_runs);
 	UT_RUN(test_origin_tid);
 	return ut_finish("test_colblock");
 }
