@@ -428,6 +428,11 @@ extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len,
 								   BufferAccessStrategy strategy);
+extern QsPageRange *qs_colrun_empty_windows(Relation rel, BlockNumber below,
+											int *n);
+extern BlockNumber qs_colrun_write_below(Relation rel, uint32 block_id,
+										 const uint8 *image, uint64 image_len,
+										 BlockNumber below);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
 extern uint32 qs_colrun_sweep(Relation rel, BufferAccessStrategy bstrategy);
 extern QsPageRange *qs_colrun_free_ranges(const QsColDirectory *all,

@@ -4,8 +4,11 @@
  *	  Block runs: a column block image written over consecutive pages of
  *	  the main fork, and read back through shared buffers.
  *
- * Writing: first into pages given back to the delta (README section 4.7,
- * "Runs into freed page ranges": reuse_pages), else at the end of the
+ * Writing: the seal's moves first into the lowest empty delta pages below
+ * the old run (README section 4.7, "The seal moves runs down":
+ * qs_colrun_write_below); every run first into pages given back to the
+ * delta (README section 4.7, "Runs into freed page ranges": reuse_pages),
+ * else at the end of the
  * fork while this backend holds the relation extension lock, so they are
  * consecutive (inserters into the delta extend under the same lock).  An
  * added page is new, exclusively locked from its extension until it is
@@ -461,6 +464,139 @@ reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
 	pfree(fr.starts);
 	pfree(all.entries);
 	return found;
+}
+
+/*
+ * delta_window
+ *		The lowest npages consecutive pages below 'below' that the free
+ *		space map records at least half empty (delta pages a merge emptied
+ *		and VACUUM recorded, and pages given back), none of them a run
+ *		start of block_id's entries; with 'image', the run is written
+ *		there (convert_pages decides page by page, under each page's lock)
+ *		and a window found taken is passed over.  InvalidBlockNumber when
+ *		none.  One free-space-map look-up per page below 'below'.
+ */
+static BlockNumber
+delta_window(Relation rel, uint32 block_id, const uint8 *image,
+			 uint64 image_len, uint32 npages, BlockNumber below)
+{
+	QsColDirectory all;
+	FreeRanges	fr;
+	const QsPageLayout *L = qs_layout_of(rel);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber found = InvalidBlockNumber;
+	BlockNumber s = QS_COLMETA_BLKNO + 1;
+	BlockNumber len = 0;
+
+	below = Min(below, nblocks);
+	qs_coldir_read_all(rel, &all);
+	free_ranges(&all, nblocks, block_id, &fr);
+	for (BlockNumber b = s; b < below && found == InvalidBlockNumber; b++)
+	{
+		BlockNumber taken = InvalidBlockNumber;
+
+		CHECK_FOR_INTERRUPTS();
+		if (GetRecordedFreeSpace(rel, b) < BLCKSZ / 2)
+		{
+			len = 0;
+			continue;
+		}
+		if (len++ == 0)
+			s = b;
+		if (len < npages)
+			continue;
+		/* the window is [s, b]: slide it while s is one of our starts */
+		if (fr.nstarts > 0 &&
+			bsearch(&s, fr.starts, fr.nstarts, sizeof(BlockNumber),
+					blkno_cmp) != NULL)
+		{
+			s++;
+			len--;
+			continue;
+		}
+		if (image == NULL)
+			found = s;
+		else if (convert_pages(rel, L, s, npages, block_id, image,
+							   image_len, &taken))
+			found = s;
+		else
+		{
+			b = taken;
+			len = 0;
+		}
+	}
+	pfree(fr.free);
+	pfree(fr.starts);
+	pfree(all.entries);
+	return found;
+}
+
+/*
+ * qs_colrun_empty_windows
+ *		The ranges of consecutive pages below 'below' (past the metapage)
+ *		that the free space map records at least half empty, ascending, in
+ *		a palloc'd array (*n of them; NULL when none): the free space map's
+ *		word, not checked on the pages.  quickstep.seal() moves a block's
+ *		run down only when one below it is long enough (src/merge/seal.c),
+ *		and reads the map once for all its blocks, again only after a move.
+ *		One look-up per page; none with quickstep.column_run_reuse_delta
+ *		off.
+ */
+QsPageRange *
+qs_colrun_empty_windows(Relation rel, BlockNumber below, int *n)
+{
+	QsPageRange *w = NULL;
+	int			nw = 0;
+	int			cap = 0;
+	BlockNumber s = InvalidBlockNumber;
+
+	*n = 0;
+	if (!qs_run_reuse_delta)
+		return NULL;
+	below = Min(below, RelationGetNumberOfBlocks(rel));
+	for (BlockNumber b = QS_COLMETA_BLKNO + 1; b <= below; b++)
+	{
+		bool		empty = b < below &&
+			GetRecordedFreeSpace(rel, b) >= BLCKSZ / 2;
+
+		if (empty && s == InvalidBlockNumber)
+			s = b;
+		else if (!empty && s != InvalidBlockNumber)
+		{
+			if (nw == cap)
+			{
+				cap = Max(16, cap * 2);
+				w = w ? repalloc(w, sizeof(QsPageRange) * cap) :
+					palloc(sizeof(QsPageRange) * cap);
+			}
+			w[nw].start = s;
+			w[nw].end = b;
+			nw++;
+			s = InvalidBlockNumber;
+		}
+	}
+	*n = nw;
+	return w;
+}
+
+/*
+ * qs_colrun_write_below
+ *		Write the run into the lowest npages consecutive empty pages below
+ *		'below' (delta pages emptied by VACUUM included, not only the
+ *		directory's freed ranges), else as qs_colrun_write does.
+ */
+BlockNumber
+qs_colrun_write_below(Relation rel, uint32 block_id, const uint8 *image,
+					  uint64 image_len, BlockNumber below)
+{
+	uint32		npages = qs_colblock_npages(image_len);
+	BlockNumber start = InvalidBlockNumber;
+
+	if (qs_run_reuse_delta && npages > 0)
+		start = delta_window(rel, block_id, image, image_len, npages, below);
+	if (start != InvalidBlockNumber)
+		return start;
+	return qs_colrun_write(rel, block_id, image, image_len, NULL);
 }
 
 BlockNumber

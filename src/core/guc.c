@@ -24,6 +24,7 @@ bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
 int			qs_debug_dir_compact_min = -1;
 bool		qs_debug_run_wait = false;
+bool		qs_run_reuse_delta = true;
 bool		qs_debug_merge_hold = false;
 int			qs_debug_dir_wait = QS_DIR_WAIT_OFF;
 int			qs_merge_commit_wait = 10;
@@ -164,6 +165,19 @@ qs_define_gucs(bool at_preload)
 							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
+	/*
+	 * Runs of column blocks into emptied delta pages (run.c, README
+	 * section 4.7); off only to measure the file without it (bench W7).
+	 */
+	DefineCustomBoolVariable("quickstep.column_run_reuse_delta",
+							 "Lets a column block's run take consecutive empty delta pages before extending the table.",
+							 NULL,
+							 &qs_run_reuse_delta,
+							 true,
+							 PGC_USERSET,
+							 0,
 							 NULL, NULL, NULL);
 
 	/* For isolation tests of run writes into given-back pages (run.c). */

@@ -61,9 +61,26 @@ seal_fill(QsColBuilder *b, Relation rel, const QsColDirEntry *e)
  *		a frozen one.  The caller holds ShareUpdateExclusiveLock (no merge
  *		or seal beside it).
  */
+static void seal_version(Relation rel, QsColAttr *attrs,
+						 const QsColLoadOptions *opts,
+						 const QsColDirEntry *live, bool same_xact,
+						 BlockNumber move_below);
+
 void
 qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 				const QsColDirEntry *live, bool same_xact)
+{
+	seal_version(rel, attrs, opts, live, same_xact, InvalidBlockNumber);
+}
+
+/*
+ * move_below: not InvalidBlockNumber, the new version gets its own run,
+ * written into the lowest empty pages below that page if there are
+ * enough (a move down, seal_rel), even without a sort key.
+ */
+static void
+seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
+			 const QsColDirEntry *live, bool same_xact, BlockNumber move_below)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep seal",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -78,7 +95,8 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	const QsColDirEntry *found;
 	BlockNumber lockblk;
 	BlockNumber run_start;
-	bool		share = opts->sort_col < 0 && opts->index_cols == NULL;
+	bool		share = opts->sort_col < 0 && opts->index_cols == NULL &&
+		move_below == InvalidBlockNumber;
 
 	Assert(opts->sort_col >= 0 || !same_xact);
 
@@ -110,8 +128,12 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 		 * nobody's until qs_coldir_supersede names it (an error or a crash
 		 * leaves it to VACUUM), and no deleter waits for the image write.
 		 */
-		run_start = qs_colrun_write(rel, live->block_id, image, image_len,
-										NULL);
+		if (move_below != InvalidBlockNumber)
+			run_start = qs_colrun_write_below(rel, live->block_id, image,
+											  image_len, move_below);
+		else
+			run_start = qs_colrun_write(rel, live->block_id, image,
+										image_len, NULL);
 	}
 
 	/*
@@ -200,9 +222,37 @@ image_sorted_on(Relation rel, const QsColDirEntry *e, int sort_col)
 }
 
 /*
+ * Is one of the empty windows (ascending) at least npages long below
+ * run_start?  Only pages below the run count: a run's own pages are not
+ * empty, so a window never reaches into it.
+ */
+static bool
+fits_below(const QsPageRange *w, int nw, uint32 npages, BlockNumber run_start)
+{
+	for (int i = 0; i < nw && w[i].start < run_start; i++)
+		if (Min(w[i].end, run_start) - w[i].start >= npages)
+			return true;
+	return false;
+}
+
+static int
+run_start_desc(const void *a, const void *b)
+{
+	BlockNumber x = ((const QsColDirEntry *) a)->run_start;
+	BlockNumber y = ((const QsColDirEntry *) b)->run_start;
+
+	/* InvalidBlockNumber (no run) sorts first; such entries are skipped */
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
  * The seal of one column table: its open blocks, and with a sort key the
  * sealed blocks not sorted on it.  Returns how many blocks were sealed or
- * sorted.
+ * sorted.  Any live block whose run has enough empty pages below it (the
+ * delta pages merges emptied, runs given back) is also written again,
+ * there, highest run first (not counted): the seal compacts the file, so
+ * that the VACUUM after it gives the old runs back and truncates the
+ * emptied end (README section 4.7, "The seal moves runs down").
  */
 static int
 seal_rel(Relation rel)
@@ -212,6 +262,8 @@ seal_rel(Relation rel)
 	QsColDirectory dir;
 	TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
 	int			n = 0;
+	QsPageRange *windows;
+	int			nwindows;
 
 	if (RelationGetDescr(rel)->natts == 0)
 		return 0;
@@ -220,24 +272,43 @@ seal_rel(Relation rel)
 	if (opts.sort_col >= 0 && !attrs[opts.sort_col].has_order)
 		opts.sort_col = -1;
 	qs_coldir_read(rel, &dir);
+	/* highest run first: it takes the lowest window (move_below) */
+	qsort(dir.entries, dir.nentries, sizeof(QsColDirEntry), run_start_desc);
+	windows = qs_colrun_empty_windows(rel, InvalidBlockNumber, &nwindows);
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];
+		BlockNumber move = InvalidBlockNumber;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!seal_eligible(e, horizon))
 			continue;
+		if (e->run_start != InvalidBlockNumber &&
+			fits_below(windows, nwindows, e->npages, e->run_start))
+			move = e->run_start;
 		if (e->state == QS_COLBLK_OPEN)
 		{
-			qs_seal_version(rel, attrs, &opts, e, false);
+			seal_version(rel, attrs, &opts, e, false, move);
 			n++;
 		}
 		else if (opts.sort_col >= 0 && !image_sorted_on(rel, e, opts.sort_col))
 		{
-			qs_seal_version(rel, attrs, &opts, e, false);
+			seal_version(rel, attrs, &opts, e, false, move);
 			n++;
 		}
+		else if (move != InvalidBlockNumber)
+			seal_version(rel, attrs, &opts, e, false, move);
+		if (move != InvalidBlockNumber)
+		{
+			/* the move took pages: the map again */
+			if (windows)
+				pfree(windows);
+			windows = qs_colrun_empty_windows(rel, InvalidBlockNumber,
+											  &nwindows);
+		}
 	}
+	if (windows)
+		pfree(windows);
 	if (dir.entries)
 		pfree(dir.entries);
 	return n;
