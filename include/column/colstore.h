@@ -170,9 +170,12 @@ typedef struct QsColMeta
 /*
  * A FREE-range entry keeps freed pages [run_start, run_start + npages)
  * once VACUUM compacted away the retired entries that named them
- * (qs_coldir_compact): block_id 0 (ids start at 1), the TID range past
- * every real one (never reserved, sorts last), RETIRED with exactly these
- * flags, cid = the compaction's generation.  Every reader that skips
+ * (qs_coldir_compact), or pages a seal's move is about to convert
+ * (qs_coldir_append_free, so that VACUUM's sweep gives them back if the
+ * seal fails or crashes before its entry names them): block_id 0 (ids
+ * start at 1), the TID range past every real one (never reserved, sorts
+ * last), RETIRED with exactly these flags, cid = the compaction's
+ * generation (a move's entry: a generation of its own).  Every reader that skips
  * RETIRED or RUN_RECLAIMED entries skips it; run.c counts it as freed.
  */
 #define QS_COLDIR_FREE_FLAGS \
@@ -302,6 +305,7 @@ extern TransactionId qs_coldir_freeze(Relation rel, TransactionId horizon);
 extern uint32 qs_coldir_reclaim(Relation rel);
 extern uint32 qs_coldir_retire_emptied(Relation rel);
 extern uint32 qs_coldir_compact(Relation rel);
+extern void qs_coldir_append_free(Relation rel, const QsPageRange *r);
 extern void qs_coldir_debug_wait(int point);
 /* The directory's size, walked under one metapage hold (qs_coldir_count). */
 typedef struct QsColDirSize
@@ -318,15 +322,17 @@ extern void qs_coldir_count(Relation rel, QsColDirSize *size);
 /*
  * quickstep.debug_vacuum_crash (tests only, src/core/guc.c): PANIC at one
  * step of VACUUM's retirement of emptied blocks (1-3, dir.c), in any
- * run write into freed pages (4, run.c), or in the directory's compaction
- * (5-6, dir.c), for crash tests.
+ * run write into existing pages (4, run.c: freed ranges or a seal's
+ * window), or in the directory's compaction (5-6, dir.c), for crash
+ * tests; 7: as 4 with an ERROR (tests of a failed seal's move).
  */
 #define QS_DEBUG_VACUUM_INDEXED	1	/* index pass done, nothing retired */
 #define QS_DEBUG_VACUUM_RETIRED	2	/* a block retired, no page given back */
 #define QS_DEBUG_VACUUM_RECLAIMED 3	/* pages given back, entry not flagged */
-#define QS_DEBUG_RUN_CONVERTING	4	/* a run write into freed pages: one done */
+#define QS_DEBUG_RUN_CONVERTING	4	/* a run write into existing pages: one done */
 #define QS_DEBUG_VACUUM_COMPACT_FREE 5	/* compaction: FREE entries appended */
 #define QS_DEBUG_VACUUM_COMPACT_STEP 6	/* compaction: first pack step logged */
+#define QS_DEBUG_RUN_CONVERT_ERROR 7	/* as 4, but an ERROR, not a PANIC */
 
 extern void qs_debug_vacuum_point(int point);
 extern void qs_colmeta_set_stats(Relation rel, double main_rows,
@@ -421,6 +427,25 @@ extern HeapTuple qs_colmain_copy(Relation rel, ItemPointer tid,
 extern BlockNumber qs_colrun_write(Relation rel, uint32 block_id,
 								   const uint8 *image, uint64 image_len,
 								   BufferAccessStrategy strategy);
+/*
+ * The windows of empty pages quickstep.seal() may move runs down into
+ * (run.c, README section 4.7 "The seal moves runs down"): read from the
+ * free space map once per seal, then kept in memory, each move's pages and
+ * each page found taken cut out.
+ */
+typedef struct QsRunWindows
+{
+	MemoryContext cxt;			/* where w lives */
+	QsPageRange *w;				/* ascending, disjoint; NULL when none */
+	int			n;
+} QsRunWindows;
+
+extern void qs_colrun_empty_windows(Relation rel, QsRunWindows *ws);
+extern bool qs_colrun_window_fits(const QsRunWindows *ws, uint32 npages,
+								  BlockNumber below);
+extern BlockNumber qs_colrun_write_below(Relation rel, uint32 block_id,
+										 const uint8 *image, uint64 image_len,
+										 BlockNumber below, QsRunWindows *ws);
 extern uint32 qs_colrun_reclaim(Relation rel, const QsColDirEntry *e);
 extern uint32 qs_colrun_sweep(Relation rel, BufferAccessStrategy bstrategy);
 extern QsPageRange *qs_colrun_free_ranges(const QsColDirectory *all,

@@ -27,6 +27,7 @@ extern int	qs_debug_vacuum_crash;	/* column VACUUM and run-write crash
 											 * tests (dir.c, run.c) */
 extern bool qs_debug_merge_hold;	/* merge() then statements: hold (merge.c) */
 extern bool qs_debug_run_wait;	/* run write into freed pages waits (run.c) */
+extern bool qs_run_reuse_delta;	/* runs into empty delta pages (run.c) */
 extern int	qs_debug_dir_compact_min;	/* directory compaction trigger (dir.c) */
 extern int	qs_debug_dir_wait;	/* directory wait points (dir.c) */
 extern int	qs_merge_commit_wait;	/* ms, NOWAIT/SKIP LOCKED vs a committing

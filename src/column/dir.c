@@ -2723,6 +2723,39 @@ append_free_entries(Relation rel, const QsPageRange *f, int nf, CommandId gen)
 	}
 }
 
+/*
+ * qs_coldir_append_free
+ *		A seal's move (run.c, delta_window) is about to convert pages r of
+ *		the delta into a run that no entry names until the seal's
+ *		directory record: list them as freed first, in a FREE-range entry
+ *		of a generation of its own (one above every FREE entry's, so that
+ *		no two entries of one generation overlap: check.c), one generic
+ *		record.  If the seal then fails, is cancelled or crashes before
+ *		its record, VACUUM's sweep, which reads freed ranges only
+ *		(qs_colrun_sweep), finds the converted pages there and gives them
+ *		back; once the seal's entry names the run, the run is cut out of
+ *		the freed ranges as every run in use is.  Its WAL record precedes
+ *		the pages' own, so recovery never has the pages without it.  The
+ *		next compaction drops it with the older generations, the range
+ *		still listed in its own generation (qs_colrun_free_ranges).  The
+ *		caller holds ShareUpdateExclusiveLock: no compaction meanwhile.
+ */
+void
+qs_coldir_append_free(Relation rel, const QsPageRange *r)
+{
+	QsColDirectory all;
+	CommandId	gen = 1;
+
+	Assert(CheckRelationLockedByMe(rel, ShareUpdateExclusiveLock, true));
+	qs_coldir_read_all(rel, &all);
+	for (uint32 i = 0; i < all.nentries; i++)
+		if (qs_coldir_is_free(&all.entries[i]))
+			gen = Max(gen, all.entries[i].cid + 1);
+	if (all.entries)
+		pfree(all.entries);
+	append_free_entries(rel, r, 1, gen);
+}
+
 /* What a compaction removes: planned entries (by bytes) and old FREEs. */
 typedef struct CompactPlan
 {

@@ -4,8 +4,11 @@
  *	  Block runs: a column block image written over consecutive pages of
  *	  the main fork, and read back through shared buffers.
  *
- * Writing: first into pages given back to the delta (README section 4.7,
- * "Runs into freed page ranges": reuse_pages), else at the end of the
+ * Writing: a seal's move only into the lowest empty delta pages below the
+ * old run (README section 4.7, "The seal moves runs down":
+ * qs_colrun_write_below, or not at all); every other run first into pages
+ * given back to the delta (README section 4.7, "Runs into freed page
+ * ranges": reuse_pages), else at the end of the
  * fork while this backend holds the relation extension lock, so they are
  * consecutive (inserters into the delta extend under the same lock).  An
  * added page is new, exclusively locked from its extension until it is
@@ -17,7 +20,8 @@
  * on it and whoever locks it after finds a column page.
  * A run nothing points to yet (its directory entry is appended after)
  * is garbage after a crash; VACUUM gives such pages back when they lie in
- * freed ranges (qs_colrun_sweep), not at the end of the fork (README 11).
+ * freed ranges (qs_colrun_sweep: a seal's move lists its window as freed
+ * before it converts it), not at the end of the fork (README 11).
  *
  * Reading: qs_colblock_gather() asks for pages one at a time; each is
  * share-locked while it is checked (block id, page number, payload end)
@@ -338,7 +342,13 @@ fill_run_page(Relation rel, Buffer buf, uint32 block_id, const uint8 *image,
  * it from the free space map, or another run writer, locked it first)
  * ends the attempt: the pages converted so far go back to the delta
  * (nobody else reads or writes them: no directory entry names them) and
- * *taken is set to the taken page.
+ * *taken is set to the taken page.  A taken page we could lock (a column
+ * page, or one holding records) gets what it has free recorded in the
+ * free space map, 0 for a column page: the map is not WAL-logged, so a
+ * crash may lose the 0 take_page recorded, and a promoted standby's map
+ * never had it; left, the stale entry would offer the page again to every
+ * run write and every seal.  A page locked by another backend is left as
+ * recorded (it is busy, not necessarily taken).
  */
 static Buffer lock_run_page(Relation rel, BlockNumber blk, uint32 sp[4]);
 
@@ -352,10 +362,15 @@ convert_pages(Relation rel, const QsPageLayout *L, BlockNumber s,
 		BlockNumber blk = s + k;
 		Buffer		buf;
 
+		Size		freespace;
+
 		CHECK_FOR_INTERRUPTS();
 		buf = ReadBuffer(rel, blk);
-		if (!lock_if_free(L, buf, NULL))
+		if (!lock_if_free(L, buf, &freespace))
 		{
+			if (freespace != SIZE_MAX)
+				RecordPageWithFreeSpace(rel, blk, freespace);
+
 			/*
 			 * Give back the pages this write converted, each only while it
 			 * is still this run's page k (nothing else gives them back
@@ -383,8 +398,10 @@ convert_pages(Relation rel, const QsPageLayout *L, BlockNumber s,
 		if (k == 0 && npages > 1 && qs_debug_vacuum_crash == QS_DEBUG_RUN_CONVERTING)
 		{
 			XLogFlush(GetXLogInsertRecPtr());
-			elog(PANIC, "quickstep.debug_vacuum_crash: stopping in a run write into freed pages");
+			elog(PANIC, "quickstep.debug_vacuum_crash: stopping in a run write into existing pages");
 		}
+		if (k == 0 && npages > 1 && qs_debug_vacuum_crash == QS_DEBUG_RUN_CONVERT_ERROR)
+			elog(ERROR, "quickstep.debug_vacuum_crash: failing in a run write into existing pages");
 	}
 	return true;
 }
@@ -409,7 +426,8 @@ debug_wait(void)
  *		or InvalidBlockNumber when no freed range takes it.  A page the free
  *		space map records with less than half a page free is taken by the
  *		delta (given-back pages are recorded empty, converted ones as
- *		full): passed over unread.  Stale entries only cost a read.
+ *		full): passed over unread.  A stale entry costs a read, once:
+ *		convert_pages records what the page really has free.
  */
 static BlockNumber
 reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
@@ -461,6 +479,268 @@ reuse_pages(Relation rel, uint32 block_id, const uint8 *image,
 	pfree(fr.starts);
 	pfree(all.entries);
 	return found;
+}
+
+/*
+ * Cut pages [a, b) out of the windows (ascending, disjoint): a window
+ * meeting them keeps its pieces below a and from b on.  The array is
+ * rebuilt in ws->cxt (the seal's, which outlives each seal_version).
+ */
+static void
+windows_cut(QsRunWindows *ws, BlockNumber a, BlockNumber b)
+{
+	QsPageRange *out;
+	int			n = 0;
+
+	if (ws->n == 0 || a >= b)
+		return;
+	out = MemoryContextAlloc(ws->cxt, sizeof(QsPageRange) * (ws->n + 1));
+	for (int i = 0; i < ws->n; i++)
+	{
+		QsPageRange r = ws->w[i];
+
+		if (r.end <= a || r.start >= b)
+		{
+			out[n++] = r;
+			continue;
+		}
+		if (r.start < a)
+		{
+			out[n].start = r.start;
+			out[n].end = a;
+			n++;
+		}
+		if (r.end > b)
+		{
+			out[n].start = b;
+			out[n].end = r.end;
+			n++;
+		}
+	}
+	pfree(ws->w);
+	ws->w = out;
+	ws->n = n;
+}
+
+/*
+ * Are pages [s, s + npages) free (page_is_free) now?  Each looked at under
+ * a share lock, one at a time, holding no other (so the wait for one
+ * blocks nobody who waits for us); the first that is not is *taken, with
+ * what it has free recorded in the free space map (0 for a column page),
+ * as convert_pages does.  Only a filter: the pages decide again under
+ * their exclusive locks.  It spares a window the free space map offers
+ * wrongly (a stale entry of a run page, a delta page refilled since the
+ * map was read) a directory record per page of it (delta_window).
+ */
+static bool
+window_probe(Relation rel, const QsPageLayout *L, BlockNumber s,
+			 uint32 npages, BlockNumber *taken)
+{
+	for (uint32 k = 0; k < npages; k++)
+	{
+		Buffer		buf;
+		Page		page;
+		bool		isfree;
+		Size		freespace = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(rel, s + k);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		isfree = page_is_free(L, page);
+		if (!isfree)
+			freespace = qs_page_free_space(L, page);
+		UnlockReleaseBuffer(buf);
+		if (!isfree)
+		{
+			RecordPageWithFreeSpace(rel, s + k, freespace);
+			*taken = s + k;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * delta_window
+ *		Write the run into the lowest npages consecutive pages of the
+ *		seal's windows below 'below' (delta pages a merge emptied and
+ *		VACUUM recorded, and pages given back), none of them starting
+ *		where a run of block_id's entries starts; the first page, or
+ *		InvalidBlockNumber when no window takes it.  No look-up of the
+ *		free space map: the windows are the seal's list (read once,
+ *		qs_colrun_empty_windows), and the pages decide (window_probe
+ *		first, then convert_pages under each page's exclusive lock).  A
+ *		page found taken is cut out of the list (and its free space
+ *		recorded) and the search goes on after it; the run's pages are
+ *		cut out once written.  Before a window is converted it is listed
+ *		as freed (qs_coldir_append_free), so that a seal that fails, is
+ *		cancelled or crashes before its directory record names the run
+ *		leaves pages VACUUM's sweep gives back, not column pages nothing
+ *		names.
+ */
+static BlockNumber
+delta_window(Relation rel, uint32 block_id, const uint8 *image,
+			 uint64 image_len, uint32 npages, BlockNumber below,
+			 QsRunWindows *ws)
+{
+	QsColDirectory all;
+	const QsPageLayout *L = qs_layout_of(rel);
+	BlockNumber found = InvalidBlockNumber;
+	BlockNumber *starts;
+	int			nstarts = 0;
+	QsPageRange *w;
+	int			nw = ws->n;
+
+	if (nw == 0)
+		return InvalidBlockNumber;
+	below = Min(below, RelationGetNumberOfBlocks(rel));
+
+	/* a new run of a block never starts where one of its runs started */
+	qs_coldir_read_all(rel, &all);
+	starts = palloc(sizeof(BlockNumber) * Max(all.nentries, 1));
+	for (uint32 i = 0; i < all.nentries; i++)
+		if (all.entries[i].block_id == block_id &&
+			all.entries[i].run_start != InvalidBlockNumber)
+			starts[nstarts++] = all.entries[i].run_start;
+	if (nstarts > 1)
+		qsort(starts, nstarts, sizeof(BlockNumber), blkno_cmp);
+	if (all.entries)
+		pfree(all.entries);
+
+	/* a copy to walk: the list itself loses pages as they are found taken */
+	w = palloc(sizeof(QsPageRange) * nw);
+	memcpy(w, ws->w, sizeof(QsPageRange) * nw);
+	for (int i = 0; i < nw && found == InvalidBlockNumber; i++)
+	{
+		BlockNumber s = w[i].start;
+		BlockNumber end = Min(w[i].end, below);
+
+		while (found == InvalidBlockNumber && s < end && end - s >= npages)
+		{
+			BlockNumber taken = InvalidBlockNumber;
+			QsPageRange r;
+
+			CHECK_FOR_INTERRUPTS();
+			if (nstarts > 0 &&
+				bsearch(&s, starts, nstarts, sizeof(BlockNumber),
+						blkno_cmp) != NULL)
+			{
+				s++;
+				continue;
+			}
+			if (!window_probe(rel, L, s, npages, &taken))
+			{
+				windows_cut(ws, taken, taken + 1);
+				s = taken + 1;
+				continue;
+			}
+			r.start = s;
+			r.end = s + npages;
+			qs_coldir_append_free(rel, &r);
+			if (qs_debug_run_wait)
+				debug_wait();
+			if (convert_pages(rel, L, s, npages, block_id, image,
+							  image_len, &taken))
+			{
+				found = s;
+				windows_cut(ws, s, s + npages);
+			}
+			else
+			{
+				windows_cut(ws, taken, taken + 1);
+				s = taken + 1;
+			}
+		}
+	}
+	pfree(w);
+	pfree(starts);
+	return found;
+}
+
+/*
+ * qs_colrun_empty_windows
+ *		The seal's windows (ws, in CurrentMemoryContext): the ranges of
+ *		consecutive pages past the metapage that the free space map
+ *		records at least half empty, ascending — the map's word, not
+ *		checked on the pages.  Read once per seal (one look-up per page of
+ *		the fork); quickstep.seal() moves a block's run down only when a
+ *		window below it is long enough (src/merge/seal.c), and each move
+ *		cuts its pages and the pages it found taken out of the list
+ *		(delta_window) instead of reading the map again.  None with
+ *		quickstep.column_run_reuse_delta off.
+ */
+void
+qs_colrun_empty_windows(Relation rel, QsRunWindows *ws)
+{
+	int			cap = 0;
+	BlockNumber s = InvalidBlockNumber;
+	BlockNumber nblocks;
+
+	ws->cxt = CurrentMemoryContext;
+	ws->w = NULL;
+	ws->n = 0;
+	if (!qs_run_reuse_delta)
+		return;
+	nblocks = RelationGetNumberOfBlocks(rel);
+	for (BlockNumber b = QS_COLMETA_BLKNO + 1; b <= nblocks; b++)
+	{
+		bool		empty = b < nblocks &&
+			GetRecordedFreeSpace(rel, b) >= BLCKSZ / 2;
+
+		if ((b & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (empty && s == InvalidBlockNumber)
+			s = b;
+		else if (!empty && s != InvalidBlockNumber)
+		{
+			if (ws->n == cap)
+			{
+				cap = Max(16, cap * 2);
+				ws->w = ws->w ? repalloc(ws->w, sizeof(QsPageRange) * cap) :
+					palloc(sizeof(QsPageRange) * cap);
+			}
+			ws->w[ws->n].start = s;
+			ws->w[ws->n].end = b;
+			ws->n++;
+			s = InvalidBlockNumber;
+		}
+	}
+}
+
+/*
+ * qs_colrun_window_fits
+ *		Is one of the windows at least npages long below 'below'?  Only
+ *		pages below it count: a run's own pages are not empty, so a window
+ *		never reaches into it.
+ */
+bool
+qs_colrun_window_fits(const QsRunWindows *ws, uint32 npages, BlockNumber below)
+{
+	for (int i = 0; i < ws->n && ws->w[i].start < below; i++)
+		if (Min(ws->w[i].end, below) - ws->w[i].start >= npages)
+			return true;
+	return false;
+}
+
+/*
+ * qs_colrun_write_below
+ *		Write the run into the lowest npages consecutive pages of the
+ *		windows ws below 'below' (delta pages emptied by VACUUM included,
+ *		not only the directory's freed ranges); InvalidBlockNumber when
+ *		none takes it.  Never elsewhere: a move that does not go down is
+ *		no move, and the caller decides what else to do (seal.c).
+ */
+BlockNumber
+qs_colrun_write_below(Relation rel, uint32 block_id, const uint8 *image,
+					  uint64 image_len, BlockNumber below, QsRunWindows *ws)
+{
+	uint32		npages = qs_colblock_npages(image_len);
+
+	if (!qs_run_reuse_delta || npages == 0 ||
+		!qs_colrun_window_fits(ws, npages, below))
+		return InvalidBlockNumber;
+	return delta_window(rel, block_id, image, image_len, npages, below, ws);
 }
 
 BlockNumber
@@ -872,9 +1152,10 @@ sweep_keeps(const SweepEntry *se, int nse, uint32 next_block_id,
  *		  load may be writing its run now.
  *		Merges and seals write runs under ShareUpdateExclusiveLock,
  *		which the caller holds: none is in progress.  Only freed ranges are
- *		swept, the only pages a run write converts; an unnamed run written
- *		at the end of the fork stays (README section 11).  Returns the
- *		pages given back.
+ *		swept: the only pages a run write converts, since a seal's move
+ *		lists the delta pages it converts as a freed range first
+ *		(qs_coldir_append_free); an unnamed run written at the end of the
+ *		fork stays (README section 11).  Returns the pages given back.
  *
  *		Each page is read through the caller's buffer access strategy
  *		(VACUUM's ring: the freed ranges of every round ever recorded are

@@ -24,6 +24,7 @@ bool		qs_debug_undecodable = false;
 int			qs_debug_vacuum_crash = 0;
 int			qs_debug_dir_compact_min = -1;
 bool		qs_debug_run_wait = false;
+bool		qs_run_reuse_delta = true;
 bool		qs_debug_merge_hold = false;
 int			qs_debug_dir_wait = QS_DIR_WAIT_OFF;
 int			qs_merge_commit_wait = 10;
@@ -136,9 +137,9 @@ qs_define_gucs(bool at_preload)
 	/* For crash tests of VACUUM giving back emptied column blocks (dir.c). */
 	DefineCustomIntVariable("quickstep.debug_vacuum_crash",
 							"Makes VACUUM of a column table PANIC at one step of retiring emptied blocks (for tests).",
-							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 4: (any run write) after the first page of a run written into given-back pages; 5: after a directory compaction appended its FREE-range entries; 6: after its first pack step; 0: never.",
+							"1: after the index pass, 2: after a block is retired, 3: after its pages are given back, before they are marked so; 4: (any run write) after the first page of a run written into existing pages (given back, or a seal's move); 5: after a directory compaction appended its FREE-range entries; 6: after its first pack step; 7: as 4, but an ERROR instead of a PANIC; 0: never.",
 							&qs_debug_vacuum_crash,
-							0, 0, 6,
+							0, 0, 7,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
@@ -166,9 +167,23 @@ qs_define_gucs(bool at_preload)
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
+	/*
+	 * quickstep.seal()'s moves of runs down into empty pages (seal.c,
+	 * run.c, README section 4.7 "The seal moves runs down"); off only to
+	 * measure the file without them (bench W7).
+	 */
+	DefineCustomBoolVariable("quickstep.column_run_reuse_delta",
+							 "Lets quickstep.seal() write column blocks again into empty pages below their runs (emptied delta pages included), so that VACUUM can truncate the file's end.",
+							 "Off, quickstep.seal() moves no block; merges and loads are not affected either way.",
+							 &qs_run_reuse_delta,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	/* For isolation tests of run writes into given-back pages (run.c). */
 	DefineCustomBoolVariable("quickstep.debug_run_wait",
-							 "Makes a column run write wait for advisory lock (7401, 1) between choosing given-back pages and converting them (for tests).",
+							 "Makes a column run write wait for advisory lock (7401, 1) between choosing given-back pages (or a seal's window) and converting them (for tests).",
 							 NULL,
 							 &qs_debug_run_wait,
 							 false,

@@ -8,7 +8,7 @@ COMMENT ON FUNCTION quickstep.merge(regclass) IS
 CREATE FUNCTION quickstep.seal(rel regclass) RETURNS integer
 	AS 'MODULE_PATHNAME', 'qs_seal_sql' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION quickstep.seal(regclass) IS
-	'seal a quickstep_column table''s open block and, with a sort key, sort its sealed blocks still in arrival order, keeping every row''s TID; returns how many blocks were sealed or sorted (table owner only)';
+	'seal a quickstep_column table''s open block and, with a sort key, sort its sealed blocks still in arrival order, keeping every row''s TID, and writes blocks whose runs have enough empty pages below them again there, so that VACUUM can truncate the file''s end; returns how many blocks were sealed or sorted (table owner only)';
 
 -- The merge worker (src/merge/launcher.c): the launcher learns at once that
 -- this database has the extension.

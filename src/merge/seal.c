@@ -61,9 +61,33 @@ seal_fill(QsColBuilder *b, Relation rel, const QsColDirEntry *e)
  *		a frozen one.  The caller holds ShareUpdateExclusiveLock (no merge
  *		or seal beside it).
  */
+static bool seal_version(Relation rel, QsColAttr *attrs,
+						 const QsColLoadOptions *opts,
+						 const QsColDirEntry *live, bool same_xact,
+						 bool must_seal, QsRunWindows *ws);
+
 void
 qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 				const QsColDirEntry *live, bool same_xact)
+{
+	(void) seal_version(rel, attrs, opts, live, same_xact, true, NULL);
+}
+
+/*
+ * ws: not NULL, the seal may move the block down (seal_rel): the new
+ * version gets its own run, even without a sort key, written into the
+ * lowest window of ws below the old run if one takes the rebuilt image
+ * (measured: it may be longer than the old run, e.g. a bulk-loaded
+ * block's gains its rows' origin xmins).  If none does, must_seal (an open
+ * block, or one to sort) seals it as without ws; otherwise (a pure move)
+ * nothing is written: a run rewritten anywhere else is no move down, only
+ * a rewrite, and may grow the file.  Returns whether a version was
+ * written.
+ */
+static bool
+seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
+			 const QsColDirEntry *live, bool same_xact, bool must_seal,
+			 QsRunWindows *ws)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "quickstep seal",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -77,23 +101,14 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 	QsColDirectory dir;
 	const QsColDirEntry *found;
 	BlockNumber lockblk;
-	BlockNumber run_start;
-	bool		share = opts->sort_col < 0 && opts->index_cols == NULL;
+	BlockNumber run_start = InvalidBlockNumber;
+	bool		can_share = opts->sort_col < 0 && opts->index_cols == NULL;
+	bool		share = can_share && ws == NULL;
 
 	Assert(opts->sort_col >= 0 || !same_xact);
+	Assert(must_seal || ws != NULL);
 
-	if (share)
-	{
-		/*
-		 * No sort key, no index sub-blocks to add: the new version shares
-		 * the old one's run (the same image), only its state says SEALED.
-		 * VACUUM gives a run back once no version naming it is alive
-		 * (qs_coldir_reclaim).
-		 */
-		run_start = live->run_start;
-		image_len = live->image_len;
-	}
-	else
+	if (!share)
 	{
 		/* the image first: nobody waits on the block while it is sorted */
 		qs_colbuilder_init(&b, rel, attrs);
@@ -108,10 +123,39 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 		/*
 		 * Written before the lock, as the merge's append does: the run is
 		 * nobody's until qs_coldir_supersede names it (an error or a crash
-		 * leaves it to VACUUM), and no deleter waits for the image write.
+		 * leaves it to VACUUM's sweep: a move's window is listed as freed
+		 * before it is converted), and no deleter waits for the image
+		 * write.
 		 */
-		run_start = qs_colrun_write(rel, live->block_id, image, image_len,
-										NULL);
+		if (ws != NULL)
+			run_start = qs_colrun_write_below(rel, live->block_id, image,
+											  image_len, live->run_start, ws);
+		if (run_start == InvalidBlockNumber)
+		{
+			if (!must_seal)
+			{
+				/* a pure move that found no window below: nothing to do */
+				MemoryContextSwitchTo(old);
+				MemoryContextDelete(cxt);
+				return false;
+			}
+			if (can_share)
+				share = true;	/* sealed as without the move */
+			else
+				run_start = qs_colrun_write(rel, live->block_id, image,
+											image_len, NULL);
+		}
+	}
+	if (share)
+	{
+		/*
+		 * No sort key, no index sub-blocks to add: the new version shares
+		 * the old one's run (the same image), only its state says SEALED.
+		 * VACUUM gives a run back once no version naming it is alive
+		 * (qs_coldir_reclaim).
+		 */
+		run_start = live->run_start;
+		image_len = live->image_len;
 	}
 
 	/*
@@ -157,6 +201,7 @@ qs_seal_version(Relation rel, QsColAttr *attrs, const QsColLoadOptions *opts,
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+	return true;
 }
 
 /*
@@ -199,10 +244,24 @@ image_sorted_on(Relation rel, const QsColDirEntry *e, int sort_col)
 	return sorted;
 }
 
+static int
+run_start_desc(const void *a, const void *b)
+{
+	BlockNumber x = ((const QsColDirEntry *) a)->run_start;
+	BlockNumber y = ((const QsColDirEntry *) b)->run_start;
+
+	/* InvalidBlockNumber (no run) sorts first; such entries are skipped */
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /*
  * The seal of one column table: its open blocks, and with a sort key the
  * sealed blocks not sorted on it.  Returns how many blocks were sealed or
- * sorted.
+ * sorted.  Any live block whose run has enough empty pages below it (the
+ * delta pages merges emptied, runs given back) is also written again,
+ * there, highest run first (not counted): the seal compacts the file, so
+ * that the VACUUM after it gives the old runs back and truncates the
+ * emptied end (README section 4.7, "The seal moves runs down").
  */
 static int
 seal_rel(Relation rel)
@@ -212,6 +271,7 @@ seal_rel(Relation rel)
 	QsColDirectory dir;
 	TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
 	int			n = 0;
+	QsRunWindows ws;
 
 	if (RelationGetDescr(rel)->natts == 0)
 		return 0;
@@ -220,24 +280,39 @@ seal_rel(Relation rel)
 	if (opts.sort_col >= 0 && !attrs[opts.sort_col].has_order)
 		opts.sort_col = -1;
 	qs_coldir_read(rel, &dir);
+	/* highest run first: it takes the lowest window */
+	qsort(dir.entries, dir.nentries, sizeof(QsColDirEntry), run_start_desc);
+	/* the free space map once; each move cuts its pages out (run.c) */
+	qs_colrun_empty_windows(rel, &ws);
 	for (uint32 i = 0; i < dir.nentries; i++)
 	{
 		const QsColDirEntry *e = &dir.entries[i];
+		bool		to_seal;
+		bool		may_move;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!seal_eligible(e, horizon))
 			continue;
-		if (e->state == QS_COLBLK_OPEN)
+
+		/*
+		 * A first filter on the old run's length; seal_version measures
+		 * the rebuilt image before it moves anything.
+		 */
+		may_move = e->run_start != InvalidBlockNumber &&
+			qs_colrun_window_fits(&ws, e->npages, e->run_start);
+		to_seal = e->state == QS_COLBLK_OPEN ||
+			(opts.sort_col >= 0 && !image_sorted_on(rel, e, opts.sort_col));
+		if (to_seal)
 		{
-			qs_seal_version(rel, attrs, &opts, e, false);
+			(void) seal_version(rel, attrs, &opts, e, false, true,
+								may_move ? &ws : NULL);
 			n++;
 		}
-		else if (opts.sort_col >= 0 && !image_sorted_on(rel, e, opts.sort_col))
-		{
-			qs_seal_version(rel, attrs, &opts, e, false);
-			n++;
-		}
+		else if (may_move)
+			(void) seal_version(rel, attrs, &opts, e, false, false, &ws);
 	}
+	if (ws.w)
+		pfree(ws.w);
 	if (dir.entries)
 		pfree(dir.entries);
 	return n;
