@@ -35,6 +35,7 @@
 #include "column/append.h"
 #include "column/colstore.h"
 #include "column/options.h"
+#include "merge/stubs.h"
 
 static void add_block_rows(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 						   uint32 n, const bool *want);
@@ -119,11 +120,23 @@ qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 	for (uint32 row = 0; row < n; row++)
 	{
 		ItemPointerData otid;
+		ItemPointerData vtid;
 
 		qs_colbuilder_set_origin(b, first + row, qs_colrows_shown_xmin(rr, row));
-		/* and the delta TID it came from (SERIALIZABLE: dml.c) */
+
+		/*
+		 * and the delta TID it came from (SERIALIZABLE: dml.c), while its
+		 * moved version is still there: once that is gone, no SIREAD lock
+		 * on it was left (src/merge/stubs.c) and it never comes back, so
+		 * no writer reads the origin again (dml.c qs_ssi_origin); the
+		 * block stops paying for it at its next version.
+		 */
 		if (qs_colrows_otid(rr, row, &otid))
-			qs_colbuilder_set_otid(b, first + row, &otid);
+		{
+			qs_virt_tid(rr->h.entry.tid_range, row, &vtid);
+			if (qs_stub_is_origin(rel, &otid, &vtid))
+				qs_colbuilder_set_otid(b, first + row, &otid);
+		}
 	}
 	pfree(want);
 }
