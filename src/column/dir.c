@@ -2964,6 +2964,17 @@ qs_coldir_compact(Relation rel)
 		threshold = Max((uint64) QS_COLDIR_PER_PAGE, all.nentries / 4);
 
 	/*
+	 * The directory's last page is the file's last: it was added at the
+	 * end (a seal's moves append entries above the runs they vacated), and
+	 * it keeps this VACUUM from truncating the empty pages below it.  Pack
+	 * whatever can go, so that the page empties and goes back.
+	 */
+	qs_colmeta_read(rel, &meta);
+	if (meta.dir_tail != InvalidBlockNumber &&
+		meta.dir_tail + 1 == RelationGetNumberOfBlocks(rel))
+		threshold = Min(threshold, 1);
+
+	/*
 	 * Older FREE entries count only as far as the new generation has
 	 * fewer: a table with many disjoint freed ranges would otherwise
 	 * rewrite them all, and lock the whole chain step by step, at every
