@@ -2963,16 +2963,28 @@ qs_coldir_compact(Relation rel)
 	else
 		threshold = Max((uint64) QS_COLDIR_PER_PAGE, all.nentries / 4);
 
+	f = qs_colrun_free_ranges(&all, RelationGetNumberOfBlocks(rel), &nf);
+
 	/*
 	 * The directory's last page is the file's last: it was added at the
 	 * end (a seal's moves append entries above the runs they vacated), and
 	 * it keeps this VACUUM from truncating the empty pages below it.  Pack
-	 * whatever can go, so that the page empties and goes back.
+	 * if that empties the page, whatever the threshold: what is left (and
+	 * the new FREE entries) fits in the pages before it.  Each such pack
+	 * gives a page back, so it does not repeat at every VACUUM.
 	 */
 	qs_colmeta_read(rel, &meta);
-	if (meta.dir_tail != InvalidBlockNumber &&
+	if (nrm > 0 && meta.dir_tail != InvalidBlockNumber &&
 		meta.dir_tail + 1 == RelationGetNumberOfBlocks(rel))
-		threshold = Min(threshold, 1);
+	{
+		QsColDirSize size;
+
+		qs_coldir_count(rel, &size);
+		if (size.pages > 1 &&
+			all.nentries - nrm - nold_free + (uint64) nf <=
+			(size.pages - 1) * (uint64) QS_COLDIR_PER_PAGE)
+			threshold = 1;
+	}
 
 	/*
 	 * Older FREE entries count only as far as the new generation has
@@ -2980,7 +2992,6 @@ qs_coldir_compact(Relation rel)
 	 * rewrite them all, and lock the whole chain step by step, at every
 	 * VACUUM that finds one removable entry.
 	 */
-	f = qs_colrun_free_ranges(&all, RelationGetNumberOfBlocks(rel), &nf);
 	if (nrm == 0 ||
 		(uint64) nrm + (nold_free > (uint32) nf ? nold_free - nf : 0) < threshold)
 	{

@@ -611,7 +611,9 @@ qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid)
  *		The origin TID of main row 'vtid' of 'rel' (qs_colrows_otid), read
  *		from the newest version of its range that holds the row and whose
  *		writer committed (or is ours): every later version carries its
- *		predecessor's origins unchanged, and VACUUM retires only superseded
+ *		predecessor's origins whose stubs are still there (append.c; a
+ *		dropped one's stub is gone for good, so a writer would not use it
+ *		anyway: dml.c qs_ssi_origin), and VACUUM retires only superseded
  *		versions, so its pages stay while we read them (an aborted or
  *		running writer's may not: an aborted version's run is reclaimed
  *		without a horizon).  False: none.  Reads directory and block pages:
