@@ -1477,19 +1477,60 @@ qs_ssi_check_write(Relation rel, ItemPointer tid, BlockNumber blk,
  * The delta TID a merge moved main row 'tid' from, into *origin: invalid
  * when it has none, when its moved version is gone (then no SIREAD lock
  * there is a reader's of this row: src/merge/stubs.c), or for a write that
- * checks no serializable conflict.  Read before the row's page is locked:
- * it reads directory, block and delta pages.
+ * checks no serializable conflict.  *cand gets the origin TID whether or
+ * not its stub is there (invalid when the write checks none): a writer
+ * that waits for the row's lock decides again after the wait
+ * (qs_ssi_origin_again).  Read before the row's page is locked: it reads
+ * directory, block and delta pages.
  */
 static void
-qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin)
+qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin,
+			  ItemPointer cand)
 {
 	ItemPointerSetInvalid(origin);
+	ItemPointerSetInvalid(cand);
 	/* as SerializationNeededForWrite: temporary tables take no lock */
 	if (IsolationIsSerializable() && qs_tid_is_virtual(tid) &&
 		!RelationUsesLocalBuffers(rel) &&
-		qs_col_origin_tid(rel, tid, origin) &&
-		!qs_stub_is_origin(rel, origin, tid))
+		qs_col_origin_tid(rel, tid, cand))
+	{
+		if (qs_stub_is_origin(rel, cand, tid))
+			*origin = *cand;
+	}
+	else
+		ItemPointerSetInvalid(cand);
+}
+
+/*
+ * After a wait for the lock of main row 'tid' (buf, its delete-map page,
+ * exclusively locked; *tp its header): is the stub still at the origin
+ * 'cand'?  It may have gone during the wait (src/merge/stubs.c: once every
+ * snapshot sees the merge and no reader's SIREAD lock names it) and a new
+ * row taken its TID, whose readers' locks are no conflict with a write of
+ * this row (a false serialization failure if checked).  Deciding after the
+ * wait misses none: a stub found gone had no reader lock left, and none
+ * can come (no snapshot reads a dead stub).  The stub's page is read with
+ * 'buf' unlocked (delta page, then delete-map page: the merge's order), so
+ * a writer may change the row meanwhile: returns false when its xmax
+ * changed, and the caller decides about the row again (heap's retry after
+ * a wait); *origin is set either way.
+ */
+static bool
+qs_ssi_origin_again(Relation rel, const QsPageLayout *L, Buffer buf,
+					OffsetNumber off, ItemPointer tid, ItemPointer cand,
+					ItemPointer origin, HeapTuple tp,
+					HeapTupleHeaderData *scratch)
+{
+	TransactionId xmax = HeapTupleHeaderGetRawXmax(tp->t_data);
+	uint16		infomask = tp->t_data->t_infomask;
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (qs_stub_is_origin(rel, cand, tid))
+		*origin = *cand;
+	else
 		ItemPointerSetInvalid(origin);
+	qs_relock(L, rel, buf, off, tp, scratch);
+	return !qs_xmax_changed(tp, xmax, infomask);
 }
 
 /*
@@ -1563,7 +1604,7 @@ qs_delete_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 			   OffsetNumber off, CommandId cid, bool wait,
 			   bool *have_tuple_lock, HeapTuple tp,
 			   HeapTupleHeaderData *scratch, ItemPointer link,
-			   TransactionId *mover)
+			   TransactionId *mover, bool *slept)
 {
 	TM_Result	result;
 
@@ -1599,6 +1640,7 @@ l1:
 				qs_multi_wait((MultiXactId) xwait, MultiXactStatusUpdate,
 							  infomask, false, rel, &tp->t_self, XLTW_Delete,
 							  NULL);
+				*slept = true;
 				qs_relock(L, rel, buf, off, tp, scratch);
 				if (qs_xmax_changed(tp, xwait, infomask))
 					goto l1;
@@ -1615,6 +1657,7 @@ l1:
 			qs_acquire_tuplock(rel, &tp->t_self, LockTupleExclusive,
 							   LockWaitBlock, have_tuple_lock);
 			XactLockTableWait(xwait, rel, &tp->t_self, XLTW_Delete);
+			*slept = true;
 			qs_relock(L, rel, buf, off, tp, scratch);
 			if (qs_xmax_changed(tp, xwait, infomask))
 				goto l1;
@@ -1655,12 +1698,24 @@ qs_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 	HeapTuple	oldkey = NULL;
 	uint16		logflags = 0;
 	ItemPointerData origin;
+	ItemPointerData cand;
 
 	MultiXactIdSetOldestMember();
-	qs_ssi_origin(rel, tid, &origin);
+	qs_ssi_origin(rel, tid, &origin, &cand);
 	buf = qs_read_for_write(rel, L, tid, "delete");
-	result = qs_delete_wait(rel, L, buf, off, cid, wait, &have_tuple_lock,
-							&tp, &scratch, &tmfd->ctid, &tmfd->xmax);
+	for (;;)
+	{
+		bool		slept = false;
+
+		result = qs_delete_wait(rel, L, buf, off, cid, wait, &have_tuple_lock,
+								&tp, &scratch, &tmfd->ctid, &tmfd->xmax,
+								&slept);
+		/* the origin decided before a wait may be stale: decide again */
+		if (result != TM_Ok || !slept || !ItemPointerIsValid(&cand) ||
+			qs_ssi_origin_again(rel, L, buf, off, tid, &cand, &origin, &tp,
+								&scratch))
+			break;
+	}
 	if (result == TM_Invisible)
 	{
 		UnlockReleaseBuffer(buf);
@@ -1788,7 +1843,7 @@ qs_update_wait(Relation rel, const QsPageLayout *L, Buffer buf,
 			   bool *have_tuple_lock, bool *checked_lockers,
 			   bool *locker_remains, HeapTuple tp,
 			   HeapTupleHeaderData *scratch, ItemPointer link,
-			   TransactionId *mover)
+			   TransactionId *mover, bool *slept)
 {
 	TM_Result	result;
 	MultiXactStatus mxact_status = key_intact ?
@@ -1825,6 +1880,7 @@ l2:
 									   LockWaitBlock, have_tuple_lock);
 				qs_multi_wait((MultiXactId) xwait, mxact_status, infomask,
 							  false, rel, &tp->t_self, XLTW_Update, &remain);
+				*slept = true;
 				*checked_lockers = true;
 				*locker_remains = remain != 0;
 				qs_relock(L, rel, buf, off, tp, scratch);
@@ -1865,6 +1921,7 @@ l2:
 			qs_acquire_tuplock(rel, &tp->t_self, lockmode, LockWaitBlock,
 							   have_tuple_lock);
 			XactLockTableWait(xwait, rel, &tp->t_self, XLTW_Update);
+			*slept = true;
 			*checked_lockers = true;
 			qs_relock(L, rel, buf, off, tp, scratch);
 			if (qs_xmax_changed(tp, xwait, infomask))
@@ -1928,12 +1985,13 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		use_hot = false;
 	bool		oldheaponly;
 	ItemPointerData origin;
+	ItemPointerData cand;
 
 	QS_SET_UPDATE_ALL(update_indexes);
 	slot->tts_tableOid = RelationGetRelid(rel);
 
 	MultiXactIdSetOldestMember();
-	qs_ssi_origin(rel, otid, &origin);
+	qs_ssi_origin(rel, otid, &origin, &cand);
 	buf = qs_read_for_write(rel, L, otid, "update");
 	key_changed = qs_attrs_changed(rel, L, BufferGetPage(buf), off, newtup,
 								   INDEX_ATTR_BITMAP_KEY, false);
@@ -1960,10 +2018,20 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 								   INDEX_ATTR_BITMAP_ALL, false);
 #endif
 	}
-	result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
-							!key_changed, &have_tuple_lock, &checked_lockers,
-							&locker_remains, &tp, &scratch, &tmfd->ctid,
-							&tmfd->xmax);
+	for (;;)
+	{
+		bool		slept = false;
+
+		result = qs_update_wait(rel, L, buf, off, cid, wait, *lockmode,
+								!key_changed, &have_tuple_lock,
+								&checked_lockers, &locker_remains, &tp,
+								&scratch, &tmfd->ctid, &tmfd->xmax, &slept);
+		/* the origin decided before a wait may be stale: decide again */
+		if (result != TM_Ok || !slept || !ItemPointerIsValid(&cand) ||
+			qs_ssi_origin_again(rel, L, buf, off, otid, &cand, &origin, &tp,
+								&scratch))
+			break;
+	}
 	if (result == TM_Invisible)
 	{
 		UnlockReleaseBuffer(buf);
