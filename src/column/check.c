@@ -387,7 +387,8 @@ delmap_judge(Buffer buf, const DelmapReach *r, bool reached, uint32 *block_id,
 	 * version's published.  From the top down, to the first row a live
 	 * version has: the inserters asked are recent aborted merges, whose
 	 * xids the commit log still holds (VACUUM removes their entries
-	 * before relfrozenxid passes them, or keeps relfrozenxid at them).
+	 * before relfrozenxid passes them, or marks them dead, with no xid
+	 * left to ask, or keeps relfrozenxid at them).
 	 */
 	range = (vblock - QS_VIRT_BASE) / QS_VIRT_PAGES_PER_RANGE;
 	first = ((vblock - QS_VIRT_BASE) % QS_VIRT_PAGES_PER_RANGE) *

@@ -21,7 +21,8 @@
  * (a delete-map entry is not a row of the delta); VACUUM alone looks at
  * the entries (vacuum.c), as the records they are: freezing, removing
  * the index entries of rows dead to everybody, then marking the entry
- * removed (xmin invalid).  A row without a delete-map entry is "never
+ * removed (xmin invalid); without index cleanup, marking it dead (no
+ * xid, index entries kept: entry_dead) for a later VACUUM to remove.  A row without a delete-map entry is "never
  * deleted, never locked": its header is the directory entry's.
  *
  * Creation is serialized per block by a heavyweight page lock on the

@@ -8,7 +8,9 @@
  *	   HeapTupleSatisfiesVacuum, collect the TIDs of records dead to
  *	   everyone, and freeze: a committed xmin older than FreezeLimit gets
  *	   the frozen bits, an aborted or lock-only xmax older than FreezeLimit
- *	   is cleared (WAL: generic, one record per changed page);
+ *	   is cleared (WAL: generic, one record per changed page); without
+ *	   index cleanup a column table's dead main rows are marked dead
+ *	   there too (no xid left: src/column/delmap.c, dm_mark_dead);
  *	2. delete the index entries of the dead TIDs (index_bulk_delete), then
  *	   per page mark those records unused and, when a cleanup lock is free
  *	   at once, compact the page (a PRUNE record, wal.c); a page
