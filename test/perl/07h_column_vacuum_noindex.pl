@@ -121,6 +121,42 @@ $node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
 same_rows($standby, 'the standby at the end');
 is(blocks($standby), '2', 'the standby: two blocks');
 
+# 5. check_table checks a dead entry: one that kept an xid is reported.
+# Row 7 of a small table is deleted and marked dead; its entry (xmin, xmax,
+# cid zero, t_ctid its own TID, t_infomask2 zero, t_infomask
+# XMIN_INVALID | XMAX_COMMITTED | XMAX_INVALID) gets an xmax back.
 $standby->stop;
+$node->safe_psql('postgres', q{
+	CREATE TABLE s (id int PRIMARY KEY) USING quickstep_column;
+	SET quickstep.column_delta_rows = 0;
+	INSERT INTO s SELECT g FROM generate_series(1, 100) g;
+});
+my $sctid = $node->safe_psql('postgres', q{SELECT ctid FROM s WHERE id = 7});
+my ($svblock, $soff) = $sctid =~ /^\((\d+),(\d+)\)$/;
+$node->safe_psql('postgres', q{
+	DELETE FROM s WHERE id = 7;
+	VACUUM (INDEX_CLEANUP off, FREEZE) s;
+});
+is($node->safe_psql('postgres', q{SELECT quickstep.check_table('s') IS NOT NULL}), 't',
+	'a dead entry checks clean');
+my $sfile = $node->data_dir . '/' . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('s')});
+$node->stop;
+my $img = PostgreSQL::Test::Utils::slurp_file($sfile);
+my $dead = quotemeta(pack('VVV', 0, 0, 0) .
+	pack('vvv', $svblock >> 16, $svblock & 0xffff, $soff) . pack('vv', 0, 0x0E00));
+my @at;
+push @at, $-[0] while $img =~ /$dead/gs;
+is(scalar @at, 1, "row 7's dead entry is found once");
+patch_file($node, $sfile, $at[0] + 4, pack('V', 1234));
+my ($r, $o, $e) = $node->psql('postgres',
+	q{SET ignore_checksum_failure = on; SET client_min_messages = error; \set VERBOSITY verbose
+	  SELECT quickstep.check_table('s')});
+isnt($r, 0, 'check_table fails on a dead entry with an xmax');
+like($e, qr/XX001: .*the dead delete-map entry of main row 6 of block \d+ keeps an xid or a link/s,
+	'naming the row');
+is($node->safe_psql('postgres', q{SET ignore_checksum_failure = on;
+	SET enable_seqscan = off; SELECT count(*) FROM s WHERE id = 7}), '0',
+	'the row stays invisible');
+
 $node->stop;
 done_testing();
