@@ -372,6 +372,7 @@ typedef struct QsColDelmapRoot
 extern bool qs_coldelmap_page_info(Page page, uint32 *block_id,
 								   BlockNumber *vblock, uint32 *n);
 extern HeapTupleHeader qs_coldelmap_entry(Page page, OffsetNumber off);
+extern bool qs_coldelmap_dead_entry_ok(Page page, OffsetNumber off);
 extern bool qs_colmain_needs_no_buffer(const HeapTupleHeaderData *hdr,
 									   Snapshot snapshot);
 extern void qs_coldelmap_root(Relation rel, const QsColDirEntry *e,

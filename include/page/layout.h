@@ -401,6 +401,8 @@ extern const QsPageLayout qs_colpage_layout;
  * VACUUM iterates their entries as records (max_offset is theirs).
  */
 extern const QsPageLayout qs_coldelmap_layout;
+/* a delete-map entry's state: NORMAL, DEAD (no xid, index entries may stay), UNUSED */
+extern QsRecordState qs_coldelmap_entry_state(Page page, OffsetNumber off);
 
 StaticAssertDecl(BLCKSZ <= 16384,
 				 "page_magic relies on line pointer offsets below 16384");

@@ -25,6 +25,7 @@
 #include "column/colam.h"
 #include "column/colstore.h"
 #include "merge/moved.h"
+#include "page/layout.h"
 
 static void
 corrupt(Relation rel, const char *fmt, uint32 a, uint32 b)
@@ -137,7 +138,18 @@ check_delmap(Relation rel, const QsColDirEntry *e, BlockNumber nblocks)
 			uint32		row = v * QS_COLBLOCK_TIDS_PER_PAGE + off - 1;
 
 			if (h == NULL)
-				continue;		/* removed by VACUUM */
+			{
+				/*
+				 * Removed by VACUUM, or marked dead by one without index
+				 * cleanup: such an entry must hold no xid, multixact or
+				 * command id (relfrozenxid and relminmxid passed them)
+				 */
+				if (qs_coldelmap_entry_state(BufferGetPage(buf), off) == QS_REC_DEAD &&
+					!qs_coldelmap_dead_entry_ok(BufferGetPage(buf), off))
+					corrupt(rel, "the dead delete-map entry of main row %u of block %u keeps an xid or a link",
+							row, e->block_id);
+				continue;
+			}
 			xmin = HeapTupleHeaderGetRawXmin(h);
 
 			/*
@@ -341,8 +353,12 @@ delmap_judge(Buffer buf, const DelmapReach *r, bool reached, uint32 *block_id,
 	if (!qs_coldelmap_page_info(page, block_id, &vblock, &n) ||
 		vblock < QS_VIRT_BASE || vblock >= QS_VIRT_END)
 		return DELMAP_OK;		/* not a leaf (dm_check_page checks them) */
+	/*
+	 * An entry marked dead (no xid) still waits for a VACUUM with index
+	 * cleanup to remove it, which must reach it as any entry not removed
+	 */
 	for (OffsetNumber off = n; off >= 1 && top == InvalidOffsetNumber; off--)
-		if (qs_coldelmap_entry(page, off) != NULL)
+		if (qs_coldelmap_entry_state(page, off) != QS_REC_UNUSED)
 			top = off;
 	if (top == InvalidOffsetNumber)
 		return DELMAP_OK;
@@ -371,7 +387,8 @@ delmap_judge(Buffer buf, const DelmapReach *r, bool reached, uint32 *block_id,
 	 * version's published.  From the top down, to the first row a live
 	 * version has: the inserters asked are recent aborted merges, whose
 	 * xids the commit log still holds (VACUUM removes their entries
-	 * before relfrozenxid passes them, or keeps relfrozenxid at them).
+	 * before relfrozenxid passes them, or marks them dead, with no xid
+	 * left to ask, or keeps relfrozenxid at them).
 	 */
 	range = (vblock - QS_VIRT_BASE) / QS_VIRT_PAGES_PER_RANGE;
 	first = ((vblock - QS_VIRT_BASE) % QS_VIRT_PAGES_PER_RANGE) *
@@ -380,6 +397,11 @@ delmap_judge(Buffer buf, const DelmapReach *r, bool reached, uint32 *block_id,
 	published = rr ? rr->published : 0;
 	for (OffsetNumber off = n; off >= 1 && first + off - 1 >= published; off--)
 	{
+		/*
+		 * An entry marked dead has no inserter left to ask: VACUUM marked
+		 * it because it was DEAD to every snapshot, which a committed
+		 * inserter's row no version has never is (no delete reaches it)
+		 */
 		HeapTupleHeader h = qs_coldelmap_entry(page, off);
 
 		if (h != NULL && delmap_entry_live(h))

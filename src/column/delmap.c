@@ -21,7 +21,8 @@
  * (a delete-map entry is not a row of the delta); VACUUM alone looks at
  * the entries (vacuum.c), as the records they are: freezing, removing
  * the index entries of rows dead to everybody, then marking the entry
- * removed (xmin invalid).  A row without a delete-map entry is "never
+ * removed (xmin invalid); without index cleanup, marking it dead (no
+ * xid, index entries kept: entry_dead) for a later VACUUM to remove.  A row without a delete-map entry is "never
  * deleted, never locked": its header is the directory entry's.
  *
  * Creation is serialized per block by a heavyweight page lock on the
@@ -113,15 +114,51 @@ entry_at(Page page, OffsetNumber off)
 	return (HeapTupleHeader) (PageGetContents(page) + (off - 1) * ENTRY_SIZE);
 }
 
-/* an entry VACUUM removed (its row is dead to everybody, index entries gone) */
+/*
+ * The two states of an entry beyond heap's header (README section 4.1),
+ * both with xmin InvalidTransactionId hinted HEAP_XMIN_INVALID, which no
+ * entry of a row has (init_entry copies a normal or frozen xmin):
+ *	 removed: the row is dead to everybody and its index entries are gone
+ *		(heap's LP_UNUSED; xmax invalid, every other byte zero);
+ *	 dead: the row is dead to everybody but index entries may still name
+ *		it (heap's LP_DEAD), set by a VACUUM without index cleanup so that
+ *		no xid or multixact stays in the entry; told from removed by
+ *		HEAP_XMAX_COMMITTED beside HEAP_XMAX_INVALID, a pair heap never
+ *		writes (and nothing in it is ever looked up: xmin invalid decides
+ *		every visibility routine first).  A later VACUUM with index
+ *		cleanup collects it, deletes its index entries and marks it
+ *		removed.
+ * Entries written before the dead state existed are normal or removed.
+ */
+#define DM_DEAD_BITS	(HEAP_XMIN_INVALID | HEAP_XMAX_INVALID | HEAP_XMAX_COMMITTED)
+
 static inline bool
-entry_removed(HeapTupleHeader h)
+entry_no_xmin(HeapTupleHeader h)
 {
 	return h->t_choice.t_heap.t_xmin == InvalidTransactionId &&
 		(h->t_infomask & HEAP_XMIN_INVALID) != 0 &&
 		(h->t_infomask & HEAP_XMIN_COMMITTED) == 0;
 }
 
+/* an entry VACUUM removed (its row is dead to everybody, index entries gone) */
+static inline bool
+entry_removed(HeapTupleHeader h)
+{
+	return entry_no_xmin(h) && (h->t_infomask & HEAP_XMAX_COMMITTED) == 0;
+}
+
+/* an entry VACUUM marked dead (its row is dead to everybody, no xid kept) */
+static inline bool
+entry_dead(HeapTupleHeader h)
+{
+	return entry_no_xmin(h) && (h->t_infomask & HEAP_XMAX_COMMITTED) != 0;
+}
+
+/*
+ * The entry of 'off' as a row's header, or NULL when the row is gone:
+ * removed or dead, either way no snapshot sees it, and readers treat both
+ * alike (VACUUM and check_table ask qs_coldelmap_entry_state).
+ */
 HeapTupleHeader
 qs_coldelmap_entry(Page page, OffsetNumber off)
 {
@@ -131,7 +168,49 @@ qs_coldelmap_entry(Page page, OffsetNumber off)
 	if (!qs_coldelmap_page_info(page, NULL, NULL, &n) || off < 1 || off > n)
 		return NULL;
 	h = entry_at(page, off);
-	return entry_removed(h) ? NULL : h;
+	return entry_no_xmin(h) ? NULL : h;
+}
+
+/*
+ * qs_coldelmap_entry_state
+ *		QS_REC_NORMAL for a row's header, QS_REC_DEAD for an entry marked
+ *		dead (index entries may name the row), QS_REC_UNUSED for a removed
+ *		entry or an offset past the page's entries.
+ */
+QsRecordState
+qs_coldelmap_entry_state(Page page, OffsetNumber off)
+{
+	uint32		n;
+	HeapTupleHeader h;
+
+	if (!qs_coldelmap_page_info(page, NULL, NULL, &n) || off < 1 || off > n)
+		return QS_REC_UNUSED;
+	h = entry_at(page, off);
+	if (entry_dead(h))
+		return QS_REC_DEAD;
+	return entry_removed(h) ? QS_REC_UNUSED : QS_REC_NORMAL;
+}
+
+/*
+ * qs_coldelmap_dead_entry_ok
+ *		Is the dead entry at 'off' exactly what dm_mark_dead writes: no xid,
+ *		no multixact, no command id left, t_ctid the row's own TID
+ *		(check_table)?
+ */
+bool
+qs_coldelmap_dead_entry_ok(Page page, OffsetNumber off)
+{
+	HeapTupleHeader h = entry_at(page, off);
+	BlockNumber vblock;
+	ItemPointerData self;
+
+	if (!qs_coldelmap_page_info(page, NULL, &vblock, NULL))
+		return false;
+	ItemPointerSet(&self, vblock, off);
+	return entry_dead(h) && h->t_infomask == DM_DEAD_BITS &&
+		h->t_choice.t_heap.t_xmax == InvalidTransactionId &&
+		h->t_choice.t_heap.t_field3.t_cid == 0 &&
+		h->t_infomask2 == 0 && ItemPointerEquals(&h->t_ctid, &self);
 }
 
 /* ------------------------------------------------------------------------
@@ -185,7 +264,7 @@ dm_max_offset(Page page)
 static QsRecordState
 dm_record_state(Page page, OffsetNumber off)
 {
-	return qs_coldelmap_entry(page, off) ? QS_REC_NORMAL : QS_REC_UNUSED;
+	return qs_coldelmap_entry_state(page, off);
 }
 
 static HeapTupleHeader
@@ -275,6 +354,36 @@ dm_mark_unused(Page page, const OffsetNumber *offs, int n)
 	}
 }
 
+/*
+ * VACUUM's first pass without index cleanup, on entries it found
+ * HEAPTUPLE_DEAD: the row becomes dead with no xid (entry_dead), so that
+ * relfrozenxid and relminmxid may pass its inserter, deleter and
+ * multixact while its index entries stay; t_ctid keeps the row's own TID
+ * (an update's link is followed only from a visible row).  No error: the
+ * caller runs it inside its WAL record.
+ */
+static void
+dm_mark_dead(Page page, const OffsetNumber *offs, int n)
+{
+	uint32		cnt;
+	BlockNumber vblock;
+
+	if (!qs_coldelmap_page_info(page, NULL, &vblock, &cnt))
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		HeapTupleHeader h;
+
+		if (offs[i] < 1 || offs[i] > cnt)
+			continue;
+		h = entry_at(page, offs[i]);
+		memset(h, 0, ENTRY_SIZE);
+		h->t_infomask = DM_DEAD_BITS;
+		h->t_hoff = SizeofHeapTupleHeader;
+		ItemPointerSet(&h->t_ctid, vblock, offs[i]);
+	}
+}
+
 static void
 dm_compact(Page page)
 {
@@ -337,7 +446,7 @@ const QsPageLayout qs_coldelmap_layout = {
 	.read_column = dm_read_column,
 	.read_columns = NULL,
 	.filter_range = NULL,
-	.mark_dead = dm_mark_unused,
+	.mark_dead = dm_mark_dead,
 	.mark_unused = dm_mark_unused,
 	.compact = dm_compact,
 	.prepare_compact = NULL,

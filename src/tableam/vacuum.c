@@ -8,7 +8,9 @@
  *	   HeapTupleSatisfiesVacuum, collect the TIDs of records dead to
  *	   everyone, and freeze: a committed xmin older than FreezeLimit gets
  *	   the frozen bits, an aborted or lock-only xmax older than FreezeLimit
- *	   is cleared (WAL: generic, one record per changed page);
+ *	   is cleared (WAL: generic, one record per changed page); without
+ *	   index cleanup a column table's dead main rows are marked dead
+ *	   there too (no xid left: src/column/delmap.c, dm_mark_dead);
  *	2. delete the index entries of the dead TIDs (index_bulk_delete), then
  *	   per page mark those records unused and, when a cleanup lock is free
  *	   at once, compact the page (a PRUNE record, wal.c); a page
@@ -236,8 +238,9 @@ page_would_freeze(Relation rel, const QsPageLayout *L, Page page,
  * virtual block at a time, which is one delete-map page): their index
  * entries are gone, their delete-map entries are marked removed (no bytes
  * move, so an exclusive lock suffices).  Each entry is first checked to be
- * what pass 1 found, an entry DEAD to every snapshot (heap's pass 2
- * asserts LP_DEAD): nothing revives such an entry and no merge runs
+ * what pass 1 found, an entry DEAD to every snapshot or one an earlier
+ * VACUUM without index cleanup marked dead (heap's pass 2 asserts
+ * LP_DEAD): nothing revives such an entry and no merge runs
  * meanwhile, so one that is not means the page reached here is not the one
  * pass 1 read, and marking it would lose a row (review of r3b, helper-169
  * F5).  Checked before anything is written: a warning, and the page is
@@ -256,10 +259,13 @@ vacuum_delmap_entries(Relation rel, ItemPointer tid, OffsetNumber *offs,
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	for (int i = 0; i < n; i++)
 	{
+		QsRecordState st = qs_coldelmap_entry_state(BufferGetPage(buf), offs[i]);
 		HeapTupleHeader h = qs_coldelmap_entry(BufferGetPage(buf), offs[i]);
 		bool		dead = false;
 
-		if (h != NULL)
+		if (st == QS_REC_DEAD)
+			dead = true;		/* marked by a VACUUM without index cleanup */
+		else if (h != NULL)
 		{
 			HeapTupleData tup;
 
@@ -482,6 +488,9 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		bool		frz_xmin[MaxHeapTuplesPerPage + 1] = {0};
 		bool		clr_xmax[MaxHeapTuplesPerPage + 1] = {0};
 		int			nfreeze = 0;
+		OffsetNumber tokill[MaxHeapTuplesPerPage];
+		int			nkill = 0;
+		TransactionId kill_horizon = InvalidTransactionId;
 		bool		nonempty = false;
 		bool		pv_ok = true;	/* every record visible to all */
 		bool		pv_dense = true;	/* and no unused slot */
@@ -623,6 +632,9 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			{
 				nonempty = true;
 				pv_ok = false;
+				/* a main row marked dead without index cleanup: gone */
+				if (PL != L)
+					main_gone += 1;
 				if (do_index)
 					dead_add(&dead, tblk, off);
 				continue;
@@ -711,6 +723,19 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 					QS_HeapTupleHeaderAdvanceConflictHorizon(h, &rm_horizon);
 					if (do_index)
 						dead_add(&dead, tblk, off);
+					else if (PL != L)
+					{
+						/*
+						 * A main row without index cleanup: its index
+						 * entries stay, so its entry must stay too, but
+						 * as heap's pruning leaves an LP_DEAD item, it is
+						 * marked dead with no xid (delmap.c, dm_mark_dead)
+						 * and bounds neither relfrozenxid nor relminmxid.
+						 * A later VACUUM with index cleanup collects it.
+						 */
+						QS_HeapTupleHeaderAdvanceConflictHorizon(h, &kill_horizon);
+						tokill[nkill++] = off;
+					}
 					else
 						track_header(h, &newfrozen, &newminmxid);
 					break;
@@ -850,7 +875,7 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 		 * flag cannot reach disk without the commit.
 		 */
 		setvis = pv_ok && allvis_ok && !PageIsAllVisible(page);
-		if (nfreeze > 0 || setvis)
+		if (nfreeze > 0 || setvis || nkill > 0)
 		{
 			QsGenXLogState *state;
 			Page		wpage;
@@ -869,6 +894,13 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 			}
 			if (nfreeze > 0)
 				qs_log_conflict(rel, frz_horizon);
+
+			/*
+			 * Rows marked dead vanish for standby snapshots that still see
+			 * them too: cancelled first, as by heap's prune record
+			 */
+			if (nkill > 0)
+				qs_log_conflict(rel, kill_horizon);
 			state = qs_genxlog_start(rel);
 			wpage = qs_genxlog_register(state, buf, 0);
 
@@ -891,6 +923,9 @@ qs_vacuum_rel_ext(Relation rel, struct VacuumParams *params,
 				}
 				qs_page_set_header(PL, wpage, off, h);
 			}
+			/* in the same record as the freezing (PL is the delete map's) */
+			if (nkill > 0)
+				qs_coldelmap_layout.mark_dead(wpage, tokill, nkill);
 			if (setvis)
 			{
 				/* see set_all_visible */
