@@ -2195,6 +2195,15 @@ qs_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 			heaptup = newtup;
 		RL = qs_record_layout(rel, L, heaptup);
 
+		/*
+		 * The origin's stub may have gone while the page was unlocked (and
+		 * a new row taken its TID): the check below would then meet that
+		 * row's locks.  Read it again, holding no buffer lock (review
+		 * helper-189; what is left is the wait for a page below).
+		 */
+		if (ItemPointerIsValid(&origin) && !qs_stub_is_origin(rel, &origin, otid))
+			ItemPointerSetInvalid(&origin);
+
 		for (;;)
 		{
 			bool		isnew = false;
