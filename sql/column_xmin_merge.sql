@@ -101,5 +101,20 @@ SELECT * FROM xdiff();
 VACUUM FULL xc;
 SELECT * FROM xdiff();
 SELECT quickstep.check_table('xc') IS NOT NULL AS checked;
+-- a merge rolled back (ROLLBACK TO, or a worker's merge that failed): its
+-- delta rows show xmax 0 as the heap twin's, also once a later reader set
+-- the hint bits (before, they then showed the aborted merge's xid)
+TRUNCATE xc, xh;
+INSERT INTO xc SELECT g, g FROM generate_series(1, 50) g;
+INSERT INTO xh SELECT g, g FROM generate_series(1, 50) g;
+BEGIN;
+SAVEPOINT s;
+SELECT quickstep.merge('xc') AS moved;
+ROLLBACK TO s;
+SELECT count(*) FILTER (WHERE xmax::text <> '0') AS xmax_set, count(*) FROM xc;
+COMMIT;
+SELECT count(*) FILTER (WHERE xmax::text <> '0') AS xmax_set, count(*) FROM xc;
+SELECT count(*) FILTER (WHERE xmax::text <> '0') AS xmax_set, count(*) FROM xc;
+SELECT count(*) FILTER (WHERE xmax::text <> '0') AS xmax_set, count(*) FROM xh;
 DROP TABLE xc, xh;
 DROP FUNCTION xdiff();

@@ -2485,6 +2485,22 @@ col_shown_xid(TupleTableSlot *slot, int attnum, TransactionId *xid)
 		if (qs_tid_is_virtual(&tid))
 			return false;
 		h = qs_recslot_header(slot);
+
+		/*
+		 * The mark of a merge that aborted (rolled back to a savepoint, or
+		 * a worker's merge that failed): its xmax is that merge's until a
+		 * write clears the bits, where heap's tuple, never merged, shows 0
+		 * (hinted or not).
+		 */
+		if ((h->t_infomask2 & QS_INFOMASK2_MOVED) &&
+			!(h->t_infomask & HEAP_XMAX_IS_MULTI) &&
+			TransactionIdIsNormal(HeapTupleHeaderGetRawXmax(h)) &&
+			((h->t_infomask & HEAP_XMAX_INVALID) ||
+			 TransactionIdDidAbort(HeapTupleHeaderGetRawXmax(h))))
+		{
+			*xid = InvalidTransactionId;
+			return true;
+		}
 		if (!qs_header_moved(h) || !qs_tid_is_virtual(&h->t_ctid))
 			return false;
 		tid = h->t_ctid;
