@@ -5,9 +5,14 @@
 -- ch as well, in its own transaction at the same command id, and "differ"
 -- counts rows whose (id, v, cmin, cmax) the other table does not have.
 -- Before, rows a merge moved showed the merge's command (1 below) instead
--- of heap's 0.  Where the stored data cannot agree (the inserter's command
--- of a moved, frozen or rewritten row is not kept: src/column/README.md
--- section 4.1) the column table shows 0, and the comments say so.
+-- of heap's 0, and then 0 where heap shows a later inserting command.  A
+-- block now keeps each moved, sealed or rewritten row's origin command id
+-- with its origin xmin (index sub-block kind 5, src/column/README.md
+-- section 4.1): those rows show heap's, frozen or not, and so does a
+-- bulk load at a later command of its transaction (its block names the
+-- load's command as its rows' origin).  Where the stored data cannot agree
+-- (the cmax of a rolled back delete, which VACUUM clears) the column table
+-- shows 0, and the comments say so.
 SET quickstep.column_delta_rows = 0;	-- straight into blocks
 CREATE TABLE cc (id int, v int) USING quickstep_column
   WITH (autovacuum_enabled = off);
@@ -79,10 +84,10 @@ SELECT * FROM cdiff();
 SELECT id, cmin, cmax FROM cc WHERE id IN (5, 6) ORDER BY id;
 SELECT id, cmin, cmax FROM ch WHERE id IN (5, 6) ORDER BY id;
 -- rows a merge moves: inserted at command 0 into the delta, moved by a
--- merge at command 1.  Their block's cid is the merge's; they show 0, which
--- is heap's here.  The inserter's command is not kept in blocks: a row
--- inserted at a later command shows 0 too once moved, where heap keeps it
--- (id 4's new version, inserted at command 2: the 2 rows of "differ")
+-- merge at command 1.  Their block's cid is the merge's; they show their
+-- delta versions' raw t_cid, 0 here, and id 4's new version, inserted at
+-- command 2, shows 2 (it showed 0 when blocks kept no command ids: the 2
+-- rows of "differ" then)
 SET quickstep.column_delta_rows = 100000;
 INSERT INTO cc SELECT g, g FROM generate_series(1001, 1300) g;
 INSERT INTO ch SELECT g, g FROM generate_series(1001, 1300) g;
@@ -117,20 +122,53 @@ SELECT id, v, cmin, cmax FROM cc WHERE id IN (2, 1002, 1004) ORDER BY id;
 RESET enable_bitmapscan;
 RESET enable_seqscan;
 SELECT id, cmin, cmax FROM cc WHERE ctid = (SELECT ctid FROM cc WHERE id = 1006);
--- where they cannot agree: VACUUM (FREEZE) keeps the loader's xid where
--- the directory kept its command (the xmin column reads it), so frozen
--- bulk-loaded rows show 0 where heap's frozen tuples keep their command
--- (2), and the rolled back delete's cmax (id 6: 3) goes with the aborted
--- xmax VACUUM clears; rows a rewrite copied (VACUUM FULL, CLUSTER) show 0
--- too, where heap keeps each tuple's.
+-- a seal carries what each row shows into its new block: sorted on v
+-- (the updated row 4 first), every row of the bulk-loaded block and of
+-- the merge's block gets an origin, command 2 for the load's rows
+ALTER TABLE cc SET (quickstep.sort_key = 'v');
+SELECT quickstep.seal('cc') IS NOT NULL AS sealed;
+SELECT * FROM cdiff();
+-- rows of a second load, not sealed (at command 2: its block names the
+-- load's command as its rows' origin), and moved rows inserted at command 1
+SET quickstep.column_delta_rows = 0;
+BEGIN;
+INSERT INTO bump VALUES (1);
+INSERT INTO bump VALUES (2);
+INSERT INTO cc SELECT g, g FROM generate_series(2001, 2100) g;
+COMMIT;
+SET quickstep.column_delta_rows = 100000;
+BEGIN;
+INSERT INTO bump VALUES (1);
+INSERT INTO bump VALUES (2);
+INSERT INTO ch SELECT g, g FROM generate_series(2001, 2100) g;
+COMMIT;
+BEGIN;
+INSERT INTO bump VALUES (1);
+INSERT INTO cc SELECT g, g FROM generate_series(3001, 3050) g;
+COMMIT;
+BEGIN;
+INSERT INTO bump VALUES (1);
+INSERT INTO ch SELECT g, g FROM generate_series(3001, 3050) g;
+COMMIT;
+SELECT quickstep.merge('cc') > 0 AS moved;
+SELECT * FROM cdiff();
+-- VACUUM (FREEZE) keeps the loaded, moved and sealed rows' commands
+-- (their origins; it puts the loader's xid where the directory kept the
+-- load's command, for the xmin column).  Where they cannot agree: the
+-- rolled back delete's cmax (id 6: 3) goes with the aborted xmax VACUUM
+-- clears from its delete-map entry (the row is counted on both sides of
+-- "differ").  A rewrite (VACUUM FULL, CLUSTER) keeps what each row
+-- showed, as heap keeps each tuple's raw t_cid.
 VACUUM (FREEZE) cc;
 VACUUM (FREEZE) ch;
 SELECT * FROM cids('cc');
 SELECT * FROM cids('ch');
+SELECT * FROM cdiff();
 VACUUM FULL cc;
 VACUUM FULL ch;
 SELECT * FROM cids('cc');
 SELECT * FROM cids('ch');
+SELECT * FROM cdiff();
 DROP TABLE cc, ch, bump;
 DROP FUNCTION cdiff();
 DROP FUNCTION cids(regclass);

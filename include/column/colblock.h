@@ -144,17 +144,25 @@
  * is), the xid that inserted the row into the table's delta before a merge
  * moved it into a block, or 0 where the block entry's own xmin is the
  * row's (a bulk load's rows; seals and rewrites give every row its shown
- * xmin, bulk-loaded ones included).  Read only by
- * the xmin system column, never by visibility.  Exactly nrows values, each
- * 0 or an xid from QS_ORIGIN_MIN_XID (FrozenTransactionId: a row whose
- * inserter a build that predates the section lost) to 2^32 - 1, in one of
- * two forms, the builder takes the smaller:
- *   FOR:  a codec FOR stripe (QSFR, FOR, 8-byte values), a value a row;
+ * xmin, bulk-loaded ones included), and with it the row's origin command
+ * id: the raw t_cid its delta version had (heap shows it as cmin and cmax,
+ * issue 12), or what the source row showed (seals, rewrites); 0 with an
+ * xid of 0.  Read only by the xmin, cmin and cmax system columns, never by
+ * visibility.  Exactly nrows values, each xid 0 or from QS_ORIGIN_MIN_XID
+ * (FrozenTransactionId: a row whose inserter a build that predates the
+ * section lost) to 2^32 - 1, in one of two forms, the builder takes the
+ * smaller:
+ *   FOR:  a codec FOR stripe (QSFR, FOR, 8-byte values), a value a row:
+ *         xid | (uint64) cid << 32, so that a block whose rows all have
+ *         command 0 pays nothing for them (images written before the
+ *         command ids have 0 there and read as before); the high 32 bits
+ *         are 0 where the low ones are;
  *   runs: u32 QS_ORIGIN_XMIN_RUNS, u32 nruns, then per run {u32 first
- *         row, u32 xid}: the first run starts at row 0, first rows
- *         increase and stay below nrows, neighbours' xids differ (rows
- *         a merge moved from one inserter's delta pages share an xid, so a
- *         block of big batches costs bytes per batch, not per row).
+ *         row, u32 xid, u32 cid}: the first run starts at row 0, first
+ *         rows increase and stay below nrows, neighbours differ in xid or
+ *         cid, cid 0 where xid is (rows a merge moved from one inserter's
+ *         statement share both, so a block of big batches costs bytes per
+ *         batch, not per row).
  * At most one, on column 0.  Images written before it was defined never
  * carry it; a build that predates it reads an image with it as corrupt (as
  * with kind 4), one that predates the runs form such a section.
@@ -413,22 +421,29 @@ typedef struct QsOriginView
 	QsForView	forv;			/* FOR form */
 } QsOriginView;
 
+/* bytes of a run of the runs form: {first row, xid, cid} */
+#define QS_ORIGIN_RUNSZ			12
+
 /*
  * Open origin xmin sub-block i (sec: its bytes): checksum, and a FOR stripe
  * of 8-byte values, exactly nrows of them, or runs, all of them checked.
- * qs_colblock_origin_get reads row r's (0: the entry's xmin);
+ * qs_colblock_origin_get reads row r's xid (0: the entry's xmin) and, when
+ * cid is not NULL, its command id into *cid (0 with an xid of 0);
  * qs_colblock_verify checks every value of a FOR stripe.
  */
 extern QsCodecStatus qs_colblock_origin_open(const QsColBlock *blk, int i,
 											 const uint8_t *sec, QsOriginView *view,
 											 QsCodecErr *err);
-extern uint32_t qs_colblock_origin_get(const QsOriginView *view, uint32_t row);
+extern uint32_t qs_colblock_origin_get(const QsOriginView *view, uint32_t row,
+									   uint32_t *cid);
 
 /*
- * The origin xmin sub-block of xmin_of_row[0..nrows-1], in a buffer from
- * alloc of *len bytes (NULL: out of memory).
+ * The origin xmin sub-block of xmin_of_row[0..nrows-1] and their command
+ * ids cid_of_row[] (NULL: all 0; a row of xid 0 must have cid 0), in a
+ * buffer from alloc of *len bytes (NULL: out of memory).
  */
-extern uint8_t *qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
+extern uint8_t *qs_colblock_origin_build(const uint32_t *xmin_of_row,
+										 const uint32_t *cid_of_row, uint32_t nrows,
 										 const QsCodecAllocator *alloc, size_t *len);
 
 /* The index of the block's origin TID sub-block, or -1 (none). */

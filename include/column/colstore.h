@@ -572,6 +572,15 @@ typedef struct QsColBuilder
 	size_t		origin_cap;		/* entries allocated, all zeroed past use */
 
 	/*
+	 * Per row, as origin: its origin command id (the cmin and cmax system
+	 * columns, issue 12), 0 for a row whose origin xmin is 0.  NULL until a
+	 * row gets one other than 0: a block of rows inserted by their
+	 * transactions' first commands pays nothing for them.
+	 */
+	uint32	   *origin_cid;
+	size_t		origin_cid_cap; /* entries allocated, all zeroed past use */
+
+	/*
 	 * Per row, as origin: its origin TID (colblock.h QS_COLINDEX_ORIGIN_TID),
 	 * the delta TID a merge moved it from; set by merges, carried by the
 	 * next versions and seals; invalid for the rest.  NULL until a row gets
@@ -591,7 +600,7 @@ extern void qs_colbuilder_add_column(QsColBuilder *b, int c, QsColReader *r,
 									 uint32 block_id);
 extern void qs_colbuilder_add_rows(QsColBuilder *b, uint32 n);
 extern void qs_colbuilder_set_origin(QsColBuilder *b, uint32 row,
-									 TransactionId xmin);
+									 TransactionId xmin, CommandId cid);
 extern void qs_colbuilder_set_otid(QsColBuilder *b, uint32 row, ItemPointer tid);
 extern const uint8 **qs_colbuilder_values(const QsColBuilder *b, int c,
 										  QsValues *qv);
@@ -659,7 +668,10 @@ qs_colrows_pos(const QsColRowReader *rr, uint32 row)
 extern void qs_colrows_open(Relation rel, QsColAttr *attrs,
 							const QsColDirEntry *e, QsColRowReader *rr);
 extern TransactionId qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row);
+extern TransactionId qs_colrows_origin(QsColRowReader *rr, uint32 row,
+									   CommandId *cid);
 extern TransactionId qs_colrows_shown_xmin(QsColRowReader *rr, uint32 row);
+extern CommandId qs_colrows_shown_cid(QsColRowReader *rr, uint32 row);
 extern bool qs_colrows_otid(QsColRowReader *rr, uint32 row, ItemPointer tid);
 extern bool qs_col_origin_tid(Relation rel, ItemPointer vtid, ItemPointer otid);
 extern void qs_colrows_get(QsColRowReader *rr, uint32 row, const bool *want,

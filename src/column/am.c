@@ -2573,21 +2573,24 @@ cid_is_deleters(HeapTupleHeader h)
  *
  * A main row deleted or updated: the entry's command id, the deleter's
  * cmax (false: the header's).  Otherwise its inserter's command id where
- * the block kept it: a bulk-loaded block's rows (the directory's cid, the
- * load's command; false), and 0 (FirstCommandId) for rows that came from
- * elsewhere (moved by a merge, copied by a seal or a rewrite: the entry's
- * cid is the writer's command, and a block keeps no per-row origin command
- * id) and for frozen rows (VACUUM kept the writer's xid where the command
- * id was).
+ * the block kept it: a row with an origin (moved by a merge, copied by a
+ * seal or a rewrite, frozen or not) its origin command id, the raw t_cid
+ * of the delta version the merge moved, carried by every later version;
+ * a bulk-loaded block's rows the directory's cid, the load's command
+ * (false); and 0 (FirstCommandId) for the rest: rows moved by a build that
+ * predates the origin command ids (0 there), frozen rows without an origin
+ * (VACUUM kept the writer's xid where the command id was), rows of older
+ * versions of an open block that a build before the origins wrote.
  *
  * A delta version a merge moved (its t_cid holds the merge's cmax, or, once
  * TAKEN, the taker's xid: moved.h): what its main copy shows, where later
  * changes of the row went, so the version and its copy agree as they do
- * for xmax.  The copy's deleter is also the taker of a TAKEN version (its
- * change went through the link), so every backend shows the taker's
- * command, not only the taker's own (taken_marks).  A version whose merge
- * aborted keeps the merge's cmax until a write clears the bits: 0, as its
- * inserter's command is gone.
+ * for xmax: the deleter's cmax, else the copy's origin command id (the
+ * inserter's, which the mark overwrote).  The copy's deleter is also the
+ * taker of a TAKEN version (its change went through the link), so every
+ * backend shows the taker's command, not only the taker's own
+ * (taken_marks).  A version whose merge aborted keeps the merge's cmax
+ * until a write clears the bits: 0, as its inserter's command is gone.
  */
 static bool
 col_shown_cid(TupleTableSlot *slot, CommandId *cid)
@@ -2595,11 +2598,13 @@ col_shown_cid(TupleTableSlot *slot, CommandId *cid)
 	HeapTupleHeader h = qs_recslot_header(slot);
 	ItemPointerData tid = slot->tts_tid;
 	bool		via_link = false;
+	bool		frozen = false;
 	Relation	rel;
 	QsColDirectory own = {0};
 	const QsColDirEntry *e;
 	uint32		range,
 				row;
+	bool		header = false;
 
 	*cid = FirstCommandId;
 	if (!qs_tid_is_virtual(&tid))
@@ -2614,51 +2619,41 @@ col_shown_cid(TupleTableSlot *slot, CommandId *cid)
 	}
 	else if (cid_is_deleters(h))
 		return false;
-	else if (!TransactionIdIsNormal(HeapTupleHeaderGetRawXmin(h)) ||
-			 (h->t_infomask & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN)
-		return true;
+	else
+		frozen = !TransactionIdIsNormal(HeapTupleHeaderGetRawXmin(h)) ||
+			(h->t_infomask & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN;
 	if (!qs_virt_decode(&tid, &range, &row) || !OidIsValid(slot->tts_tableOid))
-		return via_link;
+		return via_link || frozen;
 	rel = RelationIdGetRelation(slot->tts_tableOid);
 	if (!RelationIsValid(rel))
-		return via_link;
+		return via_link || frozen;
 	if (qs_is_column_rel(rel) && (e = shown_entry(rel, range, row, &own)) != NULL)
 	{
-		if (via_link)
-		{
-			HeapTupleHeaderData copy;
-			bool		visible;
+		HeapTupleHeaderData copy;
+		bool		visible;
+		CommandId	origin_cid;
 
-			/* the copy's move cancelled (its xmax the merge): untouched */
-			if (qs_coldelmap_header(rel, e, row, NULL, &copy, &visible) &&
-				cid_is_deleters(&copy) &&
-				!TransactionIdEquals(HeapTupleHeaderGetRawXmax(&copy),
+		if (via_link && qs_coldelmap_header(rel, e, row, NULL, &copy, &visible) &&
+			cid_is_deleters(&copy))
+		{
+			/* the copy's move cancelled (its xmax the merge): untouched, 0 */
+			if (!TransactionIdEquals(HeapTupleHeaderGetRawXmax(&copy),
 									 HeapTupleHeaderGetRawXmax(h)))
 				*cid = HeapTupleHeaderGetRawCommandId(&copy);
 		}
-		else if (!(e->flags & QS_COLDIR_MERGED) && row >= e->base &&
-				 TransactionIdEquals(qs_colrows_shown_xmin(qs_colreadcache_get(rel, e), row),
-									 e->xmin))
-		{
-			/* a bulk load's row: its header has the load's command */
-			RelationClose(rel);
-			if (own.entries)
-				pfree(own.entries);
-			return false;
-		}
+		else if (qs_colrows_origin(qs_colreadcache_get(rel, e), row,
+								   &origin_cid) != InvalidTransactionId)
+			*cid = origin_cid;	/* its inserter's: nobody changed the row */
+		else if (!via_link && !frozen && !(e->flags & QS_COLDIR_MERGED) &&
+				 row >= e->base)
+			header = true;		/* a bulk load's row: the load's command */
 	}
 	else if (!via_link)
-	{
-		/* no version holds the row: the header's, as for xmin */
-		RelationClose(rel);
-		if (own.entries)
-			pfree(own.entries);
-		return false;
-	}
+		header = !frozen;		/* no version holds the row: as for xmin */
 	RelationClose(rel);
 	if (own.entries)
 		pfree(own.entries);
-	return true;
+	return !header;
 }
 
 /* the hook of record slots (recslot.h): xmin/xmax, then cmin/cmax */

@@ -114,7 +114,8 @@ qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 	add_block_rows(b, rel, rr, n, want);
 
 	/*
-	 * The rows keep the xmin they showed: the new block's entry is the
+	 * The rows keep the xmin they showed, and the command id (cmin and
+	 * cmax while nobody deletes them): the new block's entry is the
 	 * sealer's or the merge's (THE RULE, src/merge/README.md).
 	 */
 	for (uint32 row = 0; row < n; row++)
@@ -122,7 +123,8 @@ qs_colbuilder_add_block(QsColBuilder *b, Relation rel, QsColRowReader *rr,
 		ItemPointerData otid;
 		ItemPointerData vtid;
 
-		qs_colbuilder_set_origin(b, first + row, qs_colrows_shown_xmin(rr, row));
+		qs_colbuilder_set_origin(b, first + row, qs_colrows_shown_xmin(rr, row),
+								 qs_colrows_shown_cid(rr, row));
 
 		/*
 		 * and the delta TID it came from (SERIALIZABLE: dml.c), while its

@@ -104,6 +104,8 @@ qs_colbuilder_reset(QsColBuilder *b)
 	}
 	if (b->origin)
 		memset(b->origin, 0, b->origin_cap * sizeof(uint32));
+	if (b->origin_cid)
+		memset(b->origin_cid, 0, b->origin_cid_cap * sizeof(uint32));
 	for (size_t r = 0; b->otid && r < b->otid_cap; r++)
 		ItemPointerSetInvalid(&b->otid[r]);
 	b->nrows = 0;
@@ -373,15 +375,20 @@ qs_colbuilder_add_rows(QsColBuilder *b, uint32 n)
 
 /*
  * qs_colbuilder_set_origin
- *		Row 'row' (added already) has origin xmin 'xmin': the inserter of the
- *		delta version a merge moved into it, or the origin its source row
- *		showed (seal, rewrite).  0: the block entry's own xmin.
+ *		Row 'row' (added already) has origin xmin 'xmin' and command id
+ *		'cid': the inserter of the delta version a merge moved into it and
+ *		that version's raw t_cid, or what its source row showed (the next
+ *		version of a block, a seal, a rewrite).  0: the block entry's own
+ *		xmin (cid is then ignored: the entry's command is the row's).
  */
 void
-qs_colbuilder_set_origin(QsColBuilder *b, uint32 row, TransactionId xmin)
+qs_colbuilder_set_origin(QsColBuilder *b, uint32 row, TransactionId xmin,
+						 CommandId cid)
 {
 	Assert(row < b->nrows);
 	Assert(xmin == InvalidTransactionId || xmin >= FrozenTransactionId);
+	if (xmin == InvalidTransactionId)
+		cid = 0;
 	if (xmin == InvalidTransactionId && b->origin == NULL)
 		return;
 	if (row >= b->origin_cap)
@@ -395,6 +402,19 @@ qs_colbuilder_set_origin(QsColBuilder *b, uint32 row, TransactionId xmin)
 		MemoryContextSwitchTo(old);
 	}
 	b->origin[row] = xmin;
+	if (cid == 0 && b->origin_cid == NULL)
+		return;
+	if (row >= b->origin_cid_cap)
+	{
+		MemoryContext old = MemoryContextSwitchTo(b->cxt);
+		size_t		had = b->origin_cid_cap;
+
+		b->origin_cid = grow(b->origin_cid, &b->origin_cid_cap, (size_t) row + 1,
+							 sizeof(uint32));
+		memset(b->origin_cid + had, 0, (b->origin_cid_cap - had) * sizeof(uint32));
+		MemoryContextSwitchTo(old);
+	}
+	b->origin_cid[row] = cid;
 }
 
 /*
@@ -480,15 +500,17 @@ otid_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
 }
 
 /*
- * The image's origin xmin sub-block (colblock.h), in TID row order: the
- * order of addition, or the image's physical order when a sort gives the
- * rows new TIDs (perm without keep_tids).  NULL when no row has one.
+ * The image's origin xmin sub-block (colblock.h), with the rows' origin
+ * command ids, in TID row order: the order of addition, or the image's
+ * physical order when a sort gives the rows new TIDs (perm without
+ * keep_tids).  NULL when no row has one.
  */
 static bool
 origin_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
 			   const QsCodecAllocator *alloc, uint32 block_id)
 {
 	uint32	   *by_tid = b->origin;
+	uint32	   *cid_by_tid = b->origin_cid;
 	bool		any = false;
 
 	if (b->origin == NULL)
@@ -507,9 +529,21 @@ origin_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
 			by_tid[j] = r < b->origin_cap ? b->origin[r] : 0;
 		}
 	}
+	if (b->origin_cid != NULL &&
+		(b->origin_cid_cap < b->nrows || (perm && !b->keep_tids)))
+	{
+		cid_by_tid = palloc0(sizeof(uint32) * b->nrows);
+		for (uint32 j = 0; j < b->nrows; j++)
+		{
+			uint32		r = perm && !b->keep_tids ? perm[j] : j;
+
+			cid_by_tid[j] = r < b->origin_cid_cap ? b->origin_cid[r] : 0;
+		}
+	}
 	ix->column = 0;
 	ix->kind = QS_COLINDEX_ORIGIN_XMIN;
-	ix->data = qs_colblock_origin_build(by_tid, b->nrows, alloc, &ix->len);
+	ix->data = qs_colblock_origin_build(by_tid, cid_by_tid, b->nrows, alloc,
+										&ix->len);
 	if (ix->data == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -517,6 +551,8 @@ origin_section(QsColBuilder *b, const uint32 *perm, QsColBlockIndex *ix,
 						block_id)));
 	if (by_tid != b->origin)
 		pfree(by_tid);
+	if (cid_by_tid != b->origin_cid)
+		pfree(cid_by_tid);
 	return true;
 }
 

@@ -2167,7 +2167,7 @@ qs_colblock_origin_index(const QsColBlock *blk)
 	return index_of_kind(blk, QS_COLINDEX_ORIGIN_XMIN);
 }
 
-#define ORIGIN_RUNSZ	8
+#define ORIGIN_RUNSZ	QS_ORIGIN_RUNSZ
 
 /* the runs form: every run checked, so that get never reads out of bounds */
 static QsCodecStatus
@@ -2175,7 +2175,8 @@ origin_open_runs(const QsColBlock *blk, const uint8_t *sec, uint64_t len,
 				 QsOriginView *view, QsCodecErr *err)
 {
 	uint32_t	prev_row = 0,
-				prev_xid = 0;
+				prev_xid = 0,
+				prev_cid = 0;
 
 	if (len < 8)
 		return CORRUPT(err, "origin xmins: runs section of %llu bytes",
@@ -2190,8 +2191,10 @@ origin_open_runs(const QsColBlock *blk, const uint8_t *sec, uint64_t len,
 					   blk->nrows);
 	for (uint32_t k = 0; k < view->nruns; k++)
 	{
-		uint32_t	first = qs_load32(view->runs + (size_t) k * ORIGIN_RUNSZ);
-		uint32_t	xid = qs_load32(view->runs + (size_t) k * ORIGIN_RUNSZ + 4);
+		const uint8_t *run = view->runs + (size_t) k * ORIGIN_RUNSZ;
+		uint32_t	first = qs_load32(run);
+		uint32_t	xid = qs_load32(run + 4);
+		uint32_t	cid = qs_load32(run + 8);
 
 		if (k == 0 ? first != 0 : first <= prev_row)
 			return CORRUPT(err, "origin xmins: run %u starts at row %u (the one before at %u)",
@@ -2201,11 +2204,15 @@ origin_open_runs(const QsColBlock *blk, const uint8_t *sec, uint64_t len,
 						   k, first, blk->nrows);
 		if (xid != 0 && xid < QS_ORIGIN_MIN_XID)
 			return CORRUPT(err, "origin xmin of rows from %u is %u", first, xid);
-		if (k > 0 && xid == prev_xid)
-			return CORRUPT(err, "origin xmins: runs %u and %u have the same xid %u",
-						   k - 1, k, xid);
+		if (xid == 0 && cid != 0)
+			return CORRUPT(err, "origin xmins: rows from %u have command %u but no xid",
+						   first, cid);
+		if (k > 0 && xid == prev_xid && cid == prev_cid)
+			return CORRUPT(err, "origin xmins: runs %u and %u have the same xid %u and command %u",
+						   k - 1, k, xid, cid);
 		prev_row = first;
 		prev_xid = xid;
+		prev_cid = cid;
 	}
 	return QS_CODEC_OK;
 }
@@ -2241,16 +2248,28 @@ qs_colblock_origin_open(const QsColBlock *blk, int i, const uint8_t *sec,
 	return QS_CODEC_OK;
 }
 
-/* row < nrows of the block the view was opened on */
+/*
+ * row < nrows of the block the view was opened on.  A FOR value is
+ * xid | cid << 32 (colblock.h); its bits are handed out unchecked, as
+ * qs_colblock_verify checks them (a damaged one shows, at worst, in a
+ * system column).
+ */
 uint32_t
-qs_colblock_origin_get(const QsOriginView *view, uint32_t row)
+qs_colblock_origin_get(const QsOriginView *view, uint32_t row, uint32_t *cid)
 {
 	uint32_t	lo = 0,
 				hi;
+	const uint8_t *run;
 
 	if (view->nruns == 0)
-		return (uint32_t) (view->forv.base +
-						   qs_bitpack_get(view->forv.packed, view->forv.width, row));
+	{
+		uint64_t	v = (uint64_t) view->forv.base +
+			qs_bitpack_get(view->forv.packed, view->forv.width, row);
+
+		if (cid)
+			*cid = (uint32_t) v == 0 ? 0 : (uint32_t) (v >> 32);
+		return (uint32_t) v;
+	}
 	/* the last run starting at or before row (run 0 starts at 0) */
 	hi = view->nruns - 1;
 	while (lo < hi)
@@ -2262,13 +2281,17 @@ qs_colblock_origin_get(const QsOriginView *view, uint32_t row)
 		else
 			hi = mid - 1;
 	}
-	return qs_load32(view->runs + (size_t) lo * ORIGIN_RUNSZ + 4);
+	run = view->runs + (size_t) lo * ORIGIN_RUNSZ;
+	if (cid)
+		*cid = qs_load32(run + 8);
+	return qs_load32(run + 4);
 }
 
 /*
- * Every value 0 or at least QS_ORIGIN_MIN_XID (the reader hands them out
- * as they are: a wrong xid would only show in the xmin column, but a
- * damaged section is reported, never shown).  Open checked the runs form.
+ * Every value's xid 0 or at least QS_ORIGIN_MIN_XID, and its command id 0
+ * where its xid is (the reader hands them out as they are: a wrong xid or
+ * command would only show in a system column, but a damaged section is
+ * reported, never shown).  Open checked the runs form.
  */
 static QsCodecStatus
 origin_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
@@ -2287,17 +2310,23 @@ origin_verify(const QsColBlock *blk, int i, const uint8_t *sec, QsCodecErr *err)
 
 		qs_for_decode64(v, start, n, buf);
 		for (size_t k = 0; k < n; k++)
-			if (buf[k] != 0 &&
-				(buf[k] < QS_ORIGIN_MIN_XID || buf[k] > (int64_t) UINT32_MAX))
-				return CORRUPT(err, "origin xmin of row %zu is %lld", start + k,
-							   (long long) buf[k]);
+		{
+			uint64_t	x = (uint64_t) buf[k];
+			uint32_t	xid = (uint32_t) x;
+
+			if ((xid != 0 && xid < QS_ORIGIN_MIN_XID) ||
+				(xid == 0 && x != 0))
+				return CORRUPT(err, "origin xmin of row %zu is %u (command %u)",
+							   start + k, xid, (uint32_t) (x >> 32));
+		}
 	}
 	return QS_CODEC_OK;
 }
 
 uint8_t *
-qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
-						 const QsCodecAllocator *alloc, size_t *len)
+qs_colblock_origin_build(const uint32_t *xmin_of_row, const uint32_t *cid_of_row,
+						 uint32_t nrows, const QsCodecAllocator *alloc,
+						 size_t *len)
 {
 	int64_t    *v;
 	QsForInfo	info;
@@ -2305,14 +2334,20 @@ qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
 	QsCodecErr	err;
 	uint32_t	nruns = 0;
 
+#define ORIGIN_CID(r) (cid_of_row && xmin_of_row[r] != 0 ? cid_of_row[r] : 0)
+#define ORIGIN_BREAK(r) \
+	((r) == 0 || xmin_of_row[r] != xmin_of_row[(r) - 1] || \
+	 ORIGIN_CID(r) != ORIGIN_CID((r) - 1))
+
 	for (uint32_t r = 0; r < nrows; r++)
-		if (r == 0 || xmin_of_row[r] != xmin_of_row[r - 1])
+		if (ORIGIN_BREAK(r))
 			nruns++;
 	v = alloc->alloc(alloc->ctx, sizeof(int64_t) * (nrows > 0 ? nrows : 1));
 	if (v == NULL)
 		return NULL;
 	for (uint32_t r = 0; r < nrows; r++)
-		v[r] = (int64_t) xmin_of_row[r];
+		v[r] = (int64_t) ((uint64_t) xmin_of_row[r] |
+						  (uint64_t) ORIGIN_CID(r) << 32);
 	qs_for_analyze64(v, nrows, &info);
 	if (8 + (uint64_t) nruns * ORIGIN_RUNSZ < info.for_size)
 	{
@@ -2327,14 +2362,19 @@ qs_colblock_origin_build(const uint32_t *xmin_of_row, uint32_t nrows,
 		qs_store32(out, QS_ORIGIN_XMIN_RUNS);
 		qs_store32(out + 4, nruns);
 		for (uint32_t r = 0; r < nrows; r++)
-			if (r == 0 || xmin_of_row[r] != xmin_of_row[r - 1])
+			if (ORIGIN_BREAK(r))
 			{
-				qs_store32(out + 8 + k * ORIGIN_RUNSZ, r);
-				qs_store32(out + 8 + k * ORIGIN_RUNSZ + 4, xmin_of_row[r]);
+				uint8_t    *run = out + 8 + k * ORIGIN_RUNSZ;
+
+				qs_store32(run, r);
+				qs_store32(run + 4, xmin_of_row[r]);
+				qs_store32(run + 8, ORIGIN_CID(r));
 				k++;
 			}
 		return out;
 	}
+#undef ORIGIN_BREAK
+#undef ORIGIN_CID
 	out = alloc->alloc(alloc->ctx, info.for_size);
 	if (out != NULL &&
 		qs_for_encode_analyzed(v, 8, nrows, QS_FOR_PLAIN, &info, out,

@@ -156,6 +156,18 @@ load_flush(Relation rel)
 		load.tids_exposed = false;
 		return;
 	}
+	/*
+	 * A load at a later command of its transaction keeps that command as
+	 * its rows' origin command id (one run of the origin xmins, 24 bytes):
+	 * VACUUM's freeze puts the loader's xid where the directory kept the
+	 * command (qs_coldir_freeze), and heap's frozen tuples keep their t_cid
+	 * for cmin and cmax (issue 12, src/column/README.md section 4.1).  A
+	 * load at command 0, the common case (COPY in a transaction of its
+	 * own), pays nothing: 0 is what a row without origin shows once frozen.
+	 */
+	if (load.cid != FirstCommandId)
+		for (uint32 r = 0; r < nrows; r++)
+			qs_colbuilder_set_origin(&load.builder, r, load.xid, load.cid);
 	old = MemoryContextSwitchTo(load.tmpcxt);
 	/* a load writes sealed blocks: they get their index sub-blocks now */
 	load.builder.index_cols = load.opts.index_cols;

@@ -133,7 +133,8 @@ blocks_flush(RewriteBlocks *w)
 }
 
 static void
-blocks_add(RewriteBlocks *w, TupleTableSlot *slot, TransactionId shown_xmin)
+blocks_add(RewriteBlocks *w, TupleTableSlot *slot, TransactionId shown_xmin,
+		   CommandId shown_cid)
 {
 	if (!w->active)
 	{
@@ -146,8 +147,12 @@ blocks_add(RewriteBlocks *w, TupleTableSlot *slot, TransactionId shown_xmin)
 		w->active = true;
 	}
 	qs_colbuilder_add(&w->builder, slot);
-	/* the block's xmin is frozen: the row keeps the xmin it showed */
-	qs_colbuilder_set_origin(&w->builder, w->builder.nrows - 1, shown_xmin);
+	/*
+	 * the block's xmin is frozen: the row keeps the xmin and the command id
+	 * it showed
+	 */
+	qs_colbuilder_set_origin(&w->builder, w->builder.nrows - 1, shown_xmin,
+							 shown_cid);
 	if (w->builder.nrows >= (uint32) w->opts.rows_per_block ||
 		w->builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
 		blocks_flush(w);
@@ -422,6 +427,7 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 		  TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(hdr), OldestXmin))))
 	{
 		TransactionId shown = HeapTupleHeaderGetRawXmin(hdr);
+		CommandId	shown_cid;
 		bool		isnull;
 
 		/*
@@ -437,8 +443,18 @@ write_row(RewriteBlocks *w, TupleTableSlot *slot, HeapTupleHeader hdr,
 														  &isnull));
 		if (!TransactionIdIsValid(shown) || shown < FrozenTransactionId)
 			shown = InvalidTransactionId;
+
+		/*
+		 * And its cmin, as heap's rewrite keeps a tuple's raw t_cid: a delta
+		 * row's, a main row's origin command or its deleter's cmax that an
+		 * aborted delete left (the recslot hook, am.c col_shown_cid); a
+		 * collapsed move's main copy shows its delta version's.
+		 */
+		shown_cid = DatumGetCommandId(slot_getsysattr(slot,
+													  MinCommandIdAttributeNumber,
+													  &isnull));
 		slot_getallattrs(slot);
-		blocks_add(w, slot, shown);
+		blocks_add(w, slot, shown, shown_cid);
 		return;
 	}
 

@@ -524,15 +524,19 @@ read_index_section(QsColRowReader *rr, int i, uint8 **buf)
 }
 
 /*
- * qs_colrows_origin_xmin
+ * qs_colrows_origin
  *		The origin xmin of TID row 'row' (colblock.h): the inserter of the
  *		delta version a merge moved into it, or 0 when the image names none
- *		(its directory entry's xmin is the row's).  The section is read and
+ *		(its directory entry's xmin is the row's); *cid (when not NULL) gets
+ *		its origin command id, 0 with an xmin of 0.  The section is read and
  *		its checksum checked on first use, kept with the reader.
  */
 TransactionId
-qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
+qs_colrows_origin(QsColRowReader *rr, uint32 row, CommandId *cid)
 {
+	uint32		c = 0;
+	TransactionId xid;
+
 	Assert(row < rr->h.blk.nrows);
 	if (rr->origin_state == 0)
 	{
@@ -556,8 +560,18 @@ qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
 		}
 	}
 	if (rr->origin_state == 1)
-		return InvalidTransactionId;
-	return (TransactionId) qs_colblock_origin_get(&rr->origin, row);
+		xid = InvalidTransactionId;
+	else
+		xid = (TransactionId) qs_colblock_origin_get(&rr->origin, row, &c);
+	if (cid)
+		*cid = xid == InvalidTransactionId ? FirstCommandId : (CommandId) c;
+	return xid;
+}
+
+TransactionId
+qs_colrows_origin_xmin(QsColRowReader *rr, uint32 row)
+{
+	return qs_colrows_origin(rr, row, NULL);
 }
 
 /*
@@ -667,6 +681,33 @@ qs_colrows_shown_xmin(QsColRowReader *rr, uint32 row)
 	xmin = qs_coldir_row_xmin(&rr->h.entry, row);
 	return TransactionIdIsNormal(xmin) ? xmin :
 		qs_coldir_row_shown_xmin(&rr->h.entry, row);
+}
+
+/*
+ * qs_colrows_shown_cid
+ *		The command id the cmin and cmax system columns show for TID row
+ *		'row' while nobody deleted or updated it (src/column/am.c,
+ *		col_shown_cid): its origin command id when it has an origin xmin;
+ *		else a bulk load's command, the directory entry's cid, for a row the
+ *		load wrote (not MERGED, row from base on, xmin not frozen: VACUUM
+ *		keeps the writer's xid in cid then, and a version with an xmax, one
+ *		a seal or merge superseded, even if it aborted, has that one's cmax
+ *		there); else 0 (FirstCommandId), the command of neither being kept.
+ *		A seal or a merge's next version of a block carries it with the
+ *		shown xmin.
+ */
+CommandId
+qs_colrows_shown_cid(QsColRowReader *rr, uint32 row)
+{
+	const QsColDirEntry *e = &rr->h.entry;
+	CommandId	cid;
+
+	if (qs_colrows_origin(rr, row, &cid) != InvalidTransactionId)
+		return cid;
+	if (!(e->flags & QS_COLDIR_MERGED) && row >= e->base &&
+		TransactionIdIsNormal(e->xmin) && !TransactionIdIsValid(e->xmax))
+		return e->cid;
+	return FirstCommandId;
 }
 
 static void

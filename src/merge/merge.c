@@ -442,8 +442,18 @@ collect(MergeState *ms)
 		c->tuple->t_self = c->tid;
 		ExecStoreHeapTuple(c->tuple, ms->slot, false);
 		qs_colbuilder_add(&ms->builder, ms->slot);
-		/* the row shows its inserter as xmin, as it did in the delta */
-		qs_colbuilder_set_origin(&ms->builder, ms->builder.nrows - 1, c->xmin);
+		/*
+		 * The row shows its inserter as xmin, as it did in the delta, and
+		 * its raw t_cid as cmin and cmax (heap_getsysattr): the inserter's
+		 * command, or an aborted deleter's cmax, as heap's tuple keeps it.
+		 * A version an aborted merge marked has that merge's cmax there
+		 * (the mark overwrote the inserter's) and shows 0 (am.c,
+		 * col_shown_cid): so does its main copy.
+		 */
+		qs_colbuilder_set_origin(&ms->builder, ms->builder.nrows - 1, c->xmin,
+								 (hdr->t_infomask2 & QS_INFOMASK2_MOVED) ?
+								 FirstCommandId :
+								 HeapTupleHeaderGetRawCommandId(hdr));
 		/* and the TID whose SIREAD locks writers of its main copy check */
 		qs_colbuilder_set_otid(&ms->builder, ms->builder.nrows - 1, &c->tid);
 		ExecClearTuple(ms->slot);

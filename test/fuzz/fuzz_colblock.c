@@ -187,10 +187,18 @@ probe_indexes(const uint8_t *img, size_t len, uint8_t mode)
 			QsOriginView v;
 			uint64_t	sum = 0;
 
-			/* the xmin column reads rows of an opened section, unverified */
+			/*
+			 * the xmin, cmin and cmax columns read rows of an opened section,
+			 * unverified
+			 */
 			if (qs_colblock_origin_open(&blk, i, img + s.off, &v, NULL) == QS_CODEC_OK)
 				for (uint32_t r = 0; r < blk.nrows; r++)
-					sum += qs_colblock_origin_get(&v, r);
+				{
+					uint32_t	c = 0;
+
+					sum += qs_colblock_origin_get(&v, r, &c);
+					sum += c;
+				}
 			FZ_ASSERT(sum < UINT64_MAX);
 			continue;
 		}

@@ -38,8 +38,8 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 	/*
 	 * nindexes 2: one CSB+-tree index sub-block over the text column's
 	 * codes; 3: one over the int32 column's FOR integers; 4: the rows'
-	 * origin xmins (FOR; 7: in runs); 5, 6: the rows' origin TIDs (form 1,
-	 * form 2)
+	 * origin xmins (FOR; 7: in runs; 8, 9: the same with command ids);
+	 * 5, 6: the rows' origin TIDs (form 1, form 2)
 	 */
 	static const char *words[] = {"", "a", "ab", "abc", "b", "bcd", "zz", "zzz"};
 	int32_t		ints[64];
@@ -110,19 +110,25 @@ seed(int k, uint32_t nrows, QsEncoding enc_i, QsEncoding enc_t, int nindexes)
 		ix.data = qs_csbix_build_column(&cols[0], nrows, &fz_allocator, &ix.len);
 		spec.nindexes = 1;
 	}
-	if (nindexes == 4 || nindexes == 7)
+	if (nindexes == 4 || nindexes == 7 || nindexes == 8 || nindexes == 9)
 	{
 		/* the rows' origin xmins: moved rows' inserters, bulk-loaded 0s */
-		uint32_t	xmins[64];
+		uint32_t	xmins[64],
+					cids[64];
 
 		for (i = 0; i < nrows; i++)
 			xmins[i] = i % 3 == 0 ? 0 : 700 + i * 5;
-		if (nindexes == 7)		/* in batches: the runs form */
+		if (nindexes == 7 || nindexes == 9) /* in batches: the runs form */
 			for (i = 0; i < nrows; i++)
 				xmins[i] = i < 10 ? 0 : 700 + i / 16;
+		/* 8, 9: with command ids (one past 2^31 in FOR, a run per command) */
+		for (i = 0; i < nrows; i++)
+			cids[i] = nindexes == 8 ? (i % 4 == 1 ? 0xFFFFFFF0u : i % 5) :
+				i / 8 % 2;
 		ix.column = 0;
 		ix.kind = QS_COLINDEX_ORIGIN_XMIN;
-		ix.data = qs_colblock_origin_build(xmins, nrows, &fz_allocator, &ix.len);
+		ix.data = qs_colblock_origin_build(xmins, nindexes >= 8 ? cids : NULL,
+										   nrows, &fz_allocator, &ix.len);
 		spec.nindexes = 1;
 	}
 	if (nindexes == 5 || nindexes == 6)
@@ -173,5 +179,7 @@ main(void)
 	seed(9, 50, QS_ENC_FOR, QS_ENC_DICT, 5);
 	seed(10, 64, QS_ENC_PLAIN, QS_ENC_DICT, 6);
 	seed(11, 64, QS_ENC_FOR, QS_ENC_DICT, 7);
+	seed(12, 50, QS_ENC_FOR, QS_ENC_DICT, 8);
+	seed(13, 64, QS_ENC_FOR, QS_ENC_DICT, 9);
 	return 0;
 }

@@ -901,10 +901,25 @@ test_tidmap(void)
 }
 
 /*
- * The rows' origin xmins (kind 5): built, found, read per row, verified;
- * a value that is no normal xid, a count other than the block's rows and
- * two of them are refused; a TID map and origin xmins together are fine.
+ * The rows' origin xmins (kind 5): built, found, read per row with their
+ * command ids, verified; a value that is no normal xid, a command id with
+ * no xid, a count other than the block's rows and two of them are refused;
+ * a TID map and origin xmins together are fine.  Without command ids the
+ * section is the one all-zero ones give (FOR of the xids alone, as images
+ * written before the command ids were: they read cid 0).
  */
+static uint8_t *
+origin_for_stripe(const uint64_t *vals, uint32_t n, size_t *len)
+{
+	uint8_t    *out = malloc(QS_FOR_HDRSZ + 8 * (size_t) n + 16);
+	QsCodecErr	err;
+
+	UT_CHECK_EQ(qs_for_encode64((const int64_t *) vals, n, QS_FOR_PLAIN, out,
+								QS_FOR_HDRSZ + 8 * (size_t) n + 16, len, &err),
+				QS_CODEC_OK);
+	return out;
+}
+
 static void
 test_origin_xmin(void)
 {
@@ -913,13 +928,18 @@ test_origin_xmin(void)
 	NR = 300};
 	TCol		cols[1];
 	uint32_t	xmin[NR],
+				cid[NR],
+				zero[NR],
 				perm[NR];
+	uint64_t	raw[NR];
 	size_t		len,
 				blen,
+				blen0,
 				plen;
 	QsCodecStatus st;
 	uint8_t    *img,
 			   *blob,
+			   *blob0,
 			   *pblob;
 	QsColBlock	blk;
 	QsColBlockIndex ix[3];
@@ -927,6 +947,7 @@ test_origin_xmin(void)
 	QsOriginView v;
 	uint16_t	column,
 				kind;
+	uint32_t	c;
 	int			i;
 
 	cols[0] = make_col(0, QS_ENC_PLAIN, NR, 0, 17);
@@ -934,9 +955,22 @@ test_origin_xmin(void)
 	{
 		/* bulk-loaded rows (0) among moved ones, xids up to 2^32 - 1 */
 		xmin[r] = r % 7 == 0 ? 0 : r == 1 ? UINT32_MAX : 1000 + r * 13;
+		/* commands 0 mostly, some later ones, one past 2^31 (a combo cid) */
+		cid[r] = xmin[r] == 0 || r % 3 == 0 ? 0 : r == 2 ? 0xFFFFFFFEu : r % 11;
+		zero[r] = 0;
 		perm[r] = (r * 7) % NR;
 	}
-	blob = qs_colblock_origin_build(xmin, NR, &talloc, &blen);
+	/* no command ids, or all of them 0: the same bytes */
+	blob = qs_colblock_origin_build(xmin, NULL, NR, &talloc, &blen);
+	blob0 = qs_colblock_origin_build(xmin, zero, NR, &talloc, &blen0);
+	UT_CHECK(blob != NULL && blob0 != NULL);
+	UT_CHECK(blen == blen0 && memcmp(blob, blob0, blen) == 0);
+	free(blob0);
+	free(blob);
+	/* a command id given with xid 0 is dropped: none without an xid */
+	cid[7] = 5;
+	blob = qs_colblock_origin_build(xmin, cid, NR, &talloc, &blen);
+	cid[7] = 0;
 	pblob = qs_colblock_tidmap_build(perm, NR, &talloc, &plen);
 	UT_CHECK(blob != NULL && pblob != NULL);
 	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_TIDMAP, pblob, plen};
@@ -952,8 +986,14 @@ test_origin_xmin(void)
 		UT_CHECK_EQ(i, 2);
 		qs_colblock_index(&blk, i, &column, &kind, &s);
 		UT_CHECK_EQ(qs_colblock_origin_open(&blk, i, img + s.off, &v, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(v.nruns, 0);	/* the FOR form */
 		for (uint32_t r = 0; r < NR; r++)
-			UT_CHECK_EQ(qs_colblock_origin_get(&v, r), xmin[r]);
+		{
+			c = 12345;
+			UT_CHECK_EQ(qs_colblock_origin_get(&v, r, &c), xmin[r]);
+			UT_CHECK_EQ(c, cid[r]);
+			UT_CHECK_EQ(qs_colblock_origin_get(&v, r, NULL), xmin[r]);
+		}
 		/* not the origin xmins: refused */
 		UT_CHECK_EQ(qs_colblock_origin_open(&blk, 1, img + s.off, &v, NULL),
 					QS_CODEC_CORRUPT);
@@ -964,7 +1004,7 @@ test_origin_xmin(void)
 
 	/* 1 (bootstrap) is no table row's xid; 2 (frozen) is, below */
 	xmin[40] = 1;
-	blob = qs_colblock_origin_build(xmin, NR, &talloc, &blen);
+	blob = qs_colblock_origin_build(xmin, cid, NR, &talloc, &blen);
 	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
 	img = build(cols, 1, NR, 0, &len, &st);
 	UT_CHECK(img != NULL);
@@ -977,7 +1017,7 @@ test_origin_xmin(void)
 	}
 	free(blob);
 	xmin[40] = 2;
-	blob = qs_colblock_origin_build(xmin, NR, &talloc, &blen);
+	blob = qs_colblock_origin_build(xmin, cid, NR, &talloc, &blen);
 	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
 	img = build(cols, 1, NR, 0, &len, &st);
 	UT_CHECK(img != NULL);
@@ -989,8 +1029,39 @@ test_origin_xmin(void)
 	free(blob);
 	xmin[40] = 5000;
 
+	/*
+	 * A FOR value with a command id but no xid (high bits, low 0): no
+	 * builder writes it, verify refuses it; the same value with an xid is
+	 * fine.
+	 */
+	for (uint32_t r = 0; r < NR; r++)
+		raw[r] = (uint64_t) xmin[r] | (uint64_t) cid[r] << 32;
+	raw[7] = (uint64_t) 3 << 32;
+	blob = origin_for_stripe(raw, NR, &blen);
+	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL),
+					QS_CODEC_CORRUPT);
+		free(img);
+	}
+	free(blob);
+	raw[7] = (uint64_t) 3 << 32 | 777;
+	blob = origin_for_stripe(raw, NR, &blen);
+	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
+	img = build(cols, 1, NR, 0, &len, &st);
+	UT_CHECK(img != NULL);
+	if (img)
+	{
+		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL), QS_CODEC_OK);
+		free(img);
+	}
+	free(blob);
+
 	/* another number of rows */
-	blob = qs_colblock_origin_build(xmin, NR - 1, &talloc, &blen);
+	blob = qs_colblock_origin_build(xmin, cid, NR - 1, &talloc, &blen);
 	ix[1] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen};
 	img = build(cols, 1, NR, 0, &len, &st);
 	UT_CHECK(img != NULL);
@@ -1023,20 +1094,21 @@ test_origin_xmin(void)
 }
 
 /*
- * Origin xmins in runs (rows a merge moved in big batches share an xid):
- * the runs form is taken (smaller than FOR), reads back per row exactly,
- * verify passes; a run out of order, past the rows, an xid of 1, two
- * neighbours with the same xid and a length that does not match are
- * refused.
+ * Origin xmins in runs (rows a merge moved in big batches share an xid
+ * and a command id): the runs form is taken (smaller than FOR), a run
+ * breaks where the xid or the command id changes, reads back per row
+ * exactly, verify passes; a run out of order, past the rows, an xid of 1,
+ * a command id without an xid, two neighbours with the same xid and
+ * command id and a length that does not match are refused.
  */
 static void
-origin_runs_image(TCol *cols, const uint32_t *xmin, uint32_t nr,
-				  QsColBlockIndex *ix, uint8_t **blob, size_t *blen,
-				  uint8_t **img, size_t *len)
+origin_runs_image(TCol *cols, const uint32_t *xmin, const uint32_t *cid,
+				  uint32_t nr, QsColBlockIndex *ix, uint8_t **blob,
+				  size_t *blen, uint8_t **img, size_t *len)
 {
 	QsCodecStatus st;
 
-	*blob = qs_colblock_origin_build(xmin, nr, &talloc, blen);
+	*blob = qs_colblock_origin_build(xmin, cid, nr, &talloc, blen);
 	UT_CHECK(*blob != NULL);
 	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, *blob, *blen};
 	extra_ix = ix;
@@ -1046,8 +1118,8 @@ origin_runs_image(TCol *cols, const uint32_t *xmin, uint32_t nr,
 }
 
 static QsCodecStatus
-origin_runs_damaged(TCol *cols, const uint32_t *xmin, uint32_t nr,
-					size_t at, uint32_t value, size_t cut)
+origin_runs_damaged(TCol *cols, const uint32_t *xmin, const uint32_t *cid,
+					uint32_t nr, size_t at, uint32_t value, size_t cut)
 {
 	QsColBlockIndex ix[1];
 	uint8_t    *blob,
@@ -1062,7 +1134,7 @@ origin_runs_damaged(TCol *cols, const uint32_t *xmin, uint32_t nr,
 	uint16_t	column,
 				kind;
 
-	blob = qs_colblock_origin_build(xmin, nr, &talloc, &blen);
+	blob = qs_colblock_origin_build(xmin, cid, nr, &talloc, &blen);
 	UT_CHECK(blob != NULL && blen > at + 4);
 	memcpy(blob + at, &value, 4);
 	ix[0] = (QsColBlockIndex) {0, QS_COLINDEX_ORIGIN_XMIN, blob, blen - cut};
@@ -1082,6 +1154,9 @@ origin_runs_damaged(TCol *cols, const uint32_t *xmin, uint32_t nr,
 	return st;
 }
 
+/* byte of run k's field f (0 first row, 1 xid, 2 cid) */
+#define RUN_AT(k, f) ((size_t) 8 + (k) * QS_ORIGIN_RUNSZ + (f) * 4)
+
 static void
 test_origin_xmin_runs(void)
 {
@@ -1090,6 +1165,7 @@ test_origin_xmin_runs(void)
 	NR = 3000};
 	TCol		cols[1];
 	uint32_t   *xmin = malloc(sizeof(uint32_t) * NR);
+	uint32_t   *cid = malloc(sizeof(uint32_t) * NR);
 	QsColBlockIndex ix[1];
 	uint8_t    *blob,
 			   *img;
@@ -1100,23 +1176,36 @@ test_origin_xmin_runs(void)
 	QsOriginView v;
 	uint16_t	column,
 				kind;
+	uint32_t	c;
 
 	cols[0] = make_col(0, QS_ENC_PLAIN, NR, 0, 17);
-	/* five inserters in batches, a bulk-loaded stretch (0) between */
+
+	/*
+	 * Five inserters in batches, a bulk-loaded stretch (0) between; 905
+	 * inserted with two commands (a run each), 906 with a combo cid.
+	 */
 	for (uint32_t r = 0; r < NR; r++)
+	{
 		xmin[r] = r < 700 ? 4000000000u : r < 1000 ? 0 : r < 1001 ? 2 :
 			r < 2000 ? 901 : r < 2999 ? 905 : 906;
-	origin_runs_image(cols, xmin, NR, ix, &blob, &blen, &img, &len);
-	/* 6 runs: 8 + 48 bytes, where FOR would take 4 bytes a row */
-	UT_CHECK_EQ(blen, (size_t) 8 + 6 * 8);
+		cid[r] = r >= 1001 && r < 2000 ? 3 : r >= 2500 && r < 2999 ? 1 :
+			r == 2999 ? 0xFFFFFFFEu : 0;
+	}
+	origin_runs_image(cols, xmin, cid, NR, ix, &blob, &blen, &img, &len);
+	/* 7 runs: 8 + 84 bytes, where FOR would take 5 bytes a row */
+	UT_CHECK_EQ(blen, (size_t) 8 + 7 * QS_ORIGIN_RUNSZ);
 	if (img)
 	{
 		UT_CHECK_EQ(qs_colblock_open(img, len, &blk, NULL), QS_CODEC_OK);
 		qs_colblock_index(&blk, 0, &column, &kind, &s);
 		UT_CHECK_EQ(qs_colblock_origin_open(&blk, 0, img + s.off, &v, NULL), QS_CODEC_OK);
-		UT_CHECK_EQ(v.nruns, 6);
+		UT_CHECK_EQ(v.nruns, 7);
 		for (uint32_t r = 0; r < NR; r++)
-			UT_CHECK_EQ(qs_colblock_origin_get(&v, r), xmin[r]);
+		{
+			c = 12345;
+			UT_CHECK_EQ(qs_colblock_origin_get(&v, r, &c), xmin[r]);
+			UT_CHECK_EQ(c, cid[r]);
+		}
 		UT_CHECK_EQ(qs_colblock_verify(img, len, NULL, NULL, &talloc, NULL), QS_CODEC_OK);
 		free(img);
 	}
@@ -1124,19 +1213,34 @@ test_origin_xmin_runs(void)
 	extra_ix = NULL;
 	n_extra_ix = 0;
 
+	/* without command ids: a run per xid, 6 of them */
+	origin_runs_image(cols, xmin, NULL, NR, ix, &blob, &blen, &img, &len);
+	UT_CHECK_EQ(blen, (size_t) 8 + 6 * QS_ORIGIN_RUNSZ);
+	free(img);
+	free(blob);
+	extra_ix = NULL;
+	n_extra_ix = 0;
+
 	/* damage: run 2's first row before run 1's; past the rows; xid 1 */
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 2 * 8, 500, 0), QS_CODEC_CORRUPT);
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 5 * 8, NR, 0), QS_CODEC_CORRUPT);
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 3 * 8 + 4, 1, 0), QS_CODEC_CORRUPT);
-	/* run 3 takes run 4's xid; run 0 not at row 0; a run count too big */
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 3 * 8 + 4, 905, 0), QS_CODEC_CORRUPT);
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8, 1, 0), QS_CODEC_CORRUPT);
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 4, 7, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(2, 0), 500, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(6, 0), NR, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(3, 1), 1, 0), QS_CODEC_CORRUPT);
+	/* run 3 takes run 4's xid; run 5 run 4's command (905, 0) */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NULL, NR, RUN_AT(3, 1), 905, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(5, 2), 0, 0), QS_CODEC_CORRUPT);
+	/* the bulk-loaded run (xid 0) with a command */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(1, 2), 7, 0), QS_CODEC_CORRUPT);
+	/* run 0 not at row 0; a run count too big */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(0, 0), 1, 0), QS_CODEC_CORRUPT);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, 4, 8, 0), QS_CODEC_CORRUPT);
 	/* the last run cut off: the length no longer matches the count */
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 0, QS_ORIGIN_XMIN_RUNS, 8), QS_CODEC_CORRUPT);
-	/* undamaged through the same path: fine */
-	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, NR, 8 + 3 * 8 + 4, 901, 0), QS_CODEC_OK);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, 0, QS_ORIGIN_XMIN_RUNS,
+									QS_ORIGIN_RUNSZ), QS_CODEC_CORRUPT);
+	/* undamaged through the same path, or another command: fine */
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(3, 1), 901, 0), QS_CODEC_OK);
+	UT_CHECK_EQ(origin_runs_damaged(cols, xmin, cid, NR, RUN_AT(5, 2), 2, 0), QS_CODEC_OK);
 	free(xmin);
+	free(cid);
 	free_col(&cols[0]);
 }
 
