@@ -1250,8 +1250,9 @@ qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
  * (no xmax, t_ctid itself) and the main copy gets xmax = the merge, so that
  * it is dead whatever the merge's outcome (its xmin is the merge too).
  *
- * Returns false, changing nothing, when the main copy already has an xmax
- * that did not abort: only the merge's own transaction sees the copy while
+ * Returns true, changing nothing, when the merge aborted meanwhile and
+ * VACUUM already took its copy.  Returns false, changing nothing, when the
+ * main copy already has an xmax that did not abort: only the merge's own transaction sees the copy while
  * the merge runs, so that transaction updated, deleted or locked the row
  * after its merge (quickstep.merge() and then DML in one transaction, or
  * quickstep.debug_force_merge).  Cancelling would overwrite that xmax and
@@ -1275,6 +1276,20 @@ qs_cancel_move(Relation rel, const QsPageLayout *L, Buffer buf,
 	page = qs_genxlog_register(state, buf, 0);
 	e = qs_coldelmap_entry(qs_genxlog_register(state, mbuf, 0),
 						   ItemPointerGetOffsetNumber(link));
+
+	/*
+	 * The merge aborted since the caller saw it running, and VACUUM has
+	 * already marked its copy dead or removed it: nothing to cancel (the
+	 * mark is an aborted merge's, which heap's routines take as invalid).
+	 * Not corruption (review helper-190 R2).
+	 */
+	if (e == NULL && !TransactionIdIsInProgress(mover) &&
+		!TransactionIdDidCommit(mover))
+	{
+		qs_genxlog_abort(state);
+		LockBuffer(mbuf, BUFFER_LOCK_UNLOCK);
+		return true;
+	}
 	if (e == NULL || !TransactionIdEquals(HeapTupleHeaderGetRawXmin(e), mover))
 	{
 		qs_genxlog_abort(state);
