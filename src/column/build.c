@@ -373,6 +373,21 @@ qs_colbuilder_add_rows(QsColBuilder *b, uint32 n)
 	b->nrows += n;
 }
 
+/* (*arr)[row] addressable: grown in the builder's context, new entries 0 */
+static void
+grow_zeroed(QsColBuilder *b, uint32 **arr, size_t *cap, uint32 row)
+{
+	MemoryContext old;
+	size_t		had = *cap;
+
+	if (row < *cap)
+		return;
+	old = MemoryContextSwitchTo(b->cxt);
+	*arr = grow(*arr, cap, (size_t) row + 1, sizeof(uint32));
+	memset(*arr + had, 0, (*cap - had) * sizeof(uint32));
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * qs_colbuilder_set_origin
  *		Row 'row' (added already) has origin xmin 'xmin' and command id
@@ -391,29 +406,11 @@ qs_colbuilder_set_origin(QsColBuilder *b, uint32 row, TransactionId xmin,
 		cid = 0;
 	if (xmin == InvalidTransactionId && b->origin == NULL)
 		return;
-	if (row >= b->origin_cap)
-	{
-		MemoryContext old = MemoryContextSwitchTo(b->cxt);
-		size_t		had = b->origin_cap;
-
-		b->origin = grow(b->origin, &b->origin_cap, (size_t) row + 1,
-						 sizeof(uint32));
-		memset(b->origin + had, 0, (b->origin_cap - had) * sizeof(uint32));
-		MemoryContextSwitchTo(old);
-	}
+	grow_zeroed(b, &b->origin, &b->origin_cap, row);
 	b->origin[row] = xmin;
 	if (cid == 0 && b->origin_cid == NULL)
 		return;
-	if (row >= b->origin_cid_cap)
-	{
-		MemoryContext old = MemoryContextSwitchTo(b->cxt);
-		size_t		had = b->origin_cid_cap;
-
-		b->origin_cid = grow(b->origin_cid, &b->origin_cid_cap, (size_t) row + 1,
-							 sizeof(uint32));
-		memset(b->origin_cid + had, 0, (b->origin_cid_cap - had) * sizeof(uint32));
-		MemoryContextSwitchTo(old);
-	}
+	grow_zeroed(b, &b->origin_cid, &b->origin_cid_cap, row);
 	b->origin_cid[row] = cid;
 }
 
