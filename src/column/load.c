@@ -158,7 +158,7 @@ load_flush(Relation rel)
 	}
 	/*
 	 * A load at a later command of its transaction keeps that command as
-	 * its rows' origin command id (one run of the origin xmins, 24 bytes):
+	 * its rows' origin command id (one run of the origin xmins, 20 bytes):
 	 * VACUUM's freeze puts the loader's xid where the directory kept the
 	 * command (qs_coldir_freeze), and heap's frozen tuples keep their t_cid
 	 * for cmin and cmax (issue 12, src/column/README.md section 4.1).  A

@@ -1252,8 +1252,9 @@ qs_read_for_write(Relation rel, const QsPageLayout *L, ItemPointer tid,
  *
  * Returns true, changing nothing, when the merge aborted meanwhile and
  * VACUUM already took its copy.  Returns false, changing nothing, when the
- * main copy already has an xmax that did not abort: only the merge's own transaction sees the copy while
- * the merge runs, so that transaction updated, deleted or locked the row
+ * main copy already has an xmax that did not abort: only the merge's own
+ * transaction sees the copy while the merge runs, so that transaction
+ * updated, deleted or locked the row
  * after its merge (quickstep.merge() and then DML in one transaction, or
  * quickstep.debug_force_merge).  Cancelling would overwrite that xmax and
  * bring the delta version back beside the transaction's new version (the
@@ -1525,8 +1526,9 @@ qs_ssi_origin(Relation rel, ItemPointer tid, ItemPointer origin,
  * this row (a false serialization failure if checked).  Deciding after the
  * wait misses none: a stub found gone had no reader lock left, and none
  * can come (no snapshot reads a dead stub).  The stub's page is read with
- * 'buf' unlocked (delta page, then delete-map page: the merge's order), so
- * a writer may change the row meanwhile: returns false when its xmax
+ * 'buf' unlocked (no buffer is locked while it is read: it may be any page
+ * by now, a delete map's included), so a writer may change the row
+ * meanwhile: returns false when its xmax
  * changed, and the caller decides about the row again (heap's retry after
  * a wait); *origin is set either way.
  */
