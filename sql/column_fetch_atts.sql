@@ -75,4 +75,50 @@ SELECT count(*) FROM (SELECT * FROM h EXCEPT ALL SELECT * FROM c) x;
 SELECT quickstep.check_table('c') IS NOT NULL AS checked;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
+-- sequential scans (QuickstepScan off) and TID range scans decode only
+-- what their node reads too (col_decode_batch with the slot's want)
+SET quickstep.enable_pushdown = off;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(n) FROM c WHERE b = 3;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT max(d) FROM c WHERE ctid > '(0,0)';
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT sum(n), count(d) FROM $T WHERE b = 3$$),
+  ($$SELECT id, length(big) FROM $T WHERE d = '2020-02-02'$$),
+  ($$SELECT t FROM $T t WHERE a = 9 AND b = 2$$),
+  ($$SELECT * FROM $T WHERE id BETWEEN 100 AND 110$$),
+  ($$SELECT b FROM $T WHERE id BETWEEN 500 AND 505 FOR UPDATE$$),
+  ($$SELECT (SELECT max(n) FROM $T i WHERE i.b = o.b AND i.id < 300) FROM $T o WHERE o.id < 5$$),
+  ($$SELECT sum(n), count(big), max(d) FROM $T WHERE ctid > '(0,0)'$$),
+  ($$SELECT t FROM $T t WHERE ctid > '(0,0)' AND id < 20$$)) AS t(q);
+-- writes through a sequential scan keep the columns they do not name
+UPDATE h SET b = b + 1000 WHERE a = 3;
+UPDATE c SET b = b + 1000 WHERE a = 3;
+TRUNCATE ret;
+WITH d AS (DELETE FROM h WHERE a = 4 AND b = 4 RETURNING *)
+INSERT INTO ret SELECT 'heap', string_agg(format('%s/%s/%s', id, length(big), n), ',' ORDER BY id) FROM d;
+WITH d AS (DELETE FROM c WHERE a = 4 AND b = 4 RETURNING *)
+INSERT INTO ret SELECT 'column', string_agg(format('%s/%s/%s', id, length(big), n), ',' ORDER BY id) FROM d;
+SELECT count(DISTINCT r) AS distinct_returning, count(*) FROM ret;
+BEGIN;
+DECLARE ch CURSOR FOR SELECT b FROM h WHERE a = 6 AND id < 1000 ORDER BY id FOR UPDATE;
+DECLARE cc CURSOR FOR SELECT b FROM c WHERE a = 6 AND id < 1000 ORDER BY id FOR UPDATE;
+FETCH 2 FROM ch;
+FETCH 2 FROM cc;
+UPDATE h SET n = -1 WHERE CURRENT OF ch;
+UPDATE c SET n = -1 WHERE CURRENT OF cc;
+-- a cursor over the sequential scan itself (execCurrentOf reads its slot)
+DECLARE sh CURSOR FOR SELECT b FROM h WHERE id = 806;
+DECLARE sc CURSOR FOR SELECT b FROM c WHERE id = 806;
+EXPLAIN (COSTS OFF) SELECT b FROM c WHERE id = 806;
+FETCH sh;
+FETCH sc;
+UPDATE h SET n = -2, big = 'x' WHERE CURRENT OF sh;
+UPDATE c SET n = -2, big = 'x' WHERE CURRENT OF sc;
+COMMIT;
+SELECT count(*) FROM (SELECT * FROM h EXCEPT ALL SELECT * FROM c) x;
+SELECT count(*) FROM (SELECT * FROM c EXCEPT ALL SELECT * FROM h) x;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+RESET quickstep.enable_pushdown;
 DROP SCHEMA column_fetch_atts CASCADE;

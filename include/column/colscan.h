@@ -95,6 +95,12 @@ typedef struct ColScanDescData
 	uint32		batch_n;		/* 0: none */
 	Datum	   *batch_values;
 	bool	   *batch_isnull;
+	/*
+	 * The attributes the batches decode (the slot's QsRecSlot.want,
+	 * fetchatts.c; NULL: all); the others are NULL in the arrays, set when
+	 * it last changed.
+	 */
+	const bool *batch_want;
 	MemoryContext batchcxt;
 	const TupleTableSlotOps *own_ops;	/* the table's slot kind (a header) */
 

@@ -579,14 +579,36 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	uint32		lo,
 				hi;
 	MemoryContext old;
+	const bool *want = NULL;
+	int			natts = s->rr.natts;
 
+	/*
+	 * The attributes the plan node reads from its scan slot (fetchatts.c:
+	 * sequential and TID range scans too); the others are never opened.
+	 */
+	if (slot->tts_ops == s->own_ops &&
+		slot->tts_tupleDescriptor->natts == natts &&
+		RelationGetDescr(s->base.rs_rd)->natts == natts)
+		want = ((QsRecSlot *) slot)->want;
 	if (s->batch_values == NULL)
 	{
-		int			natts = Max(s->rr.natts, 1);
-
-		s->batch_rows = qs_colrows_batch_rows(RelationGetDescr(s->base.rs_rd), NULL);
-		s->batch_values = MemoryContextAlloc(s->cxt, sizeof(Datum) * s->batch_rows * natts);
-		s->batch_isnull = MemoryContextAlloc(s->cxt, sizeof(bool) * s->batch_rows * natts);
+		s->batch_rows = qs_colrows_batch_rows(RelationGetDescr(s->base.rs_rd), want);
+		s->batch_values = MemoryContextAlloc(s->cxt, sizeof(Datum) * s->batch_rows * Max(natts, 1));
+		s->batch_isnull = MemoryContextAlloc(s->cxt, sizeof(bool) * s->batch_rows * Max(natts, 1));
+		s->batch_want = NULL;
+	}
+	/* get_rows writes only the wanted attributes: the others are NULL */
+	if (want != s->batch_want)
+	{
+		if (want != NULL)
+			for (uint32 i = 0; i < s->batch_rows; i++)
+				for (int c = 0; c < natts; c++)
+					if (!want[c])
+					{
+						s->batch_values[i * natts + c] = (Datum) 0;
+						s->batch_isnull[i * natts + c] = true;
+					}
+		s->batch_want = want;
 	}
 	lo = row - row % s->batch_rows;
 	hi = lo + s->batch_rows;
@@ -597,7 +619,7 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	s->batch_n = 0;
 	MemoryContextReset(s->batchcxt);
 	old = MemoryContextSwitchTo(s->batchcxt);
-	qs_colrows_get_batch(&s->rr, lo, hi - lo, NULL, s->batch_values,
+	qs_colrows_get_batch(&s->rr, lo, hi - lo, want, s->batch_values,
 						 s->batch_isnull);
 	MemoryContextSwitchTo(old);
 	s->batch_first = lo;

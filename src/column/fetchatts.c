@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * fetchatts.c
- *	  The attributes a plan reads from the rows its index, bitmap and TID
- *	  scans fetch from a column table (and, on PG 15, no executor prefetch
- *	  for its bitmap scans: the same ExecutorStart walk).
+ *	  The attributes a plan reads from the rows its index, bitmap, TID, TID
+ *	  range and sequential scans read from a column table (and, on PG 15,
+ *	  no executor prefetch for its bitmap scans: the same ExecutorStart
+ *	  walk).
  *
  * A fetched main row is decoded on demand (readcache.c), but the executor
  * asks for a prefix of the attributes (slot_getsomeattrs up to the last one
@@ -18,8 +19,8 @@
  * slot of each IndexScan, BitmapHeapScan and TidScan of a column table
  * gets the set of attributes its plan node reads (QsRecSlot.want): the
  * Vars of the scan level in its target list, its qual and its original
- * index, bitmap or TID quals (rechecks).  A lazy source leaves the others
- * NULL without opening their columns.
+ * index (but a btree's: never rechecked), bitmap or TID quals (rechecks).
+ * A lazy source leaves the others NULL without opening their columns.
  *
  * Why nothing else can read the others: such a slot is read only by its own
  * node — its quals and its projection; a node that returns the scan slot
@@ -32,8 +33,13 @@
  * ExecutorStart), logical replication's and CLUSTER's index scans (no
  * ExecutorStart).  Storing a row lazily into those is harmless: without
  * want every attribute asked for is decoded.  A slot lives and dies with
- * its EState, so the set does too.  TidRangeScan and the plan states of
- * EvalPlanQual rechecks get no want: they decode as before (speed only).
+ * its EState, so the set does too.  The plan states of EvalPlanQual
+ * rechecks get no want: they decode as before (speed only).
+ *
+ * SeqScan and TidRangeScan slots get the set too: the plain table-AM scan
+ * decodes its batches of rows with it (am.c, col_decode_batch), the same
+ * reasoning holding (the planner gives no scan of a column table a
+ * physical target list: src/scan/planner.c, no_physical_tlist).
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +47,7 @@
 
 #include "access/sysattr.h"
 #include "access/tableam.h"
+#include "catalog/pg_am_d.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "nodes/nodeFuncs.h"
@@ -66,10 +73,24 @@ node_attrs(ScanState *ss)
 	switch (nodeTag(plan))
 	{
 		case T_IndexScan:
-			pull_varattnos((Node *) ((IndexScan *) plan)->indexqualorig,
-						   scanrelid, &attrs);
-			pull_varattnos((Node *) ((IndexScan *) plan)->indexorderbyorig,
-						   scanrelid, &attrs);
+			{
+				Relation	irel = ((IndexScanState *) ss)->iss_RelationDesc;
+
+				/*
+				 * The original quals are evaluated only to recheck what the
+				 * index reported lossy (xs_recheck, xs_recheckorderby): a
+				 * btree never does (btgettuple), nor orders by an operator,
+				 * so a point lookup does not open its key's column (the
+				 * nested loop's t.c1 = k.key decoded all of c1's block into
+				 * the fetch cache for nothing).
+				 */
+				if (irel != NULL && irel->rd_rel->relam == BTREE_AM_OID)
+					break;
+				pull_varattnos((Node *) ((IndexScan *) plan)->indexqualorig,
+							   scanrelid, &attrs);
+				pull_varattnos((Node *) ((IndexScan *) plan)->indexorderbyorig,
+							   scanrelid, &attrs);
+			}
 			break;
 		case T_BitmapHeapScan:
 			pull_varattnos((Node *) ((BitmapHeapScan *) plan)->bitmapqualorig,
@@ -77,6 +98,10 @@ node_attrs(ScanState *ss)
 			break;
 		case T_TidScan:
 			pull_varattnos((Node *) ((TidScan *) plan)->tidquals,
+						   scanrelid, &attrs);
+			break;
+		case T_TidRangeScan:
+			pull_varattnos((Node *) ((TidRangeScan *) plan)->tidrangequals,
 						   scanrelid, &attrs);
 			break;
 		default:
@@ -125,7 +150,8 @@ want_walker(PlanState *ps, void *context)
 	if (ps == NULL)
 		return false;
 	if (IsA(ps, IndexScanState) || IsA(ps, BitmapHeapScanState) ||
-		IsA(ps, TidScanState))
+		IsA(ps, TidScanState) || IsA(ps, TidRangeScanState) ||
+		IsA(ps, SeqScanState))
 		set_want((ScanState *) ps);
 #ifndef QS_BITMAP_ONE_CALLBACK
 
