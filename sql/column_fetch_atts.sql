@@ -43,6 +43,23 @@ SELECT q, same(q) FROM (VALUES
   ($$SELECT max(d) FROM $T WHERE id < 500 GROUP BY b$$),
   ($$SELECT (SELECT sum(n) FROM $T i WHERE i.a = o.a AND i.b = o.b) FROM $T o WHERE o.id < 20$$),
   ($$SELECT ctid IS NOT NULL, b FROM $T WHERE id = 77$$)) AS t(q);
+-- a nested loop's inner index scan outputs its index key (t.id for the
+-- join clause the index took over): no one reads it, so it is not decoded,
+-- unless the join or a plan above names it
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(i.n) FROM c o JOIN c i ON i.id = o.id + 1 WHERE o.id < 30;
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT o.id, i.b, i.n FROM $T o JOIN $T i ON i.id = o.id + 1 WHERE o.id < 30$$),
+  ($$SELECT i.id, i.d FROM $T o JOIN $T i ON i.id = o.id + 3 WHERE o.id < 30$$),
+  ($$SELECT count(*) FROM $T o WHERE o.id < 50 AND EXISTS (SELECT 1 FROM $T i WHERE i.id = o.id * 2)$$),
+  ($$SELECT o.id, i.id IS NULL, i.b FROM $T o LEFT JOIN $T i ON i.id = o.id + 19990 WHERE o.id < 20$$),
+  ($$SELECT o.id, i FROM $T o JOIN $T i ON i.id = o.id + 5 WHERE o.id < 10$$),
+  ($$SELECT o.id FROM $T o JOIN $T i ON i.id = o.id + 7 AND i.b + o.b > 5 WHERE o.id < 40$$)) AS t(q);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
 -- bitmap and TID scans
 SET enable_indexscan = off;
 SET enable_bitmapscan = on;

@@ -60,15 +60,60 @@
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
 
-/* the Vars of scan level scanrelid in the node's expressions */
+/*
+ * The outputs of a nested loop's inner plan its join reads: the inner
+ * plan's target list entries (resnos) its target list, join qual and qual
+ * name (INNER_VAR Vars; nestParams name only the outer plan's).
+ */
+typedef struct InnerRefs
+{
+	Bitmapset  *resnos;
+	bool		all;			/* a whole-row reference: every output */
+} InnerRefs;
+
+static bool
+inner_refs_walker(Node *node, InnerRefs *refs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varno == INNER_VAR)
+		{
+			if (var->varattno <= 0)
+				refs->all = true;
+			else
+				refs->resnos = bms_add_member(refs->resnos, var->varattno);
+		}
+		return false;
+	}
+	return expression_tree_walker(node, inner_refs_walker, (void *) refs);
+}
+
+/*
+ * The Vars of scan level scanrelid in the node's expressions.  live: the
+ * target list entries its parent reads (NULL: all); an entry that is a
+ * plain Var no one reads is projected as the NULL the slot then holds.
+ */
 static Bitmapset *
-node_attrs(ScanState *ss)
+node_attrs(ScanState *ss, const Bitmapset *live)
 {
 	Plan	   *plan = ss->ps.plan;
 	Index		scanrelid = ((Scan *) plan)->scanrelid;
 	Bitmapset  *attrs = NULL;
+	ListCell   *lc;
 
-	pull_varattnos((Node *) plan->targetlist, scanrelid, &attrs);
+	foreach(lc, plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (live != NULL && tle->expr != NULL && IsA(tle->expr, Var) &&
+			!bms_is_member(tle->resno, live))
+			continue;
+		pull_varattnos((Node *) tle->expr, scanrelid, &attrs);
+	}
 	pull_varattnos((Node *) plan->qual, scanrelid, &attrs);
 	switch (nodeTag(plan))
 	{
@@ -111,7 +156,7 @@ node_attrs(ScanState *ss)
 }
 
 static void
-set_want(ScanState *ss)
+set_want(ScanState *ss, const Bitmapset *live)
 {
 	Relation	rel = ss->ss_currentRelation;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
@@ -123,7 +168,7 @@ set_want(ScanState *ss)
 	if (rel == NULL || slot == NULL || !qs_is_column_rel(rel) ||
 		slot->tts_ops != table_slot_callbacks(rel))
 		return;
-	attrs = node_attrs(ss);
+	attrs = node_attrs(ss, live);
 	/* a whole-row Var reads every attribute */
 	if (bms_is_member(InvalidAttrNumber - FirstLowInvalidHeapAttributeNumber,
 					  attrs))
@@ -144,15 +189,44 @@ set_want(ScanState *ss)
 	((QsRecSlot *) slot)->want = want;
 }
 
+/*
+ * context: the PlanState whose child ps is (NULL at the top).  The inner
+ * plan of a nested loop is read only by the join's qual, join qual and
+ * projection (joins always project), so its outputs the join names are
+ * all that is read of it: the nested loop's parameterized index scan
+ * outputs the key of its index qual (t.c1 for t.c1 = k.key, the base
+ * relation's target list needs it for the join clause the index took
+ * over), which nothing reads.
+ */
 static bool
 want_walker(PlanState *ps, void *context)
 {
+	PlanState  *parent = (PlanState *) context;
+
 	if (ps == NULL)
 		return false;
 	if (IsA(ps, IndexScanState) || IsA(ps, BitmapHeapScanState) ||
 		IsA(ps, TidScanState) || IsA(ps, TidRangeScanState) ||
 		IsA(ps, SeqScanState))
-		set_want((ScanState *) ps);
+	{
+		InnerRefs	refs = {NULL, false};
+
+		if (parent != NULL && IsA(parent, NestLoopState) &&
+			innerPlanState(parent) == ps)
+		{
+			Plan	   *jp = parent->plan;
+
+			(void) inner_refs_walker((Node *) jp->targetlist, &refs);
+			(void) inner_refs_walker((Node *) jp->qual, &refs);
+			(void) inner_refs_walker((Node *) ((Join *) jp)->joinqual, &refs);
+			if (refs.all)
+				refs.resnos = NULL;
+			else if (refs.resnos == NULL)
+				refs.resnos = bms_make_singleton(0);	/* none: no resno 0 */
+		}
+		set_want((ScanState *) ps, refs.resnos);
+		bms_free(refs.resnos);
+	}
 #ifndef QS_BITMAP_ONE_CALLBACK
 
 	/*
@@ -169,7 +243,7 @@ want_walker(PlanState *ps, void *context)
 			bs->prefetch_maximum = 0;
 	}
 #endif
-	return planstate_tree_walker(ps, want_walker, context);
+	return planstate_tree_walker(ps, want_walker, (void *) ps);
 }
 
 static void
