@@ -67,7 +67,23 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(n) FROM c WHERE a = 5 AND b = 3;
 SELECT q, same(q) FROM (VALUES
   ($$SELECT sum(n), min(big) FROM $T WHERE a = 5 AND b = 3$$),
   ($$SELECT t FROM $T t WHERE a = 9 AND b = 2$$)) AS t(q);
+-- a bitmap page that needs no recheck is decoded without the columns only
+-- bitmapqualorig reads (a above); a hash index asks for a recheck of every
+-- row, and its index scan rechecks too: those read them
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(i.n) FROM c o JOIN c i ON i.a = o.a AND i.b = o.b WHERE o.id = 7;
+CREATE INDEX ON h USING hash (d);
+CREATE INDEX ON c USING hash (d);
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT sum(i.n) FROM $T o JOIN $T i ON i.a = o.a AND i.b = o.b WHERE o.id < 9$$),
+  ($$SELECT sum(n), count(*) FROM $T WHERE d = '2020-03-03'$$),
+  ($$SELECT sum(i.n), count(*) FROM $T o JOIN $T i ON i.d = o.d WHERE o.id < 4$$)) AS t(q);
+SET enable_bitmapscan = off;
 RESET enable_indexscan;
+SELECT q, same(q) FROM (VALUES
+  ($$SELECT sum(n), count(*) FROM $T WHERE d = '2020-03-03'$$),
+  ($$SELECT sum(i.n), count(*) FROM $T o JOIN $T i ON i.d = o.d WHERE o.id < 4$$)) AS t(q);
+DROP INDEX h_d_idx, c_d_idx;
+SET enable_bitmapscan = on;
 SELECT (SELECT b FROM c WHERE ctid = (SELECT ctid FROM c WHERE id = 1234)) AS col,
        (SELECT b FROM h WHERE id = 1234) AS heap;
 -- writes through an index scan keep the columns they do not name

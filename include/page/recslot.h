@@ -50,6 +50,16 @@ typedef struct QsRecSlot
 	 * and TID scans of column tables; nothing else does).
 	 */
 	const bool *want;
+
+	/*
+	 * A bitmap heap scan's slot: 'want' without the columns only its
+	 * recheck (bitmapqualorig) reads, or NULL: the same.  The lazy source
+	 * reads it instead of 'want' for a row stored with norecheck (the
+	 * bitmap's page needs no recheck, so the executor does not evaluate
+	 * those quals on it); qs_recslot_clear resets norecheck.
+	 */
+	const bool *want_norecheck;
+	bool		norecheck;
 } QsRecSlot;
 
 /*

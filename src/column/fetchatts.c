@@ -96,9 +96,11 @@ inner_refs_walker(Node *node, InnerRefs *refs)
  * The Vars of scan level scanrelid in the node's expressions.  live: the
  * target list entries its parent reads (NULL: all); an entry that is a
  * plain Var no one reads is projected as the NULL the slot then holds.
+ * recheck: with a bitmap heap scan's bitmapqualorig (the others' original
+ * quals are always counted).
  */
 static Bitmapset *
-node_attrs(ScanState *ss, const Bitmapset *live)
+node_attrs(ScanState *ss, const Bitmapset *live, bool recheck)
 {
 	Plan	   *plan = ss->ps.plan;
 	Index		scanrelid = ((Scan *) plan)->scanrelid;
@@ -138,8 +140,9 @@ node_attrs(ScanState *ss, const Bitmapset *live)
 			}
 			break;
 		case T_BitmapHeapScan:
-			pull_varattnos((Node *) ((BitmapHeapScan *) plan)->bitmapqualorig,
-						   scanrelid, &attrs);
+			if (recheck)
+				pull_varattnos((Node *) ((BitmapHeapScan *) plan)->bitmapqualorig,
+							   scanrelid, &attrs);
 			break;
 		case T_TidScan:
 			pull_varattnos((Node *) ((TidScan *) plan)->tidquals,
@@ -155,25 +158,18 @@ node_attrs(ScanState *ss, const Bitmapset *live)
 	return attrs;
 }
 
-static void
-set_want(ScanState *ss, const Bitmapset *live)
+/* attrs as a want array in the slot's memory, or NULL: every attribute */
+static bool *
+want_array(TupleTableSlot *slot, Bitmapset *attrs)
 {
-	Relation	rel = ss->ss_currentRelation;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	Bitmapset  *attrs;
-	int			natts;
+	int			natts = slot->tts_tupleDescriptor->natts;
 	bool	   *want;
 	bool		all = true;
 
-	if (rel == NULL || slot == NULL || !qs_is_column_rel(rel) ||
-		slot->tts_ops != table_slot_callbacks(rel))
-		return;
-	attrs = node_attrs(ss, live);
 	/* a whole-row Var reads every attribute */
 	if (bms_is_member(InvalidAttrNumber - FirstLowInvalidHeapAttributeNumber,
 					  attrs))
-		return;
-	natts = slot->tts_tupleDescriptor->natts;
+		return NULL;
 	want = MemoryContextAllocZero(slot->tts_mcxt, sizeof(bool) * Max(natts, 1));
 	for (int i = 0; i < natts; i++)
 	{
@@ -184,9 +180,38 @@ set_want(ScanState *ss, const Bitmapset *live)
 	if (all)
 	{
 		pfree(want);
-		return;
+		return NULL;
 	}
-	((QsRecSlot *) slot)->want = want;
+	return want;
+}
+
+static void
+set_want(ScanState *ss, const Bitmapset *live)
+{
+	Relation	rel = ss->ss_currentRelation;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	Bitmapset  *attrs;
+
+	if (rel == NULL || slot == NULL || !qs_is_column_rel(rel) ||
+		slot->tts_ops != table_slot_callbacks(rel))
+		return;
+	attrs = node_attrs(ss, live, true);
+	((QsRecSlot *) slot)->want = want_array(slot, attrs);
+
+	/*
+	 * A bitmap heap scan evaluates bitmapqualorig only on the rows of pages
+	 * that need a recheck (lossy, or the index asked): the others are
+	 * decoded without the columns only it reads (scan_tid.c).
+	 */
+	if (IsA(ss, BitmapHeapScanState))
+	{
+		Bitmapset  *fewer = node_attrs(ss, live, false);
+
+		if (!bms_equal(fewer, attrs))
+			((QsRecSlot *) slot)->want_norecheck = want_array(slot, fewer);
+		bms_free(fewer);
+	}
+	bms_free(attrs);
 }
 
 /*

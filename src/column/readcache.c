@@ -287,8 +287,13 @@ static void
 lazy_getsomeattrs(QsRecLazy *lazy, TupleTableSlot *slot, int natts)
 {
 	ColLazyRow *src = (ColLazyRow *) lazy;
+	QsRecSlot  *rs = (QsRecSlot *) slot;
+	const bool *want = rs->want;
 	MemoryContext old;
 
+	/* a bitmap page that needs no recheck: not the recheck's columns */
+	if (rs->norecheck && rs->want_norecheck != NULL)
+		want = rs->want_norecheck;
 	if (src->gen != readcache_gen)
 	{
 		src->rr = qs_colreadcache_get(src->rel, &src->entry);
@@ -300,9 +305,8 @@ lazy_getsomeattrs(QsRecLazy *lazy, TupleTableSlot *slot, int natts)
 	}
 	old = MemoryContextSwitchTo(src->valcxt);
 	/* the attributes the plan does not read stay NULL (fetchatts.c) */
-	qs_colrows_get_atts(src->rr, src->pos, ((QsRecSlot *) slot)->want,
-						slot->tts_nvalid, natts, slot->tts_values,
-						slot->tts_isnull);
+	qs_colrows_get_atts(src->rr, src->pos, want, slot->tts_nvalid, natts,
+						slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
 	slot->tts_nvalid = natts;
 }

@@ -39,6 +39,7 @@
 #include "column/colscan.h"
 #include "column/colstore.h"
 #include "column/readcache.h"
+#include "page/recslot.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
 
@@ -214,16 +215,26 @@ qs_colscan_load_vpage(ColScanDesc s, BlockNumber vblock, const OffsetNumber *off
 	return s->bm_n;
 }
 
+/*
+ * The next row of the page into slot.  recheck: the executor evaluates the
+ * scan's original quals on it (a lossy page, or the index asked); a row it
+ * does not recheck is decoded without the columns only those read
+ * (QsRecSlot.want_norecheck, fetchatts.c).
+ */
 static bool
-take_main_row(ColScanDesc s, TupleTableSlot *slot)
+take_main_row(ColScanDesc s, TupleTableSlot *slot, bool recheck)
 {
 	if (s->bm_i >= s->bm_n)
 		return false;
 	/* attributes decoded when the executor reads them, as index fetches do */
 	if (s->rr_cached)
+	{
 		qs_colscan_store_row_lazy(s->base.rs_rd, &s->dir.entries[s->open_idx],
 								  s->bm_rows[s->bm_i], slot, s->rowcxt,
 								  s->bm_hdr[s->bm_i]);
+		if (!recheck && slot->tts_ops == s->own_ops)
+			((QsRecSlot *) slot)->norecheck = true;
+	}
 	else
 		qs_colscan_store_row(&s->rr, s->bm_rows[s->bm_i], slot, s->rowcxt,
 							 s->bm_hdr[s->bm_i]);
@@ -258,7 +269,7 @@ qs_col_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
 	qs_colscan_slot_desc(s, slot);
 	if (!s->bm_main)
 		return qs_scan_bitmap_next_tuple(s->delta, tbmres, slot);
-	return take_main_row(s, slot);
+	return take_main_row(s, slot, tbmres->recheck);
 }
 #else
 bool
@@ -275,7 +286,7 @@ qs_col_scan_bitmap_next_tuple(TableScanDesc sscan, TupleTableSlot *slot,
 
 		if (s->bm_main)
 		{
-			if (take_main_row(s, slot))
+			if (take_main_row(s, slot, s->bm_recheck))
 			{
 				*recheck = s->bm_recheck;
 				return true;

@@ -39,6 +39,8 @@ qs_recslot_init(TupleTableSlot *slot)
 	((QsRecSlot *) slot)->tuple = NULL;
 	((QsRecSlot *) slot)->lazy = NULL;
 	((QsRecSlot *) slot)->want = NULL;
+	((QsRecSlot *) slot)->want_norecheck = NULL;
+	((QsRecSlot *) slot)->norecheck = false;
 	memset(&((QsRecSlot *) slot)->hdr, 0, sizeof(HeapTupleHeaderData));
 	TTSOpsVirtual.init(slot);
 }
@@ -54,6 +56,7 @@ qs_recslot_clear(TupleTableSlot *slot)
 		rs->tuple = NULL;
 	}
 	memset(&rs->hdr, 0, sizeof(rs->hdr));
+	rs->norecheck = false;
 	TTSOpsVirtual.clear(slot);
 }
 
