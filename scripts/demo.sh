@@ -33,6 +33,8 @@ bash scripts/cluster.sh stop "$ver" "$data"
 bash scripts/cluster.sh start "$ver" "$data" "$port"
 
 export PGHOST=/tmp PGPORT=$port PGUSER=postgres
+# demo.sql's second session (the merge beside an open snapshot)
+export QS_DEMO_PSQL="$bindir/psql"
 psql() { "$bindir/psql" -X "$@"; }
 # A fresh demo database each time, so that it has this build's extension.
 psql -q -d postgres -c 'DROP DATABASE IF EXISTS quickstep_demo' -c 'CREATE DATABASE quickstep_demo'

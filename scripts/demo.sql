@@ -133,8 +133,8 @@ INSERT INTO demo_quickstep_column VALUES (2000001, 4242, 1.5);
 SELECT relid, delta_rows, main_rows, blocks FROM quickstep.column_stats;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT count(*) AS rows_seen_before_the_merge FROM demo_quickstep_column;
-SELECT quickstep.merge('demo_quickstep_column') AS rows_moved \gset
-\echo rows moved: :rows_moved
+\echo 'another session merges the delta while this snapshot stays open:'
+\! "$QS_DEMO_PSQL" -X -q -At -d quickstep_demo -c "SELECT 'rows moved: ' || quickstep.merge('demo_quickstep_column')"
 SELECT count(*) AS rows_seen_after_the_merge_same_snapshot FROM demo_quickstep_column;
 COMMIT;
 SELECT relid, delta_rows, main_rows, blocks FROM quickstep.column_stats;

@@ -1395,6 +1395,19 @@ qs_resolve_moved(Relation rel, const QsPageLayout *L, Buffer buf,
 		 */
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		mbuf = qs_coldelmap_buffer(rel, link, true);
+
+		/*
+		 * The merge aborted since the test above, and its version is no
+		 * longer in our view of the directory: not corruption, decide
+		 * again (review helper-192, as in qs_cancel_move).
+		 */
+		if (!BufferIsValid(mbuf) && !own &&
+			!TransactionIdIsInProgress(xmax) && !TransactionIdDidCommit(xmax))
+		{
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			qs_load_header(L, rel, buf, off, tp, scratch);
+			continue;
+		}
 		if (!BufferIsValid(mbuf))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),

@@ -51,12 +51,18 @@ $node->safe_psql('postgres', qq{
 my $in_main = q{SELECT count(*) FROM acc WHERE (ctid::text::point)[0] >= 2147483648};
 is($node->safe_psql('postgres', $in_main), '0', 'every account starts in the delta');
 
-# a streaming standby that replays everything below
+# a streaming standby that replays everything below, through a slot: its
+# replay waits for old snapshots (below) while the primary writes on, and
+# without the slot the primary recycled WAL the standby still needed (a CI
+# run under load timed out waiting for its catchup)
+$node->safe_psql('postgres',
+	q{SELECT pg_create_physical_replication_slot('column_merge_standby', true)});
 $node->backup('b1');
 my $standby = PostgreSQL::Test::Cluster->new('column_merge_standby');
 $standby->init_from_backup($node, 'b1', has_streaming => 1);
 $standby->append_conf('postgresql.conf',
-	"max_standby_streaming_delay = -1\nhot_standby_feedback = off\nmax_connections = 40\n");
+	"max_standby_streaming_delay = -1\nhot_standby_feedback = off\nmax_connections = 40\n"
+	  . "primary_slot_name = 'column_merge_standby'\n");
 $standby->start;
 
 my $dir = $node->basedir;
