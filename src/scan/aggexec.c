@@ -556,10 +556,13 @@ header_datum(const uint8 *p, int len)
  * Answer every aggregate from the open block's header, if it can: count(*)
  * from its rows, count(col) from the column's value count, min/max from
  * the header's min/max.  Only for a block whose rows are all the scan's:
- * no qual, no delete map, every row of its image published to the
- * snapshot's version of the block (an open block's later versions add
- * rows the header's min/max and counts include), and no grouping.  False
- * (nothing accumulated) when some aggregate needs the rows.
+ * no qual that the block does not pass whole (qs_colpush_all_pass: its
+ * min/max or dictionary say every row passes), no delete map, every row of
+ * its image published to the snapshot's version of the block (an open
+ * block's later versions add rows the header's min/max and counts
+ * include), and no grouping.  A sorted block narrowed by binary search to
+ * a run of rows that all pass answers count(*) alone: the run's length.
+ * False (nothing accumulated) when some aggregate needs the rows.
  */
 static bool
 acc_header(QsAggScanState *st, ColScanDesc s)
@@ -577,9 +580,9 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 	for (uint32 i = 0; i < s->filter.root.n; i++)
 		if (s->filter.root.pages[i] != InvalidBlockNumber)
 			return false;
-	if (st->ngroup > 0 || st->nquals > 0 ||
-		!IsMVCCSnapshot(s->base.rs_snapshot) ||
-		s->row != 0 || s->row_end != blk->nrows)
+	if (st->ngroup > 0 ||
+		(st->nquals > 0 && !qs_colpush_all_pass(&st->push)) ||
+		!IsMVCCSnapshot(s->base.rs_snapshot))
 		return false;
 	for (int j = 0; j < st->naggs; j++)
 	{
@@ -587,6 +590,9 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 
 		if (a->op == QS_AGG_COUNT_STAR)
 			continue;
+		/* a run of the rows (binary search): count(*) only */
+		if (s->row != 0 || s->row_end != blk->nrows)
+			return false;
 		if (a->attno - 1 >= blk->ncols)
 			return false;		/* added after the block: its missing value */
 		if (a->op == QS_AGG_COUNT)
@@ -610,7 +616,7 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 
 		if (a->op == QS_AGG_COUNT_STAR)
 		{
-			acc->n += blk->nrows;
+			acc->n += s->row_end - s->row;
 			continue;
 		}
 		qs_colblock_coldesc(blk, a->attno - 1, &d);
@@ -673,20 +679,8 @@ acc_main(QsAggScanState *st)
 			n = qs_colpush_native(&st->push, s, start, len, st->sel);
 			InstrCountFiltered2(st, len - n);
 			/* the rows of the snapshot (the delete map), as the plain scan */
-			for (int i = 0; i < n; i++)
-			{
-				const HeapTupleHeaderData *hdr;
-				int			vis = true;
-
-				/* positions; the delete map is indexed by TID row */
-				if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
-									 qs_colrows_tidrow(&s->rr, start + st->sel[i]),
-									 s->base.rs_snapshot,
-									 InvalidTransactionId, &hdr, &vis) && vis)
-					st->sel[k++] = st->sel[i];
-			}
+			n = qs_colfilter_keep(rel, s, start, st->sel, n);
 			/* quals calling functions: on visible rows only */
-			n = k;
 			k = qs_colpush_rows(&st->push, s, start, st->sel, n);
 			InstrCountFiltered2(st, n - k);
 			/* seq_tup_read: main rows once they pass the quals (exec.c) */
