@@ -61,6 +61,9 @@
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
+/* slots of the cache of recently used groups (QsAggScanState.gcache_*) */
+#define QS_AGG_GCACHE	256
+
 /* One aggregate's accumulator in one group. */
 typedef struct QsAggAcc
 {
@@ -129,6 +132,15 @@ typedef struct QsAggScanState
 	int64		textcap;
 	Size		keysize;
 	char	   *key;			/* scratch key */
+
+	/*
+	 * Recently used groups, in front of the hash table: a key's slot is a
+	 * mix of its words; an entry's accumulators stay where dynahash put
+	 * them (entries never move), so the cache holds pointers into it.
+	 * Emptied whenever the groups are (reset_groups).
+	 */
+	char	   *gcache_keys;	/* QS_AGG_GCACHE keys of keysize bytes */
+	QsAggAcc  **gcache_accs;	/* QS_AGG_GCACHE: NULL = empty slot */
 
 	/* scan */
 	bool		done;			/* accumulated; emitting */
@@ -300,6 +312,8 @@ reset_groups(QsAggScanState *st)
 	MemoryContextReset(st->aggcxt);
 	st->groups = NULL;
 	st->single = NULL;
+	st->gcache_keys = NULL;
+	st->gcache_accs = NULL;
 	st->texts = NULL;
 	st->textvals = NULL;		/* it was in the context just reset */
 	st->ntexts = st->textcap = 0;
@@ -315,6 +329,10 @@ reset_groups(QsAggScanState *st)
 		ctl.hcxt = st->aggcxt;
 		st->groups = hash_create("QuickstepScan groups", 64, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		st->gcache_keys = MemoryContextAlloc(st->aggcxt,
+											 st->keysize * QS_AGG_GCACHE);
+		st->gcache_accs = MemoryContextAllocZero(st->aggcxt,
+												 sizeof(QsAggAcc *) * QS_AGG_GCACHE);
 	}
 }
 
@@ -394,9 +412,26 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 	char	   *k = st->key;
 	bool		found;
 	char	   *entry;
+	char	   *ckey;
+	uint64		h = 0;
+	int			slot;
 
 	if (st->ngroup == 0)
 		return st->single;
+	if (st->ngroup == 1 && st->gwidth[0] > 0)
+	{
+		/* one integer-like key (the common GROUP BY): compared as such */
+		int			c = st->gslot[0];
+		bool		isnull = nulls[c][i];
+		int64		v = isnull ? 0 : qs_datum_to_int64(vals[c][i], st->gwidth[0]);
+
+		slot = (int) (((((uint64) v) ^ ((uint64) isnull << 63)) *
+					   UINT64CONST(0x9E3779B97F4A7C15)) >> 56);
+		ckey = st->gcache_keys + (Size) slot * st->keysize;
+		if (st->gcache_accs[slot] != NULL && ckey[sizeof(Datum)] == isnull &&
+			memcmp(ckey, &v, sizeof(int64)) == 0)
+			return st->gcache_accs[slot];
+	}
 	memset(k, 0, st->keysize);
 	for (int g = 0; g < st->ngroup; g++)
 	{
@@ -408,11 +443,18 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
 		k[st->ngroup * sizeof(Datum) + g] = isnull;
+		h = (h ^ (uint64) v ^ ((uint64) isnull << 63)) * UINT64CONST(0x9E3779B97F4A7C15);
 	}
+	slot = (int) (h >> 56) % QS_AGG_GCACHE;
+	ckey = st->gcache_keys + (Size) slot * st->keysize;
+	if (st->gcache_accs[slot] != NULL && memcmp(ckey, k, st->keysize) == 0)
+		return st->gcache_accs[slot];
 	entry = hash_search(st->groups, k, HASH_ENTER, &found);
 	if (!found)
 		memset(entry + st->keysize, 0, sizeof(QsAggAcc) * Max(st->naggs, 1));
-	return (QsAggAcc *) (entry + st->keysize);
+	memcpy(ckey, k, st->keysize);
+	st->gcache_accs[slot] = (QsAggAcc *) (entry + st->keysize);
+	return st->gcache_accs[slot];
 }
 
 /* float4pl, float8pl: PostgreSQL's overflow check included */
