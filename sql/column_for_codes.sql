@@ -155,6 +155,28 @@ SELECT a, q, agg_cmp(a, q) FROM (VALUES
 ) v(a, q);
 SELECT explain_lines('SELECT count(*) FROM fc WHERE c >= 3');
 
+-- Integer aggregates without GROUP BY are folded a column at a time from
+-- FOR and plain stripes; a block whose column is LZ4 goes a row at a time
+-- (each chunk decides anew), delta rows too.
+CREATE TABLE fm (x int, y int8, z int2) USING quickstep_column
+	WITH (quickstep.rows_per_block = 1000, quickstep.encoding_x = 'for',
+		  quickstep.encoding_y = 'for', quickstep.encoding_z = 'plain');
+CREATE TABLE fmh (x int, y int8, z int2);
+INSERT INTO fmh SELECT i * 7 % 1000 - 500, (i * 7919 % 2000)::int8 * 3000000000, (i % 300 - 150)::int2
+	FROM generate_series(1, 2000) i;
+INSERT INTO fm SELECT * FROM fmh;
+ALTER TABLE fm SET (quickstep.encoding_x = 'lz4', quickstep.encoding_y = 'lz4',
+					quickstep.encoding_z = 'dict');
+INSERT INTO fmh SELECT i * 11 % 5000 - 9000, -i::int8 * 7, CASE WHEN i % 9 = 0 THEN NULL ELSE (i % 50)::int2 END
+	FROM generate_series(1, 2000) i;
+INSERT INTO fm SELECT * FROM fmh OFFSET 2000;
+SELECT DISTINCT column_name, encoding FROM quickstep.blocks('fm') ORDER BY 1, 2;
+SELECT (SELECT row(count(*), count(x), sum(x), avg(x), min(x), max(x), sum(y), min(y), max(y),
+				   count(z), sum(z), min(z), max(z))::text FROM fm) AS col,
+	   (SELECT row(count(*), count(x), sum(x), avg(x), min(x), max(x), sum(y), min(y), max(y),
+				   count(z), sum(z), min(z), max(z))::text FROM fmh) AS heap;
+SELECT explain_lines('SELECT sum(x), min(y) FROM fm');
+
 -- A table sorted on id (CREATE TABLE AS sorts each block): count(*) of a
 -- range is the length of each block's run.
 CREATE TABLE fs USING quickstep_column

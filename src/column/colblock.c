@@ -163,6 +163,11 @@ crc32c_sw(uint32_t crc, const uint8_t *p, size_t len)
  */
 #define CRC_LANE	512
 
+/*
+ * Made at the first long input; a plain flag is enough: backends are
+ * single-threaded, and so are the unit and fuzz binaries that link this
+ * file.
+ */
 static uint32_t crc_shift_tab[2][4][256];	/* [k - 1]: over k lanes */
 static bool crc_shift_ready = false;
 

@@ -1521,20 +1521,9 @@ filter_ints(QsColPush *p, QsColPred *pr, const QsColReader *r, uint32 start,
 								 rlo, rhi, p->bitmap);
 		if (outside)
 			qs_bitmap_invert(p->bitmap, ncodes);
-		if (r->nulls == NULL)
-			return keep_set_bits(p->bitmap, sel, n, nrows);
-		for (int i = 0; i < n; i++)
-		{
-			uint32		row = start + sel[i];
-			uint32		ci;
-
-			if (!row_present(r, row))
-				continue;
-			ci = value_index(r, row) - c0;
-			if ((p->bitmap[ci / 64] >> (ci % 64)) & 1)
-				sel[k++] = sel[i];
-		}
-		return k;
+		/* QS_CP_INTS is a block's mode only when the column has no NULL */
+		Assert(r->nulls == NULL);
+		return keep_set_bits(p->bitmap, sel, n, nrows);
 	}
 	if (r->d.encoding == QS_ENC_FOR && !r->decoded && n >= nrows / 4)
 	{

@@ -139,6 +139,8 @@ typedef struct QsAggScanState
 	 * them (entries never move), so the cache holds pointers into it.
 	 * Emptied whenever the groups are (reset_groups).
 	 */
+	bool	   *folded;			/* naggs: accumulated for this chunk already
+								 * (fold_ints, count(*) without GROUP BY) */
 	char	   *gcache_keys;	/* QS_AGG_GCACHE keys of keysize bytes */
 	QsAggAcc  **gcache_accs;	/* QS_AGG_GCACHE: NULL = empty slot */
 
@@ -296,6 +298,7 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	st->sel = palloc(sizeof(OffsetNumber) * QS_COLPUSH_CHUNK);
 	st->aggcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan groups",
 									   ALLOCSET_DEFAULT_SIZES);
+	st->folded = palloc0(sizeof(bool) * Max(st->naggs, 1));
 	st->keysize = MAXALIGN(Max(st->ngroup, 1) * (sizeof(Datum) + 1));
 	st->key = palloc0(st->keysize);
 	st->dslot = table_slot_create(st->rel, NULL);
@@ -511,6 +514,73 @@ acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
 	acc->n++;
 }
 
+/*
+ * Without GROUP BY: every integer aggregate (count, sum, avg, min, max)
+ * of column slot c over the k integers st->push.ints/nulls holds,
+ * accumulated a column at a time into st->single, exactly as acc_value
+ * would a row at a time (the value as its type reads it; min/max keep
+ * the first of equal values, as acc_value's strict comparison does).
+ * Each aggregate done is marked in st->folded for acc_rows to skip.  True
+ * when no aggregate of the column is left for acc_rows.
+ */
+static bool
+fold_ints(QsAggScanState *st, int c, int k)
+{
+	const int64 *ints = st->push.ints;
+	const bool *nulls = st->push.nulls;
+	bool		all = true;
+
+	for (int j = 0; j < st->naggs; j++)
+	{
+		const QsAggSpec *a = &st->aggs[j];
+		QsAggAcc   *acc = &st->single[j];
+		int64		nn = 0;
+
+		if (a->op == QS_AGG_COUNT_STAR || st->aslot[j] != c)
+			continue;
+		if (a->in != QS_AGGIN_INT)
+		{
+			all = false;
+			continue;
+		}
+		st->folded[j] = true;
+		for (int i = 0; i < k; i++)
+		{
+			int64		x;
+
+			if (nulls[i])
+				continue;
+			x = a->width == 8 ? ints[i] :
+				a->width == 4 ? (int64) (int32) ints[i] : (int64) (int16) ints[i];
+			switch (a->op)
+			{
+				case QS_AGG_SUM:
+				case QS_AGG_AVG:
+#ifdef HAVE_INT128
+					if (a->width == 8)
+						acc->bigsum += x;
+					else
+#endif
+						acc->isum += (uint64) x;
+					break;
+				case QS_AGG_MIN:
+				case QS_AGG_MAX:
+					if (acc->n + nn == 0 ||
+						(a->op == QS_AGG_MIN ?
+						 x < qs_datum_to_int64(acc->m, a->width) :
+						 x > qs_datum_to_int64(acc->m, a->width)))
+						acc->m = int_datum(x, a->width);
+					break;
+				default:
+					break;
+			}
+			nn++;
+		}
+		acc->n += nn;
+	}
+	return all;
+}
+
 /* rows 0..n-1 of st->colvals/colnulls */
 static void
 acc_rows(QsAggScanState *st, int n)
@@ -523,6 +593,8 @@ acc_rows(QsAggScanState *st, int n)
 		{
 			const QsAggSpec *a = &st->aggs[j];
 
+			if (st->folded[j])
+				continue;
 			if (a->op == QS_AGG_COUNT_STAR)
 				accs[j].n++;
 			else if (!st->colnulls[st->aslot[j]][i])
@@ -729,6 +801,16 @@ acc_main(QsAggScanState *st)
 			qs_pgstat_count_heap_getnext_n(rel, k);
 			if (k > 0)
 			{
+				bool		rows_left = st->ngroup > 0;
+
+				/* without GROUP BY, count(*) needs no row */
+				for (int j = 0; j < st->naggs; j++)
+				{
+					st->folded[j] = st->ngroup == 0 &&
+						st->aggs[j].op == QS_AGG_COUNT_STAR;
+					if (st->folded[j])
+						st->single[j].n += k;
+				}
 				for (int c = 0; c < st->ncols; c++)
 				{
 					int			w = st->colwidth[c];
@@ -737,16 +819,24 @@ acc_main(QsAggScanState *st)
 					if (w > 0 && qs_colpush_ints(&st->push, s, st->cols[c], w,
 												 start, len, st->sel, k))
 					{
+						/* without GROUP BY, their aggregates a column at a time */
+						if (st->ngroup == 0 && fold_ints(st, c, k))
+							continue;
 						for (int i = 0; i < k; i++)
 							st->colvals[c][i] = int_datum(st->push.ints[i], w);
 						memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+						rows_left = true;
 						continue;
 					}
 					qs_colpush_values(&st->push, s, st->cols[c], start, st->sel, k);
 					memcpy(st->colvals[c], st->push.vals, sizeof(Datum) * k);
 					memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+					rows_left = true;
 				}
-				acc_rows(st, k);
+				if (rows_left)
+					acc_rows(st, k);
+				/* the delta's rows (acc_delta) go through acc_rows whole */
+				memset(st->folded, 0, sizeof(bool) * st->naggs);
 			}
 			start += len;
 		}
