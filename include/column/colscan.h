@@ -143,6 +143,9 @@ typedef struct ColScanDescData
 } ColScanDescData;
 typedef ColScanDescData *ColScanDesc;
 
+extern int	qs_colfilter_keep(Relation rel, ColScanDesc s, uint32 start,
+							  OffsetNumber *sel, int n);
+
 /* remember the caller's slot descriptor before main rows are first read */
 static inline void
 qs_colscan_slot_desc(ColScanDesc s, TupleTableSlot *slot)

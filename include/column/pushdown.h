@@ -107,6 +107,7 @@ extern void qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals,
 extern bool qs_colpush_block(QsColPush *p, ColScanDesc s);
 extern int	qs_colpush_native(QsColPush *p, ColScanDesc s, uint32 start,
 							  int nrows, OffsetNumber *sel);
+extern bool qs_colpush_all_pass(const QsColPush *p);
 extern int	qs_colpush_rows(QsColPush *p, ColScanDesc s, uint32 start,
 							OffsetNumber *sel, int n);
 extern void qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,

@@ -313,6 +313,48 @@ qs_colfilter_row(Relation rel, const QsColDirEntry *e, ColRowFilter *f,
 	return true;
 }
 
+/*
+ * qs_colfilter_keep
+ *		Keep the positions start + sel[0..n-1] of the scan's open block whose
+ *		rows exist and are visible to the scan's snapshot, as
+ *		qs_colfilter_row says of each; returns how many are kept.  A block
+ *		whose delete map has no page has no entry, so every row is as the
+ *		directory says and all are kept without a call per row (the test
+ *		qs_colfilter_row makes per row: for snapshots other than MVCC's,
+ *		which judge each row now, rows go one by one).  The root copy is the
+ *		filter's, read when the block opened, as qs_colfilter_row reads it.
+ */
+int
+qs_colfilter_keep(Relation rel, ColScanDesc s, uint32 start,
+				  OffsetNumber *sel, int n)
+{
+	Snapshot	snapshot = s->base.rs_snapshot;
+	ColRowFilter *f = &s->filter;
+	bool		per_row = false;
+	int			k = 0;
+
+	if (snapshot != NULL && !IsMVCCSnapshot(snapshot) &&
+		snapshot->snapshot_type != SNAPSHOT_ANY)
+		per_row = true;
+	for (uint32 i = 0; i < f->root.n && !per_row; i++)
+		if (f->root.pages[i] != InvalidBlockNumber)
+			per_row = true;
+	if (!per_row)
+		return n;
+	for (int i = 0; i < n; i++)
+	{
+		const HeapTupleHeaderData *hdr;
+		int			vis = true;
+
+		/* positions; the delete map is indexed by TID row */
+		if (qs_colfilter_row(rel, &s->rr.h.entry, f,
+							 qs_colrows_tidrow(&s->rr, start + sel[i]),
+							 snapshot, InvalidTransactionId, &hdr, &vis) && vis)
+			sel[k++] = sel[i];
+	}
+	return k;
+}
+
 /* ------------------------------------------------------------------------
  * Sequential scans: the delta (engine), then the visible main blocks
  * ------------------------------------------------------------------------

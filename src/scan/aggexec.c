@@ -61,6 +61,9 @@
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
+/* slots of the cache of recently used groups (QsAggScanState.gcache_*) */
+#define QS_AGG_GCACHE	256
+
 /* One aggregate's accumulator in one group. */
 typedef struct QsAggAcc
 {
@@ -129,6 +132,17 @@ typedef struct QsAggScanState
 	int64		textcap;
 	Size		keysize;
 	char	   *key;			/* scratch key */
+
+	/*
+	 * Recently used groups, in front of the hash table: a key's slot is a
+	 * mix of its words; an entry's accumulators stay where dynahash put
+	 * them (entries never move), so the cache holds pointers into it.
+	 * Emptied whenever the groups are (reset_groups).
+	 */
+	bool	   *folded;			/* naggs: accumulated for this chunk already
+								 * (fold_ints, count(*) without GROUP BY) */
+	char	   *gcache_keys;	/* QS_AGG_GCACHE keys of keysize bytes */
+	QsAggAcc  **gcache_accs;	/* QS_AGG_GCACHE: NULL = empty slot */
 
 	/* scan */
 	bool		done;			/* accumulated; emitting */
@@ -284,6 +298,7 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	st->sel = palloc(sizeof(OffsetNumber) * QS_COLPUSH_CHUNK);
 	st->aggcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan groups",
 									   ALLOCSET_DEFAULT_SIZES);
+	st->folded = palloc0(sizeof(bool) * Max(st->naggs, 1));
 	st->keysize = MAXALIGN(Max(st->ngroup, 1) * (sizeof(Datum) + 1));
 	st->key = palloc0(st->keysize);
 	st->dslot = table_slot_create(st->rel, NULL);
@@ -300,6 +315,8 @@ reset_groups(QsAggScanState *st)
 	MemoryContextReset(st->aggcxt);
 	st->groups = NULL;
 	st->single = NULL;
+	st->gcache_keys = NULL;
+	st->gcache_accs = NULL;
 	st->texts = NULL;
 	st->textvals = NULL;		/* it was in the context just reset */
 	st->ntexts = st->textcap = 0;
@@ -315,6 +332,10 @@ reset_groups(QsAggScanState *st)
 		ctl.hcxt = st->aggcxt;
 		st->groups = hash_create("QuickstepScan groups", 64, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		st->gcache_keys = MemoryContextAlloc(st->aggcxt,
+											 st->keysize * QS_AGG_GCACHE);
+		st->gcache_accs = MemoryContextAllocZero(st->aggcxt,
+												 sizeof(QsAggAcc *) * QS_AGG_GCACHE);
 	}
 }
 
@@ -394,9 +415,26 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 	char	   *k = st->key;
 	bool		found;
 	char	   *entry;
+	char	   *ckey;
+	uint64		h = 0;
+	int			slot;
 
 	if (st->ngroup == 0)
 		return st->single;
+	if (st->ngroup == 1 && st->gwidth[0] > 0)
+	{
+		/* one integer-like key (the common GROUP BY): compared as such */
+		int			c = st->gslot[0];
+		bool		isnull = nulls[c][i];
+		int64		v = isnull ? 0 : qs_datum_to_int64(vals[c][i], st->gwidth[0]);
+
+		slot = (int) (((((uint64) v) ^ ((uint64) isnull << 63)) *
+					   UINT64CONST(0x9E3779B97F4A7C15)) >> 56);
+		ckey = st->gcache_keys + (Size) slot * st->keysize;
+		if (st->gcache_accs[slot] != NULL && ckey[sizeof(Datum)] == isnull &&
+			memcmp(ckey, &v, sizeof(int64)) == 0)
+			return st->gcache_accs[slot];
+	}
 	memset(k, 0, st->keysize);
 	for (int g = 0; g < st->ngroup; g++)
 	{
@@ -408,11 +446,18 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
 		k[st->ngroup * sizeof(Datum) + g] = isnull;
+		h = (h ^ (uint64) v ^ ((uint64) isnull << 63)) * UINT64CONST(0x9E3779B97F4A7C15);
 	}
+	slot = (int) (h >> 56) % QS_AGG_GCACHE;
+	ckey = st->gcache_keys + (Size) slot * st->keysize;
+	if (st->gcache_accs[slot] != NULL && memcmp(ckey, k, st->keysize) == 0)
+		return st->gcache_accs[slot];
 	entry = hash_search(st->groups, k, HASH_ENTER, &found);
 	if (!found)
 		memset(entry + st->keysize, 0, sizeof(QsAggAcc) * Max(st->naggs, 1));
-	return (QsAggAcc *) (entry + st->keysize);
+	memcpy(ckey, k, st->keysize);
+	st->gcache_accs[slot] = (QsAggAcc *) (entry + st->keysize);
+	return st->gcache_accs[slot];
 }
 
 /* float4pl, float8pl: PostgreSQL's overflow check included */
@@ -469,6 +514,73 @@ acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
 	acc->n++;
 }
 
+/*
+ * Without GROUP BY: every integer aggregate (count, sum, avg, min, max)
+ * of column slot c over the k integers st->push.ints/nulls holds,
+ * accumulated a column at a time into st->single, exactly as acc_value
+ * would a row at a time (the value as its type reads it; min/max keep
+ * the first of equal values, as acc_value's strict comparison does).
+ * Each aggregate done is marked in st->folded for acc_rows to skip.  True
+ * when no aggregate of the column is left for acc_rows.
+ */
+static bool
+fold_ints(QsAggScanState *st, int c, int k)
+{
+	const int64 *ints = st->push.ints;
+	const bool *nulls = st->push.nulls;
+	bool		all = true;
+
+	for (int j = 0; j < st->naggs; j++)
+	{
+		const QsAggSpec *a = &st->aggs[j];
+		QsAggAcc   *acc = &st->single[j];
+		int64		nn = 0;
+
+		if (a->op == QS_AGG_COUNT_STAR || st->aslot[j] != c)
+			continue;
+		if (a->in != QS_AGGIN_INT)
+		{
+			all = false;
+			continue;
+		}
+		st->folded[j] = true;
+		for (int i = 0; i < k; i++)
+		{
+			int64		x;
+
+			if (nulls[i])
+				continue;
+			x = a->width == 8 ? ints[i] :
+				a->width == 4 ? (int64) (int32) ints[i] : (int64) (int16) ints[i];
+			switch (a->op)
+			{
+				case QS_AGG_SUM:
+				case QS_AGG_AVG:
+#ifdef HAVE_INT128
+					if (a->width == 8)
+						acc->bigsum += x;
+					else
+#endif
+						acc->isum += (uint64) x;
+					break;
+				case QS_AGG_MIN:
+				case QS_AGG_MAX:
+					if (acc->n + nn == 0 ||
+						(a->op == QS_AGG_MIN ?
+						 x < qs_datum_to_int64(acc->m, a->width) :
+						 x > qs_datum_to_int64(acc->m, a->width)))
+						acc->m = int_datum(x, a->width);
+					break;
+				default:
+					break;
+			}
+			nn++;
+		}
+		acc->n += nn;
+	}
+	return all;
+}
+
 /* rows 0..n-1 of st->colvals/colnulls */
 static void
 acc_rows(QsAggScanState *st, int n)
@@ -481,6 +593,8 @@ acc_rows(QsAggScanState *st, int n)
 		{
 			const QsAggSpec *a = &st->aggs[j];
 
+			if (st->folded[j])
+				continue;
 			if (a->op == QS_AGG_COUNT_STAR)
 				accs[j].n++;
 			else if (!st->colnulls[st->aslot[j]][i])
@@ -556,10 +670,13 @@ header_datum(const uint8 *p, int len)
  * Answer every aggregate from the open block's header, if it can: count(*)
  * from its rows, count(col) from the column's value count, min/max from
  * the header's min/max.  Only for a block whose rows are all the scan's:
- * no qual, no delete map, every row of its image published to the
- * snapshot's version of the block (an open block's later versions add
- * rows the header's min/max and counts include), and no grouping.  False
- * (nothing accumulated) when some aggregate needs the rows.
+ * no qual that the block does not pass whole (qs_colpush_all_pass: its
+ * min/max or dictionary say every row passes), no delete map, every row of
+ * its image published to the snapshot's version of the block (an open
+ * block's later versions add rows the header's min/max and counts
+ * include), and no grouping.  A sorted block narrowed by binary search to
+ * a run of rows that all pass answers count(*) alone: the run's length.
+ * False (nothing accumulated) when some aggregate needs the rows.
  */
 static bool
 acc_header(QsAggScanState *st, ColScanDesc s)
@@ -577,9 +694,9 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 	for (uint32 i = 0; i < s->filter.root.n; i++)
 		if (s->filter.root.pages[i] != InvalidBlockNumber)
 			return false;
-	if (st->ngroup > 0 || st->nquals > 0 ||
-		!IsMVCCSnapshot(s->base.rs_snapshot) ||
-		s->row != 0 || s->row_end != blk->nrows)
+	if (st->ngroup > 0 ||
+		(st->nquals > 0 && !qs_colpush_all_pass(&st->push)) ||
+		!IsMVCCSnapshot(s->base.rs_snapshot))
 		return false;
 	for (int j = 0; j < st->naggs; j++)
 	{
@@ -587,6 +704,9 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 
 		if (a->op == QS_AGG_COUNT_STAR)
 			continue;
+		/* a run of the rows (binary search): count(*) only */
+		if (s->row != 0 || s->row_end != blk->nrows)
+			return false;
 		if (a->attno - 1 >= blk->ncols)
 			return false;		/* added after the block: its missing value */
 		if (a->op == QS_AGG_COUNT)
@@ -610,7 +730,7 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 
 		if (a->op == QS_AGG_COUNT_STAR)
 		{
-			acc->n += blk->nrows;
+			acc->n += s->row_end - s->row;
 			continue;
 		}
 		qs_colblock_coldesc(blk, a->attno - 1, &d);
@@ -673,26 +793,24 @@ acc_main(QsAggScanState *st)
 			n = qs_colpush_native(&st->push, s, start, len, st->sel);
 			InstrCountFiltered2(st, len - n);
 			/* the rows of the snapshot (the delete map), as the plain scan */
-			for (int i = 0; i < n; i++)
-			{
-				const HeapTupleHeaderData *hdr;
-				int			vis = true;
-
-				/* positions; the delete map is indexed by TID row */
-				if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
-									 qs_colrows_tidrow(&s->rr, start + st->sel[i]),
-									 s->base.rs_snapshot,
-									 InvalidTransactionId, &hdr, &vis) && vis)
-					st->sel[k++] = st->sel[i];
-			}
+			n = qs_colfilter_keep(rel, s, start, st->sel, n);
 			/* quals calling functions: on visible rows only */
-			n = k;
 			k = qs_colpush_rows(&st->push, s, start, st->sel, n);
 			InstrCountFiltered2(st, n - k);
 			/* seq_tup_read: main rows once they pass the quals (exec.c) */
 			qs_pgstat_count_heap_getnext_n(rel, k);
 			if (k > 0)
 			{
+				bool		rows_left = st->ngroup > 0;
+
+				/* without GROUP BY, count(*) needs no row */
+				for (int j = 0; j < st->naggs; j++)
+				{
+					st->folded[j] = st->ngroup == 0 &&
+						st->aggs[j].op == QS_AGG_COUNT_STAR;
+					if (st->folded[j])
+						st->single[j].n += k;
+				}
 				for (int c = 0; c < st->ncols; c++)
 				{
 					int			w = st->colwidth[c];
@@ -701,16 +819,24 @@ acc_main(QsAggScanState *st)
 					if (w > 0 && qs_colpush_ints(&st->push, s, st->cols[c], w,
 												 start, len, st->sel, k))
 					{
+						/* without GROUP BY, their aggregates a column at a time */
+						if (st->ngroup == 0 && fold_ints(st, c, k))
+							continue;
 						for (int i = 0; i < k; i++)
 							st->colvals[c][i] = int_datum(st->push.ints[i], w);
 						memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+						rows_left = true;
 						continue;
 					}
 					qs_colpush_values(&st->push, s, st->cols[c], start, st->sel, k);
 					memcpy(st->colvals[c], st->push.vals, sizeof(Datum) * k);
 					memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+					rows_left = true;
 				}
-				acc_rows(st, k);
+				if (rows_left)
+					acc_rows(st, k);
+				/* the delta's rows (acc_delta) go through acc_rows whole */
+				memset(st->folded, 0, sizeof(bool) * st->naggs);
 			}
 			start += len;
 		}

@@ -772,21 +772,9 @@ next_main_chunk(QsScanState *st)
 		st->next_row += len;
 		n = qs_colpush_native(&st->push, s, start, len, st->chunk_sel);
 		InstrCountFiltered2(st, len - n);
-		for (int i = 0; i < n; i++)
-		{
-			uint32		row = start + st->chunk_sel[i];	/* a position */
-			const HeapTupleHeaderData *hdr;
-			int			vis = true;
-
-			/* the delete map is indexed by TID row (a sorted image's map) */
-			if (qs_colfilter_row(rel, &s->rr.h.entry, &s->filter,
-								 qs_colrows_tidrow(&s->rr, row),
-								 s->base.rs_snapshot, InvalidTransactionId,
-								 &hdr, &vis) && vis)
-				st->chunk_sel[k++] = st->chunk_sel[i];
-		}
+		/* the rows of the snapshot (the delete map) */
+		n = qs_colfilter_keep(rel, s, start, st->chunk_sel, n);
 		/* quals calling functions: on visible rows only, as load_page */
-		n = k;
 		k = qs_colpush_rows(&st->push, s, start, st->chunk_sel, n);
 		InstrCountFiltered2(st, n - k);
 		for (int i = 0; i < k; i++)
