@@ -47,6 +47,19 @@
  * return ctid, index entries and queued trigger events hold TIDs.  Such
  * blocks stay in arrival order, for the seal to sort (README section 4.5).
  *
+ * A load that may sort sorts the whole command's block-bound rows, not
+ * each block alone (issue 13): they go to a tuplesort (load_sort_begin:
+ * the key's default btree order and collation, NULLs last, ties in arrival
+ * order; maintenance_work_mem, as CLUSTER's) instead of a block, and a
+ * flush point emits them (load_sort_emit) cut into blocks whose TID
+ * ranges are reserved only then: no TID was handed out.  The flush points
+ * and the abort rules above apply unchanged; memory is then bounded by
+ * maintenance_work_mem plus one block, the rest in temporary files owned
+ * by the subtransaction that fed the sort.  A row that must show its TID
+ * in the middle of such a command first emits what is sorted.  Logical
+ * insert records are written as rows are fed, exactly once each, in the
+ * feeding (sub)transaction: they carry no TID.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
