@@ -118,6 +118,37 @@ COMMIT;
 SELECT agree('SELECT * FROM {t}', 'cp', 2);
 SELECT quickstep.check_table('cp') AS checked;
 
+-- a flush inside a subtransaction the load did not start: a BEFORE ROW
+-- trigger's exception block reads the table (the sort is written out
+-- there) and then fails; the rows fed before keep the loader's xid and
+-- survive the block's rollback (review helper-196: the blocks written with
+-- the running subtransaction's xid lost 14,999 rows unnoticed)
+CREATE TABLE tg (id int, c1 int, c2 text, c3 float8) USING quickstep_column
+  WITH (quickstep.sort_key = 'c1', quickstep.rows_per_block = 1000);
+CREATE FUNCTION tg_peek() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+  IF NEW.id = 15000 THEN
+    BEGIN
+      PERFORM count(*) FROM column_sorted_load.tg;
+      RAISE EXCEPTION 'undo the peek';
+    EXCEPTION WHEN others THEN NULL;
+    END;
+  END IF;
+  RETURN NEW;
+END
+$f$;
+CREATE TRIGGER tg_peek BEFORE INSERT ON tg FOR EACH ROW EXECUTE FUNCTION tg_peek();
+BEGIN;
+COPY tg FROM '/tmp/qs_column_sorted_load.copy';
+SELECT count(*), count(DISTINCT xmin::text) AS xmins,
+       count(*) FILTER (WHERE xmin::text = txid_current()::text) AS mine FROM tg;
+COMMIT;
+SELECT count(*), count(DISTINCT xmin::text) AS xmins FROM tg;
+SELECT agree('SELECT * FROM {t}', 'tg');
+SELECT quickstep.check_table('tg') AS checked;
+DROP TABLE tg;
+DROP FUNCTION tg_peek();
+
 -- a SAVEPOINT rolled back in the middle: the rolled-back load's rows,
 -- sorted or not yet, are gone; the others are there, each load sorted
 TRUNCATE cp;

@@ -626,10 +626,7 @@ check_row_size(Relation rel, TupleTableSlot *slot)
 		pfree(tv);
 }
 
-/*
- * Buffer one row for the main block being built (its TID set now);
- * exposed: the caller may show the TID to someone (INSERT … RETURNING).
- */
+/* The load's memory contexts and block builder, made at its first row. */
 static void
 load_cxt_init(Relation rel)
 {
@@ -778,9 +775,12 @@ load_sort_begin(Relation rel)
 	colls[1] = InvalidOid;
 
 	/*
-	 * The portal running now goes at the end of the statement; the sort
-	 * may be read at commit: its files belong to the subtransaction, which
-	 * the sort never outlives (flushed at its commit, dropped at its abort).
+	 * COPY, CREATE TABLE AS and materialized views write the sort out at
+	 * the end of their statement (finish_bulk_insert), in the
+	 * subtransaction that fed it, so the sort never outlives it; its files
+	 * belong to that subtransaction rather than to the portal (which goes
+	 * at the end of the statement) as a safety net: flushed at its commit,
+	 * dropped at its abort (review helper-196).
 	 */
 	load.sort_owner = CurTransactionResourceOwner;
 	CurrentResourceOwner = load.sort_owner;
@@ -839,6 +839,17 @@ load_sort_put(Relation rel, TupleTableSlot *slot)
 	MemoryContextSwitchTo(old);
 }
 
+/* an emission an error cut short: the rows cannot be written any more */
+static void
+report_failed_emit(Relation rel)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot write the rows loaded into table \"%s\"",
+					RelationGetRelationName(rel)),
+			 errdetail("Writing them failed earlier in this transaction.")));
+}
+
 /*
  * Sort what was fed and write it as blocks, each with its TID range
  * reserved now (no TID of these rows was handed out).  An emission that an
@@ -854,11 +865,7 @@ load_sort_emit(Relation rel)
 
 	Assert(sort != NULL && !load.active && RelationGetRelid(rel) == load.relid);
 	if (load.sort_emitting)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot write the rows loaded into table \"%s\"",
-						RelationGetRelationName(rel)),
-				 errdetail("Writing them failed earlier in this transaction.")));
+		report_failed_emit(rel);
 	load.sort_emitting = true;
 	CurrentResourceOwner = load.sort_owner;
 	tuplesort_performsort(sort);
@@ -910,6 +917,9 @@ load_flush_any(Relation rel)
 static void
 load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 {
+	/* not into a sort an error left half read (tuplesort's own error) */
+	if (load.sort_emitting)
+		report_failed_emit(rel);
 	if (load.sort == NULL && !load.active && !exposed)
 		(void) load_sort_begin(rel);
 	if (load.sort != NULL)
