@@ -47,6 +47,19 @@
  * return ctid, index entries and queued trigger events hold TIDs.  Such
  * blocks stay in arrival order, for the seal to sort (README section 4.5).
  *
+ * A load that may sort sorts the whole command's block-bound rows, not
+ * each block alone (issue 13): they go to a tuplesort (load_sort_begin:
+ * the key's default btree order and collation, NULLs last, ties in arrival
+ * order; maintenance_work_mem, as CLUSTER's) instead of a block, and a
+ * flush point emits them (load_sort_emit) cut into blocks whose TID
+ * ranges are reserved only then: no TID was handed out.  The flush points
+ * and the abort rules above apply unchanged; memory is then bounded by
+ * maintenance_work_mem plus one block, the rest in temporary files owned
+ * by the subtransaction that fed the sort.  A row that must show its TID
+ * in the middle of such a command first emits what is sorted.  Logical
+ * insert records are written as rows are fed, exactly once each, in the
+ * feeding (sub)transaction: they carry no TID.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -58,6 +71,10 @@
 #include "access/htup_details.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "pgstat.h"
 #include "storage/predicate.h"
@@ -67,6 +84,9 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/reltrigger.h"
+#include "utils/resowner.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
 
 #include "column/colam.h"
 #include "core/quickstep.h"
@@ -100,15 +120,46 @@ typedef struct ColLoad
 	bool		tids_exposed;	/* a row of the block went to INSERT */
 	bool		delta_only;		/* exclusion constraint, or no columns */
 	bool		size_check;		/* rows may be too big for a row page */
+
+	/*
+	 * The command's rows sorted as a whole on the sort key before they are
+	 * cut into blocks (load_sort_begin): a tuplesort of the table's columns
+	 * and each row's arrival number, which breaks ties as the per-block sort
+	 * does (stable).  Its memory is under cxt, its temporary files under
+	 * sort_owner, the resource owner of the subtransaction that began it,
+	 * whatever portal is running when rows are put or read.  No block is
+	 * active while it is; its rows have no TID yet.
+	 */
+	Tuplesortstate *sort;
+	ResourceOwner sort_owner;
+	TupleTableSlot *sort_in;	/* virtual: a row and its arrival number */
+	TupleTableSlot *sort_out;	/* minimal: what the sort gives back */
+	MemoryContext rowcxt;		/* one row's flattened values */
+	int64		sort_seq;
+	bool		sort_emitting;	/* an emission began and did not finish */
 } ColLoad;
 
 static ColLoad load;
 static bool callbacks_registered = false;
 static uint64 load_flushes = 0;		/* blocks this backend published */
 
+/*
+ * Forget the load.  'aborting': the (sub)transaction that began a sort is
+ * aborting, and its resource owner closes the sort's temporary files right
+ * after (a tuplesort an error left inconsistent is not touched); otherwise
+ * the sort is ended here.  Its memory goes with cxt either way.
+ */
 static void
-load_reset(void)
+load_reset(bool aborting)
 {
+	if (load.sort != NULL && !aborting)
+	{
+		ResourceOwner oldowner = CurrentResourceOwner;
+
+		CurrentResourceOwner = load.sort_owner;
+		tuplesort_end(load.sort);
+		CurrentResourceOwner = oldowner;
+	}
 	if (load.cxt)
 		MemoryContextDelete(load.cxt);
 	memset(&load, 0, sizeof(load));
@@ -290,12 +341,14 @@ qs_col_has_exclusion_index(Relation rel)
 	return found;
 }
 
+static void load_flush_any(Relation rel);
+
 static void
 load_flush_by_oid(void)
 {
 	Relation	rel;
 
-	if (!load.active)
+	if (!load.active && load.sort == NULL)
 		return;
 	/*
 	 * The loading transaction still holds its RowExclusiveLock, unless it
@@ -305,18 +358,19 @@ load_flush_by_oid(void)
 	rel = try_relation_open(load.relid, NoLock);
 	if (rel == NULL)
 	{
-		load_reset();
+		load_reset(false);
 		return;
 	}
-	load_flush(rel);
+	load_flush_any(rel);
 	relation_close(rel, NoLock);
 }
 
 void
 qs_colload_flush_rel(Relation rel)
 {
-	if (load.active && load.relid == RelationGetRelid(rel))
-		load_flush(rel);
+	if ((load.active || load.sort != NULL) &&
+		load.relid == RelationGetRelid(rel))
+		load_flush_any(rel);
 }
 
 /*
@@ -363,7 +417,7 @@ void
 qs_colload_forget_rel(Relation rel)
 {
 	if (load.relid == RelationGetRelid(rel))
-		load_reset();
+		load_reset(false);
 }
 
 static void
@@ -375,7 +429,7 @@ load_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
 			load_flush_by_oid();
-			load_reset();
+			load_reset(false);
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
@@ -384,7 +438,7 @@ load_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PREPARE:
 			/* the memory went with the transaction's context */
 			load.cxt = NULL;
-			load_reset();
+			load_reset(true);
 			break;
 	}
 }
@@ -402,7 +456,7 @@ load_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			load.subid = parentSubid;
 			break;
 		case SUBXACT_EVENT_ABORT_SUB:
-			load_reset();
+			load_reset(true);
 			break;
 		default:
 			break;
@@ -426,7 +480,7 @@ load_switch(Relation rel, CommandId cid)
 		load.subid == GetCurrentSubTransactionId())
 		return;
 	load_flush_by_oid();
-	load_reset();
+	load_reset(false);
 	load.relid = RelationGetRelid(rel);
 	load.cid = cid;
 	load.subid = GetCurrentSubTransactionId();
@@ -572,81 +626,334 @@ check_row_size(Relation rel, TupleTableSlot *slot)
 		pfree(tv);
 }
 
+/* The load's memory contexts and block builder, made at its first row. */
+static void
+load_cxt_init(Relation rel)
+{
+	if (load.cxt == NULL)
+	{
+		load.cxt = AllocSetContextCreate(TopTransactionContext,
+										 "quickstep column load",
+										 ALLOCSET_DEFAULT_SIZES);
+		load.tmpcxt = AllocSetContextCreate(load.cxt,
+											"quickstep column block encoding",
+											ALLOCSET_DEFAULT_SIZES);
+	}
+	if (!load.have_builder)
+	{
+		MemoryContext old = MemoryContextSwitchTo(load.cxt);
+
+		qs_colbuilder_init(&load.builder, rel,
+						   qs_colattrs(RelationGetDescr(rel)));
+		qs_colbuilder_keep_scratch(&load.builder);
+		load.strategy = GetAccessStrategy(BAS_BULKWRITE);
+		MemoryContextSwitchTo(old);
+		load.have_builder = true;
+	}
+}
+
 /*
- * Buffer one row for the main block being built (its TID set now);
- * exposed: the caller may show the TID to someone (INSERT … RETURNING).
+ * Start a block of rows of transaction xid: the loader's current one, or,
+ * for a sorted load's blocks, the one that fed the sort (the flush may run
+ * in a subtransaction of it, or at its commit).
+ */
+static void
+load_block_start(Relation rel, TransactionId xid)
+{
+	load_cxt_init(rel);
+	load.xid = xid;
+	load.active = true;
+
+	/*
+	 * A PENDING entry now, before any row of the block has a TID: a
+	 * concurrent unique check that finds the index entry of a buffered row
+	 * sees the loader at work in it and waits for it, as for a heap tuple
+	 * being inserted (qs_coldir_pending_visible).
+	 */
+	{
+		QsColDirEntry pe;
+
+		memset(&pe, 0, sizeof(pe));
+		pe.state = QS_COLBLK_SEALED;
+		pe.flags = QS_COLDIR_PENDING;
+		pe.run_start = InvalidBlockNumber;
+		pe.xmin = load.xid;
+		pe.cid = load.cid;
+		pe.delmap_root = InvalidBlockNumber;
+		/* reserved with the entry: qs_colrun_sweep relies on it */
+		qs_coldir_append_reserved(rel, &pe);
+		load.block_id = pe.block_id;
+		load.range = pe.tid_range;
+	}
+
+	/* this block's options; tmpcxt is reset after the block is written */
+	{
+		MemoryContext old = MemoryContextSwitchTo(load.tmpcxt);
+
+		qs_colopts_for_load(rel, load.builder.attrs, &load.opts);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* the row goes to the active block, which is written once full */
+static inline void
+load_block_add(Relation rel, TupleTableSlot *slot)
+{
+	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
+	qs_colbuilder_add(&load.builder, slot);
+	if (load.builder.nrows >= (uint32) load.opts.rows_per_block ||
+		load.builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
+		load_flush(rel);
+}
+
+/*
+ * Should the command's rows into rel be sorted as a whole?  When the block
+ * would be sorted (load_may_sort: no TID of a row can be handed out) and
+ * the sort key's type has a default btree "<" (the order of the per-block
+ * sort, qs_colattrs).  Returns the "<" operator, or InvalidOid.
+ */
+static Oid
+load_sort_operator(Relation rel, int *sort_col)
+{
+	QsColLoadOptions opts;
+	MemoryContext old;
+	TypeCacheEntry *tc;
+
+	if (rel->rd_rel->relhasindex ||
+		(rel->trigdesc && rel->trigdesc->trig_insert_after_row))
+		return InvalidOid;
+	/* the options as a block would read them; tmpcxt is reset per block */
+	old = MemoryContextSwitchTo(load.tmpcxt);
+	qs_colopts_for_load(rel, load.builder.attrs, &opts);
+	MemoryContextSwitchTo(old);
+	if (opts.sort_col < 0 || opts.sort_col >= RelationGetDescr(rel)->natts ||
+		!load.builder.attrs[opts.sort_col].has_order)
+		return InvalidOid;
+	tc = lookup_type_cache(TupleDescAttr(RelationGetDescr(rel), opts.sort_col)->atttypid,
+						   TYPECACHE_LT_OPR);
+	*sort_col = opts.sort_col;
+	return tc->lt_opr;
+}
+
+/*
+ * Begin sorting the command's rows: a tuplesort bounded by
+ * maintenance_work_mem, as CLUSTER's, spilling to temporary files beyond.
+ * Keys: the sort column (its type's default "<", its collation, NULLs
+ * last), then the arrival number, so equal keys keep their arrival order
+ * as the per-block sort keeps them.
+ */
+static bool
+load_sort_begin(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	int			sort_col = -1;
+	Oid			ltop;
+	TupleDesc	sdesc;
+	AttrNumber	keys[2];
+	Oid			ops[2];
+	Oid			colls[2];
+	bool		nulls_first[2] = {false, false};
+	MemoryContext old;
+	ResourceOwner oldowner = CurrentResourceOwner;
+
+	load_cxt_init(rel);
+	ltop = load_sort_operator(rel, &sort_col);
+	if (!OidIsValid(ltop))
+		return false;
+
+	old = MemoryContextSwitchTo(load.cxt);
+	sdesc = CreateTemplateTupleDesc(natts + 1);
+	for (int c = 0; c < natts; c++)
+		TupleDescCopyEntry(sdesc, c + 1, desc, c + 1);
+	TupleDescInitEntry(sdesc, natts + 1, "quickstep_arrival", INT8OID, -1, 0);
+	keys[0] = sort_col + 1;
+	ops[0] = ltop;
+	colls[0] = TupleDescAttr(desc, sort_col)->attcollation;
+	keys[1] = natts + 1;
+	ops[1] = Int8LessOperator;
+	colls[1] = InvalidOid;
+
+	/*
+	 * COPY, CREATE TABLE AS and materialized views write the sort out at
+	 * the end of their statement (finish_bulk_insert), in the
+	 * subtransaction that fed it, so the sort never outlives it; its files
+	 * belong to that subtransaction rather than to the portal (which goes
+	 * at the end of the statement) as a safety net: flushed at its commit,
+	 * dropped at its abort (review helper-196).
+	 */
+	load.sort_owner = CurTransactionResourceOwner;
+	CurrentResourceOwner = load.sort_owner;
+	load.sort = tuplesort_begin_heap(sdesc, 2, keys, ops, colls, nulls_first,
+									 maintenance_work_mem, NULL,
+									 TUPLESORT_NONE);
+	CurrentResourceOwner = oldowner;
+	load.sort_in = MakeSingleTupleTableSlot(sdesc, &TTSOpsVirtual);
+	load.sort_out = MakeSingleTupleTableSlot(sdesc, &TTSOpsMinimalTuple);
+	load.rowcxt = AllocSetContextCreate(load.cxt, "quickstep column load row",
+										ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(old);
+	load.sort_seq = 0;
+	/* the blocks are written later, maybe in a subtransaction: the rows' xid now */
+	load.xid = GetCurrentTransactionId();
+	load.size_check = rows_may_be_too_big(rel);
+	return true;
+}
+
+/* one row into the sort, its values whole */
+static void
+load_sort_put(Relation rel, TupleTableSlot *slot)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	TupleTableSlot *in = load.sort_in;
+	MemoryContext old;
+	ResourceOwner oldowner = CurrentResourceOwner;
+
+	slot_getallattrs(slot);
+	MemoryContextReset(load.rowcxt);
+	old = MemoryContextSwitchTo(load.rowcxt);
+	ExecClearTuple(in);
+	for (int c = 0; c < natts; c++)
+	{
+		Datum		d = slot->tts_values[c];
+
+		/*
+		 * A TOAST pointer (CREATE TABLE AS's source rows) may point at
+		 * nothing by the time the sort is read, at commit: the value goes
+		 * in whole, as a block would hold it.
+		 */
+		if (!slot->tts_isnull[c] && TupleDescAttr(desc, c)->attlen == -1 &&
+			VARATT_IS_EXTERNAL(DatumGetPointer(d)))
+			d = PointerGetDatum(detoast_external_attr((struct varlena *) DatumGetPointer(d)));
+		in->tts_values[c] = d;
+		in->tts_isnull[c] = slot->tts_isnull[c];
+	}
+	in->tts_values[natts] = Int64GetDatum(load.sort_seq);
+	in->tts_isnull[natts] = false;
+	load.sort_seq++;
+	ExecStoreVirtualTuple(in);
+	CurrentResourceOwner = load.sort_owner;
+	tuplesort_puttupleslot(load.sort, in);
+	CurrentResourceOwner = oldowner;
+	MemoryContextSwitchTo(old);
+}
+
+/* an emission an error cut short: the rows cannot be written any more */
+static void
+report_failed_emit(Relation rel)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot write the rows loaded into table \"%s\"",
+					RelationGetRelationName(rel)),
+			 errdetail("Writing them failed earlier in this transaction.")));
+}
+
+/*
+ * Sort what was fed and write it as blocks, each with its TID range
+ * reserved now (no TID of these rows was handed out).  An emission that an
+ * error cut short cannot be resumed (the sort is partly read, a block
+ * partly built): the transaction must not commit with the rows missing.
+ */
+static void
+load_sort_emit(Relation rel)
+{
+	ResourceOwner oldowner = CurrentResourceOwner;
+	Tuplesortstate *sort = load.sort;
+	TupleTableSlot *out = load.sort_out;
+
+	Assert(sort != NULL && !load.active && RelationGetRelid(rel) == load.relid);
+	if (load.sort_emitting)
+		report_failed_emit(rel);
+	load.sort_emitting = true;
+	CurrentResourceOwner = load.sort_owner;
+	tuplesort_performsort(sort);
+	CurrentResourceOwner = oldowner;
+	for (;;)
+	{
+		bool		got;
+
+		CurrentResourceOwner = load.sort_owner;
+		got = tuplesort_gettupleslot(sort, true, false, out, NULL);
+		CurrentResourceOwner = oldowner;
+		if (!got)
+			break;
+		if (!load.active)
+			load_block_start(rel, load.xid);
+		load_block_add(rel, out);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (load.active)
+		load_flush(rel);
+	ExecClearTuple(out);
+	CurrentResourceOwner = load.sort_owner;
+	tuplesort_end(sort);
+	CurrentResourceOwner = oldowner;
+	load.sort = NULL;
+	ExecDropSingleTupleTableSlot(load.sort_in);
+	ExecDropSingleTupleTableSlot(load.sort_out);
+	load.sort_in = load.sort_out = NULL;
+	MemoryContextDelete(load.rowcxt);
+	load.rowcxt = NULL;
+	load.sort_emitting = false;
+}
+
+/* everything this backend holds of rel's rows: the sort's, then a block's */
+static void
+load_flush_any(Relation rel)
+{
+	if (load.sort != NULL)
+		load_sort_emit(rel);
+	if (load.active)
+		load_flush(rel);
+}
+
+/*
+ * Buffer one row for the main block being built (its TID set now), or
+ * feed it to the command's sort (no TID yet); exposed: the caller may show
+ * the TID to someone (INSERT … RETURNING).
  */
 static void
 load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 {
+	/* not into a sort an error left half read (tuplesort's own error) */
+	if (load.sort_emitting)
+		report_failed_emit(rel);
+	if (load.sort == NULL && !load.active && !exposed)
+		(void) load_sort_begin(rel);
+	if (load.sort != NULL)
+	{
+		if (!exposed)
+		{
+			if (load.size_check)
+				check_row_size(rel, slot);
+			load_sort_put(rel, slot);
+			/* nobody reads it (no index, no AFTER ROW trigger, no RETURNING) */
+			ItemPointerSetInvalid(&slot->tts_tid);
+			slot->tts_tableOid = RelationGetRelid(rel);
+			pgstat_count_heap_insert(rel, 1);
+			load.cmd_rows++;
+			return;
+		}
+		/* this row's TID will be seen: what is sorted goes first */
+		load_sort_emit(rel);
+	}
 	if (!load.active)
 	{
-		if (load.cxt == NULL)
-		{
-			load.cxt = AllocSetContextCreate(TopTransactionContext,
-											 "quickstep column load",
-											 ALLOCSET_DEFAULT_SIZES);
-			load.tmpcxt = AllocSetContextCreate(load.cxt,
-												"quickstep column block encoding",
-												ALLOCSET_DEFAULT_SIZES);
-		}
-		if (!load.have_builder)
-		{
-			MemoryContext old = MemoryContextSwitchTo(load.cxt);
-
-			qs_colbuilder_init(&load.builder, rel,
-							   qs_colattrs(RelationGetDescr(rel)));
-			qs_colbuilder_keep_scratch(&load.builder);
-			load.strategy = GetAccessStrategy(BAS_BULKWRITE);
-			MemoryContextSwitchTo(old);
-			load.have_builder = true;
-		}
-		load.xid = GetCurrentTransactionId();
+		load_block_start(rel, GetCurrentTransactionId());
 		load.size_check = rows_may_be_too_big(rel);
-		load.active = true;
-
-		/*
-		 * A PENDING entry now, before any row of the block has a TID: a
-		 * concurrent unique check that finds the index entry of a buffered
-		 * row sees the loader at work in it and waits for it, as for a heap
-		 * tuple being inserted (qs_coldir_pending_visible).
-		 */
-		{
-			QsColDirEntry pe;
-
-			memset(&pe, 0, sizeof(pe));
-			pe.state = QS_COLBLK_SEALED;
-			pe.flags = QS_COLDIR_PENDING;
-			pe.run_start = InvalidBlockNumber;
-			pe.xmin = load.xid;
-			pe.cid = load.cid;
-			pe.delmap_root = InvalidBlockNumber;
-			/* reserved with the entry: qs_colrun_sweep relies on it */
-			qs_coldir_append_reserved(rel, &pe);
-			load.block_id = pe.block_id;
-			load.range = pe.tid_range;
-		}
-
-		/* this block's options; tmpcxt is reset after the block is written */
-		{
-			MemoryContext old = MemoryContextSwitchTo(load.tmpcxt);
-
-			qs_colopts_for_load(rel, load.builder.attrs, &load.opts);
-			MemoryContextSwitchTo(old);
-		}
 	}
 	if (load.size_check)
 		check_row_size(rel, slot);
-	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
 	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
-	set_slot_header(rel, slot);
-	qs_colbuilder_add(&load.builder, slot);
 	pgstat_count_heap_insert(rel, 1);
 	load.cmd_rows++;
-	if (load.builder.nrows >= (uint32) load.opts.rows_per_block ||
-		load.builder.bytes >= QS_COL_LOAD_BLOCK_BYTES)
-		load_flush(rel);
+	/* the TID first: the header and the slot's tuple show it */
+	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
+	set_slot_header(rel, slot);
+	load_block_add(rel, slot);
 }
 
 /*
