@@ -133,15 +133,15 @@ typedef struct QsAggScanState
 	Size		keysize;
 	char	   *key;			/* scratch key */
 
+	QsAggAcc  **gacc;			/* QS_COLPUSH_CHUNK: each row's group (acc_rows) */
+	bool	   *folded;			/* naggs: accumulated for this chunk already
+								 * (fold_ints, count(*) without GROUP BY) */
 	/*
 	 * Recently used groups, in front of the hash table: a key's slot is a
 	 * mix of its words; an entry's accumulators stay where dynahash put
 	 * them (entries never move), so the cache holds pointers into it.
 	 * Emptied whenever the groups are (reset_groups).
 	 */
-	QsAggAcc  **gacc;			/* QS_COLPUSH_CHUNK: each row's group (acc_rows) */
-	bool	   *folded;			/* naggs: accumulated for this chunk already
-								 * (fold_ints, count(*) without GROUP BY) */
 	char	   *gcache_keys;	/* QS_AGG_GCACHE keys of keysize bytes */
 	QsAggAcc  **gcache_accs;	/* QS_AGG_GCACHE: NULL = empty slot */
 
@@ -540,7 +540,8 @@ fold_ints(QsAggScanState *st, int c, int k)
 
 		if (a->op == QS_AGG_COUNT_STAR || st->aslot[j] != c)
 			continue;
-		if (a->in != QS_AGGIN_INT)
+		/* count(col) is of any type: here an integer column's non-NULLs */
+		if (a->in != QS_AGGIN_INT && a->op != QS_AGG_COUNT)
 		{
 			all = false;
 			continue;
@@ -622,6 +623,13 @@ acc_rows(QsAggScanState *st, int n)
 		}
 		vals = st->colvals[st->aslot[j]];
 		nulls = st->colnulls[st->aslot[j]];
+		if (a->op == QS_AGG_COUNT)
+		{
+			for (int i = 0; i < n; i++)
+				if (!nulls[i])
+					gacc[i][j].n++;
+			continue;
+		}
 		if (a->in != QS_AGGIN_INT)
 		{
 			for (int i = 0; i < n; i++)
