@@ -941,6 +941,30 @@ cmds_need_fixup(List *cmds)
  * What a load reads
  * ------------------------------------------------------------------------
  */
+
+/*
+ * Is rel the transient table make_new_heap made ("pg_temp_<oid>") for a
+ * relation cmd created?  PostgreSQL 18's CREATE MATERIALIZED VIEW creates
+ * the view empty and fills it as REFRESH does, into such a table, before
+ * our options reach the view's catalog row: the fill must read the
+ * command's options (without this its first fill ignored sort_key and
+ * rows_per_block; review helper-194).
+ */
+static bool
+transient_of_created(OptsCommand *cmd, Relation rel)
+{
+	const char *name = RelationGetRelationName(rel);
+	char	   *end;
+	unsigned long oid;
+
+	if (strncmp(name, "pg_temp_", 8) != 0 || name[8] == '\0')
+		return false;
+	errno = 0;
+	oid = strtoul(name + 8, &end, 10);
+	if (errno != 0 || *end != '\0' || oid > PG_UINT32_MAX)
+		return false;
+	return list_member_oid(cmd->created, (Oid) oid);
+}
 void
 qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 {
@@ -952,7 +976,8 @@ qs_colopts_for_load(Relation rel, const QsColAttr *attrs, QsColLoadOptions *out)
 
 	for (cmd = cur_cmd; cmd != NULL; cmd = cmd->outer)
 		if (list_member_oid(cmd->created, relid) &&
-			strcmp(cmd->relname, RelationGetRelationName(rel)) == 0)
+			(strcmp(cmd->relname, RelationGetRelationName(rel)) == 0 ||
+			 transient_of_created(cmd, rel)))
 			break;
 	opts = cmd ? cmd->opts : stored_opts(relid);
 

@@ -133,14 +133,15 @@ typedef struct QsAggScanState
 	Size		keysize;
 	char	   *key;			/* scratch key */
 
+	QsAggAcc  **gacc;			/* QS_COLPUSH_CHUNK: each row's group (acc_rows) */
+	bool	   *folded;			/* naggs: accumulated for this chunk already
+								 * (fold_ints, count(*) without GROUP BY) */
 	/*
 	 * Recently used groups, in front of the hash table: a key's slot is a
 	 * mix of its words; an entry's accumulators stay where dynahash put
 	 * them (entries never move), so the cache holds pointers into it.
 	 * Emptied whenever the groups are (reset_groups).
 	 */
-	bool	   *folded;			/* naggs: accumulated for this chunk already
-								 * (fold_ints, count(*) without GROUP BY) */
 	char	   *gcache_keys;	/* QS_AGG_GCACHE keys of keysize bytes */
 	QsAggAcc  **gcache_accs;	/* QS_AGG_GCACHE: NULL = empty slot */
 
@@ -299,6 +300,7 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	st->aggcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan groups",
 									   ALLOCSET_DEFAULT_SIZES);
 	st->folded = palloc0(sizeof(bool) * Max(st->naggs, 1));
+	st->gacc = palloc(sizeof(QsAggAcc *) * QS_COLPUSH_CHUNK);
 	st->keysize = MAXALIGN(Max(st->ngroup, 1) * (sizeof(Datum) + 1));
 	st->key = palloc0(st->keysize);
 	st->dslot = table_slot_create(st->rel, NULL);
@@ -538,7 +540,8 @@ fold_ints(QsAggScanState *st, int c, int k)
 
 		if (a->op == QS_AGG_COUNT_STAR || st->aslot[j] != c)
 			continue;
-		if (a->in != QS_AGGIN_INT)
+		/* count(col) is of any type: here an integer column's non-NULLs */
+		if (a->in != QS_AGGIN_INT && a->op != QS_AGG_COUNT)
 		{
 			all = false;
 			continue;
@@ -581,24 +584,91 @@ fold_ints(QsAggScanState *st, int c, int k)
 	return all;
 }
 
-/* rows 0..n-1 of st->colvals/colnulls */
+/* a by-value integer Datum of width bytes (qs_datum_to_int64, inline) */
+static inline int64
+int_of(Datum d, int width)
+{
+	return width == 8 ? DatumGetInt64(d) :
+		width == 4 ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
+}
+
+/*
+ * Rows 0..n-1 of st->colvals/colnulls: each row's group found once, then
+ * each aggregate over the rows in row order, so that every accumulator
+ * sees its values in the order a row-at-a-time pass gives them (float sums
+ * alike); integer aggregates in loops of their own (no acc_value per
+ * value), others through acc_value.
+ */
 static void
 acc_rows(QsAggScanState *st, int n)
 {
+	QsAggAcc  **gacc = st->gacc;
+
 	for (int i = 0; i < n; i++)
+		gacc[i] = group_accs(st, st->colvals, st->colnulls, i);
+	for (int j = 0; j < st->naggs; j++)
 	{
-		QsAggAcc   *accs = group_accs(st, st->colvals, st->colnulls, i);
+		const QsAggSpec *a = &st->aggs[j];
+		const Datum *vals;
+		const bool *nulls;
+		int			w = a->width;
 
-		for (int j = 0; j < st->naggs; j++)
+		if (st->folded[j])
+			continue;
+		if (a->op == QS_AGG_COUNT_STAR)
 		{
-			const QsAggSpec *a = &st->aggs[j];
+			for (int i = 0; i < n; i++)
+				gacc[i][j].n++;
+			continue;
+		}
+		vals = st->colvals[st->aslot[j]];
+		nulls = st->colnulls[st->aslot[j]];
+		if (a->op == QS_AGG_COUNT)
+		{
+			for (int i = 0; i < n; i++)
+				if (!nulls[i])
+					gacc[i][j].n++;
+			continue;
+		}
+		if (a->in != QS_AGGIN_INT)
+		{
+			for (int i = 0; i < n; i++)
+				if (!nulls[i])
+					acc_value(a, &gacc[i][j], vals[i]);
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			QsAggAcc   *acc;
+			int64		x;
 
-			if (st->folded[j])
+			if (nulls[i])
 				continue;
-			if (a->op == QS_AGG_COUNT_STAR)
-				accs[j].n++;
-			else if (!st->colnulls[st->aslot[j]][i])
-				acc_value(a, &accs[j], st->colvals[st->aslot[j]][i]);
+			acc = &gacc[i][j];
+			x = int_of(vals[i], w);
+			switch (a->op)
+			{
+				case QS_AGG_SUM:
+				case QS_AGG_AVG:
+#ifdef HAVE_INT128
+					if (w == 8)
+						acc->bigsum += x;
+					else
+#endif
+						acc->isum += (uint64) x;
+					break;
+				case QS_AGG_MIN:
+					if (acc->n == 0 || x < int_of(acc->m, w))
+						acc->m = vals[i];
+					break;
+				case QS_AGG_MAX:
+					if (acc->n == 0 || x > int_of(acc->m, w))
+						acc->m = vals[i];
+					break;
+				default:
+					break;
+			}
+			acc->n++;
 		}
 	}
 }
