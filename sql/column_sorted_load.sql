@@ -94,11 +94,13 @@ SELECT count(*) FILTER (WHERE k = pk AND id < pid) AS ties_out_of_arrival_order
         FROM ties WINDOW w AS (ORDER BY ctid)) s;
 SELECT * FROM order_check('ties', 'k');
 
--- a materialized view, refreshed (PG 18 fills a new one through a
--- transient table that does not get the statement's options yet)
+-- a materialized view: its first fill (PG 18 fills a new one through
+-- REFRESH's transient table, which gets the statement's options too:
+-- src/column/options.c, transient_of_created) and a refresh
 CREATE MATERIALIZED VIEW mv USING quickstep_column
   WITH (quickstep.sort_key = 'c1', quickstep.rows_per_block = 1000)
   AS SELECT * FROM src;
+SELECT * FROM order_check('mv', 'c1');
 REFRESH MATERIALIZED VIEW mv;
 SELECT * FROM order_check('mv', 'c1');
 SELECT agree('SELECT * FROM {t}', 'mv');
