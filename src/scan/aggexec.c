@@ -516,6 +516,47 @@ acc_value(const QsAggSpec *a, QsAggAcc *acc, Datum v)
 	acc->n++;
 }
 
+/* a by-value integer Datum of width bytes (qs_datum_to_int64, inline) */
+static inline int64
+int_of(Datum d, int width)
+{
+	return width == 8 ? DatumGetInt64(d) :
+		width == 4 ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
+}
+
+/*
+ * One integer value x into an integer aggregate's accumulator, as
+ * acc_value does with its Datum: sums wrap as int8 does (int2/int4) or in
+ * 128 bits (int8), min/max keep the first of equal values, n counts it.
+ */
+static inline void
+acc_int(const QsAggSpec *a, QsAggAcc *acc, int64 x)
+{
+	switch (a->op)
+	{
+		case QS_AGG_SUM:
+		case QS_AGG_AVG:
+#ifdef HAVE_INT128
+			if (a->width == 8)
+				acc->bigsum += x;
+			else
+#endif
+				acc->isum += (uint64) x;
+			break;
+		case QS_AGG_MIN:
+			if (acc->n == 0 || x < int_of(acc->m, a->width))
+				acc->m = int_datum(x, a->width);
+			break;
+		case QS_AGG_MAX:
+			if (acc->n == 0 || x > int_of(acc->m, a->width))
+				acc->m = int_datum(x, a->width);
+			break;
+		default:
+			break;
+	}
+	acc->n++;
+}
+
 /*
  * Without GROUP BY: every integer aggregate (count, sum, avg, min, max)
  * of column slot c over the k integers st->push.ints/nulls holds,
@@ -536,7 +577,6 @@ fold_ints(QsAggScanState *st, int c, int k)
 	{
 		const QsAggSpec *a = &st->aggs[j];
 		QsAggAcc   *acc = &st->single[j];
-		int64		nn = 0;
 
 		if (a->op == QS_AGG_COUNT_STAR || st->aslot[j] != c)
 			continue;
@@ -548,48 +588,13 @@ fold_ints(QsAggScanState *st, int c, int k)
 		}
 		st->folded[j] = true;
 		for (int i = 0; i < k; i++)
-		{
-			int64		x;
-
-			if (nulls[i])
-				continue;
-			x = a->width == 8 ? ints[i] :
-				a->width == 4 ? (int64) (int32) ints[i] : (int64) (int16) ints[i];
-			switch (a->op)
-			{
-				case QS_AGG_SUM:
-				case QS_AGG_AVG:
-#ifdef HAVE_INT128
-					if (a->width == 8)
-						acc->bigsum += x;
-					else
-#endif
-						acc->isum += (uint64) x;
-					break;
-				case QS_AGG_MIN:
-				case QS_AGG_MAX:
-					if (acc->n + nn == 0 ||
-						(a->op == QS_AGG_MIN ?
-						 x < qs_datum_to_int64(acc->m, a->width) :
-						 x > qs_datum_to_int64(acc->m, a->width)))
-						acc->m = int_datum(x, a->width);
-					break;
-				default:
-					break;
-			}
-			nn++;
-		}
-		acc->n += nn;
+			if (!nulls[i])
+				acc_int(a, acc,
+						a->width == 8 ? ints[i] :
+						a->width == 4 ? (int64) (int32) ints[i] :
+						(int64) (int16) ints[i]);
 	}
 	return all;
-}
-
-/* a by-value integer Datum of width bytes (qs_datum_to_int64, inline) */
-static inline int64
-int_of(Datum d, int width)
-{
-	return width == 8 ? DatumGetInt64(d) :
-		width == 4 ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
 }
 
 /*
@@ -638,38 +643,8 @@ acc_rows(QsAggScanState *st, int n)
 			continue;
 		}
 		for (int i = 0; i < n; i++)
-		{
-			QsAggAcc   *acc;
-			int64		x;
-
-			if (nulls[i])
-				continue;
-			acc = &gacc[i][j];
-			x = int_of(vals[i], w);
-			switch (a->op)
-			{
-				case QS_AGG_SUM:
-				case QS_AGG_AVG:
-#ifdef HAVE_INT128
-					if (w == 8)
-						acc->bigsum += x;
-					else
-#endif
-						acc->isum += (uint64) x;
-					break;
-				case QS_AGG_MIN:
-					if (acc->n == 0 || x < int_of(acc->m, w))
-						acc->m = vals[i];
-					break;
-				case QS_AGG_MAX:
-					if (acc->n == 0 || x > int_of(acc->m, w))
-						acc->m = vals[i];
-					break;
-				default:
-					break;
-			}
-			acc->n++;
-		}
+			if (!nulls[i])
+				acc_int(a, &gacc[i][j], int_of(vals[i], w));
 	}
 }
 
