@@ -16,6 +16,7 @@
 #include "access/relscan.h"
 #include "nodes/tidbitmap.h"
 #include "port/atomics.h"
+#include "utils/snapmgr.h"
 
 #include "column/colstore.h"
 
@@ -28,6 +29,7 @@
 typedef struct ColRowFilter
 {
 	QsColDelmapRoot root;		/* n = 0: the block has no delete map */
+	bool		no_pages;		/* root lists no page: no row has an entry */
 	uint32		vpage;			/* loaded virtual page, or UINT32_MAX */
 	bool		has_page;
 	uint8		status[QS_COLBLOCK_TIDS_PER_PAGE];	/* bool or HTSV_Result */
@@ -145,6 +147,21 @@ typedef ColScanDescData *ColScanDesc;
 
 extern int	qs_colfilter_keep(Relation rel, ColScanDesc s, uint32 start,
 							  OffsetNumber *sel, int n);
+
+/*
+ * Is qs_colfilter_row's answer "exists, visible" for every row of the
+ * filter's block, without asking it per row?  When the block's delete-map
+ * root (copied at qs_colfilter_begin) lists no page, no row has an entry,
+ * and the snapshot judges by that copy: MVCC, SnapshotAny, or none
+ * (snapshots that judge "now" read the directory again per row).
+ */
+static inline bool
+qs_colfilter_all_visible(const ColRowFilter *f, Snapshot snapshot)
+{
+	return f->no_pages &&
+		(snapshot == NULL || IsMVCCSnapshot(snapshot) ||
+		 snapshot->snapshot_type == SNAPSHOT_ANY);
+}
 
 /* remember the caller's slot descriptor before main rows are first read */
 static inline void

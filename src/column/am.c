@@ -208,6 +208,10 @@ void
 qs_colfilter_begin(Relation rel, const QsColDirEntry *e, ColRowFilter *f)
 {
 	qs_coldelmap_root(rel, e, &f->root);
+	f->no_pages = true;
+	for (uint32 i = 0; i < f->root.n; i++)
+		if (f->root.pages[i] != InvalidBlockNumber)
+			f->no_pages = false;
 	f->vpage = UINT32_MAX;
 	f->has_page = false;
 }
@@ -219,6 +223,7 @@ qs_colfilter_end(ColRowFilter *f)
 		pfree(f->root.pages);
 	f->root.pages = NULL;
 	f->root.n = 0;
+	f->no_pages = true;
 }
 
 /*
@@ -317,12 +322,8 @@ qs_colfilter_row(Relation rel, const QsColDirEntry *e, ColRowFilter *f,
  * qs_colfilter_keep
  *		Keep the positions start + sel[0..n-1] of the scan's open block whose
  *		rows exist and are visible to the scan's snapshot, as
- *		qs_colfilter_row says of each; returns how many are kept.  A block
- *		whose delete map has no page has no entry, so every row is as the
- *		directory says and all are kept without a call per row (the test
- *		qs_colfilter_row makes per row: for snapshots other than MVCC's,
- *		which judge each row now, rows go one by one).  The root copy is the
- *		filter's, read when the block opened, as qs_colfilter_row reads it.
+ *		qs_colfilter_row says of each; returns how many are kept: all of
+ *		them, without a call per row, where qs_colfilter_all_visible says so.
  */
 int
 qs_colfilter_keep(Relation rel, ColScanDesc s, uint32 start,
@@ -330,16 +331,9 @@ qs_colfilter_keep(Relation rel, ColScanDesc s, uint32 start,
 {
 	Snapshot	snapshot = s->base.rs_snapshot;
 	ColRowFilter *f = &s->filter;
-	bool		per_row = false;
 	int			k = 0;
 
-	if (snapshot != NULL && !IsMVCCSnapshot(snapshot) &&
-		snapshot->snapshot_type != SNAPSHOT_ANY)
-		per_row = true;
-	for (uint32 i = 0; i < f->root.n && !per_row; i++)
-		if (f->root.pages[i] != InvalidBlockNumber)
-			per_row = true;
-	if (!per_row)
+	if (qs_colfilter_all_visible(f, snapshot))
 		return n;
 	for (int i = 0; i < n; i++)
 	{
@@ -682,13 +676,8 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	Snapshot	snapshot = s->base.rs_snapshot;
 	uint32		i;
 
-	/*
-	 * A block without a delete map: qs_colfilter_row's answer for MVCC,
-	 * SnapshotAny and no snapshot (every row, no entry), without the call.
-	 */
-	if (s->filter.root.n != 0 ||
-		(snapshot != NULL && !IsMVCCSnapshot(snapshot) &&
-		 snapshot->snapshot_type != SNAPSHOT_ANY))
+	/* a block without delete-map entries: no call per row */
+	if (!qs_colfilter_all_visible(&s->filter, snapshot))
 	{
 		if (!qs_colfilter_row(s->base.rs_rd, &s->rr.h.entry, &s->filter, row,
 							  snapshot, InvalidTransactionId, &hdr, &vis) || !vis)

@@ -922,34 +922,27 @@ load_buffer_slot(Relation rel, TupleTableSlot *slot, bool exposed)
 		report_failed_emit(rel);
 	if (load.sort == NULL && !load.active && !exposed)
 		(void) load_sort_begin(rel);
-	if (load.sort != NULL)
-	{
-		if (!exposed)
-		{
-			if (load.size_check)
-				check_row_size(rel, slot);
-			load_sort_put(rel, slot);
-			/* nobody reads it (no index, no AFTER ROW trigger, no RETURNING) */
-			ItemPointerSetInvalid(&slot->tts_tid);
-			slot->tts_tableOid = RelationGetRelid(rel);
-			pgstat_count_heap_insert(rel, 1);
-			load.cmd_rows++;
-			return;
-		}
-		/* this row's TID will be seen: what is sorted goes first */
+	/* this row's TID will be seen: what is sorted goes first */
+	if (load.sort != NULL && exposed)
 		load_sort_emit(rel);
-	}
-	if (!load.active)
+	if (load.sort == NULL && !load.active)
 	{
 		load_block_start(rel, GetCurrentTransactionId());
 		load.size_check = rows_may_be_too_big(rel);
 	}
 	if (load.size_check)
 		check_row_size(rel, slot);
-	load.tids_exposed |= exposed;
 	slot->tts_tableOid = RelationGetRelid(rel);
 	pgstat_count_heap_insert(rel, 1);
 	load.cmd_rows++;
+	if (load.sort != NULL)
+	{
+		load_sort_put(rel, slot);
+		/* nobody reads it (no index, no AFTER ROW trigger, no RETURNING) */
+		ItemPointerSetInvalid(&slot->tts_tid);
+		return;
+	}
+	load.tids_exposed |= exposed;
 	/* the TID first: the header and the slot's tuple show it */
 	qs_virt_tid(load.range, load.builder.nrows, &slot->tts_tid);
 	set_slot_header(rel, slot);

@@ -731,14 +731,13 @@ acc_header(QsAggScanState *st, ColScanDesc s)
 
 	/*
 	 * A delete-map root without a page has no entry: every row is as the
-	 * directory says (qs_colfilter_row), as without a root.  A merge or a
-	 * seal gives blocks a root before any row is deleted.  A deleter the
-	 * snapshot sees made its page before the root was read (the filter's
-	 * copy).
+	 * directory says (qs_colfilter_all_visible), as without a root.  A
+	 * merge or a seal gives blocks a root before any row is deleted.  A
+	 * deleter the snapshot sees made its page before the root was read
+	 * (the filter's copy).
 	 */
-	for (uint32 i = 0; i < s->filter.root.n; i++)
-		if (s->filter.root.pages[i] != InvalidBlockNumber)
-			return false;
+	if (!s->filter.no_pages)
+		return false;
 	if (st->ngroup > 0 ||
 		(st->nquals > 0 && !qs_colpush_all_pass(&st->push)) ||
 		!IsMVCCSnapshot(s->base.rs_snapshot))
