@@ -126,6 +126,23 @@ SELECT q, cmp(q) FROM (VALUES
 	('SELECT * FROM cpar WHERE id >= 19000')
 ) v(q);
 
+-- a range on the sort key inside one large block: the participant that
+-- claims it publishes the rows it has not taken, and the others, finding no
+-- block left, take halves of them (exec.c, steal_range); still every row
+-- once, and the blocks counted are those claimed
+CREATE TABLE cbig (id int, g int, t text) USING quickstep_column
+	WITH (quickstep.rows_per_block = 100000, quickstep.sort_key = 'id');
+INSERT INTO cbig SELECT i, i % 7, 'v' || (i % 1000) FROM generate_series(1, 200000) i;
+DELETE FROM cbig WHERE id % 1000 = 17;
+ANALYZE cbig;
+SELECT count(DISTINCT block_id) AS blocks FROM quickstep.blocks('cbig');
+SELECT q, cmp(q) FROM (VALUES
+	('SELECT id, t FROM cbig WHERE id BETWEEN 20000 AND 90000 AND md5(t) <> '''''),
+	('SELECT id FROM cbig WHERE id BETWEEN 99000 AND 101000 AND g < 3'),
+	('SELECT * FROM cbig WHERE g = 3 AND md5(t) > ''8''')
+) v(q);
+DROP TABLE cbig;
+
 -- costs that know skipping: a range on the sort key (blocks in its order,
 -- correlation near 1) is costed at the blocks it visits, a qual of the same
 -- selectivity on a column spread over every block at all of them
