@@ -34,6 +34,7 @@
  */
 #include "scan/qscan.h"
 #include "scan/aggpush.h"
+#include "scan/parrange.h"
 #include "scan/quals.h"
 #include "column/colam.h"
 #include "column/colblock.h"
@@ -156,6 +157,8 @@ typedef struct QsAggScanState
 	OffsetNumber *sel;
 	ParallelTableScanDesc pscan;
 	QsAggShared *shared;		/* in DSM, after pscan */
+	QsParRanges *ranges;		/* in DSM, after shared (parrange.c) */
+	QsParRangeMine pr;			/* this participant's slot */
 	uint64		header_blocks;	/* EXPLAIN ANALYZE */
 } QsAggScanState;
 
@@ -803,36 +806,59 @@ acc_main(QsAggScanState *st)
 		/* parallel scans claim blocks from the AM's shared counter */
 		uint32		idx = s->pnext ? pg_atomic_fetch_add_u32(s->pnext, 1) : next_idx++;
 
+		bool		ranged = s->pnext != NULL && st->ranges != NULL;
+		uint32		start;
+		int			len;
+
 		if (idx >= s->dir.nentries)
 		{
-			/* no block left: its buffers go (src/column/scratch.c) */
-			qs_colscratch_release_kept(s->scratch);
-			break;
+			/* others' claimed blocks still being read: half of one */
+			if (!ranged || !qs_parrange_steal(&st->pr, &st->push, s))
+			{
+				/* no block left: its buffers go (src/column/scratch.c) */
+				qs_colscratch_release_kept(s->scratch);
+				break;
+			}
 		}
-		qs_colscan_open_block(s, idx);
-		if (!qs_colpush_block(&st->push, s))
+		else
 		{
-			qs_colscan_close_block(s);
-			continue;
+			qs_colscan_open_block(s, idx);
+			if (!qs_colpush_block(&st->push, s))
+			{
+				qs_colscan_close_block(s);
+				continue;
+			}
+			/* answered whole: never published, so never split */
+			if (acc_header(st, s))
+			{
+				/*
+				 * seq_tup_read: every row of the block is the snapshot's and
+				 * passes (no delete map, no qual), as the plain scan would
+				 * count them (core's stats test: count(*) of tenk2)
+				 */
+				qs_pgstat_count_heap_getnext_n(rel, s->row_end - s->row);
+				st->header_blocks++;
+				qs_colscan_close_block(s);
+				continue;
+			}
+			if (ranged)
+				qs_parrange_publish(&st->pr, idx, s->row, s->row_end);
 		}
-		if (acc_header(st, s))
+		for (start = s->row;; start += len)
 		{
-			/*
-			 * seq_tup_read: every row of the block is the snapshot's and
-			 * passes (no delete map, no qual), as the plain scan would
-			 * count them (core's stats test: count(*) of tenk2)
-			 */
-			qs_pgstat_count_heap_getnext_n(rel, s->row_end - s->row);
-			st->header_blocks++;
-			qs_colscan_close_block(s);
-			continue;
-		}
-		for (uint32 start = s->row; start < s->row_end;)
-		{
-			int			len = (int) Min((uint32) QS_COLPUSH_CHUNK, s->row_end - start);
 			int			n,
 						k = 0;
 
+			if (ranged)
+			{
+				/* a chunk of this participant's published range */
+				if (!qs_parrange_take(&st->pr, &start, &len))
+					break;
+			}
+			else if (start < s->row_end)
+				len = (int) Min((uint32) QS_COLPUSH_CHUNK, s->row_end - start);
+			else
+				break;
 			CHECK_FOR_INTERRUPTS();
 			n = qs_colpush_native(&st->push, s, start, len, st->sel);
 			InstrCountFiltered2(st, len - n);
@@ -882,7 +908,6 @@ acc_main(QsAggScanState *st)
 				/* the delta's rows (acc_delta) go through acc_rows whole */
 				memset(st->folded, 0, sizeof(bool) * st->naggs);
 			}
-			start += len;
 		}
 		qs_colscan_close_block(s);
 	}
@@ -1149,7 +1174,9 @@ pscan_size(Relation rel)
 static Size
 agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return add_size(pscan_size(((QsAggScanState *) node)->rel), sizeof(QsAggShared));
+	return add_size(add_size(pscan_size(((QsAggScanState *) node)->rel),
+							 MAXALIGN(sizeof(QsAggShared))),
+					qs_parranges_size(pcxt->nworkers));
 }
 
 static void
@@ -1157,6 +1184,8 @@ attach_dsm(QsAggScanState *st, void *coordinate)
 {
 	st->pscan = coordinate;
 	st->shared = (QsAggShared *) ((char *) coordinate + pscan_size(st->rel));
+	st->ranges = (QsParRanges *) ((char *) st->shared + MAXALIGN(sizeof(QsAggShared)));
+	qs_parrange_attach(&st->pr, st->ranges);
 }
 
 static void
@@ -1166,6 +1195,7 @@ agg_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	attach_dsm(st, coordinate);
 	st->rel->rd_tableam->parallelscan_initialize(st->rel, st->pscan);
+	qs_parranges_reset(st->ranges, pcxt->nworkers);
 	pg_atomic_init_u64(&st->shared->blocks_read, 0);
 	pg_atomic_init_u64(&st->shared->skipped_minmax, 0);
 	pg_atomic_init_u64(&st->shared->skipped_dict, 0);
@@ -1182,6 +1212,7 @@ agg_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	/* the workers' counters accumulate over the Gather's restarts */
 	attach_dsm(st, coordinate);
 	st->rel->rd_tableam->parallelscan_reinitialize(st->rel, coordinate);
+	qs_parranges_reset(st->ranges, st->ranges->nslots - 1);
 }
 
 static void
@@ -1209,6 +1240,7 @@ agg_shutdown(CustomScanState *node)
 	}
 	/* the segment goes away with the Gather's shutdown */
 	st->shared = NULL;
+	st->ranges = NULL;
 	st->pscan = NULL;
 }
 

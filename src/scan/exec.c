@@ -25,6 +25,7 @@
  */
 #include "scan/qscan.h"
 #include "scan/quals.h"
+#include "scan/parrange.h"
 #include "column/colam.h"
 #include "column/pushdown.h"
 #include "column/scratch.h"
@@ -42,7 +43,6 @@
 #include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
-#include "storage/spin.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -54,7 +54,8 @@
  * state.  A worker writes its slot when it shuts its node down (before its
  * tuple queue detaches, so before the Gather sees it finish); the leader
  * adds the slots to its own copy when it shuts down or the Gather restarts
- * its workers, and zeroes them.
+ * its workers, and zeroes them.  After them, the participants' shared
+ * ranges of rows (src/scan/parrange.c).
  */
 
 typedef struct QsSharedCounts
@@ -62,41 +63,6 @@ typedef struct QsSharedCounts
 	int			nworkers;
 	QsColCounts w[FLEXIBLE_ARRAY_MEMBER];
 } QsSharedCounts;
-
-/*
- * Parallel scans of column tables hand out whole blocks (the AM's counter),
- * but a sorted table's selective range lies in one or two of its blocks:
- * TPC-H Q4's three months of orders are 57,000 rows of one 150,000-row
- * block, and the participant that claimed it ran all of the nested loop
- * above it while the others had found nothing in theirs.  So each
- * participant publishes the rows of its open block it has not yet taken
- * (next .. end - 1, taken a chunk at a time under the slot's spinlock), and
- * one that finds no block left takes the second half of the largest such
- * range (split_range).  A row is taken exactly once: only under its slot's
- * lock, and a stolen range is published by the thief only after the
- * victim's end was lowered; no two spinlocks are ever held together.  The
- * thief opens the block itself: all participants read one directory view
- * (the same snapshot), and a block image never changes, so its quals give
- * it the same rows.  Its second opening is not counted in EXPLAIN's block
- * counters, which stay those of the blocks claimed.
- */
-typedef struct QsRangeSlot
-{
-	slock_t		mutex;
-	uint32		idx;			/* directory entry of the open block */
-	uint32		next;			/* its first row not taken yet */
-	uint32		end;			/* past its last row to take */
-} QsRangeSlot;
-
-typedef struct QsSharedRanges
-{
-	pg_atomic_uint32 nregistered;	/* slots handed to participants */
-	int			nslots;			/* the workers planned and the leader */
-	QsRangeSlot slot[FLEXIBLE_ARRAY_MEMBER];
-} QsSharedRanges;
-
-/* a range worth opening a block again for (rows) */
-#define QS_STEAL_MIN_ROWS	(2 * QS_COLPUSH_CHUNK)
 
 typedef struct QsScanState
 {
@@ -171,8 +137,8 @@ typedef struct QsScanState
 	QsSharedCounts *shared;		/* in DSM */
 	int			nworkers;		/* leader: worker_counts[] */
 	QsColCounts *worker_counts;
-	QsSharedRanges *ranges;		/* in DSM: the open blocks' untaken rows */
-	int			my_slot;		/* this participant's, -1 before its first */
+	QsParRanges *ranges;		/* in DSM: the open blocks' untaken rows */
+	QsParRangeMine pr;			/* this participant's slot (parrange.c) */
 
 	/*
 	 * Shared scans (src/shared/README.md): why this scan may not join a
@@ -261,7 +227,6 @@ qs_scan_create_state(CustomScan *cscan)
 		return qs_aggscan_create_state(cscan);
 	st = (QsScanState *) newNode(sizeof(QsScanState), T_CustomScanState);
 	st->css.methods = &qs_exec_methods;
-	st->my_slot = -1;
 	return (Node *) st;
 }
 
@@ -758,142 +723,6 @@ next_page(QsScanState *st, ScanDirection dir)
 	}
 }
 
-/* This participant's range slot, registering it at its first use. */
-static QsRangeSlot *
-my_range_slot(QsScanState *st)
-{
-	if (st->my_slot < 0)
-	{
-		uint32		n = pg_atomic_fetch_add_u32(&st->ranges->nregistered, 1);
-
-		/* more participants than planned cannot be: then none shares */
-		if (n >= (uint32) st->ranges->nslots)
-			elog(ERROR, "QuickstepScan: more parallel participants than the %d planned",
-				 st->ranges->nslots - 1);
-		st->my_slot = (int) n;
-	}
-	return &st->ranges->slot[st->my_slot];
-}
-
-/* The open block's rows lo .. hi - 1 are this participant's to take. */
-static void
-publish_range(QsScanState *st, uint32 idx, uint32 lo, uint32 hi)
-{
-	QsRangeSlot *slot = my_range_slot(st);
-
-	SpinLockAcquire(&slot->mutex);
-	slot->idx = idx;
-	slot->next = lo;
-	slot->end = Max(lo, hi);
-	SpinLockRelease(&slot->mutex);
-}
-
-/* The next chunk of the published range: false when it is all taken. */
-static bool
-take_chunk(QsScanState *st, uint32 *start, int *len)
-{
-	QsRangeSlot *slot = my_range_slot(st);
-	bool		found;
-
-	SpinLockAcquire(&slot->mutex);
-	found = slot->next < slot->end;
-	if (found)
-	{
-		*start = slot->next;
-		*len = (int) Min((uint32) QS_COLPUSH_CHUNK, slot->end - slot->next);
-		slot->next += *len;
-	}
-	SpinLockRelease(&slot->mutex);
-	return found;
-}
-
-/*
- * No block is left to claim: take the second half of the largest range
- * another participant has published and not taken, and open its block.
- * False when no range is worth it.
- */
-static bool
-steal_range(QsScanState *st)
-{
-	ColScanDesc s = (ColScanDesc) st->colscan;
-	QsSharedRanges *r = st->ranges;
-	QsRangeSlot *mine = my_range_slot(st);
-
-	for (;;)
-	{
-		int			victim = -1;
-		uint32		best = 0;
-		uint32		idx = 0,
-					lo = 0,
-					hi = 0;
-		bool		ok;
-		QsColCounts saved;
-
-		for (int i = 0; i < r->nslots; i++)
-		{
-			QsRangeSlot *slot = &r->slot[i];
-			uint32		left;
-
-			if (slot == mine)
-				continue;
-			SpinLockAcquire(&slot->mutex);
-			left = slot->end - slot->next;
-			SpinLockRelease(&slot->mutex);
-			if (left >= QS_STEAL_MIN_ROWS && left > best)
-			{
-				best = left;
-				victim = i;
-			}
-		}
-		if (victim < 0)
-			return false;
-
-		/* the victim may have taken more since: decide under its lock */
-		SpinLockAcquire(&r->slot[victim].mutex);
-		{
-			QsRangeSlot *slot = &r->slot[victim];
-			uint32		left = slot->end - slot->next;
-
-			if (left >= QS_STEAL_MIN_ROWS)
-			{
-				/* the victim keeps whole chunks: its half, rounded down */
-				uint32		keep = (left / 2) - (left / 2) % QS_COLPUSH_CHUNK;
-
-				idx = slot->idx;
-				lo = slot->next + Max(keep, (uint32) QS_COLPUSH_CHUNK);
-				hi = slot->end;
-				slot->end = lo;
-			}
-		}
-		SpinLockRelease(&r->slot[victim].mutex);
-		if (lo >= hi)
-			continue;			/* it took them: look again */
-
-		/*
-		 * Open the block as its claimer did: the same directory entry and
-		 * quals narrow it to the same rows, of which lo .. hi - 1 are ours.
-		 * Not counted again: EXPLAIN's counters are the claimed blocks'.
-		 */
-		saved.blocks_read = st->push.blocks_read;
-		saved.skipped_minmax = st->push.skipped_minmax;
-		saved.skipped_dict = st->push.skipped_dict;
-		saved.binary_searches = st->push.binary_searches;
-		saved.probes = st->push.probes;
-		qs_colscan_open_block(s, idx);
-		ok = qs_colpush_block(&st->push, s);
-		st->push.blocks_read = saved.blocks_read;
-		st->push.skipped_minmax = saved.skipped_minmax;
-		st->push.skipped_dict = saved.skipped_dict;
-		st->push.binary_searches = saved.binary_searches;
-		st->push.probes = saved.probes;
-		if (!ok || lo < s->row || hi > s->row_end)
-			elog(ERROR, "QuickstepScan: block %u gave other rows in a parallel participant",
-				 idx);
-		publish_range(st, idx, lo, hi);
-		return true;
-	}
-}
-
 /*
  * Column tables: evaluate the next chunk of main rows with selected rows
  * visible to the snapshot, opening (or skipping) blocks of the scan's
@@ -923,7 +752,7 @@ next_main_chunk(QsScanState *st)
 				idx = st->next_idx++;
 			if (idx >= s->dir.nentries)
 			{
-				if (st->ranges && steal_range(st))
+				if (st->ranges && qs_parrange_steal(&st->pr, &st->push, s))
 					continue;
 				/* no block left: its buffers go (src/column/scratch.c) */
 				qs_colscratch_release_kept(s->scratch);
@@ -937,13 +766,13 @@ next_main_chunk(QsScanState *st)
 			}
 			st->next_row = s->row;
 			if (st->ranges)
-				publish_range(st, idx, s->row, s->row_end);
+				qs_parrange_publish(&st->pr, idx, s->row, s->row_end);
 		}
 		CHECK_FOR_INTERRUPTS();
 		if (st->ranges)
 		{
 			/* the next chunk of this participant's published range */
-			if (!take_chunk(st, &start, &len))
+			if (!qs_parrange_take(&st->pr, &start, &len))
 			{
 				qs_colscan_close_block(s);
 				continue;
@@ -1405,20 +1234,6 @@ counts_size(int nworkers)
 							 mul_size(sizeof(QsColCounts), nworkers)));
 }
 
-/* No participant has a slot or a range yet. */
-static void
-reset_ranges(QsSharedRanges *r, int nslots)
-{
-	pg_atomic_init_u32(&r->nregistered, 0);
-	r->nslots = nslots;
-	for (int i = 0; i < nslots; i++)
-	{
-		SpinLockInit(&r->slot[i].mutex);
-		r->slot[i].idx = 0;
-		r->slot[i].next = r->slot[i].end = 0;
-	}
-}
-
 static Size
 qs_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
@@ -1428,9 +1243,7 @@ qs_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 	if (qs_is_column_rel(rel))
 	{
 		size = add_size(size, counts_size(pcxt->nworkers));
-		size = add_size(size, add_size(offsetof(QsSharedRanges, slot),
-									   mul_size(sizeof(QsRangeSlot),
-												pcxt->nworkers + 1)));
+		size = add_size(size, qs_parranges_size(pcxt->nworkers));
 	}
 	return size;
 }
@@ -1449,11 +1262,11 @@ attach_dsm(QsScanState *st, void *coordinate, int nworkers)
 			st->shared->nworkers = nworkers;
 			memset(st->shared->w, 0, sizeof(QsColCounts) * nworkers);
 		}
-		st->ranges = (QsSharedRanges *) ((char *) st->shared +
-										 counts_size(st->shared->nworkers));
+		st->ranges = (QsParRanges *) ((char *) st->shared +
+									  counts_size(st->shared->nworkers));
 		if (nworkers >= 0)
-			reset_ranges(st->ranges, nworkers + 1);
-		st->my_slot = -1;
+			qs_parranges_reset(st->ranges, nworkers);
+		qs_parrange_attach(&st->pr, st->ranges);
 	}
 }
 
@@ -1504,8 +1317,8 @@ qs_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	collect_worker_counts(st);
 	if (st->ranges)
 	{
-		reset_ranges(st->ranges, st->ranges->nslots);
-		st->my_slot = -1;
+		qs_parranges_reset(st->ranges, st->ranges->nslots - 1);
+		qs_parrange_attach(&st->pr, st->ranges);
 	}
 	if (st->column)
 		rel->rd_tableam->parallelscan_reinitialize(rel, (ParallelTableScanDesc) coordinate);
