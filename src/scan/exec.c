@@ -139,6 +139,7 @@ typedef struct QsScanState
 	QsColCounts *worker_counts;
 	QsParRanges *ranges;		/* in DSM: the open blocks' untaken rows */
 	QsParRangeMine pr;			/* this participant's slot (parrange.c) */
+	bool		ranged;			/* the open block's rows are taken from pr */
 
 	/*
 	 * Shared scans (src/shared/README.md): why this scan may not join a
@@ -753,7 +754,10 @@ next_main_chunk(QsScanState *st)
 			if (idx >= s->dir.nentries)
 			{
 				if (st->ranges && qs_parrange_steal(&st->pr, &st->push, s))
+				{
+					st->ranged = true;
 					continue;
+				}
 				/* no block left: its buffers go (src/column/scratch.c) */
 				qs_colscratch_release_kept(s->scratch);
 				return false;
@@ -765,12 +769,16 @@ next_main_chunk(QsScanState *st)
 				continue;
 			}
 			st->next_row = s->row;
-			if (st->ranges)
+			st->ranged = st->ranges != NULL;
+			if (st->ranged)
 				qs_parrange_publish(&st->pr, idx, s->row, s->row_end);
 		}
 		CHECK_FOR_INTERRUPTS();
-		if (st->ranges)
+		if (st->ranged)
 		{
+			/* the segment is gone only after the scan's last row */
+			if (st->ranges == NULL)
+				elog(ERROR, "QuickstepScan: parallel scan state gone before the end of its block");
 			/* the next chunk of this participant's published range */
 			if (!qs_parrange_take(&st->pr, &start, &len))
 			{

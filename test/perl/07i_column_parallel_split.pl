@@ -67,5 +67,77 @@ is($wrong, 0, "every parallel answer equals the serial one ($runs runs)");
 is($blocks_wrong, 0, 'EXPLAIN counts the claimed block read once and the other skipped, not the shared one again');
 ok($split, "both workers returned rows of the one matching block (after $runs runs)");
 
+# More participants: four workers and the leader, several runs.
+$wrong = 0;
+for my $i (1 .. 6)
+{
+	my $par = $node->safe_psql('postgres', qq{$set SET max_parallel_workers_per_gather = 4;
+		SET parallel_leader_participation = on;
+		SELECT count(*) || '/' || sum(hashtext(id::text || ',' || g)) FROM ($q) x});
+	$wrong++ if $par ne $serial;
+}
+is($wrong, 0, 'four workers and the leader: every answer equals the serial one');
+
+# Index sub-block probes (rows of a bitmap) inside the shared ranges.
+$node->safe_psql('postgres', q{
+	CREATE TABLE cidx (id int, g text COLLATE "C", t text) USING quickstep_column
+		WITH (quickstep.rows_per_block = 100000, quickstep.sort_key = 'id',
+			  quickstep.index_columns = 'g');
+	INSERT INTO cidx SELECT i, CASE WHEN i <= 100000 THEN 'k' || (i % 50) ELSE 'z' END,
+		'v' || (i % 1000) FROM generate_series(1, 200000) i;
+	DELETE FROM cidx WHERE id % 997 = 3;
+	ANALYZE cidx;
+});
+my $qp = q{SELECT id, t FROM cidx WHERE g = 'k7' AND md5(md5(t)) <> ''};
+my $serial_p = $node->safe_psql('postgres', qq{
+	SET max_parallel_workers_per_gather = 0; SET quickstep.enable_pushdown = off;
+	SELECT count(*) || '/' || sum(hashtext(id::text || t)) FROM ($qp) x});
+$wrong = 0;
+for my $i (1 .. 6)
+{
+	$wrong++ if $node->safe_psql('postgres', qq{$set
+		SELECT count(*) || '/' || sum(hashtext(id::text || t)) FROM ($qp) x}) ne $serial_p;
+}
+is($wrong, 0, "index sub-block probes in shared ranges: answers equal ($serial_p)");
+
+# Rescans of the Gather (a correlated subquery), the leader taking part or
+# not: each rescan hands out blocks and slots anew (a leader keeping its old
+# slot shared it with a worker and lost rows).
+my $qr = q{SELECT x, (SELECT count(*) || '/' || sum(hashtext(id::text)) || '/' || x FROM cbig
+	WHERE id BETWEEN 5000 AND 95000 AND md5(md5(t || g)) <> '') FROM generate_series(1, 4) x};
+my $serial_r = $node->safe_psql('postgres', "SET max_parallel_workers_per_gather = 0; $qr");
+like($node->safe_psql('postgres', "$set SET max_parallel_workers_per_gather = 3; EXPLAIN (COSTS OFF) $qr"),
+	qr{Gather.*\n.*Parallel Custom Scan \(QuickstepScan\)}s, 'the subquery is a parallel QuickstepScan');
+$wrong = 0;
+for my $lp ('on', 'off')
+{
+	for my $i (1 .. 3)
+	{
+		$wrong++ if $node->safe_psql('postgres', qq{$set SET max_parallel_workers_per_gather = 3;
+			SET parallel_leader_participation = $lp; $qr}) ne $serial_r;
+	}
+}
+is($wrong, 0, 'rescanned parallel scans: every answer equals the serial one');
+
+# The aggregate scan (aggexec.c) shares ranges too: GROUP BY over the range,
+# rescanned, against the same query without aggregate pushdown.
+my $qa = q{SELECT x, (SELECT string_agg(g || ':' || c || ':' || s, ',' ORDER BY g) FROM
+	(SELECT g, count(*) AS c, sum(id) AS s FROM cbig WHERE id BETWEEN 5000 AND 95000 GROUP BY g) a)
+	FROM generate_series(1, 3) x};
+my $serial_a = $node->safe_psql('postgres', "SET max_parallel_workers_per_gather = 0;
+	SET quickstep.enable_agg_pushdown = off; $qa");
+like($node->safe_psql('postgres', "$set SET max_parallel_workers_per_gather = 3; EXPLAIN (COSTS OFF) $qa"),
+	qr{Partial Aggregates Pushed}, 'the GROUP BY is computed in a parallel scan');
+$wrong = 0;
+for my $lp ('on', 'off')
+{
+	for my $i (1 .. 3)
+	{
+		$wrong++ if $node->safe_psql('postgres', qq{$set SET max_parallel_workers_per_gather = 3;
+			SET parallel_leader_participation = $lp; $qa}) ne $serial_a;
+	}
+}
+is($wrong, 0, 'parallel aggregate scans sharing ranges: every answer equals the serial one');
+
 $node->stop;
 done_testing();
