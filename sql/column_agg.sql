@@ -108,6 +108,9 @@ INSERT INTO queries (q) VALUES
 	('SELECT t, k, count(*), min(ts) FROM %1$I WHERE a > 1000 AND t <> ''t4'' GROUP BY t, k'),
 	('SELECT count(*), sum(a) FROM %1$I WHERE 1 = 0'),
 	('SELECT count(*), sum(a) FROM %1$I WHERE a > 10 AND current_setting(''search_path'') = ''nowhere'''),
+	-- few groups a chunk, each aggregate a group at a time (int2, int4, int8)
+	('SELECT k, count(s), sum(s), min(s), max(s), min(b), max(b), count(a), count(*) FROM %1$I GROUP BY k'),
+	('SELECT g, k, count(*), sum(a), min(s), max(b), avg(s) FROM %1$I WHERE g < 4 GROUP BY g, k'),
 	-- rescans of a text-keyed aggregate (its text table was freed by the reset)
 	('SELECT o.g, (SELECT string_agg(t || ''='' || c, '','' ORDER BY t) FROM (SELECT t, count(*) c FROM %1$I x WHERE x.g = o.g GROUP BY t) s) FROM (VALUES (0), (1), (2)) o(g)');
 
