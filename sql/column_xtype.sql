@@ -49,7 +49,7 @@ WHERE column_name IN ('d', 'dd', 'dp', 'ts', 'tz') ORDER BY 1, 2;
 -- count and a checksum of the ids, column table vs heap (the batteries
 -- below print how many differ and a digest of the answers, which moves
 -- with the time zone)
-CREATE FUNCTION cmp(tbl text, qual text) RETURNS text LANGUAGE plpgsql AS $f$
+CREATE FUNCTION cmp(tbl text, qual text, heap text DEFAULT 'xh') RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
 	r_col		text;
 	r_rows		text;
@@ -57,10 +57,10 @@ DECLARE
 BEGIN
 	EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(id), 0) FROM %I WHERE %s',
 				   tbl, qual) INTO r_col;
-	EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(hashint4(x.id)), 0) FROM (SELECT id, d FROM %I WHERE %s) x',
+	EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(hashint4(x.id)), 0) FROM (SELECT id FROM %I WHERE %s) x',
 				   tbl, qual) INTO r_rows;
-	EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(hashint4(x.id)), 0) FROM (SELECT id, d FROM xh WHERE %s) x',
-				   qual) INTO r_heap;
+	EXECUTE format('SELECT count(*) || ''/'' || coalesce(sum(hashint4(x.id)), 0) FROM (SELECT id FROM %I WHERE %s) x',
+				   heap, qual) INTO r_heap;
 	IF split_part(r_col, '/', 1) IS DISTINCT FROM split_part(r_heap, '/', 1) OR
 		r_rows IS DISTINCT FROM r_heap THEN
 		RETURN 'DIFFERENT: ' || r_col || ' / ' || r_rows || ' column, ' || r_heap || ' heap';
@@ -184,6 +184,51 @@ SELECT v, (SELECT count(*) FROM xd WHERE d < v) AS col,
 FROM (VALUES (timestamp '1993-03-01'), (timestamp '1993-09-01 12:00'),
 			 (timestamp '-infinity'), (timestamp 'infinity')) s(v);
 
+-- Not native: a float8 column against float4 values and a text column
+-- against name values search min/max and the dictionary with the family's
+-- cross-type comparison function (inexact float4 values, NaN, infinities;
+-- name compared under the column's collation only)
+CREATE TABLE nh (id int, f float8, s text);
+INSERT INTO nh SELECT i, i / 7.0, 'k' || lpad((i % 300)::text, 4, '0')
+FROM generate_series(1, 6000) i;
+INSERT INTO nh VALUES (6001, 'NaN', NULL), (6002, 'infinity', 'zzz'),
+	(6003, '-infinity', ''), (6004, '-0', 'k0010'), (6005, NULL, 'k0010 ');
+CREATE TABLE nc USING quickstep_column
+	WITH (quickstep.rows_per_block = 1000, quickstep.sort_key = 'f',
+		  quickstep.encoding_s = 'dict')
+	AS SELECT * FROM nh ORDER BY id DESC;
+CREATE TABLE nquals AS
+SELECT c.col || ' ' || o.op || ' ' || k.val AS qual
+FROM (VALUES ('f', 'float8'), ('s', 'text')) c(col, typ),
+	 (VALUES ('<'), ('<='), ('='), ('<>'), ('>='), ('>')) o(op),
+	 (VALUES ('float8', '100.1::float4'), ('float8', '1::float4'),
+			 ('float8', '''NaN''::float4'), ('float8', '''infinity''::float4'),
+			 ('float8', '''-infinity''::float4'), ('float8', '''-0''::float4'),
+			 ('float8', '1e30::float4'),
+			 ('text', '''k0010''::name COLLATE "default"'),
+			 ('text', '''k0010 ''::name COLLATE "default"'),
+			 ('text', '''k00100''::name COLLATE "default"'),
+			 ('text', '''''::name COLLATE "default"'),
+			 ('text', '''zzzz''::name COLLATE "default"'),
+			 ('text', '''k0010''::name')) k(typ, val)
+WHERE c.typ = k.typ;
+SELECT count(*) AS queries, count(*) FILTER (WHERE r LIKE 'DIFF%') AS different,
+	   md5(string_agg(qual || ': ' || r, ', ' ORDER BY qual COLLATE "C")) AS answers
+FROM (SELECT qual, cmp('nc', qual, 'nh') r FROM nquals) s;
+SELECT q, cmp('nc', q, 'nh') FROM (VALUES
+	('f = ANY (ARRAY[1::float4, ''NaN''::float4, ''-infinity''::float4])'),
+	('f <> ALL (ARRAY[1::float4, ''NaN''::float4])'),
+	('f < ANY (ARRAY[10.5::float4, NULL])'),
+	('s IN (''k0010''::name, ''k0299''::name, ''zzz''::name)'),
+	('s = ANY (ARRAY[''k0010''::name, ''k0299''::name] COLLATE "default")'),
+	('s <> ALL (ARRAY[''k0010''::name, ''zzz''::name] COLLATE "default")')
+) v(q);
+SELECT explain_lines('SELECT count(*) FROM nc WHERE f < 100.1::float4');
+SELECT explain_lines('SELECT count(*) FROM nc WHERE f = ANY (ARRAY[1::float4, ''NaN''::float4])');
+SELECT explain_lines('SELECT count(*) FROM nc WHERE s = ''k00100''::name COLLATE "default"');
+-- another collation than the column's: decoded values only
+SELECT explain_lines('SELECT count(*) FROM nc WHERE s = ''k00100''::name');
+
 -- rows deleted and updated in main
 BEGIN;
 DELETE FROM xd WHERE id % 100 = 3;
@@ -195,6 +240,7 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE r LIKE 'DIFF%') AS different,
 FROM (SELECT qual, cmp('xd', qual) r FROM quals WHERE qual LIKE 'd %' OR qual LIKE 'tz %') s;
 SELECT cmp('xd', 'd >= date ''1993-07-01'' AND d < date ''1993-07-01'' + interval ''3'' month');
 ROLLBACK;
-SELECT quickstep.check_table('xd'), quickstep.check_table('xz');
+SELECT quickstep.check_table('xd'), quickstep.check_table('xz'),
+	   quickstep.check_table('nc');
 
 DROP SCHEMA column_xtype CASCADE;

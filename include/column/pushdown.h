@@ -67,6 +67,18 @@ typedef struct QsColPred
 	FmgrInfo	lt_fn;			/* xtype: the family's (coltype, argtype) < */
 	FmgrInfo	gt_fn;			/* xtype: and > */
 
+	/*
+	 * xcmp: ordered, not native, the value of another type of the column
+	 * type's btree family (float8 column, float4 value): min/max and the
+	 * dictionary are searched with the family's (coltype, argtype)
+	 * comparison support function, given the column's values and the
+	 * qual's own Datum(s).
+	 */
+	bool		xcmp;
+	FmgrInfo	xcmp_fn;
+	const QsColAttr *attr;		/* xcmp: the column */
+	MemoryContext xcxt;			/* xcmp: the column's values as Datums */
+
 	/* the value side(s) as block value bytes (ordered, not native) */
 	int			nvals;
 	const uint8 **vals;

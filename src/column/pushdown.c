@@ -26,8 +26,11 @@
  * native too: at the scan's start the set of column values the operator
  * accepts is found, as a range of int64 images, by binary search over the
  * column type's values calling the family's own cross-type operators
- * (xtype_range).  Everything else (another collation, cross-type operators
- * on other types) is evaluated on decoded values only.
+ * (xtype_range).  Other columns compared with a value of another type of
+ * their family (float8 < float4) search min/max and dictionaries with the
+ * family's cross-type comparison function (xcmp_sign).  Everything else
+ * (another collation, operators outside the family, families not built
+ * in) is evaluated on decoded values only.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +42,7 @@
 #include "column/colstore.h"
 
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "access/stratnum.h"
 #include "access/transam.h"
 #include "catalog/pg_type.h"
@@ -241,14 +245,13 @@ analyze_xtype(QsColPred *pr, QsQual *q, const QsColAttr *a,
 	Oid			lefttype,
 				righttype;
 	Oid			lt,
-				gt;
+				gt,
+				proc;
 	int			strategy;
 	bool		ne = false;
 	ImageDomain dom;
 
-	if (!a->type.typbyval || (a->type.typlen != 4 && a->type.typlen != 8) ||
-		!image_domain(tc->btree_opintype, &dom) ||
-		opf >= FirstNormalObjectId)
+	if (opf >= FirstNormalObjectId)
 		return;
 	if (!OidIsValid(opno) || !op_in_opfamily(opno, opf))
 	{
@@ -260,12 +263,32 @@ analyze_xtype(QsColPred *pr, QsQual *q, const QsColAttr *a,
 	get_op_opfamily_properties(opno, opf, false, &strategy, &lefttype,
 							   &righttype);
 	if ((ne && strategy != BTEqualStrategyNumber) ||
-		lefttype != tc->btree_opintype || righttype == lefttype)
+		lefttype != tc->btree_opintype || righttype == lefttype ||
+		get_opcode(q->opno) >= FirstNormalObjectId)
 		return;
+	if (!a->type.typbyval || (a->type.typlen != 4 && a->type.typlen != 8) ||
+		!image_domain(tc->btree_opintype, &dom))
+	{
+		/*
+		 * Not native: the family's comparison of the two types, which
+		 * orders them as its operators do.  It is called on values of
+		 * rows no snapshot sees (min/max and dictionaries keep them), as
+		 * the column's own comparator is: built-in ones only, which raise
+		 * on no value.
+		 */
+		proc = get_opfamily_proc(opf, lefttype, righttype, BTORDER_PROC);
+		if (!OidIsValid(proc) || proc >= FirstNormalObjectId)
+			return;
+		fmgr_info(proc, &pr->xcmp_fn);
+		pr->ordered = pr->xcmp = true;
+		pr->attr = a;
+		pr->strategy = strategy;
+		pr->ne = ne;
+		return;
+	}
 	lt = get_opfamily_member(opf, lefttype, righttype, BTLessStrategyNumber);
 	gt = get_opfamily_member(opf, lefttype, righttype, BTGreaterStrategyNumber);
 	if (!OidIsValid(lt) || !OidIsValid(gt) ||
-		get_opcode(q->opno) >= FirstNormalObjectId ||
 		get_opcode(lt) >= FirstNormalObjectId ||
 		get_opcode(gt) >= FirstNormalObjectId)
 		return;
@@ -528,6 +551,9 @@ qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals, int nquals,
 			native_ranges(pr, a);
 		if (!pr->ordered || pr->native || q->arg_isnull)
 			continue;
+		pr->xcxt = p->chunkcxt;
+		if (pr->xcmp)
+			continue;			/* the values are the qual's Datums */
 		if (q->kind == QS_QUAL_OP)
 		{
 			pr->nvals = 1;
@@ -599,6 +625,30 @@ block_int(const uint8 *p, int width)
 	}
 }
 
+/* value j of the qual (0 for OP) as its Datum */
+static inline Datum
+value_datum(const QsColPred *pr, int j)
+{
+	return pr->qual->kind == QS_QUAL_OP ? pr->qual->arg : pr->qual->elems[j];
+}
+
+/*
+ * xcmp: the sign of the family's comparison of column value bytes p with
+ * the Datum *val, as a QsCmpFn (the dictionary's searches take it).
+ */
+static int
+xcmp_sign(const void *p, size_t plen, const void *val, size_t len, void *arg)
+{
+	QsColPred  *pr = arg;
+	Datum		col = qs_colattr_datum(pr->attr, p, plen, pr->xcxt);
+	int32		c;
+
+	Assert(len == sizeof(Datum));
+	c = DatumGetInt32(FunctionCall2Coll(&pr->xcmp_fn, pr->qual->collid, col,
+										*(const Datum *) val));
+	return (c > 0) - (c < 0);
+}
+
 /* value j of the qual (0 for OP) against the column's min and max */
 static ColJudge
 judge_value_minmax(QsColPred *pr, QsColAttr *a, const QsColBlockColDesc *d,
@@ -629,8 +679,19 @@ judge_value_minmax(QsColPred *pr, QsColAttr *a, const QsColBlockColDesc *d,
 			return all ? CJ_NONE : none ? CJ_ALL : CJ_SOME;
 		return none ? CJ_NONE : all ? CJ_ALL : CJ_SOME;
 	}
-	cmin = qs_colattr_cmp(pr->vals[j], pr->lens[j], d->min, d->min_len, a);
-	cmax = qs_colattr_cmp(pr->vals[j], pr->lens[j], d->max, d->max_len, a);
+	if (pr->xcmp)
+	{
+		Datum		v = value_datum(pr, j);
+
+		/* cmp(v, min) is minus cmp(min, v) */
+		cmin = -xcmp_sign(d->min, d->min_len, &v, sizeof(Datum), pr);
+		cmax = -xcmp_sign(d->max, d->max_len, &v, sizeof(Datum), pr);
+	}
+	else
+	{
+		cmin = qs_colattr_cmp(pr->vals[j], pr->lens[j], d->min, d->min_len, a);
+		cmax = qs_colattr_cmp(pr->vals[j], pr->lens[j], d->max, d->max_len, a);
+	}
 	return judge_minmax(pr->strategy, pr->ne, cmin, cmax);
 }
 
@@ -728,6 +789,17 @@ value_code_range(QsColPred *pr, const QsDict *dict, int j)
 				break;
 		}
 		return r;
+	}
+	if (pr->xcmp)
+	{
+		/* the dictionary searched for the qual's Datum, in its order */
+		QsDict		xd = *dict;
+		Datum		v = value_datum(pr, j);
+
+		xd.cmp = xcmp_sign;
+		xd.cmp_arg = pr;
+		return qs_dict_range(&xd, strategy_op(pr->strategy, pr->ne),
+							 &v, sizeof(Datum), NULL, 0);
 	}
 	return qs_dict_range(dict, strategy_op(pr->strategy, pr->ne),
 						 pr->vals[j], pr->lens[j], NULL, 0);
