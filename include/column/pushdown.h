@@ -77,7 +77,9 @@ typedef struct QsColPred
 	bool		xcmp;
 	FmgrInfo	xcmp_fn;
 	const QsColAttr *attr;		/* xcmp: the column */
-	MemoryContext xcxt;			/* xcmp: the column's values as Datums */
+	MemoryContext xcxt;			/* xcmp: the column's values as Datums, */
+	void	   *xbuf;			/* one at a time in this buffer (xcxt) */
+	size_t		xbuflen;
 
 	/* the value side(s) as block value bytes (ordered, not native) */
 	int			nvals;
