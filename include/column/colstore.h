@@ -509,6 +509,9 @@ extern QsColAttr *qs_colattrs(TupleDesc desc);
 extern bool qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len);
 extern Datum qs_colattr_datum(const QsColAttr *a, const uint8 *p, size_t len,
 							  MemoryContext cxt);
+extern Datum qs_colattr_datum_buf(const QsColAttr *a, const uint8 *p,
+								  size_t len, MemoryContext cxt, void **buf,
+								  size_t *buflen);
 extern int	qs_colattr_cmp(const void *a, size_t alen, const void *b,
 						   size_t blen, void *arg);
 extern const QsCodecAllocator *qs_palloc_allocator(void);

@@ -53,21 +53,49 @@ typedef struct QsColPred
 {
 	QsQual	   *qual;
 	int			col;			/* attno - 1 */
-	bool		native;			/* integer comparison (qual->fast_cmp) */
+	bool		native;			/* decided on the column's int64 images:
+								 * qual->fast_cmp, or xtype */
+	bool		xtype;			/* native, but the value is of another type
+								 * of the column type's btree family (date <
+								 * timestamp): its ranges come from the
+								 * family's operators (xtype_range) */
+	int			width;			/* native: bytes of the column's integer */
 	bool		ordered;		/* min/max and dictionary may decide */
 	int			strategy;		/* btree strategy of the operator */
 	bool		ne;				/* <>: the negator of the opfamily's = */
 	bool		leakproof;		/* may run on rows the snapshot hides */
+	FmgrInfo	lt_fn;			/* xtype: the family's (coltype, argtype) < */
+	FmgrInfo	gt_fn;			/* xtype: and > */
+
+	/*
+	 * xcmp: ordered, not native, the value of another type of the column
+	 * type's btree family (float8 column, float4 value): min/max and the
+	 * dictionary are searched with the family's (coltype, argtype)
+	 * comparison support function, given the column's values and the
+	 * qual's own Datum(s).
+	 */
+	bool		xcmp;
+	FmgrInfo	xcmp_fn;
+	const QsColAttr *attr;		/* xcmp: the column */
+	MemoryContext xcxt;			/* xcmp: the column's values as Datums, */
+	void	   *xbuf;			/* one at a time in this buffer (xcxt) */
+	size_t		xbuflen;
 
 	/* the value side(s) as block value bytes (ordered, not native) */
 	int			nvals;
 	const uint8 **vals;
 	size_t	   *lens;
 
-	/* native OP: the qual as lo <= v <= hi, or outside it (<>) */
+	/*
+	 * native OP: the qual as lo <= v <= hi over the column's images, or
+	 * outside it (<>); empty as lo > hi.  Native ANY / ALL: element j's
+	 * range is elo[j] .. ehi[j] (outside it for <>).
+	 */
 	int64		lo;
 	int64		hi;
 	bool		outside;
+	int64	   *elo;
+	int64	   *ehi;
 
 	/* for the open block */
 	QsColPredMode mode;

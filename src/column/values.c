@@ -381,6 +381,17 @@ qs_colattr_datum(const QsColAttr *a, const uint8 *p, size_t len,
 	return bytes_to_datum(&a->type, p, len, cxt, &buf, &buflen);
 }
 
+/*
+ * The same into a buffer the caller keeps (*buf of *buflen bytes, in cxt,
+ * grown as needed): the Datum is good until the next call with it.
+ */
+Datum
+qs_colattr_datum_buf(const QsColAttr *a, const uint8 *p, size_t len,
+					 MemoryContext cxt, void **buf, size_t *buflen)
+{
+	return bytes_to_datum(&a->type, p, len, cxt, buf, buflen);
+}
+
 /* QsCmpFn over a QsColAttr: the opclass comparator with the collation */
 int
 qs_colattr_cmp(const void *a, size_t alen, const void *b, size_t blen, void *arg)
