@@ -100,6 +100,23 @@ for my $i (1 .. 6)
 }
 is($wrong, 0, "index sub-block probes in shared ranges: answers equal ($serial_p)");
 
+# How many of six runs with three workers (the leader taking part in three,
+# not in the others) give another answer than $expected.
+sub wrong_answers
+{
+	my ($query, $expected) = @_;
+	my $n = 0;
+	for my $lp ('on', 'off')
+	{
+		for my $i (1 .. 3)
+		{
+			$n++ if $node->safe_psql('postgres', qq{$set SET max_parallel_workers_per_gather = 3;
+				SET parallel_leader_participation = $lp; $query}) ne $expected;
+		}
+	}
+	return $n;
+}
+
 # Rescans of the Gather (a correlated subquery), the leader taking part or
 # not: each rescan hands out blocks and slots anew (a leader keeping its old
 # slot shared it with a worker and lost rows).
@@ -108,16 +125,7 @@ my $qr = q{SELECT x, (SELECT count(*) || '/' || sum(hashtext(id::text)) || '/' |
 my $serial_r = $node->safe_psql('postgres', "SET max_parallel_workers_per_gather = 0; $qr");
 like($node->safe_psql('postgres', "$set SET max_parallel_workers_per_gather = 3; EXPLAIN (COSTS OFF) $qr"),
 	qr{Gather.*\n.*Parallel Custom Scan \(QuickstepScan\)}s, 'the subquery is a parallel QuickstepScan');
-$wrong = 0;
-for my $lp ('on', 'off')
-{
-	for my $i (1 .. 3)
-	{
-		$wrong++ if $node->safe_psql('postgres', qq{$set SET max_parallel_workers_per_gather = 3;
-			SET parallel_leader_participation = $lp; $qr}) ne $serial_r;
-	}
-}
-is($wrong, 0, 'rescanned parallel scans: every answer equals the serial one');
+is(wrong_answers($qr, $serial_r), 0, 'rescanned parallel scans: every answer equals the serial one');
 
 # The aggregate scan (aggexec.c) shares ranges too: GROUP BY over the range,
 # rescanned, against the same query without aggregate pushdown.
@@ -128,16 +136,8 @@ my $serial_a = $node->safe_psql('postgres', "SET max_parallel_workers_per_gather
 	SET quickstep.enable_agg_pushdown = off; $qa");
 like($node->safe_psql('postgres', "$set SET max_parallel_workers_per_gather = 3; EXPLAIN (COSTS OFF) $qa"),
 	qr{Partial Aggregates Pushed}, 'the GROUP BY is computed in a parallel scan');
-$wrong = 0;
-for my $lp ('on', 'off')
-{
-	for my $i (1 .. 3)
-	{
-		$wrong++ if $node->safe_psql('postgres', qq{$set SET max_parallel_workers_per_gather = 3;
-			SET parallel_leader_participation = $lp; $qa}) ne $serial_a;
-	}
-}
-is($wrong, 0, 'parallel aggregate scans sharing ranges: every answer equals the serial one');
+is(wrong_answers($qa, $serial_a), 0,
+	'parallel aggregate scans sharing ranges: every answer equals the serial one');
 
 $node->stop;
 done_testing();
