@@ -52,6 +52,7 @@
 #include "column/colstore.h"
 #include "column/options.h"
 #include "column/readcache.h"
+#include "page/hpl.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
@@ -186,8 +187,15 @@ store_row_header(Relation rel, const QsColDirEntry *e, uint32 row,
 				 const HeapTupleHeaderData *dflt)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
+	ItemPointerData tid;
 
-	qs_virt_tid(e->tid_range, row, &slot->tts_tid);
+	/*
+	 * Built in a local and copied whole: t_ctid read back from tts_tid
+	 * right after qs_virt_tid's 2-byte stores missed store forwarding, a
+	 * stall a row that perf put at a twentieth of the sequential scan.
+	 */
+	qs_virt_tid(e->tid_range, row, &tid);
+	slot->tts_tid = tid;
 	slot->tts_tableOid = RelationGetRelid(rel);
 	if (own_slot)
 	{
@@ -196,7 +204,7 @@ store_row_header(Relation rel, const QsColDirEntry *e, uint32 row,
 		else if (dflt)
 		{
 			rs->hdr = *dflt;
-			rs->hdr.t_ctid = slot->tts_tid;
+			rs->hdr.t_ctid = tid;
 		}
 		else
 			qs_colmain_default_header(e, &slot->tts_tid, &rs->hdr);
@@ -675,6 +683,7 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	int			natts = s->rr.natts;
 	Snapshot	snapshot = s->base.rs_snapshot;
 	uint32		i;
+	bool		own;
 
 	/* a block without delete-map entries: no call per row */
 	if (!qs_colfilter_all_visible(&s->filter, snapshot))
@@ -686,11 +695,24 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	if (row < s->batch_first || row - s->batch_first >= s->batch_n)
 		col_decode_batch(s, row, slot);
 	i = row - s->batch_first;
-	ExecClearTuple(slot);
+	own = slot->tts_ops == s->own_ops;
+
+	/*
+	 * Our own slot holding a row of ours (or nothing) needs no clear: all
+	 * it would reset, the store below writes (qs_hpl_slot_clear_trivial).
+	 * Anything else, a row the executor materialized or a delta row's pin,
+	 * goes through the slot's clear.
+	 */
+	if (own && qs_hpl_slot_clear_trivial(slot))
+	{
+		((QsRecSlot *) slot)->norecheck = false;
+		slot->tts_flags |= TTS_FLAG_EMPTY;
+	}
+	else
+		ExecClearTuple(slot);
 	memcpy(slot->tts_values, &s->batch_values[i * natts], sizeof(Datum) * natts);
 	memcpy(slot->tts_isnull, &s->batch_isnull[i * natts], sizeof(bool) * natts);
-	store_row_header(s->rr.h.rel, &s->rr.h.entry, row, slot,
-					 slot->tts_ops == s->own_ops, hdr,
+	store_row_header(s->rr.h.rel, &s->rr.h.entry, row, slot, own, hdr,
 					 row >= s->rr.h.entry.base ? &s->hdr_new : &s->hdr_old);
 	ExecStoreVirtualTuple(slot);
 	pgstat_count_heap_getnext(s->base.rs_rd);
