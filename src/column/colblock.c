@@ -1848,6 +1848,15 @@ qs_colreader_get_fixed(QsColReader *r, const uint32_t *rows, uint32_t start, uin
 	return QS_CODEC_OK;
 }
 
+bool
+qs_colreader_fixed_signext32(const QsColReader *r)
+{
+	/* decode_fixed: r->decoded holds qs_for_decode64's values too */
+	return r->d.type.typlen == 4 &&
+		(r->d.encoding == QS_ENC_FOR || r->d.encoding == QS_ENC_FOR_DELTA) &&
+		r->forv.value_bytes == 4;
+}
+
 void
 qs_colreader_close(QsColReader *r)
 {
