@@ -1097,11 +1097,11 @@ qs_colrows_batch_rows(TupleDesc desc, const bool *want)
  *		time (qs_colrows_get_pos).  Long runs of consecutive positions (all
  *		of them when every row passed) go as ranges, the rest as lists.
  */
-void
-qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
-					const bool *want, Datum *values, bool *isnull)
+static pg_attribute_always_inline void
+get_list_stride(QsColRowReader *rr, const uint32 *pos, uint32 n,
+				const bool *want, Datum *values, bool *isnull,
+				size_t rstride, size_t cstride)
 {
-	int			natts = rr->natts;
 	uint32		listed = 0;		/* pos[listed .. i - 1]: not decoded yet */
 	uint32		i = 0;
 
@@ -1121,16 +1121,40 @@ qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
 			continue;
 		}
 		if (listed < i)
-			get_rows(rr, pos + listed, 0, i - listed, want,
-					 values + (size_t) listed * natts, isnull + (size_t) listed * natts);
-		get_rows(rr, NULL, pos[i], run, want,
-				 values + (size_t) i * natts, isnull + (size_t) i * natts);
+			get_rows_stride(rr, pos + listed, 0, i - listed, want,
+							values + listed * rstride, isnull + listed * rstride,
+							rstride, cstride);
+		get_rows_stride(rr, NULL, pos[i], run, want,
+						values + i * rstride, isnull + i * rstride,
+						rstride, cstride);
 		i += run;
 		listed = i;
 	}
 	if (listed < n)
-		get_rows(rr, pos + listed, 0, n - listed, want,
-				 values + (size_t) listed * natts, isnull + (size_t) listed * natts);
+		get_rows_stride(rr, pos + listed, 0, n - listed, want,
+						values + listed * rstride, isnull + listed * rstride,
+						rstride, cstride);
+}
+
+void
+qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
+					const bool *want, Datum *values, bool *isnull)
+{
+	get_list_stride(rr, pos, n, want, values, isnull, rr->natts, 1);
+}
+
+/*
+ * qs_colrows_get_list_cols
+ *		As qs_colrows_get_list, column-major: row i's attribute c at
+ *		values[c * stride + i] (stride >= n), as qs_colrows_get_batch_cols.
+ */
+void
+qs_colrows_get_list_cols(QsColRowReader *rr, const uint32 *pos, uint32 n,
+						 const bool *want, Datum *values, bool *isnull,
+						 uint32 stride)
+{
+	Assert(stride >= n);
+	get_list_stride(rr, pos, n, want, values, isnull, 1, stride);
 }
 
 void
