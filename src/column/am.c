@@ -729,10 +729,7 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	 * goes through the slot's clear.
 	 */
 	if (own && qs_hpl_slot_clear_trivial(slot))
-	{
 		((QsRecSlot *) slot)->norecheck = false;
-		slot->tts_flags |= TTS_FLAG_EMPTY;
-	}
 	else
 		ExecClearTuple(slot);
 	/* the row's attributes, one from each column's array */
@@ -753,7 +750,9 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	}
 	store_row_header(s->rr.h.rel, &s->rr.h.entry, row, slot, own, hdr,
 					 row >= s->rr.h.entry.base ? &s->hdr_new : &s->hdr_old);
-	ExecStoreVirtualTuple(slot);
+	/* ExecStoreVirtualTuple's work, without a call a row */
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
 	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }
