@@ -540,6 +540,13 @@ extern QsCodecStatus qs_colreader_get_fixed(QsColReader *r, const uint32_t *rows
 											uint64_t *out, QsCodecErr *err);
 
 /*
+ * Does qs_colreader_get_fixed give this 4-byte column's values
+ * sign-extended to 64 bits (the int4 datum's bits, NULLs 0)?  FOR's
+ * decoding does; plain and dictionary values come zero-extended.
+ */
+extern bool qs_colreader_fixed_signext32(const QsColReader *r);
+
+/*
  * The structural checker's pass over a whole image: open the header and
  * every column, read every row, check index checksums and that all padding
  * is zero.  With cmps (one comparator per column, or NULL entries; cmps

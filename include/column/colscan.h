@@ -88,8 +88,9 @@ typedef struct ColScanDescData
 
 	/*
 	 * Sequential and TID range scans: rows batch_first .. batch_first +
-	 * batch_n - 1 of the open block, decoded (qs_colrows_get_batch; row i
-	 * at batch_values[i * natts]); by-reference values in batchcxt, reset
+	 * batch_n - 1 of the open block, decoded (qs_colrows_get_batch_cols;
+	 * row i's attribute c at batch_values[c * batch_rows + i - batch_first],
+	 * column-major); by-reference values in batchcxt, reset
 	 * only when the next batch is decoded or the block closed.
 	 */
 	uint32		batch_rows;		/* rows a batch holds at most */
@@ -97,6 +98,12 @@ typedef struct ColScanDescData
 	uint32		batch_n;		/* 0: none */
 	Datum	   *batch_values;
 	bool	   *batch_isnull;
+	/*
+	 * batch_nulls_same: every attribute is NULL in all or none of the
+	 * batch's rows, as batch_nulls says (one row's flags, copied whole).
+	 */
+	bool		batch_nulls_same;
+	bool	   *batch_nulls;
 	/*
 	 * The attributes the batches decode (the slot's QsRecSlot.want,
 	 * fetchatts.c; NULL: all); the others are NULL in the arrays, set when

@@ -688,6 +688,12 @@ extern void qs_colrows_get_atts(QsColRowReader *rr, uint32 pos, const bool *want
 #define QS_COLROWS_BATCH 1024
 extern void qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n,
 								 const bool *want, Datum *values, bool *isnull);
+extern void qs_colrows_get_batch_cols(QsColRowReader *rr, uint32 first, uint32 n,
+									  const bool *want, Datum *values,
+									  bool *isnull, uint32 stride);
+extern void qs_colrows_get_list_cols(QsColRowReader *rr, const uint32 *pos,
+									 uint32 n, const bool *want, Datum *values,
+									 bool *isnull, uint32 stride);
 extern int	qs_colrows_batch_rows(TupleDesc desc, const bool *want);
 extern void qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
 								const bool *want, Datum *values, bool *isnull);

@@ -52,6 +52,7 @@
 #include "column/colstore.h"
 #include "column/options.h"
 #include "column/readcache.h"
+#include "page/hpl.h"
 #include "page/recslot.h"
 #include "tableam/engine.h"
 #include "tableam/engine_int.h"
@@ -186,8 +187,15 @@ store_row_header(Relation rel, const QsColDirEntry *e, uint32 row,
 				 const HeapTupleHeaderData *dflt)
 {
 	QsRecSlot  *rs = (QsRecSlot *) slot;
+	ItemPointerData tid;
 
-	qs_virt_tid(e->tid_range, row, &slot->tts_tid);
+	/*
+	 * Built in a local and copied whole: t_ctid read back from tts_tid
+	 * right after qs_virt_tid's 2-byte stores missed store forwarding, a
+	 * stall a row that perf put at a twentieth of the sequential scan.
+	 */
+	qs_virt_tid(e->tid_range, row, &tid);
+	slot->tts_tid = tid;
 	slot->tts_tableOid = RelationGetRelid(rel);
 	if (own_slot)
 	{
@@ -196,7 +204,7 @@ store_row_header(Relation rel, const QsColDirEntry *e, uint32 row,
 		else if (dflt)
 		{
 			rs->hdr = *dflt;
-			rs->hdr.t_ctid = slot->tts_tid;
+			rs->hdr.t_ctid = tid;
 		}
 		else
 			qs_colmain_default_header(e, &slot->tts_tid, &rs->hdr);
@@ -609,6 +617,7 @@ qs_colscan_open_block_cached(ColScanDesc s, uint32 idx)
  * batchcxt: the executor is done with it (this is its next getnext), and
  * it is cleared before they are freed.
  */
+#define QS_COLSCAN_BATCH_ROWS 256
 static void
 col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 {
@@ -628,22 +637,28 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 		want = ((QsRecSlot *) slot)->want;
 	if (s->batch_values == NULL)
 	{
-		s->batch_rows = qs_colrows_batch_rows(RelationGetDescr(s->base.rs_rd), want);
+		s->batch_rows = Min(qs_colrows_batch_rows(RelationGetDescr(s->base.rs_rd), want), QS_COLSCAN_BATCH_ROWS);
 		s->batch_values = MemoryContextAlloc(s->cxt, sizeof(Datum) * s->batch_rows * Max(natts, 1));
 		s->batch_isnull = MemoryContextAlloc(s->cxt, sizeof(bool) * s->batch_rows * Max(natts, 1));
+		s->batch_nulls = MemoryContextAlloc(s->cxt, sizeof(bool) * Max(natts, 1));
 		s->batch_want = NULL;
 	}
-	/* get_rows writes only the wanted attributes: the others are NULL */
+	/*
+	 * The arrays are column-major, column c's rows at c * batch_rows
+	 * (qs_colrows_get_batch_cols).  Only the wanted attributes are written:
+	 * the others are NULL.
+	 */
 	if (want != s->batch_want)
 	{
 		if (want != NULL)
-			for (uint32 i = 0; i < s->batch_rows; i++)
-				for (int c = 0; c < natts; c++)
-					if (!want[c])
-					{
-						s->batch_values[i * natts + c] = (Datum) 0;
-						s->batch_isnull[i * natts + c] = true;
-					}
+			for (int c = 0; c < natts; c++)
+				if (!want[c])
+				{
+					memset(&s->batch_values[(size_t) c * s->batch_rows], 0,
+						   sizeof(Datum) * s->batch_rows);
+					memset(&s->batch_isnull[(size_t) c * s->batch_rows], true,
+						   sizeof(bool) * s->batch_rows);
+				}
 		s->batch_want = want;
 	}
 	lo = row - row % s->batch_rows;
@@ -655,11 +670,29 @@ col_decode_batch(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	s->batch_n = 0;
 	MemoryContextReset(s->batchcxt);
 	old = MemoryContextSwitchTo(s->batchcxt);
-	qs_colrows_get_batch(&s->rr, lo, hi - lo, want, s->batch_values,
-						 s->batch_isnull);
+	qs_colrows_get_batch_cols(&s->rr, lo, hi - lo, want, s->batch_values,
+							  s->batch_isnull, s->batch_rows);
 	MemoryContextSwitchTo(old);
 	s->batch_first = lo;
 	s->batch_n = hi - lo;
+
+	/*
+	 * Columns without NULLs (or of NULLs only, those not wanted) are the
+	 * common case: then a row's NULL flags are one copy, not a byte from
+	 * each column's array.
+	 */
+	s->batch_nulls_same = true;
+	for (int c = 0; c < natts; c++)
+	{
+		const bool *n = &s->batch_isnull[(size_t) c * s->batch_rows];
+
+		if (memchr(n, !n[0], s->batch_n) != NULL)
+		{
+			s->batch_nulls_same = false;
+			break;
+		}
+		s->batch_nulls[c] = n[0];
+	}
 }
 
 /*
@@ -675,6 +708,7 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	int			natts = s->rr.natts;
 	Snapshot	snapshot = s->base.rs_snapshot;
 	uint32		i;
+	bool		own;
 
 	/* a block without delete-map entries: no call per row */
 	if (!qs_colfilter_all_visible(&s->filter, snapshot))
@@ -686,13 +720,39 @@ col_take_row(ColScanDesc s, uint32 row, TupleTableSlot *slot)
 	if (row < s->batch_first || row - s->batch_first >= s->batch_n)
 		col_decode_batch(s, row, slot);
 	i = row - s->batch_first;
-	ExecClearTuple(slot);
-	memcpy(slot->tts_values, &s->batch_values[i * natts], sizeof(Datum) * natts);
-	memcpy(slot->tts_isnull, &s->batch_isnull[i * natts], sizeof(bool) * natts);
-	store_row_header(s->rr.h.rel, &s->rr.h.entry, row, slot,
-					 slot->tts_ops == s->own_ops, hdr,
+	own = slot->tts_ops == s->own_ops;
+
+	/*
+	 * Our own slot holding a row of ours (or nothing) needs no clear: all
+	 * it would reset, the store below writes (qs_hpl_slot_clear_trivial).
+	 * Anything else, a row the executor materialized or a delta row's pin,
+	 * goes through the slot's clear.
+	 */
+	if (own && qs_hpl_slot_clear_trivial(slot))
+		((QsRecSlot *) slot)->norecheck = false;
+	else
+		ExecClearTuple(slot);
+	/* the row's attributes, one from each column's array */
+	{
+		const Datum *bv = &s->batch_values[i];
+		const bool *bn = &s->batch_isnull[i];
+		Datum	   *values = slot->tts_values;
+		bool	   *isnull = slot->tts_isnull;
+		size_t		stride = s->batch_rows;
+
+		for (int c = 0; c < natts; c++)
+			values[c] = bv[c * stride];
+		if (s->batch_nulls_same)
+			memcpy(isnull, s->batch_nulls, sizeof(bool) * natts);
+		else
+			for (int c = 0; c < natts; c++)
+				isnull[c] = bn[c * stride];
+	}
+	store_row_header(s->rr.h.rel, &s->rr.h.entry, row, slot, own, hdr,
 					 row >= s->rr.h.entry.base ? &s->hdr_new : &s->hdr_old);
-	ExecStoreVirtualTuple(slot);
+	/* ExecStoreVirtualTuple's work, without a call a row */
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
 	pgstat_count_heap_getnext(s->base.rs_rd);
 	return true;
 }

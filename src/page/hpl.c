@@ -943,22 +943,7 @@ hpl_format(Page page, Size page_size, TupleDesc desc, const bool *isnull)
 	ph->pd_upper = ph->pd_special;
 }
 
-/*
- * The slot records come in: a record slot (recslot.h: the record's MVCC
- * header for system columns, a slot-owned formed tuple for the engine)
- * extended with a pin on the page, from which it reads attributes only
- * when asked (getsomeattrs), as heap's buffer slots deform lazily.
- * By-reference values point into the page while the pin is held;
- * materialize copies them out and drops the pin.
- */
-typedef struct HplSlot
-{
-	QsRecSlot	rec;			/* header and owned tuple (recslot.h) */
-	Buffer		buf;			/* pinned page while attributes are unread */
-	int			k;				/* record index on it */
-	int			present;		/* attributes 0..present-1 are stored */
-} HplSlot;
-
+/* the slot records come in: HplSlot (include/page/hpl.h) */
 static TupleTableSlotOps hpl_slot_ops_data;
 static bool hpl_slot_ops_ready = false;
 
