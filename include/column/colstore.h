@@ -684,10 +684,8 @@ extern void qs_colrows_get_pos(QsColRowReader *rr, uint32 pos, const bool *want,
 extern void qs_colrows_get_atts(QsColRowReader *rr, uint32 pos, const bool *want,
 								int first, int last, Datum *values,
 								bool *isnull);
-/* rows qs_colrows_get_batch decodes at most at once */
+/* rows qs_colrows_get_batch_cols and _get_list_cols decode at most at once */
 #define QS_COLROWS_BATCH 1024
-extern void qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n,
-								 const bool *want, Datum *values, bool *isnull);
 extern void qs_colrows_get_batch_cols(QsColRowReader *rr, uint32 first, uint32 n,
 									  const bool *want, Datum *values,
 									  bool *isnull, uint32 stride);
@@ -695,8 +693,6 @@ extern void qs_colrows_get_list_cols(QsColRowReader *rr, const uint32 *pos,
 									 uint32 n, const bool *want, Datum *values,
 									 bool *isnull, uint32 stride);
 extern int	qs_colrows_batch_rows(TupleDesc desc, const bool *want);
-extern void qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
-								const bool *want, Datum *values, bool *isnull);
 extern void qs_colrows_close(QsColRowReader *rr);
 extern void qs_colrows_open_scratch(Relation rel, QsColAttr *attrs,
 									const QsColDirEntry *e, QsColRowReader *rr,

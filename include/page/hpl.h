@@ -45,6 +45,9 @@ qs_hpl_slot_clear_trivial(TupleTableSlot *slot)
 {
 	HplSlot    *hs = (HplSlot *) slot;
 
+	/* an HPL slot (column tables' delta layout): of HplSlot's size */
+	Assert(slot->tts_ops->base_slot_size == sizeof(HplSlot));
+
 	return !TTS_SHOULDFREE(slot) && hs->rec.tuple == NULL &&
 		hs->buf == InvalidBuffer;
 }

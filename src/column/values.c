@@ -913,10 +913,18 @@ qs_colrows_get_atts(QsColRowReader *rr, uint32 row, const bool *want,
 }
 
 /*
- * get_rows with row i's attribute c at values[i * rstride + c * cstride]:
- * row-major (natts, 1) or column-major (1, the arrays' rows).  Inlined
- * into both, so that each one's spreading loops have constant strides:
- * column-major ones are contiguous copies.
+ * The n (<= QS_COLROWS_BATCH) rows at positions pos[0..n-1] of the image
+ * (pos NULL: positions first .. first + n - 1), decoded column by column:
+ * row i's attribute c at values[i * rstride + c * cstride] (the callers
+ * are column-major: (1, the arrays' rows), so that the spreading loops
+ * are contiguous copies), as qs_colrows_get_pos gives them (want NULL:
+ * all), but for the columns not wanted, which are not written (filling
+ * them for every row was most of a one-column batch's work, and callers
+ * read only what they want).  By-value columns go through the reader's
+ * bulk decoding (qs_colreader_get_fixed: the codec's kernels over
+ * consecutive positions, or over the listed ones); by-reference values
+ * are palloc'd in CurrentMemoryContext.  The caller checked the positions
+ * against the block's rows.
  */
 static pg_attribute_always_inline void
 get_rows_stride(QsColRowReader *rr, const uint32 *pos, uint32 first, uint32 n,
@@ -1011,50 +1019,15 @@ get_rows_stride(QsColRowReader *rr, const uint32 *pos, uint32 first, uint32 n,
 }
 
 /*
- * The n (<= QS_COLROWS_BATCH) rows at positions pos[0..n-1] of the image
- * (pos NULL: positions first .. first + n - 1), decoded column by column:
- * row i's attributes are values[i * natts ...], isnull[i * natts ...], as
- * qs_colrows_get_pos gives them (want NULL: all), but for the columns not
- * wanted, which are not written (filling them for every row was most of a
- * one-column batch's work, and callers read only what they want).  By-value
- * columns go
- * through the reader's bulk decoding (qs_colreader_get_fixed: the codec's
- * kernels over consecutive positions, or over the listed ones); by-reference
- * values are palloc'd in CurrentMemoryContext.  The caller checked the
- * positions against the block's rows.
- */
-static void
-get_rows(QsColRowReader *rr, const uint32 *pos, uint32 first, uint32 n,
-		 const bool *want, Datum *values, bool *isnull)
-{
-	get_rows_stride(rr, pos, first, n, want, values, isnull, rr->natts, 1);
-}
-
-/*
- * qs_colrows_get_batch
- *		TID rows first .. first + n - 1 (n <= QS_COLROWS_BATCH) of the
- *		block, as get_rows gives them (columns not wanted are not
- *		written): the codec's kernels run over
- *		consecutive positions, or the TID map's positions of the rows.
- */
-void
-qs_colrows_get_batch(QsColRowReader *rr, uint32 first, uint32 n, const bool *want,
-					 Datum *values, bool *isnull)
-{
-	if (first > rr->h.blk.nrows || n > rr->h.blk.nrows - first)
-		elog(ERROR, "rows %u..%u of column block %u are past its %u rows", first,
-			 first + n - 1, rr->h.entry.block_id, rr->h.blk.nrows);
-	get_rows(rr, rr->pos_of_row ? rr->pos_of_row + first : NULL, first, n,
-			 want, values, isnull);
-}
-
-/*
  * qs_colrows_get_batch_cols
- *		As qs_colrows_get_batch, column-major: row i's attribute c at
- *		values[c * stride + i] (stride >= n).  For the sequential scan,
+ *		TID rows first .. first + n - 1 (n <= QS_COLROWS_BATCH) of the
+ *		block, column-major: row i's attribute c at values[c * stride + i]
+ *		(stride >= n); columns not wanted are not written.  The codec's
+ *		kernels run over consecutive positions, or the TID map's positions
+ *		of the rows.  For the sequential scan,
  *		which hands rows out one at a time: spreading a column over
- *		row-major arrays was a strided store per value, most of get_rows'
- *		time, while a row gathered from column arrays is ten sequential
+ *		row-major arrays was a strided store per value, most of the
+ *		decoding's time, while a row gathered from column arrays is ten sequential
  *		loads (bench: W1 100 % selectivity, 10 columns).
  */
 void
@@ -1072,7 +1045,7 @@ qs_colrows_get_batch_cols(QsColRowReader *rr, uint32 first, uint32 n,
 
 /*
  * qs_colrows_batch_rows
- *		How many rows a batch of get_rows decodes at once for a tuple
+ *		How many rows a batch (qs_colrows_get_batch_cols) decodes at once for a tuple
  *		descriptor and the columns wanted (NULL: all): its arrays hold every
  *		attribute of its rows, so about 64k values (a table of 1,600 columns
  *		takes 40 rows at a time); and a batch keeps its by-reference values
@@ -1100,10 +1073,10 @@ qs_colrows_batch_rows(TupleDesc desc, const bool *want)
 #define QS_COLROWS_MIN_RUN 16
 
 /*
- * qs_colrows_get_list
+ * get_list_stride
  *		The rows at positions pos[0..n-1] (n <= QS_COLROWS_BATCH, ascending)
- *		of the image, as get_rows gives them (columns not wanted are not
- *		written): QuickstepScan's surviving
+ *		of the image (columns not wanted are not written): QuickstepScan's
+ *		surviving
  *		rows of a chunk, decoded a column at a time instead of a row at a
  *		time (qs_colrows_get_pos).  Long runs of consecutive positions (all
  *		of them when every row passed) go as ranges, the rest as lists.
@@ -1147,17 +1120,11 @@ get_list_stride(QsColRowReader *rr, const uint32 *pos, uint32 n,
 						rstride, cstride);
 }
 
-void
-qs_colrows_get_list(QsColRowReader *rr, const uint32 *pos, uint32 n,
-					const bool *want, Datum *values, bool *isnull)
-{
-	get_list_stride(rr, pos, n, want, values, isnull, rr->natts, 1);
-}
-
 /*
  * qs_colrows_get_list_cols
- *		As qs_colrows_get_list, column-major: row i's attribute c at
- *		values[c * stride + i] (stride >= n), as qs_colrows_get_batch_cols.
+ *		The rows at positions pos[0..n-1] (get_list_stride), column-major:
+ *		row i's attribute c at values[c * stride + i] (stride >= n), as
+ *		qs_colrows_get_batch_cols.
  */
 void
 qs_colrows_get_list_cols(QsColRowReader *rr, const uint32 *pos, uint32 n,

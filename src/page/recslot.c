@@ -45,6 +45,12 @@ qs_recslot_init(TupleTableSlot *slot)
 	TTSOpsVirtual.init(slot);
 }
 
+/*
+ * What this (with hpl.c's buffer release and the virtual slot's clear)
+ * releases, qs_hpl_slot_clear_trivial (include/page/hpl.h) checks there is
+ * none of before the column table's sequential scan skips the clear: a
+ * field added here that must be released or reset needs a check there.
+ */
 void
 qs_recslot_clear(TupleTableSlot *slot)
 {

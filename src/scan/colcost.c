@@ -35,8 +35,8 @@
 
 /*
  * Decoding one column of one row, as a fraction of cpu_tuple_cost, for the
- * sequential scan (SEQ: qs_colrows_get_batch, a batch of rows a column at a
- * time) and for QuickstepScan (SCAN: qs_colrows_get_list over the rows that
+ * sequential scan (SEQ: qs_colrows_get_batch_cols, a batch of rows a column at a
+ * time) and for QuickstepScan (SCAN: qs_colrows_get_list_cols over the rows that
  * passed its quals, the same kernels).  Measured by callgrind (instruction
  * counts: the machine is shared), bench/w1/callgrind.sh, PG 15, 500,000 rows
  * of W1 Narrow-U (10 int4), W1's query at 100 %

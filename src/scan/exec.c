@@ -19,7 +19,7 @@
  * chunk of rows at a time (src/column/pushdown.c), then the delete map
  * (qs_colfilter_row) drops rows the snapshot does not see, and only the
  * needed columns of the rows left are decoded, a batch of rows at a time
- * (qs_colrows_get_list; main_next).
+ * (qs_colrows_get_list_cols; main_next).
  *
  *-------------------------------------------------------------------------
  */
@@ -119,8 +119,9 @@ typedef struct QsScanState
 
 	/*
 	 * The needed columns of rows[batch_first .. batch_first + batch_n - 1],
-	 * decoded together (qs_colrows_get_list; row i's are at i * natts), in
-	 * batchcxt: the rows handed out are copied from there.
+	 * decoded together (qs_colrows_get_list_cols; attribute a of row i at
+	 * a * batch_rows + i), in batchcxt: the rows handed out are copied from
+	 * there.
 	 */
 	Datum	   *batch_values;
 	bool	   *batch_isnull;
