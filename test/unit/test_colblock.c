@@ -252,8 +252,9 @@ build_two(TCol *cols, int k0, QsEncoding e0, int k1, QsEncoding e1, uint32_t nro
 
 /*
  * The bulk reader against the column's values: for 1..8-byte columns the
- * rows from several starts (in and across its 256-row chunks) and every
- * third row backwards through a row list; other columns and rows past
+ * rows from several starts (in and across its 256-row chunks), every
+ * third row backwards through a row list, and ascending lists of every
+ * row, every second and every fifth; other columns and rows past
  * the end refused.  Returns the number of mismatches.
  */
 static long
@@ -294,6 +295,24 @@ fixed_mismatches(QsColReader *r, const TCol *col, uint32_t nrows)
 		for (i = 0; i < n; i++)
 			bad += isnull[i] != col->isnull[rows[i]] ||
 				(!isnull[i] && memcmp(&out[i], col->vals[rows[i]], tl) != 0);
+	/*
+	 * Ascending lists as QuickstepScan passes its rows: every row and every
+	 * second (dense: decoded as the range they span, picked out of it) and
+	 * every fifth (spanning more than 1,024 values a chunk: one by one),
+	 * NULL rows included.
+	 */
+	for (uint32_t step = 1; step <= 5; step += (step == 2 ? 3 : 1))
+	{
+		n = 0;
+		for (i = step / 2; i < nrows; i += step)
+			rows[n++] = i;
+		if (qs_colreader_get_fixed(r, rows, 0, n, isnull, out, NULL) != QS_CODEC_OK)
+			bad++;
+		else
+			for (i = 0; i < n; i++)
+				bad += isnull[i] != col->isnull[rows[i]] ||
+					(!isnull[i] && memcmp(&out[i], col->vals[rows[i]], tl) != 0);
+	}
 	rows[0] = nrows;
 	bad += qs_colreader_get_fixed(r, rows, 0, 1, isnull, out, NULL) != QS_CODEC_INVALID;
 	bad += qs_colreader_get_fixed(r, NULL, nrows, 1, isnull, out, NULL) != QS_CODEC_INVALID;
