@@ -250,6 +250,22 @@ build_two(TCol *cols, int k0, QsEncoding e0, int k1, QsEncoding e1, uint32_t nro
 	return img;
 }
 
+/* Rows rows[0..n-1] of column col read through a row list: mismatches. */
+static long
+list_mismatches(QsColReader *r, const TCol *col, const uint32_t *rows,
+				uint32_t n, bool *isnull, uint64_t *out)
+{
+	int			tl = r->d.type.typlen;
+	long		bad = 0;
+
+	if (qs_colreader_get_fixed(r, rows, 0, n, isnull, out, NULL) != QS_CODEC_OK)
+		return 1;
+	for (uint32_t i = 0; i < n; i++)
+		bad += isnull[i] != col->isnull[rows[i]] ||
+			(!isnull[i] && memcmp(&out[i], col->vals[rows[i]], tl) != 0);
+	return bad;
+}
+
 /*
  * The bulk reader against the column's values: for 1..8-byte columns the
  * rows from several starts (in and across its 256-row chunks), every
@@ -289,12 +305,7 @@ fixed_mismatches(QsColReader *r, const TCol *col, uint32_t nrows)
 	for (i = nrows; i-- > 0;)
 		if (i % 3 == 0)
 			rows[n++] = i;
-	if (qs_colreader_get_fixed(r, rows, 0, n, isnull, out, NULL) != QS_CODEC_OK)
-		bad++;
-	else
-		for (i = 0; i < n; i++)
-			bad += isnull[i] != col->isnull[rows[i]] ||
-				(!isnull[i] && memcmp(&out[i], col->vals[rows[i]], tl) != 0);
+	bad += list_mismatches(r, col, rows, n, isnull, out);
 	/*
 	 * Ascending lists as QuickstepScan passes its rows: every row and every
 	 * second (dense: decoded as the range they span, picked out of it) and
@@ -306,12 +317,7 @@ fixed_mismatches(QsColReader *r, const TCol *col, uint32_t nrows)
 		n = 0;
 		for (i = step / 2; i < nrows; i += step)
 			rows[n++] = i;
-		if (qs_colreader_get_fixed(r, rows, 0, n, isnull, out, NULL) != QS_CODEC_OK)
-			bad++;
-		else
-			for (i = 0; i < n; i++)
-				bad += isnull[i] != col->isnull[rows[i]] ||
-					(!isnull[i] && memcmp(&out[i], col->vals[rows[i]], tl) != 0);
+		bad += list_mismatches(r, col, rows, n, isnull, out);
 	}
 	rows[0] = nrows;
 	bad += qs_colreader_get_fixed(r, rows, 0, 1, isnull, out, NULL) != QS_CODEC_INVALID;
