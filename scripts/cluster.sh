@@ -30,7 +30,13 @@ start)
 	port=${4:?port}
 	parent=$(dirname "$datadir")
 	mkdir -p "$parent"
-	if [ "$(id -u)" = 0 ]; then chown postgres: "$parent"; fi
+	# As root: the postgres user writes the data directory and the logs
+	# into the parent; it gets the parent only if it cannot write there
+	# already -- a shared directory it can write, such as /tmp, is left as
+	# it is (a data directory right under /tmp handed /tmp to postgres).
+	if [ "$(id -u)" = 0 ] && ! as_pg test -w "$parent"; then
+		chown postgres: "$parent"
+	fi
 	if ! as_pg test -x "$parent"; then
 		echo "cluster: the postgres user cannot reach $parent; choose a data directory it can traverse" >&2
 		exit 1
