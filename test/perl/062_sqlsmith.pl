@@ -150,16 +150,41 @@ my @justified = (
 	#   ERROR:  XX000: unrecognized objtype abbreviation: a
 	qr/XX000 ERROR:  unrecognized objtype abbreviation: ./,
 );
+# Justified only when the statement that raised it calls a function of
+# core's that does this (checked below), as a decoder of ours reading a
+# corrupt length would raise the same: core's bpcharin/varcharin
+# (utils/adt/varchar.c) with a typmod taken from a column value allocate
+# that many bytes and palloc refuses with elog; seen at 15000 queries on
+# PostgreSQL 15 (seed 3301, over the PAX table s_pax), on a bare server:
+#   select pg_catalog.bpcharin('x'::cstring, 0::oid, 1361876570);
+#   ERROR:  XX000: invalid memory alloc request size 1361876570
+my $alloc_error = qr/\[(\d+)\] XX000 ERROR:  invalid memory alloc request size \d+$/;
+my $alloc_callers = qr/\b(bpcharin|varcharin)\s*\(/;
 # Line by line, and a plain substring test first: a match of
 # /^.* XX\d\d\d .*$/m over the whole log backtracks through every line, and
 # at 9,000 queries (an 87 MB log) it ran for over 20 minutes.
-my @internal;
+# The statement each backend logged last (log_statement = all; a statement's
+# further lines follow it, tab-indented), for $alloc_error.
+my (@internal, %statement, $stmt_pid);
 open(my $logfh, '<', $node->logfile) or die "cannot open the server log: $!";
 while (my $l = <$logfh>)
 {
+	if ($l =~ /\[(\d+)\] 00000 LOG:  statement: (.*)/)
+	{
+		($stmt_pid, $statement{$1}) = ($1, $2);
+		next;
+	}
+	if (substr($l, 0, 1) eq "\t")
+	{
+		$statement{$stmt_pid} .= $l if defined $stmt_pid;
+		next;
+	}
+	undef $stmt_pid;
 	next if index($l, ' XX') < 0 || $l !~ / XX\d\d\d /;
 	chomp $l;
-	push @internal, $l unless grep { $l =~ $_ } @justified;
+	next if grep { $l =~ $_ } @justified;
+	next if $l =~ $alloc_error && ($statement{$1} // '') =~ $alloc_callers;
+	push @internal, $l;
 }
 close $logfh;
 is(scalar(@internal), 0, 'no internal error (SQLSTATE class XX)')
