@@ -325,20 +325,13 @@ analyze_xtype(QsColPred *pr, QsQual *q, const QsColAttr *a,
 	pr->ne = ne;
 }
 
-/* fn(column image x, v), NULL as false (no built-in one returns NULL) */
+/* fn(column image x, v): built-in comparisons, which never return NULL */
 static bool
 xtype_call(FmgrInfo *fn, Oid collid, int width, int64 x, Datum v)
 {
-	LOCAL_FCINFO(fcinfo, 2);
-	Datum		r;
-
-	InitFunctionCallInfoData(*fcinfo, fn, 2, collid, NULL, NULL);
-	fcinfo->args[0].value = width == 4 ? Int32GetDatum((int32) x) : Int64GetDatum(x);
-	fcinfo->args[0].isnull = false;
-	fcinfo->args[1].value = v;
-	fcinfo->args[1].isnull = false;
-	r = FunctionCallInvoke(fcinfo);
-	return !fcinfo->isnull && DatumGetBool(r);
+	return DatumGetBool(FunctionCall2Coll(fn, collid,
+										  width == 4 ? Int32GetDatum((int32) x) : Int64GetDatum(x),
+										  v));
 }
 
 /*
