@@ -116,6 +116,8 @@ typedef struct QsColPush
 	Datum	   *vals;			/* QS_COLPUSH_CHUNK: one column's values */
 	bool	   *nulls;
 	uint64	   *bitmap;			/* QS_COLPUSH_CHUNK bits */
+	uint64	   *selbits;		/* QS_COLPUSH_CHUNK bits: a chunk's selection
+								 * while kernels AND into it */
 	uint64	   *probe_bits;		/* rows of the open block an index
 								 * sub-block probe found (NULL: no probe) */
 	int64	   *ints;			/* QS_COLPUSH_CHUNK: one column's integers */
