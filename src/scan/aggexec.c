@@ -129,6 +129,8 @@ typedef struct QsAggScanState
 	int		   *gpos;			/* ngroup: output column */
 	int		   *gcol;			/* ngroup: table column (attno - 1) */
 	int		   *gwidth;			/* ngroup: typlen (-1: text, by its id) */
+	bool	   *gtrim;			/* ngroup: char(n), by its id without
+								 * trailing spaces */
 	int		   *gslot;			/* ngroup: index into cols[] */
 	int			naggs;
 	int		   *apos;			/* naggs: output column */
@@ -154,6 +156,7 @@ typedef struct QsAggScanState
 	QsAggAcc   *single;			/* no GROUP BY */
 	HTAB	   *groups;
 	HTAB	   *texts;			/* text keys: value -> id */
+	HTAB	   *bptexts;		/* char(n) keys: value less trailing spaces -> id */
 	Datum	   *textvals;		/* id -> value */
 	int64		ntexts;
 	int64		textcap;
@@ -288,6 +291,7 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	st->gpos = palloc(sizeof(int) * st->natts);
 	st->gcol = palloc(sizeof(int) * st->natts);
 	st->gwidth = palloc(sizeof(int) * st->natts);
+	st->gtrim = palloc0(sizeof(bool) * st->natts);
 	st->gslot = palloc(sizeof(int) * st->natts);
 	st->apos = palloc(sizeof(int) * st->natts);
 	st->aggs = palloc(sizeof(QsAggSpec) * st->natts);
@@ -305,6 +309,7 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 			st->gpos[st->ngroup] = i;
 			st->gcol[st->ngroup] = var->varattno - 1;
 			st->gwidth[st->ngroup] = get_typlen(var->vartype);
+			st->gtrim[st->ngroup] = var->vartype == BPCHAROID;
 			st->gslot[st->ngroup] = col_slot(st, var->varattno - 1);
 			st->ngroup++;
 		}
@@ -397,6 +402,7 @@ reset_groups(QsAggScanState *st)
 	st->gcache_keys = NULL;
 	st->gcache_accs = NULL;
 	st->texts = NULL;
+	st->bptexts = NULL;
 	st->textvals = NULL;		/* it was in the context just reset */
 	st->ntexts = st->textcap = 0;
 	if (st->ngroup == 0)
@@ -449,26 +455,65 @@ textkey_match(const void *key1, const void *key2, Size keysize)
 		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
 }
 
+/*
+ * char(n) keys: bpchareq (and hashbpchar) under a deterministic collation
+ * compare the bytes less trailing spaces (bcTruelen), so the table hashes
+ * and compares those.  With the typmod aggplan.c requires, every value is
+ * padded to n characters (bpchar()), so values equal this way are the same
+ * bytes and the first one seen shows the group as any other would.
+ */
+static inline Size
+bpkey_len(const text *t)
+{
+	const char *p = VARDATA_ANY(t);
+	Size		len = VARSIZE_ANY_EXHDR(t);
+
+	while (len > 0 && p[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+static uint32
+bpkey_hash(const void *key, Size keysize)
+{
+	const text *t = *(text *const *) key;
+
+	return DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(t),
+								   bpkey_len(t)));
+}
+
+static int
+bpkey_match(const void *key1, const void *key2, Size keysize)
+{
+	const text *a = *(text *const *) key1;
+	const text *b = *(text *const *) key2;
+	Size		len = bpkey_len(a);
+
+	return len == bpkey_len(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
+}
+
 static int64
-text_id(QsAggScanState *st, Datum d)
+text_id(QsAggScanState *st, Datum d, bool trim)
 {
 	text	   *t = (text *) PG_DETOAST_DATUM_PACKED(d);
 	TextKey    *e;
 	bool		found;
+	HTAB	  **tab = trim ? &st->bptexts : &st->texts;
 
-	if (st->texts == NULL)
+	if (*tab == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(text *);
 		ctl.entrysize = sizeof(TextKey);
-		ctl.hash = textkey_hash;
-		ctl.match = textkey_match;
+		ctl.hash = trim ? bpkey_hash : textkey_hash;
+		ctl.match = trim ? bpkey_match : textkey_match;
 		ctl.hcxt = st->aggcxt;
-		st->texts = hash_create("QuickstepScan text keys", 64, &ctl,
-								HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+		*tab = hash_create("QuickstepScan text keys", 64, &ctl,
+						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 	}
-	e = hash_search(st->texts, &t, HASH_ENTER, &found);
+	e = hash_search(*tab, &t, HASH_ENTER, &found);
 	if (!found)
 	{
 		/* the entry keeps a copy that lives as long as the groups */
@@ -520,7 +565,7 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 		int			c = st->gslot[g];
 		bool		isnull = nulls[c][i];
 		int64		v = isnull ? 0 :
-			st->gwidth[g] < 0 ? text_id(st, vals[c][i]) :
+			st->gwidth[g] < 0 ? text_id(st, vals[c][i], st->gtrim[g]) :
 			qs_datum_to_int64(vals[c][i], st->gwidth[g]);
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));

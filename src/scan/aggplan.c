@@ -306,8 +306,17 @@ qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec)
 bool
 qs_agg_group_type_ok(Oid typid, int32 typmod, Oid collid, Oid eqop)
 {
-	/* text and varchar: equal exactly when their bytes are */
-	if (typid == TEXTOID || typid == VARCHAROID)
+	/*
+	 * text and varchar: equal exactly when their bytes are.  char(n):
+	 * bpchareq compares the bytes without trailing spaces (the scan numbers
+	 * those, aggexec.c bpkey_hash), and with a typmod every value is padded
+	 * to n characters, so equal values are the same bytes too and the group
+	 * shows any of them as PostgreSQL shows its first.  bpchar without a
+	 * typmod keeps its values' own padding: not pushed.
+	 */
+	if (typid == BPCHAROID && typmod < 0)
+		return false;
+	if (typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID)
 	{
 		if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
 			return false;
