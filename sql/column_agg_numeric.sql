@@ -194,6 +194,17 @@ SELECT g, sum(p), sum(p * (1 - d)), sum(p * (1 - d) * (1 + x)), sum(w), avg(z * 
 SELECT g, sum(p), sum(p * (1 - d)), sum(p * (1 - d) * (1 + x)), sum(w), avg(z * z)
 	FROM ht WHERE g >= 2 GROUP BY g ORDER BY g;
 
+-- a numeric(p,s) column added after the blocks were written: their rows
+-- have its missing value (the delta's rows their own)
+ALTER TABLE ct ADD COLUMN m numeric(12,3) DEFAULT 2.125;
+ALTER TABLE ht ADD COLUMN m numeric(12,3) DEFAULT 2.125;
+INSERT INTO ct (g, p, m) VALUES (1, 1.5, -0.001), (2, 2.5, NULL);
+INSERT INTO ht (g, p, m) VALUES (1, 1.5, -0.001), (2, 2.5, NULL);
+SELECT chk('SELECT g, sum(m), avg(m * p), sum(m - d) FROM %1$I GROUP BY g');
+SELECT chk('SELECT sum(m), avg(m * p), sum(m - d) FROM %1$I', true);
+ALTER TABLE ct DROP COLUMN m;
+ALTER TABLE ht DROP COLUMN m;
+
 -- every row deleted, then an empty table
 DELETE FROM ct;
 DELETE FROM ht;
