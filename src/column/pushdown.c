@@ -1435,9 +1435,7 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 	bool		narrowed;
 
 	p->probe_bits = NULL;
-#ifdef HAVE_INT128
 	p->block_gen++;				/* the converted dictionaries are stale */
-#endif
 	for (int i = 0; i < p->npreds; i++)
 	{
 		QsColPred  *pr = &p->preds[i];
@@ -2125,6 +2123,41 @@ qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
 				  const OffsetNumber *sel, int n)
 {
 	read_values(p, s, c, start, sel, n);
+}
+
+/*
+ * qs_colpush_codes
+ *		If column c of the open block is dictionary-encoded: the codes of
+ *		rows start + sel[0..n-1] into codes[], NULLs in p->nulls (their
+ *		codes unset), and *dict the block's dictionary (valid while the
+ *		block is open: until the next qs_colpush_block).  Else false,
+ *		nothing read.
+ */
+bool
+qs_colpush_codes(QsColPush *p, ColScanDesc s, int c, uint32 start,
+				 const OffsetNumber *sel, int n, uint32 *codes,
+				 const QsDict **dict)
+{
+	QsColBlockColDesc d;
+	QsColReader *r;
+
+	if (c >= s->rr.h.blk.ncols)
+		return false;
+	qs_colblock_coldesc(&s->rr.h.blk, c, &d);
+	if (d.encoding != QS_ENC_DICT)
+		return false;
+	r = column_reader(p, s, c);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		row = start + sel[i];
+
+		p->nulls[i] = !row_present(r, row);
+		if (!p->nulls[i])
+			codes[i] = (uint32) qs_bitpack_get(r->codes.data, r->codes.width,
+											   value_index(r, row));
+	}
+	*dict = &r->dict;
+	return true;
 }
 
 #ifdef HAVE_INT128
