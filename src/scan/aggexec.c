@@ -146,8 +146,6 @@ typedef struct QsAggScanState
 	QsNum	  **colnum;			/* [ncols][QS_COLPUSH_CHUNK] */
 	bool	   *coldatums;		/* colvals holds the numeric column's Datums */
 	QsNum	  **aconst;			/* naggs: each numeric step's constant */
-	QsNum	   *numbuf[QS_NUM_MAX_STEPS];	/* num_chunk's results per depth */
-	uint8	   *numflag;		/* QS_COLPUSH_CHUNK: num_chunk's row flags */
 	MemoryContext numcxt;		/* numeric Datums of one call of acc_numeric */
 #endif
 	Datum	  **colvals;		/* [ncols][QS_COLPUSH_CHUNK] */
@@ -378,7 +376,6 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	for (i = 0; i <= QS_NUM_MAX_SCALE; i++)
 		num_pow10[i] = qs_int128_pow10(i);
 	st->aconst = palloc0(sizeof(QsNum *) * Max(st->naggs, 1));
-	st->numflag = palloc(sizeof(uint8) * QS_COLPUSH_CHUNK);
 	for (i = 0; i < st->naggs; i++)
 	{
 		QsAggSpec  *a = &st->aggs[i];
@@ -1147,116 +1144,13 @@ num_accum(QsAggScanState *st, QsAggAcc *acc, const QsNum *x, Datum d)
 	num_spill(st, acc, d);
 }
 
-/* num_chunk's row flags */
-#define NUM_ROW_OK		0
-#define NUM_ROW_NULL	1
-#define NUM_ROW_SLOW	2		/* num_eval decides it, row by row */
-
-/* a stack entry of num_chunk: a column's or a buffer's values, or a constant */
-typedef struct NumOperand
-{
-	const QsNum *vals;			/* NULL: the constant */
-	QsNum		cnst;
-} NumOperand;
-
-/*
- * The argument of numeric aggregate j (an expression) for rows 0..n-1,
- * an operation at a time over the whole chunk: what num_eval computes row
- * by row, in tight loops.  st->numflag[i] says whether row i is NULL, or
- * needs num_eval (a NaN or infinite operand, an overflow: PostgreSQL's own
- * functions); else its value is the result's [i].
- */
-static const QsNum *
-num_chunk(QsAggScanState *st, int j, int n)
-{
-	const QsAggSpec *a = &st->aggs[j];
-	uint8	   *flag = st->numflag;
-	NumOperand	stack[QS_NUM_MAX_STEPS];
-	int			sp = 0;
-
-	memset(flag, NUM_ROW_OK, n);
-	for (int k = 0; k < a->nsteps; k++)
-	{
-		const bool *nulls;
-
-		if (a->steps[k].op != QS_NUMOP_COL)
-			continue;
-		nulls = st->colnulls[a->steps[k].slot];
-		for (int i = 0; i < n; i++)
-			flag[i] |= nulls[i];
-	}
-	for (int k = 0; k < a->nsteps; k++)
-	{
-		const QsNumStep *step = &a->steps[k];
-		NumOperand *l,
-				   *r;
-		QsNum	   *out;
-
-		switch (step->op)
-		{
-			case QS_NUMOP_COL:
-				stack[sp++].vals = st->colnum[step->slot];
-				continue;
-			case QS_NUMOP_CONST:
-				stack[sp].vals = NULL;
-				stack[sp++].cnst = st->aconst[j][k];
-				continue;
-			default:
-				break;
-		}
-		l = &stack[sp - 2];
-		r = &stack[sp - 1];
-		/* the result goes to the buffer of its stack depth */
-		if (st->numbuf[sp - 2] == NULL)
-			st->numbuf[sp - 2] = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
-													sizeof(QsNum) * QS_COLPUSH_CHUNK);
-		out = st->numbuf[sp - 2];
-		for (int i = 0; i < n; i++)
-		{
-			QsNum		x,
-						y;
-			bool		ok;
-
-			if (flag[i] != NUM_ROW_OK)
-				continue;
-			x = l->vals ? l->vals[i] : l->cnst;
-			y = r->vals ? r->vals[i] : r->cnst;
-			if (x.kind != QS_NUM_FINITE || y.kind != QS_NUM_FINITE)
-			{
-				flag[i] = NUM_ROW_SLOW;
-				continue;
-			}
-			if (step->op == QS_NUMOP_MUL)
-			{
-				x.dscale += y.dscale;
-				ok = x.dscale <= QS_NUM_MAX_SCALE && i128_mul(x.v, y.v, &x.v);
-			}
-			else
-				ok = num_align(&x, &y) &&
-					(step->op == QS_NUMOP_ADD ? i128_add(x.v, y.v, &x.v) :
-					 i128_sub(x.v, y.v, &x.v));
-			if (!ok)
-				flag[i] = NUM_ROW_SLOW;
-			out[i] = x;
-		}
-		l->vals = out;
-		sp--;
-	}
-	Assert(sp == 1 && stack[0].vals != NULL);
-	return stack[0].vals;
-}
-
 /* Numeric aggregate j over rows 0..n-1 (their groups in st->gacc). */
 static void
 acc_numeric(QsAggScanState *st, int j, int n)
 {
 	QsAggAcc  **gacc = st->gacc;
-	const QsNum *vals = NULL;
 
 	MemoryContextReset(st->numcxt);
-	/* an expression over more than one row: a step at a time */
-	if (st->aggs[j].nsteps > 1 && n > 1)
-		vals = num_chunk(st, j, n);
 	for (int i = 0; i < n; i++)
 	{
 		QsAggAcc   *acc = &gacc[i][j];
@@ -1265,12 +1159,7 @@ acc_numeric(QsAggScanState *st, int j, int n)
 
 		/* numeric_avg_accum is not strict: a NULL makes the state too */
 		acc->seen = true;
-		if (vals != NULL && st->numflag[i] != NUM_ROW_SLOW)
-		{
-			if (st->numflag[i] == NUM_ROW_OK)
-				num_accum(st, acc, &vals[i], d);
-		}
-		else if (num_eval(st, j, i, &x, &d))
+		if (num_eval(st, j, i, &x, &d))
 			num_accum(st, acc, &x, d);
 	}
 }
