@@ -105,7 +105,9 @@ INSERT INTO queries (q) VALUES
 	-- groups whose values are all NULL
 	('SELECT g, sum(p), avg(p * d), count(*) FROM %1$I WHERE p IS NULL GROUP BY g'),
 	('SELECT sum(p), avg(p) FROM %1$I WHERE p IS NULL'),
-	('SELECT f, sum(p), avg(d) FROM %1$I WHERE p < 0 GROUP BY f');
+	('SELECT f, sum(p), avg(d) FROM %1$I WHERE p < 0 GROUP BY f'),
+	-- one output column reading five columns (the scan's column slots)
+	('SELECT sum(p * d + x * z - w) FROM %1$I');
 
 SET quickstep.column_delta_rows = 0;
 CREATE TABLE ct (g int4, k char(1), f char(1), c3 char(3), p numeric(15,2),

@@ -313,7 +313,8 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	st->apos = palloc(sizeof(int) * st->natts);
 	st->aggs = palloc(sizeof(QsAggSpec) * st->natts);
 	st->aslot = palloc(sizeof(int) * st->natts);
-	st->cols = palloc(sizeof(int) * st->natts);
+	/* a numeric aggregate's argument may read up to QS_NUM_MAX_STEPS columns */
+	st->cols = palloc(sizeof(int) * st->natts * QS_NUM_MAX_STEPS);
 	i = 0;
 	foreach(lc, cscan->custom_scan_tlist)
 	{
