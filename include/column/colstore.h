@@ -516,6 +516,36 @@ extern int	qs_colattr_cmp(const void *a, size_t alen, const void *b,
 						   size_t blen, void *arg);
 extern const QsCodecAllocator *qs_palloc_allocator(void);
 
+#ifdef HAVE_INT128
+/*
+ * A numeric value as an exact integer at its display scale: v * 10^-dscale
+ * (qs_numeric_decode).  QS_NUM_WIDE: finite but not held exactly (more than
+ * an int128 or a scale above QS_NUM_MAX_SCALE); dscale is still the
+ * value's.  NaN and the infinities carry no digits (dscale 0).
+ */
+typedef enum QsNumKind
+{
+	QS_NUM_FINITE,
+	QS_NUM_NAN,
+	QS_NUM_PINF,
+	QS_NUM_NINF,
+	QS_NUM_WIDE
+} QsNumKind;
+
+/* 10^38 < 2^127 < 10^39: every power of ten up to this fits an int128 */
+#define QS_NUM_MAX_SCALE	38
+
+typedef struct QsNum
+{
+	int128		v;
+	int32		dscale;
+	int32		kind;			/* QsNumKind */
+} QsNum;
+
+extern void qs_numeric_decode(const uint8 *p, size_t len, QsNum *out);
+extern int128 qs_int128_pow10(int e);
+#endif
+
 /* Building a block column by column (build.c) */
 typedef struct QsColBuildCol
 {

@@ -121,6 +121,21 @@ typedef struct QsColPush
 	uint64	   *probe_bits;		/* rows of the open block an index
 								 * sub-block probe found (NULL: no probe) */
 	int64	   *ints;			/* QS_COLPUSH_CHUNK: one column's integers */
+	/*
+	 * Callers that convert an opened block's dictionary once (the numeric
+	 * dictionaries below, aggexec.c's text key ids) compare this count of
+	 * qs_colpush_block calls with the one they converted it at.
+	 */
+	uint64		block_gen;
+#ifdef HAVE_INT128
+	/*
+	 * qs_colpush_numerics: a dictionary-encoded numeric column's dictionary
+	 * converted once per opened block (numdict_gen[c] == block_gen), [natts]
+	 */
+	QsNum	  **numdict;
+	uint32	   *numdict_len;
+	uint64	   *numdict_gen;
+#endif
 	MemoryContext cxt;			/* the value bytes above */
 	MemoryContext chunkcxt;		/* decoded values of one chunk */
 
@@ -142,6 +157,14 @@ extern int	qs_colpush_rows(QsColPush *p, ColScanDesc s, uint32 start,
 							OffsetNumber *sel, int n);
 extern void qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
 							  const OffsetNumber *sel, int n);
+extern bool qs_colpush_codes(QsColPush *p, ColScanDesc s, int c, uint32 start,
+							 const OffsetNumber *sel, int n, uint32 *codes,
+							 const QsDict **dict);
+#ifdef HAVE_INT128
+extern bool qs_colpush_numerics(QsColPush *p, ColScanDesc s, int c,
+								uint32 start, const OffsetNumber *sel, int n,
+								QsNum *out);
+#endif
 extern bool qs_colpush_ints(QsColPush *p, ColScanDesc s, int c, int width,
 							uint32 start, int nrows, const OffsetNumber *sel,
 							int n);

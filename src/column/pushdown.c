@@ -557,6 +557,9 @@ qs_colpush_begin(QsColPush *p, ColScanDesc s, QsQual **quals, int nquals,
 	p->bitmap = palloc(sizeof(uint64) * qs_bitmap_words(QS_COLPUSH_CHUNK));
 	p->selbits = palloc(sizeof(uint64) * qs_bitmap_words(QS_COLPUSH_CHUNK));
 	p->ints = palloc(sizeof(int64) * QS_COLPUSH_CHUNK);
+#ifdef HAVE_INT128
+	p->numdict = NULL;			/* allocated on first use, in p->cxt */
+#endif
 	p->npreds = nquals;
 	p->preds = palloc(sizeof(QsColPred) * Max(nquals, 1));
 	for (int i = 0; i < nquals; i++)
@@ -1433,6 +1436,7 @@ qs_colpush_block(QsColPush *p, ColScanDesc s)
 	bool		narrowed;
 
 	p->probe_bits = NULL;
+	p->block_gen++;				/* the converted dictionaries are stale */
 	for (int i = 0; i < p->npreds; i++)
 	{
 		QsColPred  *pr = &p->preds[i];
@@ -2236,6 +2240,148 @@ qs_colpush_values(QsColPush *p, ColScanDesc s, int c, uint32 start,
 {
 	read_values(p, s, c, start, sel, n);
 }
+
+/*
+ * qs_colpush_codes
+ *		If column c of the open block is dictionary-encoded: the codes of
+ *		rows start + sel[0..n-1] into codes[], NULLs in p->nulls (their
+ *		codes unset), and *dict the block's dictionary (valid while the
+ *		block is open: until the next qs_colpush_block).  Else false,
+ *		nothing read.
+ */
+bool
+qs_colpush_codes(QsColPush *p, ColScanDesc s, int c, uint32 start,
+				 const OffsetNumber *sel, int n, uint32 *codes,
+				 const QsDict **dict)
+{
+	QsColBlockColDesc d;
+	QsColReader *r;
+
+	if (c >= s->rr.h.blk.ncols)
+		return false;
+	qs_colblock_coldesc(&s->rr.h.blk, c, &d);
+	if (d.encoding != QS_ENC_DICT)
+		return false;
+	r = column_reader(p, s, c);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		row = start + sel[i];
+
+		p->nulls[i] = !row_present(r, row);
+		if (!p->nulls[i])
+			codes[i] = (uint32) qs_bitpack_get(r->codes.data, r->codes.width,
+											   value_index(r, row));
+	}
+	*dict = &r->dict;
+	return true;
+}
+
+#ifdef HAVE_INT128
+/*
+ * qs_colpush_numerics
+ *		Column c (numeric) of rows start + sel[0..n-1] of the open block as
+ *		exact scaled integers (qs_numeric_decode) into out[], NULLs in
+ *		p->nulls, without Datums.  A dictionary-encoded column's dictionary
+ *		is converted once per opened block, then each row takes its code's
+ *		value.  True if some value is QS_NUM_WIDE (the caller then reads
+ *		the chunk's Datums with qs_colpush_values for PostgreSQL's own
+ *		arithmetic).
+ */
+bool
+qs_colpush_numerics(QsColPush *p, ColScanDesc s, int c, uint32 start,
+					const OffsetNumber *sel, int n, QsNum *out)
+{
+	QsColReader *r;
+	bool		wide = false;
+
+	if (c >= s->rr.h.blk.ncols)
+	{
+		/* added after the block: every row has the missing value */
+		bool		isnull;
+		Datum		v = getmissingattr(s->attrs[0].desc, c + 1, &isnull);
+		QsNum		x;
+
+		memset(&x, 0, sizeof(x));
+		if (!isnull)
+		{
+			struct varlena *t = PG_DETOAST_DATUM_PACKED(v);
+
+			qs_numeric_decode((const uint8 *) VARDATA_ANY(t),
+							  VARSIZE_ANY_EXHDR(t), &x);
+		}
+		for (int i = 0; i < n; i++)
+		{
+			p->nulls[i] = isnull;
+			out[i] = x;
+		}
+		return !isnull && x.kind == QS_NUM_WIDE;
+	}
+	r = column_reader(p, s, c);
+	if (r->d.encoding == QS_ENC_DICT)
+	{
+		const QsNum *dict;
+
+		if (p->numdict == NULL)
+		{
+			p->numdict = MemoryContextAllocZero(p->cxt, sizeof(QsNum *) * p->natts);
+			p->numdict_len = MemoryContextAllocZero(p->cxt, sizeof(uint32) * p->natts);
+			p->numdict_gen = MemoryContextAllocZero(p->cxt, sizeof(uint64) * p->natts);
+		}
+		if (p->numdict_gen[c] != p->block_gen || p->numdict[c] == NULL)
+		{
+			uint32		nv = r->dict.nvalues;
+
+			if (p->numdict[c] == NULL || p->numdict_len[c] < nv)
+			{
+				if (p->numdict[c] != NULL)
+					pfree(p->numdict[c]);
+				p->numdict[c] = MemoryContextAlloc(p->cxt,
+												   sizeof(QsNum) * Max(nv, 1));
+				p->numdict_len[c] = Max(nv, 1);
+			}
+			for (uint32 code = 0; code < nv; code++)
+			{
+				const uint8 *v;
+				size_t		len;
+
+				qs_dict_value(&r->dict, code, &v, &len);
+				qs_numeric_decode(v, len, &p->numdict[c][code]);
+			}
+			p->numdict_gen[c] = p->block_gen;
+		}
+		dict = p->numdict[c];
+		for (int i = 0; i < n; i++)
+		{
+			uint32		row = start + sel[i];
+
+			p->nulls[i] = !row_present(r, row);
+			if (p->nulls[i])
+				continue;
+			out[i] = dict[qs_bitpack_get(r->codes.data, r->codes.width,
+										 value_index(r, row))];
+			wide |= out[i].kind == QS_NUM_WIDE;
+		}
+		return wide;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		const uint8 *v;
+		size_t		len;
+		QsCodecErr	err;
+		QsCodecStatus st;
+
+		err.msg[0] = '\0';
+		st = qs_colreader_get(r, start + sel[i], &p->nulls[i], &v, &len, &err);
+		if (st != QS_CODEC_OK)
+			qs_colblock_report(s->base.rs_rd, s->rr.h.entry.block_id, st, &err);
+		if (p->nulls[i])
+			continue;
+		qs_numeric_decode(v, len, &out[i]);
+		wide |= out[i].kind == QS_NUM_WIDE;
+	}
+	return wide;
+}
+#endif
 
 /*
  * qs_colpush_ints

@@ -187,6 +187,171 @@ typmod_canonical(Form_pg_attribute att)
 	return false;
 }
 
+/* NaN and the infinities (PostgreSQL 14+): a header word alone */
+#define QS_NUMERIC_EXT_SIGN_MASK	0xF000
+#define QS_NUMERIC_PINF			0xD000
+#define QS_NUMERIC_NINF			0xF000
+
+/* A numeric's image (a varlena's data without its header), parsed. */
+typedef struct QsNumericImage
+{
+	uint16		h;				/* the first header word */
+	bool		special;		/* NaN, +Inf, -Inf: h says which */
+	bool		short_hdr;
+	bool		negative;
+	int			dscale;
+	int16		weight;
+	int			ndigits;
+	const uint8 *digits;		/* ndigits int16 base-10000 digits */
+} QsNumericImage;
+
+/*
+ * numeric.c's NUMERIC_* macros over an image: the header (short or long),
+ * the sign, the display scale and weight, and where the digits are.  False
+ * if the bytes cannot be a numeric (too short, an odd digit area).
+ */
+static bool
+numeric_image(const uint8 *p, size_t len, QsNumericImage *img)
+{
+	size_t		hdr;
+	uint16		h;
+
+	memset(img, 0, sizeof(*img));
+	if (len < sizeof(uint16))
+		return false;
+	memcpy(&h, p, sizeof(uint16));
+	img->h = h;
+	if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SPECIAL)
+	{
+		img->special = true;
+		return len == sizeof(uint16);
+	}
+	if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SHORT)
+	{
+		hdr = sizeof(uint16);
+		img->short_hdr = true;
+		img->dscale = (h & QS_NUMERIC_SHORT_DSCALE_MASK) >>
+			QS_NUMERIC_SHORT_DSCALE_SHIFT;
+		img->negative = (h & QS_NUMERIC_SHORT_SIGN_MASK) != 0;
+		img->weight = (int16) (h & QS_NUMERIC_SHORT_WEIGHT_MASK);
+		if (h & QS_NUMERIC_SHORT_WEIGHT_SIGN_MASK)
+			img->weight |= ~QS_NUMERIC_SHORT_WEIGHT_MASK;
+	}
+	else
+	{
+		hdr = 2 * sizeof(uint16);
+		if (len < hdr)
+			return false;
+		memcpy(&img->weight, p + sizeof(uint16), sizeof(int16));
+		img->dscale = h & QS_NUMERIC_DSCALE_MASK;
+		img->negative = (h & QS_NUMERIC_SIGN_MASK) != 0;
+	}
+	if ((len - hdr) % sizeof(int16) != 0)
+		return false;
+	img->ndigits = (int) ((len - hdr) / sizeof(int16));
+	img->digits = p + hdr;
+	return true;
+}
+
+#ifdef HAVE_INT128
+/* 10^e, 0 <= e <= QS_NUM_MAX_SCALE */
+int128
+qs_int128_pow10(int e)
+{
+	static int128 pow10[QS_NUM_MAX_SCALE + 1];
+
+	Assert(e >= 0 && e <= QS_NUM_MAX_SCALE);
+	if (pow10[0] == 0)
+	{
+		pow10[0] = 1;
+		for (int i = 1; i <= QS_NUM_MAX_SCALE; i++)
+			pow10[i] = pow10[i - 1] * 10;
+	}
+	return pow10[e];
+}
+
+/*
+ * qs_numeric_decode
+ *		A numeric's image (a varlena's data without its header: a block's
+ *		value bytes, or VARDATA_ANY of a Datum) as the exact integer
+ *		v = value * 10^dscale at the value's own display scale, what
+ *		numeric.c's arithmetic computes with (init_var_from_num: the
+ *		digits, weight and dscale as stored).  The digits are base 10000,
+ *		the first of weight w: value = sum d[i] * 10000^(w - i), so
+ *		v = M * 10^(dscale - 4 * (ndigits - w - 1)) with M the digits read
+ *		as one integer.  A negative exponent divides out fractional digits
+ *		that a well-formed value has as zeros (dscale is never below the
+ *		stored digits' scale); a value that has them, or does not fit, or
+ *		has a scale above QS_NUM_MAX_SCALE is QS_NUM_WIDE: the caller takes
+ *		PostgreSQL's own arithmetic for it.
+ */
+void
+qs_numeric_decode(const uint8 *p, size_t len, QsNum *out)
+{
+	QsNumericImage img;
+	int128		m = 0;
+	int			e;
+
+	out->v = 0;
+	out->dscale = 0;
+	out->kind = QS_NUM_WIDE;
+	if (!numeric_image(p, len, &img))
+		return;
+	if (img.special)
+	{
+		switch (img.h & QS_NUMERIC_EXT_SIGN_MASK)
+		{
+			case QS_NUMERIC_PINF:
+				out->kind = QS_NUM_PINF;
+				break;
+			case QS_NUMERIC_NINF:
+				out->kind = QS_NUM_NINF;
+				break;
+			default:
+				out->kind = QS_NUM_NAN;
+				break;
+		}
+		return;
+	}
+	out->dscale = img.dscale;
+	if (img.dscale > QS_NUM_MAX_SCALE)
+		return;
+	for (int i = 0; i < img.ndigits; i++)
+	{
+		int16		d;
+
+		memcpy(&d, img.digits + i * sizeof(int16), sizeof(int16));
+		if (d < 0 || d >= 10000 ||
+			__builtin_mul_overflow(m, (int128) 10000, &m) ||
+			__builtin_add_overflow(m, (int128) d, &m))
+			return;
+	}
+	if (m != 0)
+	{
+		e = img.dscale - 4 * (img.ndigits - img.weight - 1);
+		if (e > 0)
+		{
+			if (e > QS_NUM_MAX_SCALE ||
+				__builtin_mul_overflow(m, qs_int128_pow10(e), &m))
+				return;
+		}
+		else if (e < 0)
+		{
+			int128		pw;
+
+			if (-e > QS_NUM_MAX_SCALE)
+				return;
+			pw = qs_int128_pow10(-e);
+			if (m % pw != 0)
+				return;
+			m /= pw;
+		}
+	}
+	out->v = img.negative ? -m : m;
+	out->kind = QS_NUM_FINITE;
+}
+#endif
+
 /*
  * Is the value (the codec's bytes: a varlena's data without its header)
  * the image the column's typmod coercion gives its value (typmod_canonical)?
@@ -209,61 +374,35 @@ qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len)
 	}
 	if (a->typid == NUMERICOID)
 	{
-		uint16		h;
-		int			dscale;
-		int16		weight;
-		bool		negative;
-		size_t		hdr;
-		size_t		ndigits;
+		QsNumericImage img;
 		int16		first,
 					last;
 
-		if (len < sizeof(uint16))
+		if (!numeric_image(p, len, &img))
 			return false;
-		memcpy(&h, p, sizeof(uint16));
-		if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SPECIAL)
-			return h == QS_NUMERIC_NAN && len == sizeof(uint16);
-		if ((h & QS_NUMERIC_SIGN_MASK) == QS_NUMERIC_SHORT)
-		{
-			hdr = sizeof(uint16);
-			dscale = (h & QS_NUMERIC_SHORT_DSCALE_MASK) >>
-				QS_NUMERIC_SHORT_DSCALE_SHIFT;
-			negative = (h & QS_NUMERIC_SHORT_SIGN_MASK) != 0;
-			weight = (int16) (h & QS_NUMERIC_SHORT_WEIGHT_MASK);
-			if (h & QS_NUMERIC_SHORT_WEIGHT_SIGN_MASK)
-				weight |= ~QS_NUMERIC_SHORT_WEIGHT_MASK;
-		}
-		else
-		{
-			hdr = 2 * sizeof(uint16);
-			if (len < hdr)
-				return false;
-			memcpy(&weight, p + sizeof(uint16), sizeof(int16));
-			dscale = h & QS_NUMERIC_DSCALE_MASK;
-			negative = (h & QS_NUMERIC_SIGN_MASK) != 0;
-			/* a value the short header could hold has it (make_result) */
-			if (dscale <= QS_NUMERIC_SHORT_DSCALE_MAX &&
-				weight >= QS_NUMERIC_SHORT_WEIGHT_MIN &&
-				weight <= QS_NUMERIC_SHORT_WEIGHT_MAX)
-				return false;
-		}
-		if ((len - hdr) % sizeof(int16) != 0)
+		if (img.special)
+			return img.h == QS_NUMERIC_NAN;
+		/* a value the short header could hold has it (make_result) */
+		if (!img.short_hdr &&
+			img.dscale <= QS_NUMERIC_SHORT_DSCALE_MAX &&
+			img.weight >= QS_NUMERIC_SHORT_WEIGHT_MIN &&
+			img.weight <= QS_NUMERIC_SHORT_WEIGHT_MAX)
 			return false;
 		/* make_result strips zero digits at both ends; zero is +0, weight 0 */
-		ndigits = (len - hdr) / sizeof(int16);
-		if (ndigits == 0)
+		if (img.ndigits == 0)
 		{
-			if (negative || weight != 0)
+			if (img.negative || img.weight != 0)
 				return false;
 		}
 		else
 		{
-			memcpy(&first, p + hdr, sizeof(int16));
-			memcpy(&last, p + len - sizeof(int16), sizeof(int16));
+			memcpy(&first, img.digits, sizeof(int16));
+			memcpy(&last, img.digits + (img.ndigits - 1) * sizeof(int16),
+				   sizeof(int16));
 			if (first == 0 || last == 0)
 				return false;
 		}
-		return dscale == numeric_typmod_scale(a->typmod);
+		return img.dscale == numeric_typmod_scale(a->typmod);
 	}
 	return false;
 }

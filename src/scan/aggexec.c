@@ -53,6 +53,9 @@
 #include "pgstat.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/numeric.h"
 #include "utils/float.h"
 #include "common/hashfn.h"
 #include "utils/hsearch.h"
@@ -76,6 +79,22 @@ typedef struct QsAggAcc
 	float4		f4;				/* sum(float4) */
 	float8		f8;				/* sum(float8) */
 	Datum		m;				/* min/max so far (n > 0) */
+#ifdef HAVE_INT128
+	/*
+	 * sum/avg(numeric): numeric_avg_accum's NumericAggState.  n is its N
+	 * (finite values), bigsum its sumX as an integer at display scale
+	 * maxscale (the largest input dscale, which is sumX's: add_var's result
+	 * scale is the larger one); ovf, when the int128 would overflow, the
+	 * rest of sumX as a numeric Datum (aggcxt) summed by numeric_add.
+	 */
+	bool		seen;			/* a row reached it: the state exists */
+	int32		maxscale;
+	int64		maxcount;
+	int64		nan;
+	int64		pinf;
+	int64		ninf;
+	Datum		ovf;
+#endif
 } QsAggAcc;
 
 /*
@@ -110,6 +129,8 @@ typedef struct QsAggScanState
 	int		   *gpos;			/* ngroup: output column */
 	int		   *gcol;			/* ngroup: table column (attno - 1) */
 	int		   *gwidth;			/* ngroup: typlen (-1: text, by its id) */
+	bool	   *gtrim;			/* ngroup: char(n), by its id without
+								 * trailing spaces */
 	int		   *gslot;			/* ngroup: index into cols[] */
 	int			naggs;
 	int		   *apos;			/* naggs: output column */
@@ -120,7 +141,28 @@ typedef struct QsAggScanState
 	int			ncols;
 	int		   *cols;			/* attno - 1 */
 	int		   *colwidth;		/* integer-like by-value columns: bytes, else 0 */
+#ifdef HAVE_INT128
+	bool	   *colisnum;		/* numeric columns: read as QsNum */
+	QsNum	  **colnum;			/* [ncols][QS_COLPUSH_CHUNK] */
+	bool	   *coldatums;		/* colvals holds the numeric column's Datums */
+	QsNum	  **aconst;			/* naggs: each numeric step's constant */
+	MemoryContext numcxt;		/* numeric Datums of one call of acc_numeric */
+#endif
 	Datum	  **colvals;		/* [ncols][QS_COLPUSH_CHUNK] */
+	/*
+	 * Text and char(n) grouping columns stored as a dictionary: the chunk's
+	 * rows as their key ids (colids, when colhasids), from the block's
+	 * dictionary mapped to ids once per opened block (dictids: -1 until a
+	 * code is first seen; dictids_gen the push.block_gen it is for).
+	 */
+	bool	   *colkey;			/* a text-like grouping column */
+	bool	   *colkeytrim;		/* ... of type char(n) */
+	bool	   *colhasids;
+	int64	  **colids;			/* [ncols][QS_COLPUSH_CHUNK] */
+	int64	  **dictids;
+	uint32	   *dictids_len;
+	uint64	   *dictids_gen;
+	uint32	   *codes;			/* QS_COLPUSH_CHUNK */
 	bool	  **colnulls;
 
 	/* groups */
@@ -128,6 +170,7 @@ typedef struct QsAggScanState
 	QsAggAcc   *single;			/* no GROUP BY */
 	HTAB	   *groups;
 	HTAB	   *texts;			/* text keys: value -> id */
+	HTAB	   *bptexts;		/* char(n) keys: value less trailing spaces -> id */
 	Datum	   *textvals;		/* id -> value */
 	int64		ntexts;
 	int64		textcap;
@@ -211,6 +254,22 @@ int_datum(int64 v, int width)
 	}
 }
 
+#ifdef HAVE_INT128
+/* powers of ten 0 .. QS_NUM_MAX_SCALE (agg_begin), here to be inlined */
+static int128 num_pow10[QS_NUM_MAX_SCALE + 1];
+
+/* A numeric Datum as an exact scaled integer (qs_numeric_decode). */
+static void
+num_decode_datum(Datum d, QsNum *x)
+{
+	struct varlena *t = PG_DETOAST_DATUM_PACKED(d);
+
+	qs_numeric_decode((const uint8 *) VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), x);
+	if ((Pointer) t != DatumGetPointer(d))
+		pfree(t);
+}
+#endif
+
 /* index of table column c in st->cols, added if new */
 static int
 col_slot(QsAggScanState *st, int c)
@@ -249,11 +308,13 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 	st->gpos = palloc(sizeof(int) * st->natts);
 	st->gcol = palloc(sizeof(int) * st->natts);
 	st->gwidth = palloc(sizeof(int) * st->natts);
+	st->gtrim = palloc0(sizeof(bool) * st->natts);
 	st->gslot = palloc(sizeof(int) * st->natts);
 	st->apos = palloc(sizeof(int) * st->natts);
 	st->aggs = palloc(sizeof(QsAggSpec) * st->natts);
 	st->aslot = palloc(sizeof(int) * st->natts);
-	st->cols = palloc(sizeof(int) * st->natts);
+	/* a numeric aggregate's argument may read up to QS_NUM_MAX_STEPS columns */
+	st->cols = palloc(sizeof(int) * st->natts * QS_NUM_MAX_STEPS);
 	i = 0;
 	foreach(lc, cscan->custom_scan_tlist)
 	{
@@ -266,6 +327,7 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 			st->gpos[st->ngroup] = i;
 			st->gcol[st->ngroup] = var->varattno - 1;
 			st->gwidth[st->ngroup] = get_typlen(var->vartype);
+			st->gtrim[st->ngroup] = var->vartype == BPCHAROID;
 			st->gslot[st->ngroup] = col_slot(st, var->varattno - 1);
 			st->ngroup++;
 		}
@@ -281,6 +343,14 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 					 i + 1);
 			st->apos[st->naggs] = i;
 			st->aslot[st->naggs] = spec->attno > 0 ? col_slot(st, spec->attno - 1) : -1;
+			/* numeric: each column of the argument has its slot */
+			if (spec->in == QS_AGGIN_NUMERIC)
+			{
+				st->aslot[st->naggs] = -1;
+				for (int k = 0; k < spec->nsteps; k++)
+					if (spec->steps[k].op == QS_NUMOP_COL)
+						spec->steps[k].slot = col_slot(st, spec->steps[k].attno - 1);
+			}
 			st->naggs++;
 		}
 		i++;
@@ -291,6 +361,54 @@ agg_begin(CustomScanState *node, EState *estate, int eflags)
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(st->rel), st->cols[i]);
 
 		st->colwidth[i] = qs_agg_int_width(att->atttypid);
+	}
+#ifdef HAVE_INT128
+	st->colisnum = palloc0(sizeof(bool) * Max(st->ncols, 1));
+	st->colnum = palloc0(sizeof(QsNum *) * Max(st->ncols, 1));
+	st->coldatums = palloc0(sizeof(bool) * Max(st->ncols, 1));
+	for (i = 0; i < st->ncols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(st->rel), st->cols[i]);
+
+		st->colisnum[i] = att->atttypid == NUMERICOID;
+		if (st->colisnum[i])
+			st->colnum[i] = palloc(sizeof(QsNum) * QS_COLPUSH_CHUNK);
+	}
+	for (i = 0; i <= QS_NUM_MAX_SCALE; i++)
+		num_pow10[i] = qs_int128_pow10(i);
+	st->aconst = palloc0(sizeof(QsNum *) * Max(st->naggs, 1));
+	for (i = 0; i < st->naggs; i++)
+	{
+		QsAggSpec  *a = &st->aggs[i];
+
+		if (a->in != QS_AGGIN_NUMERIC)
+			continue;
+		st->aconst[i] = palloc0(sizeof(QsNum) * a->nsteps);
+		for (int k = 0; k < a->nsteps; k++)
+			if (a->steps[k].op == QS_NUMOP_CONST)
+				num_decode_datum(a->steps[k].cnst->constvalue, &st->aconst[i][k]);
+	}
+	st->numcxt = AllocSetContextCreate(estate->es_query_cxt, "QuickstepScan numerics",
+									   ALLOCSET_DEFAULT_SIZES);
+#endif
+	st->colkey = palloc0(sizeof(bool) * Max(st->ncols, 1));
+	st->colkeytrim = palloc0(sizeof(bool) * Max(st->ncols, 1));
+	st->colhasids = palloc0(sizeof(bool) * Max(st->ncols, 1));
+	st->colids = palloc0(sizeof(int64 *) * Max(st->ncols, 1));
+	st->dictids = palloc0(sizeof(int64 *) * Max(st->ncols, 1));
+	st->dictids_len = palloc0(sizeof(uint32) * Max(st->ncols, 1));
+	st->dictids_gen = palloc0(sizeof(uint64) * Max(st->ncols, 1));
+	st->codes = palloc(sizeof(uint32) * QS_COLPUSH_CHUNK);
+	for (i = 0; i < st->ngroup; i++)
+	{
+		int			c = st->gslot[i];
+
+		if (st->gwidth[i] >= 0)
+			continue;
+		st->colkey[c] = true;
+		st->colkeytrim[c] = st->gtrim[i];
+		if (st->colids[c] == NULL)
+			st->colids[c] = palloc(sizeof(int64) * QS_COLPUSH_CHUNK);
 	}
 	st->colvals = palloc(sizeof(Datum *) * Max(st->ncols, 1));
 	st->colnulls = palloc(sizeof(bool *) * Max(st->ncols, 1));
@@ -323,6 +441,10 @@ reset_groups(QsAggScanState *st)
 	st->gcache_keys = NULL;
 	st->gcache_accs = NULL;
 	st->texts = NULL;
+	st->bptexts = NULL;
+	/* the ids the dictionaries were mapped to are gone */
+	if (st->dictids_gen)
+		memset(st->dictids_gen, 0, sizeof(uint64) * Max(st->ncols, 1));
 	st->textvals = NULL;		/* it was in the context just reset */
 	st->ntexts = st->textcap = 0;
 	if (st->ngroup == 0)
@@ -375,26 +497,65 @@ textkey_match(const void *key1, const void *key2, Size keysize)
 		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
 }
 
+/*
+ * char(n) keys: bpchareq (and hashbpchar) under a deterministic collation
+ * compare the bytes less trailing spaces (bcTruelen), so the table hashes
+ * and compares those.  With the typmod aggplan.c requires, every value is
+ * padded to n characters (bpchar()), so values equal this way are the same
+ * bytes and the first one seen shows the group as any other would.
+ */
+static inline Size
+bpkey_len(const text *t)
+{
+	const char *p = VARDATA_ANY(t);
+	Size		len = VARSIZE_ANY_EXHDR(t);
+
+	while (len > 0 && p[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+static uint32
+bpkey_hash(const void *key, Size keysize)
+{
+	const text *t = *(text *const *) key;
+
+	return DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(t),
+								   bpkey_len(t)));
+}
+
+static int
+bpkey_match(const void *key1, const void *key2, Size keysize)
+{
+	const text *a = *(text *const *) key1;
+	const text *b = *(text *const *) key2;
+	Size		len = bpkey_len(a);
+
+	return len == bpkey_len(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
+}
+
 static int64
-text_id(QsAggScanState *st, Datum d)
+text_id(QsAggScanState *st, Datum d, bool trim)
 {
 	text	   *t = (text *) PG_DETOAST_DATUM_PACKED(d);
 	TextKey    *e;
 	bool		found;
+	HTAB	  **tab = trim ? &st->bptexts : &st->texts;
 
-	if (st->texts == NULL)
+	if (*tab == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(text *);
 		ctl.entrysize = sizeof(TextKey);
-		ctl.hash = textkey_hash;
-		ctl.match = textkey_match;
+		ctl.hash = trim ? bpkey_hash : textkey_hash;
+		ctl.match = trim ? bpkey_match : textkey_match;
 		ctl.hcxt = st->aggcxt;
-		st->texts = hash_create("QuickstepScan text keys", 64, &ctl,
-								HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+		*tab = hash_create("QuickstepScan text keys", 64, &ctl,
+						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 	}
-	e = hash_search(st->texts, &t, HASH_ENTER, &found);
+	e = hash_search(*tab, &t, HASH_ENTER, &found);
 	if (!found)
 	{
 		/* the entry keeps a copy that lives as long as the groups */
@@ -411,6 +572,61 @@ text_id(QsAggScanState *st, Datum d)
 		st->textvals[st->ntexts++] = PointerGetDatum(e->value);
 	}
 	return e->id;
+}
+
+/*
+ * Text or char(n) grouping column slot c of the chunk's k selected rows as
+ * key ids (st->colids, st->colnulls), if the open block stores it as a
+ * dictionary: each code's id found once per opened block (text_id of the
+ * dictionary's value), then every row takes its code's.  False, nothing
+ * read, for another encoding (the rows' Datums then, as before).
+ */
+static bool
+key_ids(QsAggScanState *st, ColScanDesc s, int c, uint32 start, int k)
+{
+	const QsDict *dict;
+	int64	   *ids;
+
+	if (!qs_colpush_codes(&st->push, s, st->cols[c], start, st->sel, k,
+						  st->codes, &dict))
+		return false;
+	if (st->dictids_gen[c] != st->push.block_gen)
+	{
+		if (st->dictids_len[c] < Max(dict->nvalues, 1))
+		{
+			if (st->dictids[c] != NULL)
+				pfree(st->dictids[c]);
+			st->dictids_len[c] = Max(dict->nvalues, 1);
+			st->dictids[c] = MemoryContextAlloc(st->css.ss.ps.state->es_query_cxt,
+												sizeof(int64) * st->dictids_len[c]);
+		}
+		for (uint32 i = 0; i < dict->nvalues; i++)
+			st->dictids[c][i] = -1;
+		st->dictids_gen[c] = st->push.block_gen;
+	}
+	ids = st->dictids[c];
+	for (int i = 0; i < k; i++)
+	{
+		uint32		code = st->codes[i];
+
+		st->colnulls[c][i] = st->push.nulls[i];
+		if (st->colnulls[c][i])
+			continue;
+		if (ids[code] < 0)
+		{
+			const uint8 *v;
+			size_t		len;
+			Datum		d;
+
+			qs_dict_value(dict, code, &v, &len);
+			d = qs_colattr_datum(&s->attrs[st->cols[c]], v, len,
+								 st->push.chunkcxt);
+			ids[code] = text_id(st, d, st->colkeytrim[c]);
+		}
+		st->colids[c][i] = ids[code];
+	}
+	st->colhasids[c] = true;
+	return true;
 }
 
 /* The accumulators of the group whose keys are vals[]/nulls[] at row i. */
@@ -446,7 +662,9 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 		int			c = st->gslot[g];
 		bool		isnull = nulls[c][i];
 		int64		v = isnull ? 0 :
-			st->gwidth[g] < 0 ? text_id(st, vals[c][i]) :
+			st->gwidth[g] < 0 ?
+			(st->colhasids[c] ? st->colids[c][i] :
+			 text_id(st, vals[c][i], st->gtrim[g])) :
 			qs_datum_to_int64(vals[c][i], st->gwidth[g]);
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
@@ -600,6 +818,354 @@ fold_ints(QsAggScanState *st, int c, int k)
 	return all;
 }
 
+#ifdef HAVE_INT128
+/* ------------------------------------------------------------------------
+ * sum/avg(numeric): numeric_avg_accum over exact scaled integers
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * x as a numeric Datum (CurrentMemoryContext): its digits and display
+ * scale written out and read by numeric_in, which keeps every digit after
+ * the point as the display scale ("0.00": dscale 2), so the value and
+ * dscale are exactly x's.
+ */
+static Datum
+num_datum(const QsNum *x)
+{
+	char	   *buf;
+	char	   *p;
+	char		digits[48];		/* an int128 has at most 39 digits */
+	uint128		u;
+	int			nd = 0;
+
+	switch (x->kind)
+	{
+		case QS_NUM_NAN:
+			return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		case QS_NUM_PINF:
+			return DirectFunctionCall3(numeric_in, CStringGetDatum("Infinity"),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		case QS_NUM_NINF:
+			return DirectFunctionCall3(numeric_in, CStringGetDatum("-Infinity"),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		default:
+			break;
+	}
+	Assert(x->kind == QS_NUM_FINITE);
+	u = x->v < 0 ? -(uint128) x->v : (uint128) x->v;
+	do
+	{
+		digits[nd++] = (char) ('0' + (int) (u % 10));
+		u /= 10;
+	} while (u > 0);
+	/* least significant first; at least one digit before the point */
+	p = buf = palloc(x->dscale + sizeof(digits) + 4);
+	if (x->v < 0)
+		*p++ = '-';
+	for (int i = Max(nd - 1, x->dscale); i >= 0; i--)
+	{
+		*p++ = i < nd ? digits[i] : '0';
+		if (i == x->dscale && x->dscale > 0)
+			*p++ = '.';
+	}
+	*p = '\0';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
+ * int128 arithmetic with overflow checks, the common case first: operands
+ * that fit an int64 can neither overflow a product (|a * b| <= 2^126) nor
+ * a sum, and GCC's checked int128 multiplication is a long branchy
+ * sequence (a third of Q1's scan time before this).
+ */
+static inline bool
+i128_mul(int128 a, int128 b, int128 *r)
+{
+	if (a == (int128) (int64) a && b == (int128) (int64) b)
+	{
+		*r = a * b;
+		return true;
+	}
+	return !__builtin_mul_overflow(a, b, r);
+}
+
+static inline bool
+i128_add(int128 a, int128 b, int128 *r)
+{
+	if (a == (int128) (int64) a && b == (int128) (int64) b)
+	{
+		*r = a + b;
+		return true;
+	}
+	return !__builtin_add_overflow(a, b, r);
+}
+
+static inline bool
+i128_sub(int128 a, int128 b, int128 *r)
+{
+	if (a == (int128) (int64) a && b == (int128) (int64) b)
+	{
+		*r = a - b;
+		return true;
+	}
+	return !__builtin_sub_overflow(a, b, r);
+}
+
+/* x and y to the larger of their scales: false on overflow */
+static inline bool
+num_align(QsNum *x, QsNum *y)
+{
+	int			d = Max(x->dscale, y->dscale);
+
+	if ((x->dscale < d && !i128_mul(x->v, num_pow10[d - x->dscale], &x->v)) ||
+		(y->dscale < d && !i128_mul(y->v, num_pow10[d - y->dscale], &y->v)))
+		return false;
+	x->dscale = y->dscale = d;
+	return true;
+}
+
+/*
+ * Step k's value for row i as a numeric Datum: the column's own Datum when
+ * the chunk has them (a QS_NUM_WIDE value), else the exact value rebuilt.
+ */
+static Datum
+num_step_datum(QsAggScanState *st, int j, int k, int i)
+{
+	const QsNumStep *step = &st->aggs[j].steps[k];
+
+	if (step->op == QS_NUMOP_CONST)
+		return step->cnst->constvalue;
+	if (st->coldatums[step->slot])
+		return st->colvals[step->slot][i];
+	return num_datum(&st->colnum[step->slot][i]);
+}
+
+/*
+ * Row i's argument of numeric aggregate j: false if NULL (numeric_add,
+ * numeric_sub and numeric_mul are strict).  *x the value; when x->kind is
+ * QS_NUM_WIDE, *d is it as a numeric Datum (st->numcxt or the chunk's).
+ *
+ * In scaled integers where it can: numeric_add and numeric_sub's result
+ * has the larger display scale of the two (add_var, sub_var: rscale =
+ * Max(dscale1, dscale2)), numeric_mul's exactly the sum (mul_var with
+ * rscale = dscale1 + dscale2, rounded only beyond NUMERIC_DSCALE_MAX), so
+ * the integers aligned to those scales give the same value and dscale.  A
+ * NaN or infinite input, an int128 overflow or a scale above
+ * QS_NUM_MAX_SCALE: the row through PostgreSQL's own numeric_add, _sub and
+ * _mul (their NaN and infinity rules included), its result decoded.
+ */
+static bool
+num_eval(QsAggScanState *st, int j, int i, QsNum *x, Datum *d)
+{
+	const QsAggSpec *a = &st->aggs[j];
+	QsNum		stack[QS_NUM_MAX_STEPS];
+	int			sp = 0;
+	bool		slow = false;
+
+	for (int k = 0; k < a->nsteps; k++)
+		if (a->steps[k].op == QS_NUMOP_COL && st->colnulls[a->steps[k].slot][i])
+			return false;
+	if (a->nsteps == 1)
+	{
+		int			c = a->steps[0].slot;
+
+		*x = st->colnum[c][i];
+		if (x->kind == QS_NUM_WIDE)
+			*d = st->colvals[c][i];
+		return true;
+	}
+	for (int k = 0; k < a->nsteps && !slow; k++)
+	{
+		const QsNumStep *step = &a->steps[k];
+		QsNum	   *l,
+				   *r;
+
+		switch (step->op)
+		{
+			case QS_NUMOP_COL:
+				stack[sp] = st->colnum[step->slot][i];
+				slow = stack[sp++].kind != QS_NUM_FINITE;
+				break;
+			case QS_NUMOP_CONST:
+				stack[sp] = st->aconst[j][k];
+				slow = stack[sp++].kind != QS_NUM_FINITE;
+				break;
+			case QS_NUMOP_ADD:
+			case QS_NUMOP_SUB:
+				l = &stack[sp - 2];
+				r = &stack[sp - 1];
+				sp--;
+				slow = !num_align(l, r) ||
+					!(step->op == QS_NUMOP_ADD ?
+					  i128_add(l->v, r->v, &l->v) :
+					  i128_sub(l->v, r->v, &l->v));
+				break;
+			case QS_NUMOP_MUL:
+				l = &stack[sp - 2];
+				r = &stack[sp - 1];
+				sp--;
+				l->dscale += r->dscale;
+				slow = l->dscale > QS_NUM_MAX_SCALE ||
+					!i128_mul(l->v, r->v, &l->v);
+				break;
+		}
+	}
+	if (!slow)
+	{
+		*x = stack[0];
+		return true;
+	}
+	else
+	{
+		Datum		dstack[QS_NUM_MAX_STEPS];
+		MemoryContext old = MemoryContextSwitchTo(st->numcxt);
+
+		sp = 0;
+		for (int k = 0; k < a->nsteps; k++)
+		{
+			switch (a->steps[k].op)
+			{
+				case QS_NUMOP_COL:
+				case QS_NUMOP_CONST:
+					dstack[sp++] = num_step_datum(st, j, k, i);
+					break;
+				case QS_NUMOP_ADD:
+					dstack[sp - 2] = DirectFunctionCall2(numeric_add, dstack[sp - 2],
+														 dstack[sp - 1]);
+					sp--;
+					break;
+				case QS_NUMOP_SUB:
+					dstack[sp - 2] = DirectFunctionCall2(numeric_sub, dstack[sp - 2],
+														 dstack[sp - 1]);
+					sp--;
+					break;
+				case QS_NUMOP_MUL:
+					dstack[sp - 2] = DirectFunctionCall2(numeric_mul, dstack[sp - 2],
+														 dstack[sp - 1]);
+					sp--;
+					break;
+			}
+		}
+		*d = dstack[0];
+		num_decode_datum(*d, x);
+		MemoryContextSwitchTo(old);
+		return true;
+	}
+}
+
+/* The numeric Datum v into the accumulator's overflow part (numeric_add). */
+static void
+num_spill(QsAggScanState *st, QsAggAcc *acc, Datum v)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->numcxt);
+	Datum		sum = acc->ovf == (Datum) 0 ? v :
+		DirectFunctionCall2(numeric_add, acc->ovf, v);
+
+	MemoryContextSwitchTo(st->aggcxt);
+	sum = datumCopy(sum, false, -1);
+	if (acc->ovf != (Datum) 0)
+		pfree(DatumGetPointer(acc->ovf));
+	acc->ovf = sum;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * do_numeric_accum: NaN and infinities counted apart (N not counted);
+ * else N, maxScale and maxScaleCount as it keeps them, and the value added
+ * to sumX.  sumX is bigsum at scale maxscale; a value of a larger dscale
+ * rescales it first.  What would overflow the int128 goes to the
+ * numeric_add'ed part (num_spill): never a wrong sum.
+ */
+static void
+num_accum(QsAggScanState *st, QsAggAcc *acc, const QsNum *x, Datum d)
+{
+	int128		v;
+	int128		sum;
+
+	switch (x->kind)
+	{
+		case QS_NUM_NAN:
+			acc->nan++;
+			return;
+		case QS_NUM_PINF:
+			acc->pinf++;
+			return;
+		case QS_NUM_NINF:
+			acc->ninf++;
+			return;
+		default:
+			break;
+	}
+	acc->n++;
+	if (x->dscale > acc->maxscale)
+	{
+		if (acc->bigsum != 0)
+		{
+			v = acc->bigsum;
+			if (x->dscale - acc->maxscale > QS_NUM_MAX_SCALE ||
+				!i128_mul(v, num_pow10[x->dscale - acc->maxscale], &v))
+			{
+				QsNum		old = {acc->bigsum, acc->maxscale, QS_NUM_FINITE};
+				MemoryContext oldcxt = MemoryContextSwitchTo(st->numcxt);
+				Datum		od = num_datum(&old);
+
+				MemoryContextSwitchTo(oldcxt);
+				num_spill(st, acc, od);
+				v = 0;
+			}
+			acc->bigsum = v;
+		}
+		acc->maxscale = x->dscale;
+		acc->maxcount = 1;
+	}
+	else if (x->dscale == acc->maxscale)
+		acc->maxcount++;
+	if (x->kind == QS_NUM_FINITE)
+	{
+		v = x->v;
+		if (acc->maxscale - x->dscale <= QS_NUM_MAX_SCALE &&
+			(acc->maxscale == x->dscale ||
+			 i128_mul(v, num_pow10[acc->maxscale - x->dscale], &v)) &&
+			i128_add(acc->bigsum, v, &sum))
+		{
+			acc->bigsum = sum;
+			return;
+		}
+		else
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(st->numcxt);
+
+			d = num_datum(x);
+			MemoryContextSwitchTo(oldcxt);
+		}
+	}
+	num_spill(st, acc, d);
+}
+
+/* Numeric aggregate j over rows 0..n-1 (their groups in st->gacc). */
+static void
+acc_numeric(QsAggScanState *st, int j, int n)
+{
+	QsAggAcc  **gacc = st->gacc;
+
+	MemoryContextReset(st->numcxt);
+	for (int i = 0; i < n; i++)
+	{
+		QsAggAcc   *acc = &gacc[i][j];
+		QsNum		x;
+		Datum		d = (Datum) 0;
+
+		/* numeric_avg_accum is not strict: a NULL makes the state too */
+		acc->seen = true;
+		if (num_eval(st, j, i, &x, &d))
+			num_accum(st, acc, &x, d);
+	}
+}
+#endif
+
 /*
  * Rows 0..n-1 of st->colvals/colnulls: each row's group found once, then
  * each aggregate over the rows in row order, so that every accumulator
@@ -629,6 +1195,13 @@ acc_rows(QsAggScanState *st, int n)
 				gacc[i][j].n++;
 			continue;
 		}
+#ifdef HAVE_INT128
+		if (a->in == QS_AGGIN_NUMERIC)
+		{
+			acc_numeric(st, j, n);
+			continue;
+		}
+#endif
 		vals = st->colvals[st->aslot[j]];
 		nulls = st->colnulls[st->aslot[j]];
 		if (a->op == QS_AGG_COUNT)
@@ -685,8 +1258,23 @@ acc_delta(QsAggScanState *st)
 		if (!delta_row_passes(st, slot))
 			continue;
 		for (int c = 0; c < st->ncols; c++)
+		{
+			st->colhasids[c] = false;
 			st->colvals[c][0] = slot_getattr(slot, st->cols[c] + 1,
 											 &st->colnulls[c][0]);
+#ifdef HAVE_INT128
+			if (st->colisnum[c])
+			{
+				MemoryContext old =
+					MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+
+				st->coldatums[c] = true;
+				if (!st->colnulls[c][0])
+					num_decode_datum(st->colvals[c][0], &st->colnum[c][0]);
+				MemoryContextSwitchTo(old);
+			}
+#endif
+		}
 		acc_rows(st, 1);
 	}
 	ExecClearTuple(slot);
@@ -885,6 +1473,33 @@ acc_main(QsAggScanState *st)
 				{
 					int			w = st->colwidth[c];
 
+					st->colhasids[c] = false;
+					/* text keys of a dictionary: ids per code, not per row */
+					if (st->colkey[c] && key_ids(st, s, c, start, k))
+					{
+						rows_left = true;
+						continue;
+					}
+
+#ifdef HAVE_INT128
+					if (st->colisnum[c])
+					{
+						/* exact scaled integers; Datums only for wide values */
+						st->coldatums[c] =
+							qs_colpush_numerics(&st->push, s, st->cols[c], start,
+												st->sel, k, st->colnum[c]);
+						if (st->coldatums[c])
+						{
+							qs_colpush_values(&st->push, s, st->cols[c], start,
+											  st->sel, k);
+							memcpy(st->colvals[c], st->push.vals, sizeof(Datum) * k);
+						}
+						memcpy(st->colnulls[c], st->push.nulls, sizeof(bool) * k);
+						rows_left = true;
+						continue;
+					}
+#endif
+
 					/* integers straight from FOR or plain stripes */
 					if (w > 0 && qs_colpush_ints(&st->push, s, st->cols[c], w,
 												 start, len, st->sel, k))
@@ -953,6 +1568,64 @@ send_int128_numericvar(StringInfo buf, int128 v)
 }
 #endif
 
+#ifdef HAVE_INT128
+/*
+ * numeric_avg_serialize's bytes of the NumericAggState acc holds: int8 N,
+ * sumX as numericvar_serialize writes it (int32 ndigits, weight, sign,
+ * dscale, then int16 base-10000 digits), int32 maxScale, int8
+ * maxScaleCount, NaNcount, pInfcount, nInfcount.  sumX is accum_sum_final's
+ * value: with no finite input const_zero (dscale 0); else the exact sum at
+ * the largest input dscale, leading and trailing zero digits stripped and
+ * zero made positive with weight 0 (strip_var) -- as numeric_in and
+ * make_result leave the sum built here, whose digits numeric_send gives.
+ */
+static Datum
+numeric_partial(const QsAggAcc *acc)
+{
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, acc->n);
+	if (acc->n == 0)
+	{
+		pq_sendint32(&buf, 0);	/* ndigits */
+		pq_sendint32(&buf, 0);	/* weight */
+		pq_sendint32(&buf, 0);	/* sign: NUMERIC_POS */
+		pq_sendint32(&buf, 0);	/* dscale */
+	}
+	else
+	{
+		QsNum		x = {acc->bigsum, acc->maxscale, QS_NUM_FINITE};
+		Datum		sum = num_datum(&x);
+		bytea	   *b;
+		StringInfoData in;
+		int			ndigits;
+
+		if (acc->ovf != (Datum) 0)
+			sum = DirectFunctionCall2(numeric_add, sum, acc->ovf);
+		/* numeric_send: int16 ndigits, weight, sign, dscale, digits */
+		b = DatumGetByteaPP(DirectFunctionCall1(numeric_send, sum));
+		in.data = VARDATA_ANY(b);
+		in.len = VARSIZE_ANY_EXHDR(b);
+		in.cursor = 0;
+		ndigits = (uint16) pq_getmsgint(&in, sizeof(uint16));
+		pq_sendint32(&buf, (uint32) ndigits);
+		pq_sendint32(&buf, (uint32) (int32) (int16) pq_getmsgint(&in, sizeof(int16)));
+		pq_sendint32(&buf, (uint32) (uint16) pq_getmsgint(&in, sizeof(uint16)));
+		pq_sendint32(&buf, (uint32) (uint16) pq_getmsgint(&in, sizeof(uint16)));
+		for (int i = 0; i < ndigits; i++)
+			pq_sendint16(&buf, (uint16) pq_getmsgint(&in, sizeof(int16)));
+		pq_getmsgend(&in);
+	}
+	pq_sendint32(&buf, acc->maxscale);
+	pq_sendint64(&buf, acc->maxcount);
+	pq_sendint64(&buf, acc->nan);
+	pq_sendint64(&buf, acc->pinf);
+	pq_sendint64(&buf, acc->ninf);
+	return PointerGetDatum(pq_endtypsend(&buf));
+}
+#endif
+
 static Datum
 int8_array2(int64 a, int64 b)
 {
@@ -979,6 +1652,14 @@ partial_state(const QsAggSpec *a, const QsAggAcc *acc, bool *isnull)
 				return int8_array2(acc->n, (int64) acc->isum);
 			/* FALLTHROUGH */
 		case QS_AGG_SUM:
+#ifdef HAVE_INT128
+			if (a->in == QS_AGGIN_NUMERIC)
+			{
+				if (!acc->seen)
+					break;
+				return numeric_partial(acc);
+			}
+#endif
 			if (acc->n == 0)
 				break;
 			switch (a->in)

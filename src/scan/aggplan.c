@@ -21,6 +21,7 @@
 #include "scan/aggpush.h"
 #include "core/quickstep.h"
 #include "column/colam.h"
+#include "column/colstore.h"
 
 #include "access/table.h"
 #include "catalog/pg_aggregate.h"
@@ -38,6 +39,7 @@
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "utils/fmgroids.h"
+#include "fmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/spccache.h"
@@ -80,6 +82,8 @@ static const AggFn agg_fns[] = {
 	{F_AVG_INT2, QS_AGG_AVG, INT2OID},
 	{F_AVG_INT4, QS_AGG_AVG, INT4OID},
 	{F_AVG_INT8, QS_AGG_AVG, INT8OID},
+	{F_SUM_NUMERIC, QS_AGG_SUM, NUMERICOID},
+	{F_AVG_NUMERIC, QS_AGG_AVG, NUMERICOID},
 	{F_MIN_INT2, QS_AGG_MIN, INT2OID},
 	{F_MIN_INT4, QS_AGG_MIN, INT4OID},
 	{F_MIN_INT8, QS_AGG_MIN, INT8OID},
@@ -133,6 +137,104 @@ agg_input(Oid typid, int *width)
 		typid == FLOAT8OID ? QS_AGGIN_FLOAT8 : QS_AGGIN_NONE;
 }
 
+#ifdef HAVE_INT128
+/*
+ * numeric(p,s)'s scale s (PostgreSQL 15 allows -1000 .. 1000), or -1 for
+ * numeric without a typmod.
+ */
+static int
+numeric_typmod_scale(int32 typmod)
+{
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	return (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+}
+
+/*
+ * sum/avg(numeric)'s argument into spec->steps, postfix: a numeric(p,s)
+ * column of the table (s >= 0: the typmod's coercion gives every value
+ * display scale s), a non-NULL numeric constant, or numeric +, -, * of
+ * such.  *dscale: the result's display scale as numeric.c computes it
+ * (add_var and sub_var: the larger of the two; numeric_mul: their sum, the
+ * exact product), which must be at most QS_NUM_MAX_SCALE so that the
+ * executor can hold the value as an int128 at that scale.  Anything else
+ * (numeric without typmod, /, functions, casts): false, PostgreSQL's plan.
+ * spec->attno: the first column.
+ */
+static bool
+num_compile(Node *node, Index relid, QsAggSpec *spec, int *dscale)
+{
+	QsNumStep  *step;
+
+	if (spec->nsteps >= QS_NUM_MAX_STEPS || node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varno != relid || var->varattno <= 0 || var->varlevelsup != 0 ||
+			var->vartype != NUMERICOID)
+			return false;
+		*dscale = numeric_typmod_scale(var->vartypmod);
+		if (*dscale < 0 || *dscale > QS_NUM_MAX_SCALE)
+			return false;
+		step = &spec->steps[spec->nsteps++];
+		step->op = QS_NUMOP_COL;
+		step->attno = var->varattno;
+		if (spec->attno == 0)
+			spec->attno = var->varattno;
+		return true;
+	}
+	if (IsA(node, Const))
+	{
+		Const	   *c = (Const *) node;
+		struct varlena *t;
+		QsNum		x;
+
+		if (c->consttype != NUMERICOID || c->constisnull)
+			return false;
+		t = PG_DETOAST_DATUM_PACKED(c->constvalue);
+		qs_numeric_decode((const uint8 *) VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &x);
+		*dscale = x.dscale;
+		if (*dscale > QS_NUM_MAX_SCALE)
+			return false;
+		step = &spec->steps[spec->nsteps++];
+		step->op = QS_NUMOP_CONST;
+		step->cnst = c;
+		return true;
+	}
+	if (IsA(node, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) node;
+		Oid			fn = get_opcode(op->opno);
+		int			d1,
+					d2;
+		QsNumOp		o;
+
+		if (op->opresulttype != NUMERICOID || list_length(op->args) != 2)
+			return false;
+		if (fn == F_NUMERIC_ADD)
+			o = QS_NUMOP_ADD;
+		else if (fn == F_NUMERIC_SUB)
+			o = QS_NUMOP_SUB;
+		else if (fn == F_NUMERIC_MUL)
+			o = QS_NUMOP_MUL;
+		else
+			return false;
+		if (!num_compile(linitial(op->args), relid, spec, &d1) ||
+			!num_compile(lsecond(op->args), relid, spec, &d2) ||
+			spec->nsteps >= QS_NUM_MAX_STEPS)
+			return false;
+		*dscale = o == QS_NUMOP_MUL ? d1 + d2 : Max(d1, d2);
+		if (*dscale > QS_NUM_MAX_SCALE)
+			return false;
+		spec->steps[spec->nsteps++].op = o;
+		return true;
+	}
+	return false;
+}
+#endif
+
 bool
 qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec)
 {
@@ -158,6 +260,20 @@ qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec)
 	}
 	if (agg->aggstar || list_length(agg->args) != 1)
 		return false;
+	if (fn->intype == NUMERICOID)
+	{
+#ifdef HAVE_INT128
+		int			dscale;
+
+		spec->in = QS_AGGIN_NUMERIC;
+		spec->intype = NUMERICOID;
+		return num_compile((Node *) linitial_node(TargetEntry, agg->args)->expr,
+						   relid, spec, &dscale) &&
+			spec->attno > 0;
+#else
+		return false;
+#endif
+	}
 	var = (Var *) linitial_node(TargetEntry, agg->args)->expr;
 	if (!IsA(var, Var) || var->varno != relid || var->varattno <= 0 ||
 		var->varlevelsup != 0)
@@ -188,10 +304,19 @@ qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec)
  * numbers the distinct values and groups on the numbers).
  */
 bool
-qs_agg_group_type_ok(Oid typid, Oid collid, Oid eqop)
+qs_agg_group_type_ok(Oid typid, int32 typmod, Oid collid, Oid eqop)
 {
-	/* text and varchar: equal exactly when their bytes are */
-	if (typid == TEXTOID || typid == VARCHAROID)
+	/*
+	 * text and varchar: equal exactly when their bytes are.  char(n):
+	 * bpchareq compares the bytes without trailing spaces (the scan numbers
+	 * those, aggexec.c bpkey_hash), and with a typmod every value is padded
+	 * to n characters, so equal values are the same bytes too and the group
+	 * shows any of them as PostgreSQL shows its first.  bpchar without a
+	 * typmod keeps its values' own padding: not pushed.
+	 */
+	if (typid == BPCHAROID && typmod < 0)
+		return false;
+	if (typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID)
 	{
 		if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
 			return false;
@@ -291,7 +416,8 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid, int *naggs)
 
 			if (sgc == NULL || var->varno != relid || var->varattno <= 0 ||
 				var->varlevelsup != 0 ||
-				!qs_agg_group_type_ok(var->vartype, var->varcollid, sgc->eqop))
+				!qs_agg_group_type_ok(var->vartype, var->vartypmod,
+									  var->varcollid, sgc->eqop))
 				return false;
 			continue;
 		}
