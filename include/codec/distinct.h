@@ -57,4 +57,24 @@ extern QsCodecStatus qs_distinct_groups(const QsValues *vals,
 										uint32_t *first, uint32_t *group,
 										QsDistinct *out, QsCodecErr *err);
 
+/*
+ * qs_distinct_groups with flags (qs_distinct_groups is QS_DISTINCT_GROW):
+ *	  QS_DISTINCT_GROW	the table starts small and doubles, so that few
+ *						distinct values among many rows stay in cache
+ *	  QS_DISTINCT_GIVE_UP_DENSE  stop (complete = false; first and group
+ *						then hold nothing useful) if more than half of the
+ *						first n/16 values (at least QS_DISTINCT_DENSE_MIN)
+ *						are distinct: for a caller whose alternative to
+ *						grouping, a radix sort of all values, costs little
+ *						more than the grouping itself
+ */
+#define QS_DISTINCT_GROW			0x01
+#define QS_DISTINCT_GIVE_UP_DENSE	0x02
+#define QS_DISTINCT_DENSE_MIN		4096
+
+extern QsCodecStatus qs_distinct_groups_ex(const QsValues *vals, unsigned flags,
+										   const QsCodecAllocator *alloc,
+										   uint32_t *first, uint32_t *group,
+										   QsDistinct *out, QsCodecErr *err);
+
 #endif							/* QS_CODEC_DISTINCT_H */

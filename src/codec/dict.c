@@ -282,9 +282,23 @@ qs_dict_build_image(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 		st = qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for %zu values", n);
 		goto done;
 	}
-	st = qs_distinct_groups(vals, alloc, first, group, &d, err);
+	/*
+	 * Where the sort is a radix sort (the codec's integer orders), sorting
+	 * every value costs about what grouping them does: a mostly distinct
+	 * input goes there directly once its first sixteenth shows it.
+	 */
+	st = qs_distinct_groups_ex(vals,
+							   QS_DISTINCT_GROW |
+							   (qs_sort_records_radix(cmp, vals->width) ?
+								QS_DISTINCT_GIVE_UP_DENSE : 0),
+							   alloc, first, group, &d, err);
 	if (st != QS_CODEC_OK)
 		goto done;
+	if (!d.complete)
+	{
+		st = qs_dict_build(vals, cmp, cmp_arg, alloc, blob, bloblen, codes, err);
+		goto done;
+	}
 
 	/* the distinct values, in order of first occurrence */
 	memset(&dv, 0, sizeof(dv));
