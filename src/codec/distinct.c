@@ -154,6 +154,7 @@ distinct_w(const QsValues *vals, const uint32_t width, QsDistinctStopFn stop,
 	size_t		mask;
 	size_t		limit;			/* distinct values the table takes */
 	size_t		dense_check = 0;	/* row count at which to give up */
+	size_t		dense_repeats = 0;
 	uint64_t   *slots;
 	uint32_t   *firsts;
 	uint8_t    *keys = NULL;
@@ -170,8 +171,13 @@ distinct_w(const QsValues *vals, const uint32_t width, QsDistinctStopFn stop,
 		max_bits++;
 	if (!(flags & QS_DISTINCT_GROW))
 		bits = max_bits;
-	if ((flags & QS_DISTINCT_GIVE_UP_DENSE) && n >= 2 * QS_DISTINCT_DENSE_MIN)
+	if ((flags & (QS_DISTINCT_GIVE_UP_DENSE | QS_DISTINCT_GIVE_UP_UNIQUE)) &&
+		n >= 2 * QS_DISTINCT_DENSE_MIN)
+	{
 		dense_check = n / 16 > QS_DISTINCT_DENSE_MIN ? n / 16 : QS_DISTINCT_DENSE_MIN;
+		/* fewer repeats than this among the first dense_check rows: give up */
+		dense_repeats = dense_check / ((flags & QS_DISTINCT_GIVE_UP_DENSE) ? 16 : 64);
+	}
 	mask = ((size_t) 1 << bits) - 1;
 	limit = bits == max_bits ? n : (mask + 1) / 2;
 	slots = alloc->alloc(alloc->ctx, (mask + 1) * sizeof(uint64_t));
@@ -288,8 +294,8 @@ probe:
 				out->complete = i + 1 == n;
 				goto counted;
 			}
-			/* mostly distinct so far: the caller has a cheaper way */
-			if (i + 1 == dense_check && (size_t) nd * 2 > dense_check)
+			/* (almost) all distinct so far: the caller has a cheaper way */
+			if (i + 1 == dense_check && dense_check - nd < dense_repeats)
 			{
 				out->complete = false;
 				goto counted;
