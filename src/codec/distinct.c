@@ -136,16 +136,19 @@ grow_table(uint64_t *slots, int *bits, const QsCodecAllocator *alloc)
 }
 
 /*
- * Values of up to DISTINCT_KEY_MAX bytes are also copied, by ordinal, to
- * a dense array of keys that the probes compare against: reaching a
- * distinct value through its first occurrence was two dependent loads, the
- * second anywhere in the input.
+ * Grouping copies values of up to DISTINCT_KEY_MAX bytes, by ordinal, to a
+ * dense array of keys that the probes compare against: reaching a distinct
+ * value through its first occurrence was two dependent loads, the second
+ * anywhere in the input.  Counting does not (the chooser's blocks are
+ * mostly distinct where it counts in full: the copies cost more than the
+ * few matches they speed up).
  */
 #define DISTINCT_KEY_MAX	16
 
 static inline __attribute__((always_inline)) QsCodecStatus
-distinct_w(const QsValues *vals, const uint32_t width, QsDistinctStopFn stop,
-		   void *stop_arg, unsigned flags, const QsCodecAllocator *alloc,
+distinct_w(const QsValues *vals, const uint32_t width, const bool grow,
+		   QsDistinctStopFn stop, void *stop_arg, unsigned flags,
+		   const QsCodecAllocator *alloc,
 		   uint32_t *first, uint32_t *group, QsDistinct *out, QsCodecErr *err)
 {
 	size_t		n = vals->n;
@@ -158,7 +161,7 @@ distinct_w(const QsValues *vals, const uint32_t width, QsDistinctStopFn stop,
 	uint64_t   *slots;
 	uint32_t   *firsts;
 	uint8_t    *keys = NULL;
-	const bool	use_keys = width > 0 && width <= DISTINCT_KEY_MAX;
+	const bool	use_keys = grow && width > 0 && width <= DISTINCT_KEY_MAX;
 	uint32_t	nd = 0;
 	size_t		data_bytes = 0;
 	size_t		i;
@@ -169,9 +172,9 @@ distinct_w(const QsValues *vals, const uint32_t width, QsDistinctStopFn stop,
 		return qs_codec_error(err, QS_CODEC_INVALID, "too many values to count");
 	while (((size_t) 1 << max_bits) < n + n / 2)
 		max_bits++;
-	if (!(flags & QS_DISTINCT_GROW))
+	if (!grow)
 		bits = max_bits;
-	if ((flags & (QS_DISTINCT_GIVE_UP_DENSE | QS_DISTINCT_GIVE_UP_UNIQUE)) &&
+	if (grow && (flags & (QS_DISTINCT_GIVE_UP_DENSE | QS_DISTINCT_GIVE_UP_UNIQUE)) &&
 		n >= 2 * QS_DISTINCT_DENSE_MIN)
 	{
 		dense_check = n / 16 > QS_DISTINCT_DENSE_MIN ? n / 16 : QS_DISTINCT_DENSE_MIN;
@@ -229,7 +232,7 @@ probe:
 
 				if (e == 0)
 				{
-					if (nd >= limit)
+					if (grow && nd >= limit)
 					{
 						uint64_t   *ns = grow_table(slots, &bits, alloc);
 						size_t		nlimit;
@@ -295,7 +298,7 @@ probe:
 				goto counted;
 			}
 			/* (almost) all distinct so far: the caller has a cheaper way */
-			if (i + 1 == dense_check && dense_check - nd < dense_repeats)
+			if (grow && i + 1 == dense_check && dense_check - nd < dense_repeats)
 			{
 				out->complete = false;
 				goto counted;
@@ -324,18 +327,23 @@ distinct(const QsValues *vals, QsDistinctStopFn stop, void *stop_arg,
 		 unsigned flags, const QsCodecAllocator *alloc, uint32_t *first,
 		 uint32_t *group, QsDistinct *out, QsCodecErr *err)
 {
+	/* growing (grouping) or not (counting) is a constant of each instance */
+#define DISTINCT_W(w, g) \
+	distinct_w(vals, (w), (g), stop, stop_arg, flags, alloc, first, group, out, err)
+	bool		grow = (flags & QS_DISTINCT_GROW) != 0;
+
 	switch (vals->width)
 	{
 		case 4:
-			return distinct_w(vals, 4, stop, stop_arg, flags, alloc, first, group, out, err);
+			return grow ? DISTINCT_W(4, true) : DISTINCT_W(4, false);
 		case 8:
-			return distinct_w(vals, 8, stop, stop_arg, flags, alloc, first, group, out, err);
+			return grow ? DISTINCT_W(8, true) : DISTINCT_W(8, false);
 		case 16:
-			return distinct_w(vals, 16, stop, stop_arg, flags, alloc, first, group, out, err);
+			return grow ? DISTINCT_W(16, true) : DISTINCT_W(16, false);
 		default:
-			return distinct_w(vals, vals->width, stop, stop_arg, flags, alloc, first, group,
-							  out, err);
+			return grow ? DISTINCT_W(vals->width, true) : DISTINCT_W(vals->width, false);
 	}
+#undef DISTINCT_W
 }
 
 QsCodecStatus
