@@ -19,6 +19,7 @@
 #ifndef QS_CODEC_H
 #define QS_CODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,6 +102,9 @@ extern int	qs_cmp_bytes(const void *a, size_t alen, const void *b, size_t blen, 
  */
 extern uint8_t *qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
 								size_t keylen, QsCmpFn cmp, void *arg);
+
+/* Does qs_sort_records sort keys of this length and order by radix? */
+extern bool qs_sort_records_radix(QsCmpFn cmp, size_t keylen);
 
 /* Stable index sort (merge sort) with a comparator; tmp has n entries. */
 extern void qs_sort_indexes(uint32_t *idx, uint32_t *tmp, size_t n,

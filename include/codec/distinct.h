@@ -57,4 +57,31 @@ extern QsCodecStatus qs_distinct_groups(const QsValues *vals,
 										uint32_t *first, uint32_t *group,
 										QsDistinct *out, QsCodecErr *err);
 
+/*
+ * qs_distinct_groups with flags (qs_distinct_groups is QS_DISTINCT_GROW):
+ *	  QS_DISTINCT_GROW	the table starts small and doubles, so that few
+ *						distinct values among many rows stay in cache
+ *	  QS_DISTINCT_GIVE_UP_DENSE  stop (complete = false; first and group
+ *						then hold nothing useful) if fewer than 1/16 of the
+ *						first n/16 values (at least QS_DISTINCT_DENSE_MIN)
+ *						repeat an earlier one: for a caller whose other way,
+ *						a radix sort of all values, costs little more than
+ *						grouping (uniform draws from n/2 values or more)
+ *	  QS_DISTINCT_GIVE_UP_UNIQUE  the same at 1/64 (unique keys, or draws
+ *						from about 2n values or more): for a caller whose
+ *						other way sorts with comparator calls, which
+ *						grouping first saves unless nearly all are distinct
+ * The estimate reads a prefix: rows in an order that brings their repeats
+ * late only cost the grouping's time, never a different result.
+ */
+#define QS_DISTINCT_GROW			0x01
+#define QS_DISTINCT_GIVE_UP_DENSE	0x02
+#define QS_DISTINCT_GIVE_UP_UNIQUE	0x04
+#define QS_DISTINCT_DENSE_MIN		4096
+
+extern QsCodecStatus qs_distinct_groups_ex(const QsValues *vals, unsigned flags,
+										   const QsCodecAllocator *alloc,
+										   uint32_t *first, uint32_t *group,
+										   QsDistinct *out, QsCodecErr *err);
+
 #endif							/* QS_CODEC_DISTINCT_H */

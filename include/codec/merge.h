@@ -44,11 +44,25 @@ typedef struct QsMergeStep1
 /*
  * Steps 1(a) and 1(b).  main_dict is the open main dictionary (its cmp is
  * used for the delta too); delta holds the N_D uncompressed delta values
- * of the same width.
+ * of the same width.  Step 1(a) sorts every delta value with the
+ * comparator (qs_dict_build).
  */
 extern QsCodecStatus qs_merge_step1(const QsDict *main_dict, const QsValues *delta,
 									const QsCodecAllocator *alloc,
 									QsMergeStep1 *s1, QsCodecErr *err);
+
+/*
+ * QS_MERGE_IMAGE_EQUAL: the comparator calls two values equal only when
+ * their bytes are identical (btequalimage columns; the codec's own
+ * comparators).  Step 1(a) then removes the delta's duplicates by hashing
+ * and sorts only its distinct values (qs_dict_build_image).  The result is
+ * byte-identical to qs_merge_step1's; without the flag it is that call.
+ */
+#define QS_MERGE_IMAGE_EQUAL	0x01
+
+extern QsCodecStatus qs_merge_step1_ex(const QsDict *main_dict, const QsValues *delta,
+									   unsigned flags, const QsCodecAllocator *alloc,
+									   QsMergeStep1 *s1, QsCodecErr *err);
 extern void qs_merge_step1_free(const QsCodecAllocator *alloc, QsMergeStep1 *s1);
 
 /*

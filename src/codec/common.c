@@ -348,6 +348,13 @@ radix_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
 	}
 }
 
+bool
+qs_sort_records_radix(QsCmpFn cmp, size_t keylen)
+{
+	return (keylen == 4 && (cmp == qs_cmp_int32 || cmp == qs_cmp_uint32)) ||
+		(keylen == 8 && (cmp == qs_cmp_int64 || cmp == qs_cmp_uint64));
+}
+
 uint8_t *
 qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs, size_t keylen,
 				QsCmpFn cmp, void *arg)

@@ -26,6 +26,79 @@ dict_data_bytes(const QsDict *d)
 	return qs_load32(d->offsets + 4 * (size_t) d->nvalues);
 }
 
+/*
+ * Step 1(b) for the codec's integer orders (4- or 8-byte keys; signed ones
+ * with the sign bit flipped, so that unsigned comparison gives their
+ * order): the comparator inline instead of a call per merged value, and
+ * the values stored as words.  At 100 % distinct the comparator calls of
+ * the general loop were most of step 1.  Returns the merged count.
+ */
+static inline __attribute__((always_inline)) uint32_t
+merge_int_keys(const QsDict *m, const QsDict *d, const size_t width,
+			   const uint64_t flip, uint8_t *out, uint32_t *xm, uint32_t *xd)
+{
+	uint32_t	nm = m->nvalues,
+				nd = d->nvalues,
+				i = 0,
+				j = 0,
+				k = 0;
+
+#define KEY(p) ((width == 4 ? (uint64_t) qs_load32(p) : qs_load64(p)) ^ flip)
+#define PUT(p) (width == 4 ? qs_store32(out + (size_t) k * 4, qs_load32(p)) : \
+				qs_store64(out + (size_t) k * 8, qs_load64(p)))
+	while (i < nm && j < nd)
+	{
+		const uint8_t *a = m->data + (size_t) i * width;
+		const uint8_t *b = d->data + (size_t) j * width;
+		uint64_t	ka = KEY(a),
+					kb = KEY(b);
+
+		if (ka <= kb)
+		{
+			PUT(a);
+			xm[i++] = k;
+			if (ka == kb)
+				xd[j++] = k;
+		}
+		else
+		{
+			PUT(b);
+			xd[j++] = k;
+		}
+		k++;
+	}
+	for (; i < nm; i++, k++)
+	{
+		PUT(m->data + (size_t) i * width);
+		xm[i] = k;
+	}
+	for (; j < nd; j++, k++)
+	{
+		PUT(d->data + (size_t) j * width);
+		xd[j] = k;
+	}
+#undef KEY
+#undef PUT
+	return k;
+}
+
+/* which of the codec's integer orders cmp is on width-byte values */
+static bool
+int_order(QsCmpFn cmp, uint32_t width, uint64_t *flip)
+{
+	if (width == 4 && (cmp == qs_cmp_int32 || cmp == qs_cmp_uint32))
+	{
+		*flip = cmp == qs_cmp_int32 ? UINT64_C(1) << 31 : 0;
+		return true;
+	}
+	if (width == 8 && (cmp == qs_cmp_int64 || cmp == qs_cmp_uint64))
+	{
+		*flip = cmp == qs_cmp_int64 ? UINT64_C(1) << 63 : 0;
+		return true;
+	}
+	return false;
+}
+
 void
 qs_merge_step1_free(const QsCodecAllocator *alloc, QsMergeStep1 *s1)
 {
@@ -44,6 +117,13 @@ QsCodecStatus
 qs_merge_step1(const QsDict *main_dict, const QsValues *delta,
 			   const QsCodecAllocator *alloc, QsMergeStep1 *s1, QsCodecErr *err)
 {
+	return qs_merge_step1_ex(main_dict, delta, 0, alloc, s1, err);
+}
+
+QsCodecStatus
+qs_merge_step1_ex(const QsDict *main_dict, const QsValues *delta, unsigned flags,
+				  const QsCodecAllocator *alloc, QsMergeStep1 *s1, QsCodecErr *err)
+{
 	uint8_t    *dblob = NULL;
 	size_t		dlen;
 	QsDict		ud;
@@ -54,19 +134,30 @@ qs_merge_step1(const QsDict *main_dict, const QsValues *delta,
 				k = 0;
 	size_t		cap;
 	uint32_t	nm = main_dict->nvalues;
+	uint64_t	flip = 0;
 
 	memset(s1, 0, sizeof(*s1));
 	if (delta->width != main_dict->width)
 		return qs_codec_error(err, QS_CODEC_INVALID, "delta width %u differs from main width %u",
 							  delta->width, main_dict->width);
 
-	/* Step 1(a): sorted delta dictionary and delta codes */
+	/*
+	 * Step 1(a): sorted delta dictionary and delta codes.  Paper 004 keeps
+	 * its delta sorted at insert time; ours arrives unsorted.  Where equal
+	 * means byte-identical the duplicates go first by hashing, so that a
+	 * delta of few distinct values costs one hash probe per row instead of
+	 * some 18 comparator calls (the same blob and codes either way).
+	 */
 	s1->n_delta = delta->n;
 	s1->delta_codes = alloc->alloc(alloc->ctx, (delta->n ? delta->n : 1) * sizeof(uint32_t));
 	if (s1->delta_codes == NULL)
 		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for delta codes");
-	st = qs_dict_build(delta, main_dict->cmp, main_dict->cmp_arg, alloc,
-					   &dblob, &dlen, s1->delta_codes, err);
+	if (flags & QS_MERGE_IMAGE_EQUAL)
+		st = qs_dict_build_image(delta, main_dict->cmp, main_dict->cmp_arg, alloc,
+								 &dblob, &dlen, s1->delta_codes, err);
+	else
+		st = qs_dict_build(delta, main_dict->cmp, main_dict->cmp_arg, alloc,
+						   &dblob, &dlen, s1->delta_codes, err);
 	if (st != QS_CODEC_OK)
 	{
 		qs_merge_step1_free(alloc, s1);
@@ -101,6 +192,18 @@ qs_merge_step1(const QsDict *main_dict, const QsValues *delta,
 		return qs_codec_error(err, QS_CODEC_NOMEM, "out of memory for merged dictionary");
 	}
 	qs_dict_writer_init(&w, s1->dict_blob, main_dict->width, nm + ud.nvalues);
+	if (int_order(main_dict->cmp, main_dict->width, &flip))
+	{
+		/* the same values and tables as the loops below; w's bytes filled */
+		if (main_dict->width == 4)
+			k = merge_int_keys(main_dict, &ud, 4, flip, w.data, s1->xm, s1->xd);
+		else
+			k = merge_int_keys(main_dict, &ud, 8, flip, w.data, s1->xm, s1->xd);
+		w.nvalues = k;
+		w.data_used = (size_t) k * main_dict->width;
+		i = nm;
+		j = ud.nvalues;
+	}
 	while (i < nm && j < ud.nvalues)
 	{
 		const uint8_t *a,

@@ -10,7 +10,7 @@
  *
  *  * a column the open block stores as a bit-packed dictionary (DICT) is
  *	  merged with the codec's linear algorithm (paper 004 section 5.3,
- *	  src/codec/merge.c): qs_merge_step1 sorts the moved values into a
+ *	  src/codec/merge.c): qs_merge_step1_ex sorts the moved values into a
  *	  dictionary U_D and merges it with the block's U_M into U'_M, giving
  *	  the translation tables X_M and X_D; qs_merge_step2 rewrites the old
  *	  codes through X_M at the new width and appends the moved rows' codes
@@ -219,7 +219,15 @@ merge_dict_column(QsColAppend *ap, QsColBuilder *b, Relation rel, int c,
 
 	ptrs = qs_colbuilder_values(b, c, &delta);
 	err.msg[0] = '\0';
-	st = qs_merge_step1(&r->dict, &delta, alloc, &s1, &err);
+
+	/*
+	 * Only columns whose equal values are identical get here (dict_ok
+	 * without dict_typmod: qs_colappend_begin): the moved values'
+	 * duplicates are hashed out before the sort (the same dictionary).
+	 */
+	st = qs_merge_step1_ex(&r->dict, &delta,
+						   a->dict_ok && !a->dict_typmod ? QS_MERGE_IMAGE_EQUAL : 0,
+						   alloc, &s1, &err);
 	if (st != QS_CODEC_OK)
 		qs_colblock_report(rel, ap->entry.block_id, st, &err);
 	stripe_len = qs_bitpack_serialized_size(total, s1.new_width);

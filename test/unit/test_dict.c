@@ -376,31 +376,6 @@ test_validation(void)
 	free(blob);
 }
 
-/* The same orders through other function pointers: the merge sort path. */
-static int
-cmp_i32_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
-{
-	return qs_cmp_int32(a, alen, b, blen, arg);
-}
-
-static int
-cmp_i64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
-{
-	return qs_cmp_int64(a, alen, b, blen, arg);
-}
-
-static int
-cmp_u32_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
-{
-	return qs_cmp_uint32(a, alen, b, blen, arg);
-}
-
-static int
-cmp_u64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
-{
-	return qs_cmp_uint64(a, alen, b, blen, arg);
-}
-
 /*
  * qs_sort_records sorts integer keys in the codec's orders by radix
  * passes: the result must be byte for byte the stable merge sort's, for
@@ -418,8 +393,8 @@ test_radix_sort(void)
 		size_t		rs = (w + 4 + 3) & ~(size_t) 3;
 		QsCmpFn		fast = kind == 0 ? qs_cmp_int32 : kind == 1 ? qs_cmp_int64 :
 			kind == 2 ? qs_cmp_uint64 : qs_cmp_uint32;
-		QsCmpFn		slow = kind == 0 ? cmp_i32_slow : kind == 1 ? cmp_i64_slow :
-			kind == 2 ? cmp_u64_slow : cmp_u32_slow;
+		QsCmpFn		slow = kind == 0 ? ut_cmp_i32_slow : kind == 1 ? ut_cmp_i64_slow :
+			kind == 2 ? ut_cmp_u64_slow : ut_cmp_u32_slow;
 
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
 		{
@@ -461,6 +436,76 @@ test_radix_sort(void)
 	}
 }
 
+/*
+ * qs_dict_build_image (duplicates hashed out first, only the distinct
+ * values sorted; a mostly distinct input handed to the radix sort) gives
+ * the blob and codes of qs_dict_build through the slow comparator (every
+ * value sorted by comparator calls): every width, 0-100 % distinct, sizes
+ * around the radix (64) and give-up (2 * QS_DISTINCT_DENSE_MIN) limits
+ * and the hash table's doublings, signed extremes, n = 0 and 1, all
+ * equal.
+ */
+static void
+test_build_image_paths(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 63, 64, 65, 700, 5000, 8191, 8192, 20000, 70000};
+	static const int pcts[] = {0, 1, 5, 30, 50, 70, 100};
+	uint64_t	seed = 777;
+	size_t		maxn = 70000;
+	uint8_t    *buf = malloc(maxn * 32);
+	const uint8_t **ptrs = malloc(maxn * sizeof(uint8_t *));
+	uint32_t   *lens = malloc(maxn * 4);
+	uint32_t   *c1 = malloc(maxn * 4);
+	uint32_t   *c2 = malloc(maxn * 4);
+	uint32_t   *c3 = malloc(maxn * 4);
+
+	for (size_t o = 0; o < UT_NORDERS; o++)
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+			for (size_t pi = 0; pi < sizeof(pcts) / sizeof(pcts[0]); pi++)
+			{
+				const UtOrder *ord = &ut_orders[o];
+				size_t		n = sizes[si];
+				uint64_t	card = pcts[pi] == 0 ? 1 : n * pcts[pi] / 100;
+				QsValues	qv;
+				uint8_t    *b1,
+						   *b2,
+						   *b3;
+				size_t		l1,
+							l2,
+							l3;
+				int			before = ut_cur_failed;
+
+				/* the big sizes once per order, at 1 % and 100 % */
+				if (n == 70000 && pcts[pi] != 1 && pcts[pi] != 100)
+					continue;
+				ut_pool_column(&seed, n, 0, card ? card : 1, ord->width, buf, ptrs,
+							   lens, &qv);
+				UT_CHECK_EQ(qs_dict_build(&qv, ord->slow, NULL, &talloc, &b1, &l1, c1, NULL),
+							QS_CODEC_OK);
+				UT_CHECK_EQ(qs_dict_build_image(&qv, ord->fast, NULL, &talloc, &b2, &l2, c2,
+												NULL), QS_CODEC_OK);
+				UT_CHECK_EQ(qs_dict_build(&qv, ord->fast, NULL, &talloc, &b3, &l3, c3, NULL),
+							QS_CODEC_OK);
+				UT_CHECK_EQ(l1, l2);
+				UT_CHECK_EQ(l1, l3);
+				UT_CHECK(l1 == l2 && memcmp(b1, b2, l1) == 0);
+				UT_CHECK(l1 == l3 && memcmp(b1, b3, l1) == 0);
+				UT_CHECK(n == 0 || memcmp(c1, c2, n * 4) == 0);
+				UT_CHECK(n == 0 || memcmp(c1, c3, n * 4) == 0);
+				if (ut_cur_failed > before)
+					printf("#   %s n=%zu pct=%d\n", ord->name, n, pcts[pi]);
+				free(b1);
+				free(b2);
+				free(b3);
+			}
+	free(buf);
+	free(ptrs);
+	free(lens);
+	free(c1);
+	free(c2);
+	free(c3);
+}
+
 int
 main(void)
 {
@@ -470,5 +515,6 @@ main(void)
 	UT_RUN(test_big_value);
 	UT_RUN(test_validation);
 	UT_RUN(test_radix_sort);
+	UT_RUN(test_build_image_paths);
 	return ut_finish("test_dict");
 }

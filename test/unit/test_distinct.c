@@ -113,6 +113,82 @@ test_counts(void)
 }
 
 /*
+ * The growing table (QS_DISTINCT_GROW, doubling from 1,024 slots) groups
+ * exactly as the table sized for every value: the same ordinals (order of
+ * first occurrence), firsts and groups, for every width including the
+ * dense-key widths (<= 16 bytes) and the ones probed through the input
+ * (12 bytes is dense too; 20 and variable are not).  A give-up flag on an
+ * input with repeats early on changes nothing; on unique keys it stops.
+ */
+static void
+test_groups_grow(void)
+{
+	size_t		maxn = 30000;
+	uint8_t    *data = malloc(maxn * 72);
+	const uint8_t **ptrs = malloc(maxn * sizeof(uint8_t *));
+	uint32_t   *lens = malloc(maxn * 4);
+	uint32_t   *f1 = malloc(maxn * 4),
+			   *g1 = malloc(maxn * 4),
+			   *f2 = malloc(maxn * 4),
+			   *g2 = malloc(maxn * 4);
+	uint32_t	widths[] = {4, 8, 12, 16, 20, 0};
+
+	for (int round = 0; round < 36; round++)
+	{
+		size_t		n = round % 6 == 5 ? maxn : (size_t) (ut_rand(&seed) % maxn);
+		uint64_t	card = 1 + ut_rand(&seed) % (round % 3 == 0 ? 100000 : round % 3 == 1 ? 3000 : 20);
+		QsValues	qv = {0};
+		QsDistinct	d1,
+					d2;
+
+		ut_random_column(&seed, n, card, widths[round % 6], data, ptrs, lens, &qv);
+		UT_CHECK_EQ(qs_distinct_groups_ex(&qv, 0, &talloc, f1, g1, &d1, NULL), QS_CODEC_OK);
+		UT_CHECK_EQ(qs_distinct_groups_ex(&qv, QS_DISTINCT_GROW, &talloc, f2, g2, &d2, NULL),
+					QS_CODEC_OK);
+		UT_CHECK(d1.complete && d2.complete);
+		UT_CHECK_EQ(d1.ndistinct, d2.ndistinct);
+		UT_CHECK_EQ(d1.data_bytes, d2.data_bytes);
+		UT_CHECK(memcmp(f1, f2, (size_t) d1.ndistinct * 4) == 0);
+		UT_CHECK(n == 0 || memcmp(g1, g2, n * 4) == 0);
+		if (card <= 20)
+		{
+			/* repeats from the start: no give-up */
+			UT_CHECK_EQ(qs_distinct_groups_ex(&qv, QS_DISTINCT_GROW | QS_DISTINCT_GIVE_UP_DENSE,
+											  &talloc, f2, g2, &d2, NULL), QS_CODEC_OK);
+			UT_CHECK(d2.complete);
+			UT_CHECK_EQ(d1.ndistinct, d2.ndistinct);
+			UT_CHECK(n == 0 || memcmp(g1, g2, n * 4) == 0);
+		}
+	}
+	/* unique keys: the give-up stops after max(n/16, QS_DISTINCT_DENSE_MIN) rows */
+	{
+		QsValues	qv = {0};
+		QsDistinct	d;
+
+		for (size_t i = 0; i < maxn; i++)
+			qs_store32(data + i * 4, (uint32_t) i * 2654435761u);
+		qv.n = maxn;
+		qv.width = 4;
+		qv.data = data;
+		UT_CHECK_EQ(qs_distinct_groups_ex(&qv, QS_DISTINCT_GROW | QS_DISTINCT_GIVE_UP_UNIQUE,
+										  &talloc, f2, g2, &d, NULL), QS_CODEC_OK);
+		UT_CHECK(!d.complete);
+		UT_CHECK_EQ(d.ndistinct, QS_DISTINCT_DENSE_MIN);
+		UT_CHECK_EQ(qs_distinct_groups_ex(&qv, QS_DISTINCT_GROW, &talloc, f2, g2, &d, NULL),
+					QS_CODEC_OK);
+		UT_CHECK(d.complete);
+		UT_CHECK_EQ(d.ndistinct, maxn);
+	}
+	free(data);
+	free(ptrs);
+	free(lens);
+	free(f1);
+	free(g1);
+	free(f2);
+	free(g2);
+}
+
+/*
  * The dictionary built over the distinct values (hashed first) is the one
  * the sort of every value builds: same blob, same codes.
  */
@@ -164,5 +240,6 @@ main(void)
 {
 	UT_RUN(test_counts);
 	UT_RUN(test_dict_image);
+	UT_RUN(test_groups_grow);
 	return ut_finish("test_distinct");
 }

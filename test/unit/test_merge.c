@@ -207,11 +207,138 @@ test_width_mismatch(void)
 	free(blob);
 }
 
+/* the step-1 results of a and b are the same, byte for byte */
+static void
+check_same_step1(const QsMergeStep1 *a, const QsMergeStep1 *b)
+{
+	UT_CHECK_EQ(a->dict_len, b->dict_len);
+	UT_CHECK(a->dict_len == b->dict_len && memcmp(a->dict_blob, b->dict_blob, a->dict_len) == 0);
+	UT_CHECK_EQ(a->nm_unique, b->nm_unique);
+	UT_CHECK_EQ(a->nd_unique, b->nd_unique);
+	UT_CHECK_EQ(a->n_delta, b->n_delta);
+	UT_CHECK_EQ(a->new_width, b->new_width);
+	UT_CHECK(a->nm_unique != b->nm_unique ||
+			 memcmp(a->xm, b->xm, (size_t) a->nm_unique * 4) == 0);
+	UT_CHECK(a->nd_unique != b->nd_unique ||
+			 memcmp(a->xd, b->xd, (size_t) a->nd_unique * 4) == 0);
+	UT_CHECK(a->n_delta != b->n_delta ||
+			 memcmp(a->delta_codes, b->delta_codes, a->n_delta * 4) == 0);
+}
+
+/*
+ * Step 1 three ways on the same main dictionary and delta: the reference
+ * (qs_merge_step1 through the slow comparator: every delta value sorted by
+ * comparator calls, one call per merged value), qs_merge_step1 with the
+ * codec's comparator (radix sort, inline keys in step 1(b)) and
+ * qs_merge_step1_ex with QS_MERGE_IMAGE_EQUAL (duplicates hashed out
+ * first).  All must agree byte for byte, and so must step 2's output.
+ */
+static void
+check_step1_paths(const UtOrder *ord, const QsValues *mainv, const QsValues *deltav)
+{
+	uint8_t    *mblob;
+	size_t		mlen;
+	uint32_t   *mcodes = malloc((mainv->n + 1) * 4);
+	QsDict		md_slow,
+				md_fast;
+	QsMergeStep1 ref,
+				plain,
+				img;
+	QsCodecErr	err;
+	int			mw;
+	uint8_t    *mpacked,
+			   *o1,
+			   *o2;
+	size_t		outbytes;
+
+	UT_CHECK_EQ(qs_dict_build(mainv, ord->slow, NULL, &talloc, &mblob, &mlen, mcodes, &err),
+				QS_CODEC_OK);
+	UT_CHECK_EQ(qs_dict_open(mblob, mlen, ord->slow, NULL, true, &md_slow, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_dict_open(mblob, mlen, ord->fast, NULL, true, &md_fast, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_merge_step1(&md_slow, deltav, &talloc, &ref, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_merge_step1(&md_fast, deltav, &talloc, &plain, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_merge_step1_ex(&md_fast, deltav, QS_MERGE_IMAGE_EQUAL, &talloc, &img, &err),
+				QS_CODEC_OK);
+	check_same_step1(&ref, &plain);
+	check_same_step1(&ref, &img);
+
+	mw = qs_bits_needed(md_fast.nvalues ? md_fast.nvalues - 1 : 0);
+	mpacked = malloc(qs_bitpack_bytes(mainv->n, mw) + 8);
+	qs_bitpack_pack32(mcodes, mainv->n, mw, mpacked);
+	outbytes = qs_bitpack_bytes(mainv->n + deltav->n, ref.new_width);
+	o1 = malloc(outbytes + 8);
+	o2 = malloc(outbytes + 8);
+	UT_CHECK_EQ(qs_merge_step2(mpacked, mw, mainv->n, &ref, o1, &err), QS_CODEC_OK);
+	UT_CHECK_EQ(qs_merge_step2(mpacked, mw, mainv->n, &img, o2, &err), QS_CODEC_OK);
+	UT_CHECK(outbytes == 0 || memcmp(o1, o2, outbytes) == 0);
+
+	qs_merge_step1_free(&talloc, &ref);
+	qs_merge_step1_free(&talloc, &plain);
+	qs_merge_step1_free(&talloc, &img);
+	free(mblob);
+	free(mcodes);
+	free(mpacked);
+	free(o1);
+	free(o2);
+}
+
+/*
+ * Every width (signed and unsigned 4 and 8 bytes, 2, 16, variable), deltas
+ * of 0 to 100 % distinct values (all equal; sizes around the radix and
+ * give-up limits), half of them new to the main dictionary, the integer
+ * extremes in both; an empty main too.
+ */
+static void
+test_step1_paths(void)
+{
+	static const size_t dsizes[] = {0, 1, 2, 64, 65, 1000, 8192, 9000, 40000};
+	static const int pcts[] = {0, 1, 10, 50, 90, 100};
+	uint64_t	seed = 31337;
+	size_t		maxn = 40000;
+	uint8_t    *mbuf = malloc(3000 * 32),
+			   *dbuf = malloc(maxn * 32);
+	const uint8_t **mptrs = malloc(3000 * sizeof(uint8_t *)),
+			  **dptrs = malloc(maxn * sizeof(uint8_t *));
+	uint32_t   *mlens = malloc(3000 * 4),
+			   *dlens = malloc(maxn * 4);
+
+	for (size_t o = 0; o < UT_NORDERS; o++)
+		for (size_t si = 0; si < sizeof(dsizes) / sizeof(dsizes[0]); si++)
+			for (size_t pi = 0; pi < sizeof(pcts) / sizeof(pcts[0]); pi++)
+			{
+				const UtOrder *ord = &ut_orders[o];
+				size_t		nd = dsizes[si];
+				size_t		nmain = (si + pi) % 4 == 0 ? 0 : 1 + ut_rand(&seed) % 3000;
+				uint64_t	dcard = pcts[pi] == 0 ? 1 : nd * pcts[pi] / 100;
+				uint64_t	mcard = 1 + ut_rand(&seed) % (nmain + 1);
+				QsValues	mv,
+							dv;
+				int			before = ut_cur_failed;
+
+				if (dcard == 0)
+					dcard = 1;
+				/* main: pool numbers [0, mcard); delta: half of them old */
+				ut_pool_column(&seed, nmain, 0, mcard, ord->width, mbuf, mptrs, mlens, &mv);
+				ut_pool_column(&seed, nd, mcard / 2, dcard, ord->width, dbuf, dptrs, dlens, &dv);
+				check_step1_paths(ord, &mv, &dv);
+				if (ut_cur_failed > before)
+					printf("#   %s n_main=%zu n_delta=%zu pct=%d\n", ord->name, nmain, nd,
+						   pcts[pi]);
+			}
+	free(mbuf);
+	free(dbuf);
+	free(mptrs);
+	free(dptrs);
+	free(mlens);
+	free(dlens);
+}
+
 int
 main(void)
 {
 	UT_RUN(test_int32);
 	UT_RUN(test_wide_and_var);
 	UT_RUN(test_width_mismatch);
+	UT_RUN(test_step1_paths);
 	return ut_finish("test_merge");
 }

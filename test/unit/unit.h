@@ -134,4 +134,129 @@ ut_random_column(uint64_t *seed, size_t n, uint64_t card, uint32_t width,
 	}
 }
 
+/*
+ * The codec's integer orders through other function pointers: the code
+ * paths for caller comparators (merge sorts, comparator calls), the
+ * reference the radix and inline-key paths must equal byte for byte.
+ */
+static inline int
+ut_cmp_i32_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_int32(a, alen, b, blen, arg);
+}
+
+static inline int
+ut_cmp_i64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_int64(a, alen, b, blen, arg);
+}
+
+static inline int
+ut_cmp_u32_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_uint32(a, alen, b, blen, arg);
+}
+
+static inline int
+ut_cmp_u64_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_uint64(a, alen, b, blen, arg);
+}
+
+static inline int
+ut_cmp_bytes_slow(const void *a, size_t alen, const void *b, size_t blen, void *arg)
+{
+	return qs_cmp_bytes(a, alen, b, blen, arg);
+}
+
+/*
+ * Orders for the image-equal paths (equal means byte-identical): each
+ * width with the codec's comparator and its slow twin.
+ */
+typedef struct UtOrder
+{
+	uint32_t	width;			/* 0: variable */
+	QsCmpFn		fast;
+	QsCmpFn		slow;
+	const char *name;
+} UtOrder;
+
+static const UtOrder ut_orders[] = {
+	{4, qs_cmp_int32, ut_cmp_i32_slow, "int32"},
+	{4, qs_cmp_uint32, ut_cmp_u32_slow, "uint32"},
+	{8, qs_cmp_int64, ut_cmp_i64_slow, "int64"},
+	{8, qs_cmp_uint64, ut_cmp_u64_slow, "uint64"},
+	{2, qs_cmp_bytes, ut_cmp_bytes_slow, "bytes2"},
+	{16, qs_cmp_bytes, ut_cmp_bytes_slow, "bytes16"},
+	{0, qs_cmp_bytes, ut_cmp_bytes_slow, "varbytes"},
+};
+
+#define UT_NORDERS (sizeof(ut_orders) / sizeof(ut_orders[0]))
+
+/*
+ * Value number j of a pool: 0..3 are the extremes of every integer
+ * reading of the bytes (signed minimum, signed maximum, all ones, zero),
+ * the others hashed bytes; variable width: 0..19 hashed bytes.  Writes the
+ * value to out (room for 32 bytes) and returns its length.
+ */
+static inline uint32_t
+ut_pool_value(uint64_t j, uint32_t width, uint8_t *out)
+{
+	uint32_t	len = width;
+	uint64_t	h = j * UINT64_C(0x9E3779B97F4A7C15);
+	uint64_t	st = h;
+
+	if (width == 0)
+		len = (uint32_t) (ut_rand(&st) % 20);
+	for (uint32_t k = 0; k < len; k += 8)
+	{
+		uint64_t	r = ut_rand(&st);
+
+		memcpy(out + k, &r, len - k < 8 ? len - k : 8);
+	}
+	if (width > 0 && j < 4)
+	{
+		memset(out, j == 0 ? 0x00 : j == 1 ? 0xff : j == 2 ? 0xff : 0x00, width);
+		if (j == 0)
+			out[width - 1] = 0x80;	/* little-endian signed minimum */
+		else if (j == 1)
+			out[width - 1] = 0x7f;	/* signed maximum */
+	}
+	return len;
+}
+
+/*
+ * n values drawn from pool numbers [from, from + card): card >= n gives
+ * every row its own number (all distinct but for width-2 collisions),
+ * card 1 all equal.  buf holds n * 32 bytes, ptrs and lens n entries.
+ */
+static inline void
+ut_pool_column(uint64_t *seed, size_t n, uint64_t from, uint64_t card,
+			   uint32_t width, uint8_t *buf, const uint8_t **ptrs,
+			   uint32_t *lens, QsValues *qv)
+{
+	memset(qv, 0, sizeof(*qv));
+	qv->n = n;
+	qv->width = width;
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	j = from + (card >= n ? i : ut_rand(seed) % card);
+
+		if (width > 0)
+			(void) ut_pool_value(j, width, buf + i * width);
+		else
+		{
+			ptrs[i] = buf + 32 * i;
+			lens[i] = ut_pool_value(j, 0, buf + 32 * i);
+		}
+	}
+	if (width > 0)
+		qv->data = buf;
+	else
+	{
+		qv->ptrs = (const uint8_t *const *) ptrs;
+		qv->lens = lens;
+	}
+}
+
 #endif							/* QS_UNIT_H */
