@@ -615,7 +615,15 @@ sub mismatch
 	return if $reported++ >= 15;
 	my $cut = sub { length($_[0]) > 6000 ? substr($_[0], 0, 6000) . "\n... (cut)" : $_[0] };
 	is($cut->($got), $cut->($want), "$what (seed $seed)");
-	diag("seed $seed: $what\nquery: $sql\n");
+	# the rows in one answer only (multisets)
+	my %n;
+	$n{$_}++ for split /\n/, $got;
+	$n{$_}-- for split /\n/, $want;
+	my @only = map { ($n{$_} > 0 ? '+ ' : '- ') . $_ . (abs($n{$_}) > 1 ? " (x$n{$_})" : '') }
+	  grep { $n{$_} } sort keys %n;
+	@only = (@only[ 0 .. 39 ], '...') if @only > 40;
+	diag("seed $seed: $what\nquery: $sql\nrows only in the first answer (+) / the second (-):\n"
+		  . join("\n", @only) . "\n");
 }
 
 my %plans = (total => 0, qscan => 0, aggpush => 0, parallel => 0);
