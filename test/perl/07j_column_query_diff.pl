@@ -85,9 +85,13 @@ package QdSession
 		my ($self, $sql) = @_;
 		my $b = 'QDSEP' . ++$self->{n} . 'QD';
 		$self->{in} .= "$sql\n;\n\\echo $b\n\\warn $b\n";
-		$self->{h}->pump until $self->{out} =~ /^$b$/m && $self->{err} =~ /^$b$/m;
+		# the banner with its newline: a line read in part would leave the
+		# rest to the next query (an empty row more in its answer)
+		$self->{h}->pump until $self->{out} =~ /^$b\n/m && $self->{err} =~ /^$b\n/m;
 		my ($out) = $self->{out} =~ /^(.*?)^$b\n/ms;
 		my ($err) = $self->{err} =~ /^(.*?)^$b\n/ms;
+		die "psql session out of step at $b" unless defined $out && defined $err
+		  && $self->{out} =~ /^$b\n\z/m && $self->{err} =~ /^$b\n\z/m;
 		($self->{out}, $self->{err}) = ('', '');
 		chomp $out;
 		$out = join("\n", sort split /\n/, $out);
