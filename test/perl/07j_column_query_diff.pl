@@ -93,13 +93,15 @@ package QdSession
 		die "psql session out of step at $b" unless defined $out && defined $err
 		  && $self->{out} =~ /^$b\n\z/m && $self->{err} =~ /^$b\n\z/m;
 		($self->{out}, $self->{err}) = ('', '');
-		chomp $out;
-		$out = join("\n", sort split /\n/, $out);
 		if ($err =~ /^(?:psql:[^:]*:\d+: )?ERROR:\s+(.*)$/m)
 		{
 			return "ERROR: $1";
 		}
-		return $out;
+		# every row ends in a newline (an empty row is an empty line): the
+		# row count first, then the rows sorted
+		my @rows = split /\n/, $out, -1;
+		pop @rows;
+		return join("\n", '(' . scalar(@rows) . ' rows)', sort @rows);
 	}
 
 	# in a transaction block: an error must not abort the transaction
@@ -579,9 +581,9 @@ sub order_equal
 		# a float overflow reached in one order only
 		return (($ea // $eb // '') =~ /^value out of range: overflow$/) ? 1 : 0;
 	}
-	my @ra = sort split /\n/, $a;
-	my @rb = sort split /\n/, $b;
-	return 0 if @ra != @rb;
+	my @ra = split /\n/, $a, -1;
+	my @rb = split /\n/, $b, -1;
+	return 0 if @ra != @rb || shift(@ra) ne shift(@rb);	# the row counts
 	for my $i (0 .. $#ra)
 	{
 		my @x = split /\|/, $ra[$i], -1;
@@ -627,8 +629,8 @@ sub mismatch
 	is($cut->($got), $cut->($want), "$what (seed $seed)");
 	# the rows in one answer only (multisets)
 	my %n;
-	$n{$_}++ for split /\n/, $got;
-	$n{$_}-- for split /\n/, $want;
+	$n{$_}++ for split /\n/, $got, -1;
+	$n{$_}-- for split /\n/, $want, -1;
 	my @only = map { ($n{$_} > 0 ? '+ ' : '- ') . $_ . (abs($n{$_}) > 1 ? " (x$n{$_})" : '') }
 	  grep { $n{$_} } sort keys %n;
 	@only = (@only[ 0 .. 39 ], '...') if @only > 40;
