@@ -461,12 +461,17 @@ sub qual
 	}
 	if ($r < 0.42)
 	{
-		return "$c BETWEEN " . constant($c) . ' AND ' . constant($c);
+		my ($lo, $hi) = (constant($c), constant($c));
+		$lo = "(SELECT $lo)" if rand() < 0.15;
+		return "$c BETWEEN $lo AND $hi";
 	}
 	return "$c NOT BETWEEN " . constant($c) . ' AND ' . constant($c) if $r < 0.44;
 	return (rand() < 0.5 ? '' : 'NOT ') . $c if $r < 0.46 && $kind{$c} eq 'bool';
 	my $op = ('=', '<>', '<', '<=', '>', '>=')[ int(rand(6)) ];
-	return rand() < 0.2 ? constant($c) . " $op $c" : "$c $op " . constant($c);
+	my $k = constant($c);
+	# a Param (an InitPlan's value) instead of a Const: pushed all the same
+	$k = "(SELECT $k)" if rand() < 0.15;
+	return rand() < 0.2 ? "$k $op $c" : "$c $op $k";
 }
 
 sub where
@@ -495,7 +500,16 @@ sub random_query
 		@p = ('*') unless @p;
 		return [ 'SELECT ' . join(', ', @p) . " FROM %T $w", [] ];
 	}
-	return [ "SELECT count(*) FROM %T $w", [''] ] if $r < 0.45;
+	if ($r < 0.40)
+	{
+		return [ "SELECT count(*) FROM %T $w", [''] ] if rand() < 0.6;
+		# a correlated subquery: the scan rescanned with a new Param value
+		# (serial and under a Gather), pushed aggregate or rows
+		my $agg = ('count(*)', 'sum(i4)', 'max(i8)', 'min(d)', 'count(tc)', 'sum(i2)')[ int(rand(6)) ];
+		my $cmp = ('g = x', 'i2 < x * 1000', 'd < date \'2000-01-01\' + x * 3000', 'g <= x')[ int(rand(4)) ];
+		my $wx = $w eq '' ? "WHERE $cmp" : "$w AND $cmp";
+		return [ "SELECT x, (SELECT $agg FROM %T $wx) FROM generate_series(-1, 5) x", [ '', '' ] ];
+	}
 	my @gk = grep { rand() < 0.2 } ($elig ? qw(g gt b i2 tc tl d) : qw(g gt b i2 ch tc d));
 	@gk = @gk[ 0 .. 1 ] if @gk > 2;
 	my (@sel, @kinds);
@@ -655,6 +669,7 @@ sub run_queries
 			my $sql = $q->($t);
 			my $ser = $sess{ser}->query($sql);
 			my $off = $sess{off}->query($sql);
+			$sess{par}->query('SET parallel_leader_participation = ' . (rand() < 0.3 ? 'off' : 'on'));
 			my $par = $sess{par}->query($sql);
 			# serial, same table: bit-identical, floats included — except
 			# on cs for now: a block sealed sorted keeps a TID map, the plain
