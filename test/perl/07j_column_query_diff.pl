@@ -12,9 +12,12 @@
 # (comparisons, BETWEEN, IN lists with NULLs and over 64 elements, IS [NOT]
 # NULL, cross-type comparisons, constants at and past the type's limits)
 # with projections or count(*), and aggregates with and without GROUP BY,
-# HAVING, expressions in sum() — each run on h and on every column table:
-# serially with pushdown, serially with quickstep.enable_pushdown = off, and
-# with a parallel plan forced.  Every answer is compared with heap's as a
+# HAVING, expressions in sum(), correlated subqueries, Params — each run on
+# h and on every column table: serially with pushdown, serially with
+# quickstep.enable_pushdown = off, and with a parallel plan forced (the
+# leader taking part or not); a quarter of them also on one column table
+# under quickstep.debug_force_merge = merge_seal (merged and sealed by the
+# statement itself).  Every answer is compared with heap's as a
 # sorted multiset of rows (errors by their message).  A REPEATABLE READ
 # reader then queries, another session deletes, updates, inserts and
 # merges, and the reader must see the same answers again, as its heap twin.
@@ -131,7 +134,12 @@ my %sess = (
 	ser => QdSession->new($node, 'SET max_parallel_workers_per_gather = 0; SET enable_sort = off;'),
 	off => QdSession->new($node,
 		'SET max_parallel_workers_per_gather = 0; SET quickstep.enable_pushdown = off; SET enable_sort = off;'),
-	par => QdSession->new($node, $par_set));
+	par => QdSession->new($node, $par_set),
+	# every statement first merges and seals the column tables it reads, in
+	# its own transaction (quickstep.debug_force_merge): the statement then
+	# reads the moved rows in their new blocks
+	frc => QdSession->new($node,
+		"SET max_parallel_workers_per_gather = 0; SET quickstep.debug_force_merge = 'merge_seal';"));
 
 # ---------------------------------------------------------------- schema
 # name, SQL type, kind
@@ -709,8 +717,15 @@ sub run_queries
 			mismatch("$phase q$qn $t: parallel answer = heap", $sql, $par, $want)
 			  unless order_equal($par, $want, $kinds);
 		}
-		# what the plans were, on one of the tables
+		# one of the tables merged and sealed by the statement itself
 		my $t = $ctabs[ int(rand(@ctabs)) ];
+		if (rand() < 0.25)
+		{
+			my $frc = $sess{frc}->query($q->($t));
+			mismatch("$phase q$qn $t: answer after a forced merge and seal = heap", $q->($t), $frc, $want)
+			  unless order_equal($frc, $want, $kinds);
+		}
+		# what the plans were, on one of the tables
 		for my $s ('ser', 'par')
 		{
 			my $plan = $sess{$s}->query('EXPLAIN (COSTS OFF) ' . $q->($t));
