@@ -24,7 +24,14 @@
 # quickstep.check_table() runs on every column table after each phase.
 #
 # QS_CHURN_SEED repeats a run (as 072); QS_QDIFF_QUERIES is the number of
-# random queries per phase (two phases; make stress raises it).
+# random queries per phase (two phases; make stress raises it);
+# QS_QDIFF_EXACT_FLOAT=1 asks bit-identical float sums of the sorted table
+# too (test/repro/qdiff_sorted_float_sum.sql); QS_QDIFF_HOLD=S keeps the
+# server up S seconds at the first mismatch, for a look with psql.
+# A mismatch prints the seed, the query, both answers and the rows in one
+# only.  Comparisons: answers are sorted rows with their count; exact,
+# except PostgreSQL's own row-order effects where two plans add in another
+# order (order_equal).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
