@@ -70,14 +70,15 @@ demo:
 	bash scripts/demo.sh
 test:
 	PGVERSIONS="$(PGVERSIONS)" bash scripts/test.sh
-# The randomized churn, its concurrent variant, sqlsmith and the column
-# tables' tests, much longer than make test runs them, with a fresh seed
-# (printed; QS_CHURN_SEED=S repeats it).
+# The randomized churn, its concurrent variant, sqlsmith, the column
+# tables' tests and their randomized queries against heap (07j), much
+# longer than make test runs them, with a fresh seed (printed;
+# QS_CHURN_SEED=S repeats it).
 STRESS_SEED ?= $(shell date +%s)
 stress:
-	PGVERSIONS="$(PGVERSIONS)" QS_SUITES=perl QS_PERL_TESTS='0[67][0-3]_*.pl' \
+	PGVERSIONS="$(PGVERSIONS)" QS_SUITES=perl QS_PERL_TESTS='0[67][0-3]_*.pl 07j_*.pl' \
 	QS_CHURN_ROUNDS=$${QS_CHURN_ROUNDS:-1500} QS_CHURN_TX=$${QS_CHURN_TX:-20000} \
-	QS_COL_CHURN_ROUNDS=$${QS_COL_CHURN_ROUNDS:-300} \
+	QS_COL_CHURN_ROUNDS=$${QS_COL_CHURN_ROUNDS:-300} QS_QDIFF_QUERIES=$${QS_QDIFF_QUERIES:-1000} \
 	QS_SMITH_QUERIES=$${QS_SMITH_QUERIES:-30000} QS_CHURN_SEED=$${QS_CHURN_SEED:-$(STRESS_SEED)} \
 	bash scripts/test.sh
 bench:

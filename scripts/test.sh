@@ -179,7 +179,8 @@ ${QS_EXTRA_CONF:-}" bash scripts/cluster.sh start "$ver" "$data" "$port" >"$LOGS
 			QS_CHURN_ROUNDS="${QS_CHURN_ROUNDS:-}" QS_CHURN_SEED="${QS_CHURN_SEED:-}" \
 			QS_CHURN_TX="${QS_CHURN_TX:-}" QS_SMITH_QUERIES="${QS_SMITH_QUERIES:-}" \
 			QS_COL_CHURN_ROUNDS="${QS_COL_CHURN_ROUNDS:-}" QS_KILL9_SEED="${QS_KILL9_SEED:-}" \
-			QS_KILL9_ROUNDS="${QS_KILL9_ROUNDS:-}" \
+			QS_KILL9_ROUNDS="${QS_KILL9_ROUNDS:-}" QS_QDIFF_QUERIES="${QS_QDIFF_QUERIES:-}" \
+			QS_QDIFF_EXACT_FLOAT="${QS_QDIFF_EXACT_FLOAT:-}" \
 			PERL5LIB=/usr/lib/postgresql/15/lib/pgxs/src/test/perl \
 			PG_REGRESS="$(dirname "$("$bindir/pg_config" --pgxs)")/../test/regress/pg_regress" \
 			TESTDIR="$tapdir" PG_TEST_TIMEOUT_DEFAULT=120 \
