@@ -57,6 +57,13 @@ class Server:
         for db in ("template1", "postgres"):
             self.sql("CREATE EXTENSION IF NOT EXISTS quickstep_am", db=db)
 
+    def start_existing(self):
+        """Start the cluster a run left at this path, as it is (no initdb, no wipe)."""
+        if not os.path.isdir(self.datadir):
+            raise SystemExit(f"qsbench: no cluster at {self.datadir} to reuse")
+        env = dict(os.environ, QS_EXTRA_CONF=SERVER_CONF)
+        sh(["bash", f"{ROOT}/scripts/cluster.sh", "start", self.version, self.datadir, str(self.port)], env=env)
+
     def stop(self):
         sh(["bash", f"{ROOT}/scripts/cluster.sh", "stop", self.version, self.datadir])
 

@@ -140,6 +140,9 @@ def main():
     ap.add_argument("--ams", default="heap,quickstep_column")
     ap.add_argument("--load-only", action="store_true",
                     help="load, then leave the server running for a look (prints its port)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="run on the cluster an earlier --load-only left at the same path (same --scale "
+                         "and --ams): start it as it is, load nothing")
     a = ap.parse_args()
     sf = 0.1 if a.quick else a.scale
     ams = a.ams.split(",")
@@ -148,11 +151,16 @@ def main():
 
     con = duckdb_module()
     srv = qsbench.Server(a.pg, 55900 + int(a.pg), f"/tmp/quickstep-bench/w3full-pg{a.pg}/data")
-    srv.start()
     try:
-        with tempfile.TemporaryDirectory() as csvdir:
-            queries = generate(con, sf, csvdir)
-            load(srv, ams, csvdir)
+        if a.reuse:
+            srv.start_existing()
+            queries = [(int(n), q.strip().rstrip(";")) for n, q in
+                       con.execute("SELECT query_nr, query FROM tpch_queries() ORDER BY query_nr").fetchall()]
+        else:
+            srv.start()
+            with tempfile.TemporaryDirectory() as csvdir:
+                queries = generate(con, sf, csvdir)
+                load(srv, ams, csvdir)
         if a.load_only:
             print(f"w3-22: loaded; the server runs on port {srv.port} (schemas s_<am>), stop it with "
                   f"scripts/cluster.sh stop {a.pg} {srv.datadir}")
