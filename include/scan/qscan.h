@@ -28,18 +28,13 @@ struct RelOptInfo;
 extern void qs_scan_split_clauses(List *rinfos, Index relid, List **pushed,
 								  List **rest);
 extern void qs_scan_column_shares(struct PlannerInfo *root, struct RelOptInfo *rel,
-								  Oid relid, List *pushed, List *attnos,
-								  double *rows, double *pages);
+								  Oid relid, List *pushed, double *rows,
+								  double *pages);
 extern double qs_scan_parallel_divisor(int workers);
-extern BlockNumber qs_scan_pages_read(struct RelOptInfo *rel, double visit_pages);
 
 /* Column tables: visiting rows and decoding columns (colcost.c) */
 struct Path;
-struct QsColPlanShape;
 extern double qs_colcost_visit_fraction(void);
-extern double qs_colcost_block_share(Relation r,
-									 const struct QsColPlanShape *shape,
-									 List *attnos);
 extern void qs_colcost_charge_seqscans(struct PlannerInfo *root,
 									   struct RelOptInfo *rel, Oid relid);
 extern void qs_colcost_charge_scan(struct PlannerInfo *root,

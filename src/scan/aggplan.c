@@ -563,37 +563,9 @@ try_agg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 		groups * (64.0 + 16.0 * list_length(groupClause) + 64.0 * naggs) >
 		(double) get_hash_memory_limit())
 		return;
-	/*
-	 * The blocks its quals let it visit, and of them the pages of the
-	 * columns it reads: the grouping columns and the aggregates' arguments
-	 * (the target's Vars) and the quals' columns.
-	 */
-	{
-		Bitmapset  *attrs = NULL;
-		List	   *attnos = NIL;
-		int			a = -1;
-
-		pull_varattnos((Node *) target->exprs, input_rel->relid, &attrs);
-		while ((a = bms_next_member(attrs, a)) >= 0)
-		{
-			AttrNumber	attno = a + FirstLowInvalidHeapAttributeNumber;
-
-			if (attno > 0)
-				attnos = lappend_int(attnos, attno);
-			else if (attno == 0)
-			{
-				/* a whole row: every column */
-				list_free(attnos);
-				attnos = NIL;
-				for (AttrNumber c = 1; c <= input_rel->max_attr; c++)
-					attnos = lappend_int(attnos, c);
-				break;
-			}
-		}
-		bms_free(attrs);
-		qs_scan_column_shares(root, input_rel, rte->relid, pushed, attnos,
+	if (pushed != NIL)
+		qs_scan_column_shares(root, input_rel, rte->relid, pushed,
 							  &visit_rows, &visit_pages);
-	}
 	memset(&final_costs, 0, sizeof(final_costs));
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
 
@@ -610,9 +582,8 @@ try_agg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 	if (input_rel->consider_parallel && grouped_rel->consider_parallel &&
 		max_parallel_workers_per_gather > 0)
 	{
-		int			workers = compute_parallel_worker(input_rel,
-													  qs_scan_pages_read(input_rel, visit_pages),
-													  -1, max_parallel_workers_per_gather);
+		int			workers = compute_parallel_worker(input_rel, input_rel->pages, -1,
+													  max_parallel_workers_per_gather);
 		double		total_groups;
 
 		if (workers > 0)

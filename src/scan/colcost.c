@@ -31,7 +31,6 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/inval.h"
-#include "utils/spccache.h"
 #include "utils/rel.h"
 
 /*
@@ -169,16 +168,14 @@ is_fetch_path(Path *path)
 }
 
 /*
- * The layout of a column table's largest block, kept by the backend for the
- * planner: which columns are LZ4 (what a fetch of a value costs) and each
- * column's share of the block's bytes (what a scan reading some columns
- * reads of its pages).  A block image never changes, so the block's
+ * The encodings of the columns of a column table's largest block, kept by
+ * the backend for the planner: a block image never changes, so the block's
  * directory entry (its id, run and length) and the relation's storage name
  * it.  A few entries, least recently used replaced.
  */
-#define BLOCK_SHAPE_SLOTS 16
+#define FETCH_ENC_SLOTS 16
 
-typedef struct BlockShape
+typedef struct FetchEnc
 {
 	Oid			relid;
 	RelFileLocator locator;
@@ -188,72 +185,62 @@ typedef struct BlockShape
 	uint64		last_use;
 	int			ncols;
 	bool	   *lz4;			/* ncols, in TopMemoryContext */
-	double	   *share;			/* ncols: the column's sections' bytes (NULL
-								 * bitmap, dictionary, stripe) / the image's */
-	double		hdr_share;		/* the header's bytes / the image's */
-} BlockShape;
+} FetchEnc;
 
-static BlockShape block_shapes[BLOCK_SHAPE_SLOTS];
-static uint64 block_shape_clock;
-static bool block_shape_registered;
-
-static void
-block_shape_free(BlockShape *f)
-{
-	pfree(f->lz4);
-	pfree(f->share);
-	f->lz4 = NULL;
-	f->share = NULL;
-}
+static FetchEnc fetch_enc[FETCH_ENC_SLOTS];
+static uint64 fetch_enc_clock;
+static bool fetch_enc_registered;
 
 /*
  * A relation's entries go with its relcache entry: a truncation in place
  * starts its block ids over on the same storage (am.c invalidates it).
  */
 static void
-block_shape_inval(Datum arg, Oid relid)
+fetch_enc_inval(Datum arg, Oid relid)
 {
-	for (int i = 0; i < BLOCK_SHAPE_SLOTS; i++)
+	for (int i = 0; i < FETCH_ENC_SLOTS; i++)
 	{
-		BlockShape *f = &block_shapes[i];
+		FetchEnc   *f = &fetch_enc[i];
 
 		if (f->lz4 != NULL && (!OidIsValid(relid) || f->relid == relid))
 		{
-			block_shape_free(f);
+			pfree(f->lz4);
+			f->lz4 = NULL;
 			f->last_use = 0;	/* the first to be taken again */
 		}
 	}
 }
 
 /*
- * The layout of block e: NULL when the block's header cannot be read (a
- * corrupt block makes no plan fail: the scan that reads it reports it).
+ * Whether column c (0-based) of block e is LZ4, for the first ncols columns
+ * of the block (*ncols): NULL when the block's header cannot be read (a
+ * corrupt block makes no plan fail: the fetch that reads it reports it).
  */
-static const BlockShape *
-block_shape(Relation r, const QsColDirEntry *e)
+static const bool *
+block_lz4_columns(Relation r, const QsColDirEntry *e, int *ncols)
 {
-	BlockShape *slot = NULL;
+	FetchEnc   *slot = NULL;
 	QsColBlockHandle h;
 	QsCodecErr	err;
-	double		len;
 
-	if (!block_shape_registered)
+	if (!fetch_enc_registered)
 	{
-		CacheRegisterRelcacheCallback(block_shape_inval, (Datum) 0);
-		block_shape_registered = true;
+		CacheRegisterRelcacheCallback(fetch_enc_inval, (Datum) 0);
+		fetch_enc_registered = true;
 	}
 
-	for (int i = 0; i < BLOCK_SHAPE_SLOTS; i++)
+	for (int i = 0; i < FETCH_ENC_SLOTS; i++)
 	{
-		BlockShape *f = &block_shapes[i];
+		FetchEnc   *f = &fetch_enc[i];
 
 		if (f->lz4 != NULL && f->relid == RelationGetRelid(r) &&
 			f->block_id == e->block_id && f->run_start == e->run_start &&
 			f->image_len == e->image_len &&
 			memcmp(&f->locator, &QS_REL_LOCATOR(r), sizeof(RelFileLocator)) == 0)
 		{
-			f->last_use = ++block_shape_clock;
-			return f;
+			f->last_use = ++fetch_enc_clock;
+			*ncols = f->ncols;
+			return f->lz4;
 		}
 		if (slot == NULL || f->last_use < slot->last_use)
 			slot = f;
@@ -261,66 +248,26 @@ block_shape(Relation r, const QsColDirEntry *e)
 	if (qs_colblock_try_load(r, e, &h, &err) != QS_CODEC_OK)
 		return NULL;
 	if (slot->lz4 != NULL)
-		block_shape_free(slot);
+		pfree(slot->lz4);
 	slot->lz4 = MemoryContextAllocZero(TopMemoryContext,
 									   sizeof(bool) * Max(h.blk.ncols, 1));
-	slot->share = MemoryContextAllocZero(TopMemoryContext,
-										 sizeof(double) * Max(h.blk.ncols, 1));
-	len = Max((double) h.blk.image_len, 1.0);
 	for (int c = 0; c < (int) h.blk.ncols; c++)
 	{
 		QsColBlockColDesc d;
-		uint64		bytes = 0;
 
 		qs_colblock_coldesc(&h.blk, c, &d);
 		slot->lz4[c] = d.encoding == QS_ENC_LZ4;
-		for (int k = 0; k < QS_COLSEC_COUNT; k++)
-			bytes += d.sec[k].len;
-		slot->share[c] = Min((double) bytes / len, 1.0);
 	}
-	slot->hdr_share = Min((double) h.blk.header_len / len, 1.0);
 	slot->ncols = h.blk.ncols;
 	slot->relid = RelationGetRelid(r);
 	slot->locator = QS_REL_LOCATOR(r);
 	slot->block_id = e->block_id;
 	slot->run_start = e->run_start;
 	slot->image_len = e->image_len;
-	slot->last_use = ++block_shape_clock;
+	slot->last_use = ++fetch_enc_clock;
 	qs_colblock_release(&h);
-	return slot;
-}
-
-/*
- * qs_colcost_block_share
- *		The share of a column table's block pages a scan reads when it reads
- *		the columns 'attnos' (attribute numbers) of each block it visits:
- *		the header and those columns' sections, by the layout of the table's
- *		largest block (shape, from qs_column_plan_shape; a table's blocks are
- *		written by the same chooser from rows alike).  A column added after
- *		the block was written has no section in it.  1 when the layout is
- *		unknown or a whole row is read (attnos NIL is every column).
- */
-double
-qs_colcost_block_share(Relation r, const QsColPlanShape *shape, List *attnos)
-{
-	const BlockShape *b;
-	double		share;
-	ListCell   *lc;
-
-	if (attnos == NIL || !shape->has_largest)
-		return 1.0;
-	b = block_shape(r, &shape->largest);
-	if (b == NULL)
-		return 1.0;
-	share = b->hdr_share;
-	foreach(lc, attnos)
-	{
-		int			c = lfirst_int(lc) - 1;
-
-		if (c >= 0 && c < b->ncols)
-			share += b->share[c];
-	}
-	return Min(share, 1.0);
+	*ncols = slot->ncols;
+	return slot->lz4;
 }
 
 /*
@@ -337,7 +284,8 @@ fetch_fractions(Relation r, double tuples)
 	TupleDesc	desc = RelationGetDescr(r);
 	double	   *frac = palloc0(sizeof(double) * (desc->natts + 1));
 	QsColPlanShape shape;
-	const BlockShape *b;
+	const bool *lz4;
+	int			ncols = 0;
 	double		share;
 
 	if (RelationGetNumberOfBlocks(r) == 0)
@@ -346,12 +294,12 @@ fetch_fractions(Relation r, double tuples)
 	if (!shape.has_largest || shape.main_rows <= 0)
 		return frac;
 	share = tuples > 0 ? Min(shape.main_rows / tuples, 1.0) : 1.0;
-	b = block_shape(r, &shape.largest);
-	for (int c = 0; c < desc->natts && (b == NULL || c < b->ncols); c++)
+	lz4 = block_lz4_columns(r, &shape.largest, &ncols);
+	for (int c = 0; c < desc->natts && c < ncols; c++)
 	{
 		if (TupleDescAttr(desc, c)->attisdropped)
 			continue;
-		frac[c + 1] = share * (b != NULL && b->lz4[c] ?
+		frac[c + 1] = share * (lz4 != NULL && lz4[c] ?
 							   QS_COL_FETCH_LZ4_FRACTION :
 							   QS_COL_FETCH_VALUE_FRACTION);
 	}
@@ -521,34 +469,6 @@ charge_fetches(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 }
 
 /*
- * What cost_seqscan charged for the pages of the column table's blocks that
- * its scan does not read: a block's index sub-blocks (read by probes only),
- * as QuickstepScan's pages are counted (planner.c, column_visit_shares),
- * so that the two scans' pages compare.  cost_seqscan charges every page
- * of the relation at seq_page_cost, in parallel too.
- */
-static Cost
-unread_pages_cost(RelOptInfo *rel, Oid relid)
-{
-	Relation	r = table_open(relid, NoLock);	/* the planner holds a lock */
-	TupleDesc	desc = RelationGetDescr(r);
-	QsColPlanShape shape;
-	List	   *attnos = NIL;
-	double		spc_seq_page_cost;
-	double		share;
-
-	qs_column_plan_shape(r, &shape);
-	for (int i = 0; i < desc->natts; i++)
-		if (!TupleDescAttr(desc, i)->attisdropped)
-			attnos = lappend_int(attnos, i + 1);
-	share = attnos == NIL ? 1.0 : qs_colcost_block_share(r, &shape, attnos);
-	table_close(r, NoLock);
-	list_free(attnos);
-	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
-	return spc_seq_page_cost * Min(shape.main_pages, (double) rel->pages) * (1.0 - share);
-}
-
-/*
  * Add the decoding of every column of every row to the sequential scan
  * paths PostgreSQL offered for the column table (serial and partial; a
  * partial path's rows are shared among its participants, as cost_seqscan
@@ -568,7 +488,6 @@ qs_colcost_charge_seqscans(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 {
 	Cost		all = decode_cost(rel->tuples * table_columns(relid),
 								  QS_COL_SEQ_DECODE_FRACTION);
-	Cost		unread = unread_pages_cost(rel, relid);
 	List	   *serial = NIL;
 	List	   *partial = NIL;
 	ListCell   *lc;
@@ -598,15 +517,14 @@ qs_colcost_charge_seqscans(PlannerInfo *root, RelOptInfo *rel, Oid relid)
 	{
 		Path	   *path = (Path *) lfirst(lc);
 
-		path->total_cost += all - unread;
+		path->total_cost += all;
 		add_path(rel, path);
 	}
 	foreach(lc, partial)
 	{
 		Path	   *path = (Path *) lfirst(lc);
 
-		path->total_cost += all / qs_scan_parallel_divisor(path->parallel_workers) -
-			unread;
+		path->total_cost += all / qs_scan_parallel_divisor(path->parallel_workers);
 		add_partial_path(rel, path);
 	}
 	list_free(serial);

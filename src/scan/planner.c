@@ -15,9 +15,6 @@
  *-------------------------------------------------------------------------
  */
 #include "scan/qscan.h"
-
-#include <math.h>
-
 #include "scan/quals.h"
 #include "core/quickstep.h"
 #include "column/colam.h"
@@ -53,7 +50,6 @@
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 static List *needed_columns(RelOptInfo *rel, List *rest_clauses);
-static List *read_columns(RelOptInfo *rel, List *needed, List *pushed);
 static Plan *qs_plan_path(PlannerInfo *root, RelOptInfo *rel,
 						  struct CustomPath *best_path, List *tlist,
 						  List *clauses, List *custom_plans);
@@ -244,18 +240,16 @@ column_visit_fraction(PlannerInfo *root, RelOptInfo *rel, List *pushed)
  * delete map read too, as the plain scan reads every page.
  */
 static void
-column_visit_shares(RelOptInfo *rel, Oid relid, double visit, List *attnos,
+column_visit_shares(RelOptInfo *rel, Oid relid, double visit,
 					double *rows, double *pages)
 {
 	Relation	r = table_open(relid, NoLock);	/* the planner holds a lock */
 	QsColPlanShape shape;
 	double		delta_rows,
 				delta_pages,
-				main_share,
-				block_share;
+				main_share;
 
 	qs_column_plan_shape(r, &shape);
-	block_share = qs_colcost_block_share(r, &shape, attnos);
 	table_close(r, NoLock);
 
 	/*
@@ -277,8 +271,7 @@ column_visit_shares(RelOptInfo *rel, Oid relid, double visit, List *attnos,
 	*rows = rel->tuples > 0 ?
 		Min((delta_rows + shape.main_rows * main_share) / rel->tuples, 1.0) : 1.0;
 	*pages = rel->pages > 0 ?
-		Min((delta_pages +
-			 (shape.main_pages * block_share + shape.delmap_pages) * main_share) /
+		Min((delta_pages + (shape.main_pages + shape.delmap_pages) * main_share) /
 			rel->pages, 1.0) : 1.0;
 }
 
@@ -552,7 +545,6 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		visit_charge = qs_colcost_visit_fraction();
 		column_visit_shares(rel, rte->relid,
 							column_visit_fraction(root, rel, pushed),
-							read_columns(rel, needed, pushed),
 							&visit_rows, &visit_pages);
 	}
 	if (serial)
@@ -567,8 +559,8 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	 */
 	if (partial)
 	{
-		int			workers = compute_parallel_worker(rel, qs_scan_pages_read(rel, visit_pages),
-													  -1, max_parallel_workers_per_gather);
+		int			workers = compute_parallel_worker(rel, rel->pages, -1,
+													  max_parallel_workers_per_gather);
 
 		if (workers > 0)
 			add_partial_path(rel, column_path(root, rel, kind, needed,
@@ -576,34 +568,6 @@ qs_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 														false, visit_charge,
 														visit_rows, visit_pages)));
 	}
-}
-
-/*
- * The columns a scan of a column table reads: those it produces ('needed',
- * attribute numbers; a whole row: every column) and those of its pushed
- * quals, which it reads as codes.  NIL when it reads every column.
- */
-static List *
-read_columns(RelOptInfo *rel, List *needed, List *pushed)
-{
-	Bitmapset  *attrs = NULL;
-	List	   *result = list_copy(needed);
-	int			a = -1;
-
-	pull_varattnos((Node *) extract_actual_clauses(pushed, false), rel->relid,
-				   &attrs);
-	while ((a = bms_next_member(attrs, a)) >= 0)
-	{
-		AttrNumber	attno = a + FirstLowInvalidHeapAttributeNumber;
-
-		if (attno > 0)
-			result = list_append_unique_int(result, attno);
-	}
-	bms_free(attrs);
-	/* nothing read at all (count(*) without quals): the header only */
-	if (result == NIL)
-		result = list_make1_int(0);
-	return result;
 }
 
 /*
@@ -687,24 +651,10 @@ qs_scan_split_clauses(List *rinfos, Index relid, List **pushed, List **rest)
 
 void
 qs_scan_column_shares(PlannerInfo *root, RelOptInfo *rel, Oid relid,
-					  List *pushed, List *attnos, double *rows, double *pages)
+					  List *pushed, double *rows, double *pages)
 {
 	column_visit_shares(rel, relid, column_visit_fraction(root, rel, pushed),
-						list_union_int(attnos, read_columns(rel, NIL, pushed)),
 						rows, pages);
-}
-
-/*
- * The pages a scan reads that reads the share 'visit_pages' of rel's
- * pages, for compute_parallel_worker: a Parallel Seq Scan's workers follow
- * the table's size, a column scan's the size of what it reads (a column of
- * a large table may be a few megabytes, which a serial scan reads faster
- * than workers start).
- */
-BlockNumber
-qs_scan_pages_read(RelOptInfo *rel, double visit_pages)
-{
-	return (BlockNumber) Min(ceil(rel->pages * visit_pages), (double) rel->pages);
 }
 
 double
