@@ -214,6 +214,28 @@ SELECT id, chk(q) FROM queries ORDER BY id;
 TRUNCATE ct, ht;
 SELECT id, chk(q) FROM queries WHERE id IN (1, 3, 5, 11) ORDER BY id;
 
+-- char(n) keys of two lengths holding the same characters: each group
+-- prints its own column's value ('x  ' for c3, not c1's 'x')
+SET quickstep.column_delta_rows = 0;
+CREATE TABLE cb (c1 char(1), c3 char(3), v numeric(10,2))
+	USING quickstep_column WITH (quickstep.rows_per_block = 3000);
+CREATE TABLE hb (LIKE cb);
+INSERT INTO cb SELECT CASE WHEN i % 2 = 0 THEN 'x' ELSE 'y' END,
+		   CASE WHEN i % 3 = 0 THEN 'x' ELSE 'y' END, i / 100.0
+	FROM generate_series(1, 5000) i;
+RESET quickstep.column_delta_rows;
+INSERT INTO hb SELECT * FROM cb;
+ANALYZE cb, hb;
+EXPLAIN (COSTS OFF) SELECT c1, c3, sum(v) FROM cb GROUP BY c1, c3;
+SELECT c1, c3, octet_length(c1), octet_length(c3), format('%s|%s', c1, c3), sum(v)
+	FROM cb GROUP BY c1, c3 ORDER BY 1, 2;
+SELECT c1, c3, octet_length(c1), octet_length(c3), format('%s|%s', c1, c3), sum(v)
+	FROM hb GROUP BY c1, c3 ORDER BY 1, 2;
+SELECT c3, c1, octet_length(c1), octet_length(c3), sum(v)
+	FROM cb GROUP BY c3, c1 ORDER BY 1, 2;
+SELECT c3, c1, octet_length(c1), octet_length(c3), sum(v)
+	FROM hb GROUP BY c3, c1 ORDER BY 1, 2;
+
 -- what is not pushed keeps PostgreSQL's plan (the first one is pushed)
 SET quickstep.column_delta_rows = 0;
 INSERT INTO ct (g, k, c3, p, d, u) SELECT i % 5, 'A', 'b', i, 0.5, i FROM generate_series(1, 20000) i;

@@ -81,6 +81,9 @@ extern bool qs_agg_classify(const Aggref *agg, Index relid, QsAggSpec *spec);
 /* int2/int4/int8, date, timestamp[tz]: their width, else 0 */
 extern int	qs_agg_int_width(Oid typid);
 
+/* sizeof one aggregate's accumulator in the scan (aggexec.c) */
+extern Size qs_agg_acc_bytes(void);
+
 /* May column values of this type be a pushed GROUP BY key (eqop its =)? */
 extern bool qs_agg_group_type_ok(Oid typid, int32 typmod, Oid collid, Oid eqop);
 

@@ -170,7 +170,10 @@ typedef struct QsAggScanState
 	QsAggAcc   *single;			/* no GROUP BY */
 	HTAB	   *groups;
 	HTAB	   *texts;			/* text keys: value -> id */
-	HTAB	   *bptexts;		/* char(n) keys: value less trailing spaces -> id */
+	HTAB	  **bptexts;		/* ncols: a char(n) key column's values less
+								 * trailing spaces -> id; one table per column,
+								 * since char(1) 'x' and char(3) 'x  ' are
+								 * equal so but print differently */
 	Datum	   *textvals;		/* id -> value */
 	int64		ntexts;
 	int64		textcap;
@@ -535,13 +538,25 @@ bpkey_match(const void *key1, const void *key2, Size keysize)
 		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0 ? 0 : 1;
 }
 
+/*
+ * The id of text or char(n) key d of column slot c.  Text keys of every
+ * column share one table (equal bytes print alike); char(n) keys, grouped
+ * by their bytes less trailing spaces, have one per column (a value
+ * stands for its group in the column it came from).
+ */
 static int64
-text_id(QsAggScanState *st, Datum d, bool trim)
+text_id(QsAggScanState *st, Datum d, int c)
 {
 	text	   *t = (text *) PG_DETOAST_DATUM_PACKED(d);
 	TextKey    *e;
 	bool		found;
-	HTAB	  **tab = trim ? &st->bptexts : &st->texts;
+	bool		trim = st->colkeytrim[c];
+	HTAB	  **tab;
+
+	if (trim && st->bptexts == NULL)
+		st->bptexts = MemoryContextAllocZero(st->aggcxt,
+											 sizeof(HTAB *) * Max(st->ncols, 1));
+	tab = trim ? &st->bptexts[c] : &st->texts;
 
 	if (*tab == NULL)
 	{
@@ -621,7 +636,7 @@ key_ids(QsAggScanState *st, ColScanDesc s, int c, uint32 start, int k)
 			qs_dict_value(dict, code, &v, &len);
 			d = qs_colattr_datum(&s->attrs[st->cols[c]], v, len,
 								 st->push.chunkcxt);
-			ids[code] = text_id(st, d, st->colkeytrim[c]);
+			ids[code] = text_id(st, d, c);
 		}
 		st->colids[c][i] = ids[code];
 	}
@@ -664,7 +679,7 @@ group_accs(QsAggScanState *st, Datum *const *vals, bool *const *nulls, int i)
 		int64		v = isnull ? 0 :
 			st->gwidth[g] < 0 ?
 			(st->colhasids[c] ? st->colids[c][i] :
-			 text_id(st, vals[c][i], st->gtrim[g])) :
+			 text_id(st, vals[c][i], c)) :
 			qs_datum_to_int64(vals[c][i], st->gwidth[g]);
 
 		memcpy(k + g * sizeof(Datum), &v, sizeof(int64));
@@ -1694,10 +1709,21 @@ partial_state(const QsAggSpec *a, const QsAggAcc *acc, bool *isnull)
 	return (Datum) 0;
 }
 
+/*
+ * One output row: a group's keys and partial states.  The states (byteas,
+ * numerics) are built in the node's per-tuple memory, which ExecScan
+ * resets before it asks for the next row, by when the parent has used or
+ * copied this one; built in the query's context, they stayed until the
+ * query's end (about 2 kB a group for a numeric state: 271 MB of 50k
+ * groups' sum and avg where the unpushed plan peaked at 45 MB).
+ */
 static void
 fill_slot(QsAggScanState *st, TupleTableSlot *slot, const char *key,
 		  const QsAggAcc *accs)
 {
+	MemoryContext old =
+		MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+
 	ExecClearTuple(slot);
 	for (int g = 0; g < st->ngroup; g++)
 	{
@@ -1719,6 +1745,14 @@ fill_slot(QsAggScanState *st, TupleTableSlot *slot, const char *key,
 		slot->tts_values[st->apos[j]] =
 			partial_state(&st->aggs[j], &accs[j], &slot->tts_isnull[st->apos[j]]);
 	ExecStoreVirtualTuple(slot);
+	MemoryContextSwitchTo(old);
+}
+
+/* the bytes of one aggregate's accumulator, for the planner's memory check */
+Size
+qs_agg_acc_bytes(void)
+{
+	return sizeof(QsAggAcc);
 }
 
 static void

@@ -560,7 +560,8 @@ try_agg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 	 * caught (README limitations).
 	 */
 	if (groupClause != NIL &&
-		groups * (64.0 + 16.0 * list_length(groupClause) + 64.0 * naggs) >
+		groups * (64.0 + 16.0 * list_length(groupClause) +
+				  (double) qs_agg_acc_bytes() * naggs) >
 		(double) get_hash_memory_limit())
 		return;
 	if (pushed != NIL)
