@@ -103,8 +103,12 @@ extern int	qs_cmp_bytes(const void *a, size_t alen, const void *b, size_t blen, 
 extern uint8_t *qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
 								size_t keylen, QsCmpFn cmp, void *arg);
 
-/* Does qs_sort_records sort keys of this length and order by radix? */
-extern bool qs_sort_records_radix(QsCmpFn cmp, size_t keylen);
+/*
+ * Is cmp one of the codec's integer orders on keylen-byte keys (the ones
+ * qs_sort_records sorts by radix, whose equal keys are equal words)?
+ * *is_signed (may be NULL): whether the order is signed.
+ */
+extern bool qs_cmp_int_order(QsCmpFn cmp, size_t keylen, bool *is_signed);
 
 /* Stable index sort (merge sort) with a comparator; tmp has n entries. */
 extern void qs_sort_indexes(uint32_t *idx, uint32_t *tmp, size_t n,

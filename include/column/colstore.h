@@ -545,6 +545,7 @@ typedef struct QsNum
 extern void qs_numeric_decode(const uint8 *p, size_t len, QsNum *out);
 extern int128 qs_int128_pow10(int e);
 #endif
+extern int	qs_numeric_typmod_scale(int32 typmod);
 
 /* Building a block column by column (build.c) */
 typedef struct QsColBuildCol

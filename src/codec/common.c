@@ -349,25 +349,32 @@ radix_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs,
 }
 
 bool
-qs_sort_records_radix(QsCmpFn cmp, size_t keylen)
+qs_cmp_int_order(QsCmpFn cmp, size_t keylen, bool *is_signed)
 {
-	return (keylen == 4 && (cmp == qs_cmp_int32 || cmp == qs_cmp_uint32)) ||
-		(keylen == 8 && (cmp == qs_cmp_int64 || cmp == qs_cmp_uint64));
+	bool		sgn;
+
+	if (keylen == 4 && (cmp == qs_cmp_int32 || cmp == qs_cmp_uint32))
+		sgn = cmp == qs_cmp_int32;
+	else if (keylen == 8 && (cmp == qs_cmp_int64 || cmp == qs_cmp_uint64))
+		sgn = cmp == qs_cmp_int64;
+	else
+		return false;
+	if (is_signed)
+		*is_signed = sgn;
+	return true;
 }
 
 uint8_t *
 qs_sort_records(uint8_t *recs, uint8_t *tmp, size_t n, size_t rs, size_t keylen,
 				QsCmpFn cmp, void *arg)
 {
+	bool		is_signed;
+
 	/* integer keys in the codec's own orders: no comparator needed */
-	if (n >= 64 && keylen == 4 && cmp == qs_cmp_int32)
-		return radix_sort_records(recs, tmp, n, rs, 4, true);
-	if (n >= 64 && keylen == 4 && cmp == qs_cmp_uint32)
-		return radix_sort_records(recs, tmp, n, rs, 4, false);
-	if (n >= 64 && keylen == 8 && cmp == qs_cmp_int64)
-		return radix_sort_records(recs, tmp, n, rs, 8, true);
-	if (n >= 64 && keylen == 8 && cmp == qs_cmp_uint64)
-		return radix_sort_records(recs, tmp, n, rs, 8, false);
+	if (n >= 64 && qs_cmp_int_order(cmp, keylen, &is_signed))
+		return keylen == 4 ?
+			radix_sort_records(recs, tmp, n, rs, 4, is_signed) :
+			radix_sort_records(recs, tmp, n, rs, 8, is_signed);
 	switch (rs)
 	{
 		case 8:

@@ -167,7 +167,7 @@ dict_build_fixed(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 			qs_store32(recs + i * rs + w, (uint32_t) i);
 		}
 	sorted = qs_sort_records(recs, tmp, n, rs, w, cmp, cmp_arg);
-	if (qs_sort_records_radix(cmp, w))
+	if (qs_cmp_int_order(cmp, w, NULL))
 		nuniq = dedup_int_records(sorted, n, w, codes);
 	else
 		for (i = 0; i < n; i++)
@@ -340,7 +340,7 @@ qs_dict_build_image(const QsValues *vals, QsCmpFn cmp, void *cmp_arg,
 	 */
 	st = qs_distinct_groups_ex(vals,
 							   QS_DISTINCT_GROW |
-							   (qs_sort_records_radix(cmp, vals->width) ?
+							   (qs_cmp_int_order(cmp, vals->width, NULL) ?
 								QS_DISTINCT_GIVE_UP_DENSE : QS_DISTINCT_GIVE_UP_UNIQUE),
 							   alloc, first, group, &d, err);
 	if (st != QS_CODEC_OK)

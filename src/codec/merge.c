@@ -82,21 +82,16 @@ merge_int_keys(const QsDict *m, const QsDict *d, const size_t width,
 	return k;
 }
 
-/* which of the codec's integer orders cmp is on width-byte values */
+/* cmp as one of the codec's integer orders: the sign flip of its keys */
 static bool
 int_order(QsCmpFn cmp, uint32_t width, uint64_t *flip)
 {
-	if (width == 4 && (cmp == qs_cmp_int32 || cmp == qs_cmp_uint32))
-	{
-		*flip = cmp == qs_cmp_int32 ? UINT64_C(1) << 31 : 0;
-		return true;
-	}
-	if (width == 8 && (cmp == qs_cmp_int64 || cmp == qs_cmp_uint64))
-	{
-		*flip = cmp == qs_cmp_int64 ? UINT64_C(1) << 63 : 0;
-		return true;
-	}
-	return false;
+	bool		is_signed;
+
+	if (!qs_cmp_int_order(cmp, width, &is_signed))
+		return false;
+	*flip = is_signed ? UINT64_C(1) << (width * 8 - 1) : 0;
+	return true;
 }
 
 void

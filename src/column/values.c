@@ -141,10 +141,16 @@ native_cmp(Oid typid, Oid collation)
 #define QS_NUMERIC_SHORT_WEIGHT_SIGN_MASK	0x0040
 #define QS_NUMERIC_SHORT_WEIGHT_MASK	0x003F
 
-/* numeric(p,s)'s scale s (PG 15+: -1000 … 1000) */
-static int
-numeric_typmod_scale(int32 typmod)
+/*
+ * qs_numeric_typmod_scale
+ *		numeric(p,s)'s scale s (PG 15+: -1000 … 1000), or -1 for numeric
+ *		without a typmod (callers that take only s >= 0 need no other test).
+ */
+int
+qs_numeric_typmod_scale(int32 typmod)
 {
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
 	return (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
 }
 
@@ -179,7 +185,7 @@ typmod_canonical(Form_pg_attribute att)
 	if (att->atttypmod < 0)
 		return false;
 	if (att->atttypid == NUMERICOID)
-		return numeric_typmod_scale(att->atttypmod) >= 0;
+		return qs_numeric_typmod_scale(att->atttypmod) >= 0;
 	if (att->atttypid == BPCHAROID)
 		return att->attcollation == DEFAULT_COLLATION_OID ||
 			(OidIsValid(att->attcollation) &&
@@ -402,7 +408,7 @@ qs_colattr_canonical(const QsColAttr *a, const uint8 *p, size_t len)
 			if (first == 0 || last == 0)
 				return false;
 		}
-		return img.dscale == numeric_typmod_scale(a->typmod);
+		return img.dscale == qs_numeric_typmod_scale(a->typmod);
 	}
 	return false;
 }

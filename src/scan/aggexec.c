@@ -510,12 +510,8 @@ textkey_match(const void *key1, const void *key2, Size keysize)
 static inline Size
 bpkey_len(const text *t)
 {
-	const char *p = VARDATA_ANY(t);
-	Size		len = VARSIZE_ANY_EXHDR(t);
-
-	while (len > 0 && p[len - 1] == ' ')
-		len--;
-	return len;
+	/* varchar.c's own: the length without trailing spaces */
+	return bpchartruelen((char *) VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 }
 
 static uint32

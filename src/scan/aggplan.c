@@ -139,18 +139,6 @@ agg_input(Oid typid, int *width)
 
 #ifdef HAVE_INT128
 /*
- * numeric(p,s)'s scale s (PostgreSQL 15 allows -1000 .. 1000), or -1 for
- * numeric without a typmod.
- */
-static int
-numeric_typmod_scale(int32 typmod)
-{
-	if (typmod < (int32) VARHDRSZ)
-		return -1;
-	return (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
-}
-
-/*
  * sum/avg(numeric)'s argument into spec->steps, postfix: a numeric(p,s)
  * column of the table (s >= 0: the typmod's coercion gives every value
  * display scale s), a non-NULL numeric constant, or numeric +, -, * of
@@ -175,7 +163,7 @@ num_compile(Node *node, Index relid, QsAggSpec *spec, int *dscale)
 		if (var->varno != relid || var->varattno <= 0 || var->varlevelsup != 0 ||
 			var->vartype != NUMERICOID)
 			return false;
-		*dscale = numeric_typmod_scale(var->vartypmod);
+		*dscale = qs_numeric_typmod_scale(var->vartypmod);
 		if (*dscale < 0 || *dscale > QS_NUM_MAX_SCALE)
 			return false;
 		step = &spec->steps[spec->nsteps++];
